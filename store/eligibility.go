@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"fieldboard/client"
+)
+
+// Eligibility rule kinds, named after the arrays of the provider's
+// eligibility-rules object.
+const (
+	RuleSurveys       = "surveys"
+	RuleResearchTypes = "researchTypes"
+	RuleCategories    = "categories"
+	RuleEvents        = "events"
+)
+
+// ruleRow is one entry of one of the four arrays, flattened for storage.
+type ruleRow struct {
+	Kind               string  `db:"kind"`
+	RefID              *int64  `db:"ref_id"`
+	Name               *string `db:"name"`
+	MainCategoryID     *int64  `db:"main_category_id"`
+	GenericCategoryID  *int64  `db:"generic_category_id"`
+	SpecificCategoryID *int64  `db:"specific_category_id"`
+	NumDays            int64   `db:"num_days"`
+	ReturnCodes        []int64 `db:"-"`
+	ReturnCodesJSON    string  `db:"return_codes"`
+}
+
+func ruleRows(r client.EligibilityRules) []ruleRow {
+	var rows []ruleRow
+	for _, e := range r.Surveys {
+		rows = append(rows, ruleRow{Kind: RuleSurveys, RefID: e.ID, NumDays: e.NumDays, ReturnCodes: e.ReturnCodes})
+	}
+	for _, e := range r.ResearchTypes {
+		rows = append(rows, ruleRow{Kind: RuleResearchTypes, RefID: e.ID, NumDays: e.NumDays, ReturnCodes: e.ReturnCodes})
+	}
+	for _, e := range r.Categories {
+		rows = append(rows, ruleRow{Kind: RuleCategories, MainCategoryID: e.MainCategoryID,
+			GenericCategoryID: e.GenericCategoryID, SpecificCategoryID: e.SpecificCategoryID,
+			NumDays: e.NumDays, ReturnCodes: e.ReturnCodes})
+	}
+	for _, e := range r.Events {
+		rows = append(rows, ruleRow{Kind: RuleEvents, RefID: e.ID, Name: e.Name, NumDays: e.NumDays, ReturnCodes: e.ReturnCodes})
+	}
+	for i := range rows {
+		if rows[i].ReturnCodes == nil {
+			rows[i].ReturnCodes = []int64{}
+		}
+	}
+	return rows
+}
+
+// EligibilityRulesOf returns the eligibility rules of a live subsample as
+// the provider sent them, in their original order.
+func (s *Store) EligibilityRulesOf(ctx context.Context, subsampleID int64) (client.EligibilityRules, error) {
+	var rows []ruleRow
+	err := s.reader.SelectContext(ctx, &rows, `
+		SELECT kind, ref_id, name, main_category_id, generic_category_id, specific_category_id, num_days, return_codes
+		FROM eligibility_rules WHERE subsample_id = ? ORDER BY position`, subsampleID)
+	if err != nil {
+		return client.EligibilityRules{}, fmt.Errorf("eligibility rules of subsample %d: %w", subsampleID, err)
+	}
+	var rules client.EligibilityRules
+	for _, r := range rows {
+		var codes []int64
+		if err := json.Unmarshal([]byte(r.ReturnCodesJSON), &codes); err != nil {
+			return client.EligibilityRules{}, fmt.Errorf("eligibility rules of subsample %d: return codes: %w", subsampleID, err)
+		}
+		switch r.Kind {
+		case RuleSurveys:
+			rules.Surveys = append(rules.Surveys, client.SurveyRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
+		case RuleResearchTypes:
+			rules.ResearchTypes = append(rules.ResearchTypes, client.ResearchTypeRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
+		case RuleCategories:
+			rules.Categories = append(rules.Categories, client.CategoryRule{MainCategoryID: r.MainCategoryID,
+				GenericCategoryID: r.GenericCategoryID, SpecificCategoryID: r.SpecificCategoryID,
+				NumDays: r.NumDays, ReturnCodes: codes})
+		case RuleEvents:
+			rules.Events = append(rules.Events, client.EventRule{ID: r.RefID, Name: r.Name, NumDays: r.NumDays, ReturnCodes: codes})
+		}
+	}
+	return rules, nil
+}

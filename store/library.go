@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/client"
+)
+
+// LocaleLibrary is the question library of one locale as one refresh read
+// it. When Err is set the locale's earlier library is kept and the failure
+// recorded.
+type LocaleLibrary struct {
+	Locale    string
+	FetchedAt time.Time
+	Questions []client.Question
+	Answers   map[int64][]client.Answer // by question id
+	Err       error
+}
+
+// SaveLibrary writes the libraries of the locales one refresh read, in one
+// transaction: each locale that was read replaces its earlier library.
+func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) error {
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		runID, err := insertRun(ctx, tx, run, true, "", "")
+		if err != nil {
+			return err
+		}
+		stmts, err := prepareAll(ctx, tx,
+			`INSERT OR REPLACE INTO questions (locale, question_id, position, type, name, text, translation)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			`INSERT OR REPLACE INTO answers (locale, question_id, answer_id, position, type, name, text, translation, is_exclusive)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			`INSERT INTO library_fetches (locale, fetched_at, ok, error) VALUES (?, ?, ?, ?)
+			ON CONFLICT (locale) DO UPDATE SET ok = excluded.ok, error = excluded.error,
+				fetched_at = CASE WHEN excluded.ok THEN excluded.fetched_at ELSE library_fetches.fetched_at END`,
+		)
+		if err != nil {
+			return err
+		}
+		defer closeAll(stmts)
+		insQuestion, insAnswer, upsertFetch := stmts[0], stmts[1], stmts[2]
+		for _, lib := range libs {
+			if _, err := upsertFetch.ExecContext(ctx, lib.Locale, lib.FetchedAt, lib.Err == nil, errText(lib.Err)); err != nil {
+				return fmt.Errorf("library of %s: %w", lib.Locale, err)
+			}
+			if lib.Err != nil {
+				continue
+			}
+			for _, table := range []string{"questions", "answers"} {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE locale = ?`, lib.Locale); err != nil {
+					return fmt.Errorf("library of %s: %w", lib.Locale, err)
+				}
+			}
+			for i, q := range lib.Questions {
+				if _, err := insQuestion.ExecContext(ctx, lib.Locale, q.ID, i, q.Type, q.Name, q.Text, q.Translation); err != nil {
+					return fmt.Errorf("question %d of %s: %w", q.ID, lib.Locale, err)
+				}
+				for j, a := range lib.Answers[q.ID] {
+					if _, err := insAnswer.ExecContext(ctx, lib.Locale, q.ID, a.ID, j, a.Type, a.Name, a.Text, a.Translation, a.IsExclusive); err != nil {
+						return fmt.Errorf("answer %d of question %d of %s: %w", a.ID, q.ID, lib.Locale, err)
+					}
+				}
+			}
+		}
+		return markCurrent(ctx, tx, run.Dataset, runID, run.FinishedAt)
+	})
+	if err != nil {
+		return fmt.Errorf("save question library: %w", err)
+	}
+	return nil
+}
+
+// Questions returns the standard questions of a locale in the provider's order.
+func (s *Store) Questions(ctx context.Context, locale string) ([]client.Question, error) {
+	var out []client.Question
+	err := s.reader.SelectContext(ctx, &out, `
+		SELECT question_id AS id, type, name, text, translation FROM questions WHERE locale = ? ORDER BY position`, locale)
+	if err != nil {
+		return nil, fmt.Errorf("questions of %s: %w", locale, err)
+	}
+	return out, nil
+}
+
+// Answers returns the answers of one question of a locale's library.
+func (s *Store) Answers(ctx context.Context, locale string, questionID int64) ([]client.Answer, error) {
+	var out []client.Answer
+	err := s.reader.SelectContext(ctx, &out, `
+		SELECT answer_id AS id, type, name, text, translation, is_exclusive AS isexclusive
+		FROM answers WHERE locale = ? AND question_id = ? ORDER BY position`, locale, questionID)
+	if err != nil {
+		return nil, fmt.Errorf("answers of question %d of %s: %w", questionID, locale, err)
+	}
+	return out, nil
+}
+
+// LibraryLocales returns the locales whose library was fetched at least
+// once, with when it last was.
+func (s *Store) LibraryLocales(ctx context.Context) (map[string]time.Time, error) {
+	var rows []struct {
+		Locale    string    `db:"locale"`
+		FetchedAt time.Time `db:"fetched_at"`
+	}
+	if err := s.reader.SelectContext(ctx, &rows, `SELECT locale, fetched_at FROM library_fetches WHERE ok OR locale IN (SELECT locale FROM questions)`); err != nil {
+		return nil, fmt.Errorf("library locales: %w", err)
+	}
+	out := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		out[r.Locale] = r.FetchedAt
+	}
+	return out, nil
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"fieldboard/client"
+)
+
+// LiveRow is one live subsample as the live list shows it: the properties of
+// live details with its total quota and the state of its last fetch.
+type LiveRow struct {
+	SubsampleID       int64      `db:"subsample_id"`
+	EventID           int64      `db:"event_id"`
+	EventName         string     `db:"event_name"`
+	Name              string     `db:"name"`
+	Status            string     `db:"status"`
+	APICompatible     bool       `db:"api_compatible"`
+	Currency          string     `db:"currency"`
+	CPI               float64    `db:"cpi"`
+	ExpectedLOI       *float64   `db:"expected_loi"`
+	ExpectedIncidence *float64   `db:"expected_incidence"`
+	ResearchType      string     `db:"research_type"`
+	FieldStart        *time.Time `db:"field_start"`
+	FieldEnd          *time.Time `db:"field_end"`
+	Countries         string     `db:"countries"` // country codes, comma separated
+	Locales           string     `db:"locales"`   // locale codes, comma separated
+	// TotalAchieved and TotalRemaining come from the total quota; nil when
+	// the subsample has none stored.
+	TotalAchieved  *int64 `db:"total_achieved"`
+	TotalRemaining *int64 `db:"total_remaining"`
+	QuotasOK       *bool  `db:"quotas_ok"` // nil when never fetched
+}
+
+// totalQuotaCondition selects a subsample's total quota (the spec's Quota
+// sending rule): quotaType counting, table Total Quota, no conditions.
+const totalQuotaCondition = `lower(q.quota_type) = 'counting' AND lower(trim(q.table_name)) = 'total quota' AND q.questions IN ('[]', 'null')`
+
+// LiveRows returns every live subsample of the current snapshot, by event
+// and subsample id.
+func (s *Store) LiveRows(ctx context.Context) ([]LiveRow, error) {
+	var rows []LiveRow
+	err := s.reader.SelectContext(ctx, &rows, `
+		SELECT l.subsample_id, l.event_id, l.event_name, l.name, l.status, l.api_compatible, l.currency, l.cpi,
+			l.expected_loi, l.expected_incidence, l.research_type, l.field_start, l.field_end,
+			COALESCE((SELECT group_concat(code, ', ') FROM live_countries c WHERE c.subsample_id = l.subsample_id), '') AS countries,
+			COALESCE((SELECT group_concat(locale, ', ') FROM live_locales c WHERE c.subsample_id = l.subsample_id), '') AS locales,
+			t.achieved AS total_achieved, t.remaining AS total_remaining, f.quotas_ok
+		FROM live_subsamples l
+		LEFT JOIN (
+			SELECT q.subsample_id, MIN(q.achieved) AS achieved, MIN(q.remaining_exclusive + q.remaining_shared) AS remaining
+			FROM quotas q WHERE `+totalQuotaCondition+` GROUP BY q.subsample_id
+		) t ON t.subsample_id = l.subsample_id
+		LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
+		ORDER BY l.event_id, l.subsample_id`)
+	if err != nil {
+		return nil, fmt.Errorf("live subsamples: %w", err)
+	}
+	return rows, nil
+}
+
+// QuotaFetch says whether a subsample's stored quotas and rules come from
+// its last fetch (OK) or are left from an earlier one because it failed.
+type QuotaFetch struct {
+	QuotasOK    bool      `db:"quotas_ok"`
+	QuotasError string    `db:"quotas_error"`
+	QuotasAt    time.Time `db:"quotas_at"`
+	RulesOK     bool      `db:"rules_ok"`
+	RulesError  string    `db:"rules_error"`
+	RulesAt     time.Time `db:"rules_at"`
+}
+
+// FetchOf returns the fetch state of a live subsample's quotas and rules,
+// or ErrNotFound when they were never fetched.
+func (s *Store) FetchOf(ctx context.Context, subsampleID int64) (QuotaFetch, error) {
+	var f QuotaFetch
+	err := s.reader.GetContext(ctx, &f, `
+		SELECT quotas_ok, quotas_error, quotas_at, rules_ok, rules_error, rules_at
+		FROM subsample_fetches WHERE subsample_id = ?`, subsampleID)
+	if err != nil {
+		return QuotaFetch{}, fmt.Errorf("fetch state of subsample %d: %w", subsampleID, notFound(err))
+	}
+	return f, nil
+}
+
+// QuotasOf returns the stored quotas of a subsample in the provider's order.
+func (s *Store) QuotasOf(ctx context.Context, subsampleID int64) ([]client.Quota, error) {
+	var rows []struct {
+		client.Quota
+		Questions string `db:"questions"`
+	}
+	err := s.reader.SelectContext(ctx, &rows, `
+		SELECT subsample_status AS subsamplestatus, actual_incidence AS actualclientincidencerate,
+			actual_conversion AS actualclientconversionrate, actual_abandon AS actualclientabandonrate,
+			estimated_incidence AS estimatedincidence, remaining_exclusive AS remainingexclusive,
+			remaining_shared AS remainingshared, actual_loi AS actualclientloi, estimated_loi AS estimatedloi,
+			achieved AS achievedinterviews, table_id AS tableid, table_name AS tablename, quota_id AS quotaid,
+			quota_name AS quotaname, quota_type AS quotatype, questions
+		FROM quotas WHERE subsample_id = ? ORDER BY position`, subsampleID)
+	if err != nil {
+		return nil, fmt.Errorf("quotas of subsample %d: %w", subsampleID, err)
+	}
+	quotas := make([]client.Quota, len(rows))
+	for i, r := range rows {
+		quotas[i] = r.Quota
+		if err := json.Unmarshal([]byte(r.Questions), &quotas[i].Questions); err != nil {
+			return nil, fmt.Errorf("quotas of subsample %d: conditions of quota %d: %w", subsampleID, r.QuotaID, err)
+		}
+	}
+	return quotas, nil
+}
+
+// CountLive returns the number of live subsamples in the current snapshot.
+func (s *Store) CountLive(ctx context.Context) (int, error) {
+	var n int
+	if err := s.reader.GetContext(ctx, &n, `SELECT COUNT(*) FROM live_subsamples`); err != nil {
+		return 0, fmt.Errorf("count live subsamples: %w", err)
+	}
+	return n, nil
+}
+
+// CountSubsamples returns the number of subsamples in the event list.
+func (s *Store) CountSubsamples(ctx context.Context) (int, error) {
+	var n int
+	if err := s.reader.GetContext(ctx, &n, `SELECT COUNT(*) FROM subsamples`); err != nil {
+		return 0, fmt.Errorf("count subsamples: %w", err)
+	}
+	return n, nil
+}
+
+// QuotaPoint is a quota's counts at one refresh.
+type QuotaPoint struct {
+	At                 time.Time `db:"at"`
+	Achieved           int64     `db:"achieved"`
+	RemainingExclusive int64     `db:"remaining_exclusive"`
+	RemainingShared    int64     `db:"remaining_shared"`
+}
+
+// QuotaHistory returns the stored counts of one quota, oldest first: a
+// point for every refresh in the retention window that saw them change.
+func (s *Store) QuotaHistory(ctx context.Context, subsampleID, quotaID int64) ([]QuotaPoint, error) {
+	var out []QuotaPoint
+	err := s.reader.SelectContext(ctx, &out, `
+		SELECT at, achieved, remaining_exclusive, remaining_shared FROM quota_history
+		WHERE subsample_id = ? AND quota_id = ? ORDER BY at`, subsampleID, quotaID)
+	if err != nil {
+		return nil, fmt.Errorf("history of quota %d of subsample %d: %w", quotaID, subsampleID, err)
+	}
+	return out, nil
+}

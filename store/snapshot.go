@@ -1,0 +1,439 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/client"
+)
+
+// Dataset names: the refresher keeps three datasets, each refreshed on the
+// provider's caching window.
+const (
+	DatasetEvents    = "events"    // event/all, live-details, quotas and eligibility rules
+	DatasetLibrary   = "library"   // questions and answers per locale
+	DatasetReference = "reference" // countries, locales, survey statuses
+)
+
+// Run describes one refresh attempt of a dataset.
+type Run struct {
+	Dataset        string
+	StartedAt      time.Time
+	FinishedAt     time.Time
+	Requests       int
+	FailedRequests int
+}
+
+// EventsSnapshot is everything one refresh of the events dataset read.
+type EventsSnapshot struct {
+	Run
+	Summaries []client.SubsampleSummary
+	Live      []client.LiveSubsample
+	// Details holds the quotas and eligibility rules fetched for each live
+	// subsample, by subsample id. A live subsample missing here counts as a
+	// failed fetch.
+	Details map[int64]SubsampleDetail
+}
+
+// SubsampleDetail is the result of fetching one subsample's quotas and
+// eligibility rules. A failed half keeps the rows of the previous snapshot,
+// marked as failed.
+type SubsampleDetail struct {
+	FetchedAt time.Time
+	Quotas    []client.Quota
+	QuotasErr error
+	Rules     client.EligibilityRules
+	RulesErr  error
+}
+
+// SaveEvents writes a complete events snapshot in one transaction and makes
+// it current. It returns the id of the refresh run it recorded.
+func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention time.Duration) (int64, error) {
+	var runID int64
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		var err error
+		if runID, err = insertRun(ctx, tx, snap.Run, true, "", ""); err != nil {
+			return err
+		}
+		if err := replaceSummaries(ctx, tx, snap.Summaries); err != nil {
+			return fmt.Errorf("event list: %w", err)
+		}
+		if err := replaceLive(ctx, tx, snap.Live, snap.FinishedAt); err != nil {
+			return fmt.Errorf("live details: %w", err)
+		}
+		w, err := newDetailWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for _, live := range snap.Live {
+			d, ok := snap.Details[live.SubsampleID]
+			if !ok {
+				d = SubsampleDetail{FetchedAt: snap.FinishedAt, QuotasErr: errNotFetched, RulesErr: errNotFetched}
+			}
+			if err := w.write(ctx, live.SubsampleID, d); err != nil {
+				return fmt.Errorf("subsample %d: %w", live.SubsampleID, err)
+			}
+		}
+		for _, table := range []string{"quotas", "eligibility_rules", "subsample_fetches"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE subsample_id NOT IN (SELECT subsample_id FROM live_subsamples)`); err != nil {
+				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
+			}
+		}
+		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {
+			return err
+		}
+		return markCurrent(ctx, tx, snap.Dataset, runID, snap.FinishedAt)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("save events snapshot: %w", err)
+	}
+	return runID, nil
+}
+
+// SaveSubsampleDetail replaces the quotas and eligibility rules of one live
+// subsample, for a refresh of that subsample alone. It returns ErrNotFound
+// when the subsample is not in the current live snapshot.
+func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d SubsampleDetail) error {
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		var n int
+		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM live_subsamples WHERE subsample_id = ?`, subsampleID); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		w, err := newDetailWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		return w.write(ctx, subsampleID, d)
+	})
+	if err != nil {
+		return fmt.Errorf("save quotas and rules of subsample %d: %w", subsampleID, err)
+	}
+	return nil
+}
+
+// RecordFailure records a refresh of run.Dataset that failed as a whole:
+// nothing of it was written and the previous snapshot stays current.
+func (s *Store) RecordFailure(ctx context.Context, run Run, endpoint string, cause error) error {
+	msg := cause.Error()
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		if _, err := insertRun(ctx, tx, run, false, msg, endpoint); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO datasets (name, last_attempt_at, last_error, last_error_at, last_error_endpoint)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET
+				last_attempt_at = excluded.last_attempt_at,
+				last_error = excluded.last_error,
+				last_error_at = excluded.last_error_at,
+				last_error_endpoint = excluded.last_error_endpoint`,
+			run.Dataset, run.FinishedAt, msg, run.FinishedAt, endpoint)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record failed %s refresh: %w", run.Dataset, err)
+	}
+	return nil
+}
+
+var errNotFetched = fmt.Errorf("not fetched")
+
+func insertRun(ctx context.Context, tx *sqlx.Tx, run Run, ok bool, msg, endpoint string) (int64, error) {
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO refresh_runs (dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		run.Dataset, run.StartedAt, run.FinishedAt, ok, run.Requests, run.FailedRequests, msg, endpoint)
+	if err != nil {
+		return 0, fmt.Errorf("record refresh run: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// markCurrent makes runID the dataset's current snapshot.
+func markCurrent(ctx context.Context, tx *sqlx.Tx, dataset string, runID int64, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO datasets (name, current_run_id, last_success_at, last_attempt_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET
+			current_run_id = excluded.current_run_id,
+			last_success_at = excluded.last_success_at,
+			last_attempt_at = excluded.last_attempt_at`,
+		dataset, runID, at, at)
+	if err != nil {
+		return fmt.Errorf("mark %s snapshot current: %w", dataset, err)
+	}
+	return nil
+}
+
+// prune drops quota history and refresh runs older than cutoff, so the file
+// does not grow without bound.
+func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM quota_history WHERE at < ?`, cutoff); err != nil {
+		return fmt.Errorf("prune quota history: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `
+		DELETE FROM refresh_runs WHERE finished_at < ?
+		AND run_id NOT IN (SELECT current_run_id FROM datasets WHERE current_run_id IS NOT NULL)`, cutoff); err != nil {
+		return fmt.Errorf("prune refresh runs: %w", err)
+	}
+	return nil
+}
+
+func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []client.SubsampleSummary) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM subsamples`); err != nil {
+		return err
+	}
+	stmt, err := tx.PreparexContext(ctx, `
+		INSERT INTO subsamples (subsample_id, event_id, name, status, billing_entity,
+			country_id, country_code, country_name, country_region, field_start, field_end)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (subsample_id) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, s := range summaries {
+		_, err := stmt.ExecContext(ctx, s.SubsampleID, s.EventID, s.SubsampleName, s.SubsampleStatus, s.BillingEntity,
+			s.Country.ID, s.Country.Code, s.Country.Name, s.Country.RegionName,
+			nullTime(s.FieldStartDate.Time), nullTime(s.FieldEndDate.Time))
+		if err != nil {
+			return fmt.Errorf("subsample %d: %w", s.SubsampleID, err)
+		}
+	}
+	return nil
+}
+
+func replaceLive(ctx context.Context, tx *sqlx.Tx, live []client.LiveSubsample, seenAt time.Time) error {
+	for _, table := range []string{"live_subsamples", "live_categories", "live_countries", "live_locales"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table); err != nil {
+			return err
+		}
+	}
+	stmts, err := prepareAll(ctx, tx,
+		`INSERT INTO live_subsamples (subsample_id, event_id, event_name, name, status,
+			job_book_id, billing_entity, primary_manager, secondary_manager, contact_email, group_id,
+			allow_desktop, allow_mobile, allow_tablet, field_start, field_end,
+			api_compatible, requires_flash, child_survey, collect_pii, facial_coding,
+			sample_category_id, sample_sub_category_id, research_type, research_type_id, interview_type,
+			expected_loi, expected_incidence, currency, cpi, auto_increment, feasibility_id,
+			automation, marketplace_enabled, need_recontact)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (subsample_id) DO NOTHING`,
+		`INSERT INTO live_categories (subsample_id, position, main_id, main, generic_id, generic, category_id, category)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		`INSERT INTO live_countries (subsample_id, position, country_id, code, name, region)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		`INSERT INTO live_locales (subsample_id, position, locale, live_link, testing_link)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		`INSERT INTO categories (category_id, category, generic_id, generic, main_id, main, last_seen_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (category_id) DO UPDATE SET category = excluded.category,
+			generic_id = excluded.generic_id, generic = excluded.generic,
+			main_id = excluded.main_id, main = excluded.main, last_seen_at = excluded.last_seen_at`,
+	)
+	if err != nil {
+		return err
+	}
+	defer closeAll(stmts)
+	insLive, insCategory, insCountry, insLocale, upsertCategory := stmts[0], stmts[1], stmts[2], stmts[3], stmts[4]
+	for _, l := range live {
+		_, err := insLive.ExecContext(ctx, l.SubsampleID, l.EventID, l.EventName, l.SubsampleName, l.SubsampleStatus,
+			l.JobBookID, l.BillingEntity, l.PrimaryProjectManager, l.SecondaryProjectManager, l.ContactEmailAddress, l.GroupID,
+			l.AllowDesktop, l.AllowMobile, l.AllowTablet, nullTime(l.FieldStartDate.Time), nullTime(l.FieldEndDate.Time),
+			l.SurveyAPICompatibility, l.RequiresFlash, l.ChildSurvey, l.CollectPII, l.FacialCoding,
+			l.SampleCategoryID, l.SampleSubCategoryID, l.ResearchType, l.ResearchTypeID, l.InterviewType,
+			l.ExpectedClientLOI, l.ExpectedIncidenceRate, l.TargetedCurrency, l.TargetedCPI,
+			rawJSON(l.CompletesAutoIncrementSchedule), l.FeasibilityID,
+			l.Automation, l.MarketplaceEnabled, l.NeedRecontact)
+		if err != nil {
+			return fmt.Errorf("subsample %d: %w", l.SubsampleID, err)
+		}
+		for i, c := range l.Categories {
+			if _, err := insCategory.ExecContext(ctx, l.SubsampleID, i, c.MainCategoryID, c.MainCategory,
+				c.GenericCategoryID, c.GenericCategory, c.CategoryID, c.Category); err != nil {
+				return fmt.Errorf("categories of subsample %d: %w", l.SubsampleID, err)
+			}
+			if c.CategoryID != 0 {
+				if _, err := upsertCategory.ExecContext(ctx, c.CategoryID, c.Category, c.GenericCategoryID,
+					c.GenericCategory, c.MainCategoryID, c.MainCategory, seenAt); err != nil {
+					return fmt.Errorf("category %d: %w", c.CategoryID, err)
+				}
+			}
+		}
+		for i, c := range l.Countries {
+			if _, err := insCountry.ExecContext(ctx, l.SubsampleID, i, c.ID, c.Code, c.Name, c.RegionName); err != nil {
+				return fmt.Errorf("countries of subsample %d: %w", l.SubsampleID, err)
+			}
+		}
+		for i, loc := range l.Locales {
+			if _, err := insLocale.ExecContext(ctx, l.SubsampleID, i, loc.Name, loc.LiveEntryLink, loc.TestingEntryLink); err != nil {
+				return fmt.Errorf("locales of subsample %d: %w", l.SubsampleID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// detailWriter writes subsamples' quotas, rules and fetch state with
+// statements prepared once per transaction.
+type detailWriter struct {
+	delQuotas, insQuota, delRules, insRule, upsertFetch, insHistory, currentCounts *sqlx.Stmt
+}
+
+type quotaCounts struct {
+	Achieved           int64 `db:"achieved"`
+	RemainingExclusive int64 `db:"remaining_exclusive"`
+	RemainingShared    int64 `db:"remaining_shared"`
+}
+
+func newDetailWriter(ctx context.Context, tx *sqlx.Tx) (*detailWriter, error) {
+	stmts, err := prepareAll(ctx, tx,
+		`DELETE FROM quotas WHERE subsample_id = ?`,
+		`INSERT INTO quotas (subsample_id, quota_id, position, table_id, table_name, quota_name, quota_type,
+			subsample_status, achieved, remaining_exclusive, remaining_shared, actual_incidence,
+			actual_conversion, actual_abandon, estimated_incidence, actual_loi, estimated_loi, questions)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (subsample_id, quota_id) DO NOTHING`,
+		`DELETE FROM eligibility_rules WHERE subsample_id = ?`,
+		`INSERT INTO eligibility_rules (subsample_id, kind, position, ref_id, name, main_category_id,
+			generic_category_id, specific_category_id, num_days, return_codes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO subsample_fetches (subsample_id, quotas_ok, quotas_error, quotas_at, rules_ok, rules_error, rules_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (subsample_id) DO UPDATE SET
+			quotas_ok = excluded.quotas_ok, quotas_error = excluded.quotas_error,
+			quotas_at = CASE WHEN excluded.quotas_ok THEN excluded.quotas_at ELSE subsample_fetches.quotas_at END,
+			rules_ok = excluded.rules_ok, rules_error = excluded.rules_error,
+			rules_at = CASE WHEN excluded.rules_ok THEN excluded.rules_at ELSE subsample_fetches.rules_at END`,
+		`INSERT INTO quota_history (subsample_id, quota_id, at, achieved, remaining_exclusive, remaining_shared)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		`SELECT quota_id, achieved, remaining_exclusive, remaining_shared FROM quotas WHERE subsample_id = ?`,
+	)
+	if err != nil {
+		return nil, err
+	}
+	return &detailWriter{stmts[0], stmts[1], stmts[2], stmts[3], stmts[4], stmts[5], stmts[6]}, nil
+}
+
+func (w *detailWriter) close() {
+	closeAll([]*sqlx.Stmt{w.delQuotas, w.insQuota, w.delRules, w.insRule, w.upsertFetch, w.insHistory, w.currentCounts})
+}
+
+// previousCounts returns the counts of subsample id's quotas in the
+// snapshot being replaced, so that a quota_history row is added only when a
+// quota's counts moved.
+func (w *detailWriter) previousCounts(ctx context.Context, id int64) (map[int64]quotaCounts, error) {
+	rows, err := w.currentCounts.QueryxContext(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	counts := make(map[int64]quotaCounts)
+	for rows.Next() {
+		var quotaID int64
+		var c quotaCounts
+		if err := rows.Scan(&quotaID, &c.Achieved, &c.RemainingExclusive, &c.RemainingShared); err != nil {
+			return nil, err
+		}
+		counts[quotaID] = c
+	}
+	return counts, rows.Err()
+}
+
+func (w *detailWriter) write(ctx context.Context, id int64, d SubsampleDetail) error {
+	if d.QuotasErr == nil {
+		previous, err := w.previousCounts(ctx, id)
+		if err != nil {
+			return fmt.Errorf("current quotas: %w", err)
+		}
+		if _, err := w.delQuotas.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("quotas: %w", err)
+		}
+		for i, q := range d.Quotas {
+			conditions, err := json.Marshal(q.Questions)
+			if err != nil {
+				return fmt.Errorf("conditions of quota %d: %w", q.QuotaID, err)
+			}
+			if _, err := w.insQuota.ExecContext(ctx, id, q.QuotaID, i, q.TableID, q.TableName, q.QuotaName, q.QuotaType,
+				q.SubsampleStatus, q.AchievedInterviews, q.RemainingExclusive, q.RemainingShared,
+				q.ActualClientIncidenceRate, q.ActualClientConversionRate, q.ActualClientAbandonRate,
+				q.EstimatedIncidence, q.ActualClientLOI, q.EstimatedLOI, string(conditions)); err != nil {
+				return fmt.Errorf("quota %d: %w", q.QuotaID, err)
+			}
+			now := quotaCounts{q.AchievedInterviews, q.RemainingExclusive, q.RemainingShared}
+			if prev, ok := previous[q.QuotaID]; !ok || prev != now {
+				if _, err := w.insHistory.ExecContext(ctx, id, q.QuotaID, d.FetchedAt, now.Achieved, now.RemainingExclusive, now.RemainingShared); err != nil {
+					return fmt.Errorf("history of quota %d: %w", q.QuotaID, err)
+				}
+			}
+		}
+	}
+	if d.RulesErr == nil {
+		if _, err := w.delRules.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("eligibility rules: %w", err)
+		}
+		for i, r := range ruleRows(d.Rules) {
+			codes, _ := json.Marshal(r.ReturnCodes)
+			if _, err := w.insRule.ExecContext(ctx, id, r.Kind, i, r.RefID, r.Name, r.MainCategoryID,
+				r.GenericCategoryID, r.SpecificCategoryID, r.NumDays, string(codes)); err != nil {
+				return fmt.Errorf("eligibility rule %d: %w", i, err)
+			}
+		}
+	}
+	_, err := w.upsertFetch.ExecContext(ctx, id, d.QuotasErr == nil, errText(d.QuotasErr), d.FetchedAt,
+		d.RulesErr == nil, errText(d.RulesErr), d.FetchedAt)
+	if err != nil {
+		return fmt.Errorf("fetch state: %w", err)
+	}
+	return nil
+}
+
+func prepareAll(ctx context.Context, tx *sqlx.Tx, queries ...string) ([]*sqlx.Stmt, error) {
+	stmts := make([]*sqlx.Stmt, 0, len(queries))
+	for _, q := range queries {
+		stmt, err := tx.PreparexContext(ctx, q)
+		if err != nil {
+			closeAll(stmts)
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+		stmts = append(stmts, stmt)
+	}
+	return stmts, nil
+}
+
+func closeAll(stmts []*sqlx.Stmt) {
+	for _, s := range stmts {
+		s.Close()
+	}
+}
+
+// nullTime stores the zero time as NULL.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+func rawJSON(m json.RawMessage) any {
+	if len(m) == 0 || string(m) == "null" {
+		return nil
+	}
+	return string(m)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,236 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fieldboard/client"
+	"fieldboard/store"
+)
+
+// openTemp opens a store on a fresh file in a temporary folder.
+func openTemp(t *testing.T) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fieldboard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var t0 = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+
+// snapshotAt builds a small events snapshot: event 10 with a live and a
+// complete subsample, live subsample 100 with a total quota and one cell.
+func snapshotAt(at time.Time, achieved int64) store.EventsSnapshot {
+	live := client.LiveSubsample{
+		EventID: 10, EventName: "Soft drinks tracker", SubsampleID: 100, SubsampleName: "US wave 3",
+		SubsampleStatus: client.StatusLive, SurveyAPICompatibility: true, TargetedCPI: 2.5, TargetedCurrency: "USD",
+		ResearchType: "Tracker", ResearchTypeID: 2, ExpectedClientLOI: ptr(12.0),
+		Categories: []client.Category{{MainCategory: "Consumer", MainCategoryID: 1, GenericCategory: "Food", GenericCategoryID: 10, Category: "Soft drinks", CategoryID: 101}},
+		Countries:  []client.Country{{ID: 1, Code: "US", Name: "United States"}},
+		Locales:    []client.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s?p=abc&id=", TestingEntryLink: "https://e.test/t?p=def&id="}},
+		FieldStartDate: client.LocalTime{Time: at.Add(-48 * time.Hour)},
+		NeedRecontact:  nil,
+	}
+	quotas := []client.Quota{
+		{QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: "counting", AchievedInterviews: achieved, RemainingExclusive: 100 - achieved},
+		{QuotaID: 2, TableID: 2, TableName: "Gender", QuotaName: "Female", QuotaType: "hard", AchievedInterviews: 5, RemainingShared: 45,
+			Questions: []client.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []client.QuotaAnswer{{ID: ptr[int64](2)}}}}},
+	}
+	rules := client.EligibilityRules{
+		Surveys:    []client.SurveyRule{{ID: ptr[int64](99), NumDays: 30, ReturnCodes: []int64{3, 82}}},
+		Categories: []client.CategoryRule{{GenericCategoryID: ptr[int64](10), ReturnCodes: []int64{3}}},
+		Events:     []client.EventRule{{ID: ptr[int64](0), ReturnCodes: []int64{0}}},
+	}
+	return store.EventsSnapshot{
+		Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at.Add(time.Second), Requests: 4},
+		Summaries: []client.SubsampleSummary{
+			{EventID: 10, SubsampleID: 100, SubsampleStatus: client.StatusLive, SubsampleName: "US wave 3", Country: client.Country{ID: 1, Code: "US"}},
+			{EventID: 10, SubsampleID: 101, SubsampleStatus: client.StatusComplete, SubsampleName: "GB wave 3", Country: client.Country{ID: 2, Code: "GB"}},
+		},
+		Live:    []client.LiveSubsample{live},
+		Details: map[int64]store.SubsampleDetail{100: {FetchedAt: at, Quotas: quotas, Rules: rules}},
+	}
+}
+
+func TestSaveEventsReadBack(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0, 40), 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.LiveRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("got %d live rows, want 1", len(rows))
+	}
+	r := rows[0]
+	if r.SubsampleID != 100 || r.Countries != "US" || r.Locales != "en-us" || r.CPI != 2.5 || !r.APICompatible {
+		t.Errorf("live row = %+v", r)
+	}
+	if r.TotalAchieved == nil || *r.TotalAchieved != 40 || r.TotalRemaining == nil || *r.TotalRemaining != 60 {
+		t.Errorf("total quota = %v/%v, want 40 achieved, 60 remaining", r.TotalAchieved, r.TotalRemaining)
+	}
+	if r.FieldStart == nil || !r.FieldStart.Equal(t0.Add(-48*time.Hour)) {
+		t.Errorf("field start = %v, want %v", r.FieldStart, t0.Add(-48*time.Hour))
+	}
+	quotas, err := s.QuotasOf(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(quotas) != 2 || !quotas[0].IsTotal() || quotas[1].Questions[0].ID != 43 || *quotas[1].Questions[0].Answers[0].ID != 2 {
+		t.Errorf("quotas read back = %+v", quotas)
+	}
+	rules, err := s.EligibilityRulesOf(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules.Surveys) != 1 || *rules.Surveys[0].ID != 99 || rules.Surveys[0].NumDays != 30 || len(rules.Surveys[0].ReturnCodes) != 2 ||
+		len(rules.Categories) != 1 || *rules.Categories[0].GenericCategoryID != 10 || rules.Categories[0].SpecificCategoryID != nil ||
+		len(rules.Events) != 1 || *rules.Events[0].ID != 0 {
+		t.Errorf("rules read back = %+v", rules)
+	}
+	n, err := s.CountSubsamples(ctx)
+	if err != nil || n != 2 {
+		t.Errorf("CountSubsamples = %d, %v; want 2", n, err)
+	}
+	states, err := s.Datasets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := states[store.DatasetEvents]
+	if ev.LastSuccessAt == nil || !ev.LastSuccessAt.Equal(t0.Add(time.Second)) || ev.Failing() {
+		t.Errorf("events dataset state = %+v", ev)
+	}
+}
+
+func TestFailedRefreshKeepsPreviousSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0, 40), 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	run := store.Run{Dataset: store.DatasetEvents, StartedAt: t0.Add(3 * time.Minute), FinishedAt: t0.Add(4 * time.Minute)}
+	if err := s.RecordFailure(ctx, run, "POST /supplier/v1/event/all", errors.New("503 Service Unavailable")); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.LiveRows(ctx)
+	if err != nil || len(rows) != 1 || *rows[0].TotalAchieved != 40 {
+		t.Fatalf("after a failed refresh the live list is %+v, %v; want the previous snapshot", rows, err)
+	}
+	states, _ := s.Datasets(ctx)
+	ev := states[store.DatasetEvents]
+	if !ev.Failing() || ev.LastErrorEndpoint != "POST /supplier/v1/event/all" || ev.LastError != "503 Service Unavailable" {
+		t.Errorf("events dataset state = %+v, want the failure recorded", ev)
+	}
+}
+
+func TestFailedSubsampleFetchKeepsItsQuotasMarked(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0, 40), 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	next := snapshotAt(t0.Add(3*time.Minute), 45)
+	next.Details[100] = store.SubsampleDetail{FetchedAt: t0.Add(3 * time.Minute), QuotasErr: errors.New("timeout"), Rules: next.Details[100].Rules}
+	if _, err := s.SaveEvents(ctx, next, 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	quotas, err := s.QuotasOf(ctx, 100)
+	if err != nil || len(quotas) != 2 || quotas[0].AchievedInterviews != 40 {
+		t.Fatalf("quotas = %+v, %v; want the previous ones kept", quotas, err)
+	}
+	f, err := s.FetchOf(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.QuotasOK || f.QuotasError != "timeout" || !f.QuotasAt.Equal(t0) || !f.RulesOK {
+		t.Errorf("fetch state = %+v, want quotas failed (last good at %v), rules ok", f, t0)
+	}
+}
+
+func TestQuotaHistoryRecordsChangesAndIsPruned(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	retention := time.Hour
+	for i, achieved := range []int64{40, 40, 41} {
+		if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(time.Duration(i)*3*time.Minute), achieved), retention); err != nil {
+			t.Fatal(err)
+		}
+	}
+	points, err := s.QuotaHistory(ctx, 100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 || points[0].Achieved != 40 || points[1].Achieved != 41 {
+		t.Fatalf("history of the total quota = %+v, want 40 then 41 (no row for an unchanged count)", points)
+	}
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(2*time.Hour), 50), retention); err != nil {
+		t.Fatal(err)
+	}
+	points, err = s.QuotaHistory(ctx, 100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 1 || points[0].Achieved != 50 {
+		t.Errorf("history after the retention window = %+v, want only the newest point", points)
+	}
+}
+
+func TestClosedSubsampleLeavesNoQuotas(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0, 40), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	next := snapshotAt(t0.Add(3*time.Minute), 40)
+	next.Live, next.Details = nil, nil
+	if _, err := s.SaveEvents(ctx, next, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	quotas, err := s.QuotasOf(ctx, 100)
+	if err != nil || len(quotas) != 0 {
+		t.Errorf("quotas of a subsample no longer live = %+v, %v; want none", quotas, err)
+	}
+	if _, err := s.FetchOf(ctx, 100); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FetchOf a closed subsample: %v, want ErrNotFound", err)
+	}
+}
+
+func TestSaveSubsampleDetailUnknownSubsample(t *testing.T) {
+	s := openTemp(t)
+	err := s.SaveSubsampleDetail(context.Background(), 12345, store.SubsampleDetail{FetchedAt: t0})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SaveSubsampleDetail of an unknown subsample: %v, want ErrNotFound", err)
+	}
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "f.db")
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0, 40), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen (migrations must be idempotent): %v", err)
+	}
+	defer s.Close()
+	if n, err := s.CountLive(ctx); err != nil || n != 1 {
+		t.Errorf("CountLive after reopen = %d, %v; want 1", n, err)
+	}
+}

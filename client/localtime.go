@@ -19,7 +19,6 @@ var localTimeLayouts = []string{
 	"2006-01-02T15:04:05",
 	"2006-01-02 15:04:05",
 	"2006-01-02",
-	time.RFC3339Nano,
 }
 
 // wallClock tags a decoded time whose zone is not known yet.
@@ -33,8 +32,12 @@ type LocalTime struct {
 	time.Time
 }
 
-// ParseLocalTime parses s as a provider date-time in loc.
+// ParseLocalTime parses s as a provider date-time in loc. A time that
+// carries its own zone (RFC 3339) keeps it.
 func ParseLocalTime(s string, loc *time.Location) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
 	for _, layout := range localTimeLayouts {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			return t, nil

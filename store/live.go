@@ -150,3 +150,13 @@ func (s *Store) QuotaHistory(ctx context.Context, subsampleID, quotaID int64) ([
 	}
 	return out, nil
 }
+
+// SubsampleLocales returns the distinct locale codes of the live
+// subsamples, lower case: the locales whose question library is needed.
+func (s *Store) SubsampleLocales(ctx context.Context) ([]string, error) {
+	var out []string
+	if err := s.reader.SelectContext(ctx, &out, `SELECT DISTINCT lower(locale) FROM live_locales WHERE locale <> '' ORDER BY 1`); err != nil {
+		return nil, fmt.Errorf("locales of live subsamples: %w", err)
+	}
+	return out, nil
+}

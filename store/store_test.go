@@ -33,9 +33,9 @@ func snapshotAt(at time.Time, achieved int64) store.EventsSnapshot {
 		EventID: 10, EventName: "Soft drinks tracker", SubsampleID: 100, SubsampleName: "US wave 3",
 		SubsampleStatus: client.StatusLive, SurveyAPICompatibility: true, TargetedCPI: 2.5, TargetedCurrency: "USD",
 		ResearchType: "Tracker", ResearchTypeID: 2, ExpectedClientLOI: ptr(12.0),
-		Categories: []client.Category{{MainCategory: "Consumer", MainCategoryID: 1, GenericCategory: "Food", GenericCategoryID: 10, Category: "Soft drinks", CategoryID: 101}},
-		Countries:  []client.Country{{ID: 1, Code: "US", Name: "United States"}},
-		Locales:    []client.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s?p=abc&id=", TestingEntryLink: "https://e.test/t?p=def&id="}},
+		Categories:     []client.Category{{MainCategory: "Consumer", MainCategoryID: 1, GenericCategory: "Food", GenericCategoryID: 10, Category: "Soft drinks", CategoryID: 101}},
+		Countries:      []client.Country{{ID: 1, Code: "US", Name: "United States"}},
+		Locales:        []client.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s?p=abc&id=", TestingEntryLink: "https://e.test/t?p=def&id="}},
 		FieldStartDate: client.LocalTime{Time: at.Add(-48 * time.Hour)},
 		NeedRecontact:  nil,
 	}

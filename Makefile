@@ -1,0 +1,47 @@
+# Fieldboard. `make run` serves the dashboard on the built-in provider
+# simulator; `make test` runs every check and test. Go is all they need:
+# modules download on first build and templ runs as a Go tool (go.mod).
+
+GO      ?= go
+BIN     := bin/fieldboard
+ADDR    ?= localhost:8080
+DB      ?= fieldboard.db
+
+# The race detector needs cgo and a C compiler; without them the tests run
+# without it and say so.
+RACE := $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1 && echo -race)
+
+.PHONY: run build test generate check-generated check-fmt vet unit
+
+## run: build and serve the dashboard at http://$(ADDR) on the built-in simulator
+run: build
+	./$(BIN) serve --addr $(ADDR) --db $(DB)
+
+## build: build bin/fieldboard
+build:
+	$(GO) build -o $(BIN) ./cmd/fieldboard
+
+## generate: regenerate the templ components' Go code (committed)
+generate:
+	$(GO) tool templ generate -path views
+
+## test: formatting, vet, generated-code freshness, then every test
+test: check-fmt vet check-generated unit
+
+unit:
+	@[ -n "$(RACE)" ] || echo "note: no C compiler for cgo, running the tests without -race"
+	$(GO) test $(RACE) -count=1 ./...
+
+check-fmt:
+	@out="$$(gofmt -l .)"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+# Each committed *_templ.go must be what templ generates from its .templ now.
+check-generated:
+	@cd views && for f in *.templ; do \
+		$(GO) tool templ generate -f "$$f" -stdout | cmp -s - "$${f%.templ}_templ.go" \
+		|| { echo "views/$${f%.templ}_templ.go is stale: run 'make generate' and commit it"; exit 1; }; \
+	done

@@ -1,0 +1,503 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+	_ "time/tzdata" // Europe/Amsterdam without relying on the host's zoneinfo
+)
+
+// serveJSON starts a server answering method and escaped path with body, and
+// a client for it placed in loc.
+func serveJSON(t *testing.T, method, path, body string, loc *time.Location) *Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method || r.URL.EscapedPath() != path {
+			t.Errorf("request %s %s, want %s %s", r.Method, r.URL.EscapedPath(), method, path)
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL, Location: loc, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func amsterdam(t *testing.T) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("Europe/Amsterdam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// mustJSON shows v with its pointers followed, for failure messages.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The fixtures below are written from the field tables of the spec; each
+// carries what the spec says varies.
+
+const allSubsamplesJSON = `[
+  {"eventId": 5001, "billingEntity": "", "subsampleId": 90001, "subsampleStatus": "Live",
+   "subsampleName": "NL wave 3", "country": {"id": 150, "code": "NL", "name": "Netherlands", "regionName": ""},
+   "fieldStartDate": "2026-11-20T09:30:00.000", "fieldEndDate": "2026-07-01T12:00:00.000",
+   "unknownField": {"nested": [1, 2]}},
+  {"eventId": 5001, "billingEntity": "Acme Research BV", "subsampleId": 90002, "subsampleStatus": "live for testing",
+   "subsampleName": "BE wave 3", "country": {"id": 21, "code": "BE", "name": "Belgium", "regionName": "Europe"},
+   "fieldStartDate": null}
+]`
+
+const liveDetailsJSON = `[
+  {
+    "eventId": 5001, "eventName": "Snack tracker",
+    "categories": [{"mainCategory": "Food", "mainCategoryId": 1, "genericCategory": "Snacks", "genericCategoryId": 12,
+                    "category": "Crisps", "categoryId": 123}],
+    "jobBookId": "JB-77", "billingEntity": "", "primaryProjectManager": "Ann Field",
+    "secondaryProjectManager": "Bo Manager", "contactEmailAddress": "ann@example.com", "groupId": 4,
+    "allowDesktop": true, "allowMobile": true, "allowTablet": false,
+    "subsampleId": 90001, "subsampleStatus": "Live", "subsampleName": "NL wave 3",
+    "countries": [{"id": 150, "code": "NL", "name": "Netherlands", "regionName": "Europe", "isPanelProduct": true, "panelOptIn": false}],
+    "locales": [{"name": "nl-nl", "liveEntryLink": "https://entry.example/s?p=tok&rType=1&id=",
+                 "testingEntryLink": "https://entry.example/t?p=tok&id="}],
+    "fieldStartDate": "2026-11-20T09:30:00.000", "fieldEndDate": "2026-12-20T18:00:00.000",
+    "surveyAPIcompatibility": true, "requiresFlash": false, "childSurvey": false, "collectPII": false,
+    "facialCoding": false, "sampleCategoryId": 2, "sampleSubCategoryId": 3,
+    "researchType": "Tracker", "researchTypeId": 7, "interviewType": 1,
+    "expectedClientLoi": 12.5, "expectedIncidenceRate": 40,
+    "targetedCurrency": "EUR", "targetedCPI": 1.75,
+    "completesAutoIncrementSchedule": {"interviews": 10, "recurrence": "daily", "startTime": "08:00", "endTime": "20:00"},
+    "feasibilityId": 808, "automation": true, "marketplaceEnabled": false, "needRecontact": false,
+    "isSampled": true, "IsPottential": false, "isCricital": false, "isMatching": true, "isNewRecruit": false,
+    "somethingNew": "ignored"
+  },
+  {
+    "eventId": 5002, "eventName": "Diary", "categories": null,
+    "jobBookId": null, "billingEntity": null, "primaryProjectManager": null, "secondaryProjectManager": null,
+    "contactEmailAddress": null, "groupId": null,
+    "allowDesktop": true, "allowMobile": false, "allowTablet": false,
+    "subsampleId": 90003, "subsampleStatus": "Live for testing", "subsampleName": "DE diary",
+    "countries": [{"id": 276, "code": "DE", "name": "Germany", "regionName": "Europe"}],
+    "locales": null,
+    "fieldStartDate": "2026-11-20T09:30:00.000", "fieldEndDate": "2026-11-21T09:30:00.000",
+    "surveyAPIcompatibility": false, "requiresFlash": false, "collectPII": true, "facialCoding": false,
+    "researchType": "Diary", "researchTypeId": 9, "interviewType": null,
+    "expectedClientLoi": null, "expectedIncidenceRate": null,
+    "targetedCurrency": "EUR", "targetedCPI": 0,
+    "completesAutoIncrementSchedule": null, "feasibilityId": null
+  }
+]`
+
+const quotasJSON = `[
+  {"subsampleStatus": "live for testing", "actualClientIncidenceRate": 35.5, "actualClientConversionRate": 20,
+   "actualClientAbandonRate": 4.25, "estimatedIncidence": 40, "questions": [],
+   "remainingExclusive": 30, "remainingShared": 12, "actualClientLOI": 11.5, "estimatedLOI": 12,
+   "achievedInterviews": 158, "tableId": 1, "tableName": "Total Quota", "quotaId": 11,
+   "quotaName": "Total", "quotaType": "counting", "extra": true},
+  {"subsampleStatus": "Live", "questions": [
+     {"id": -1, "operator": "OR", "locale": null, "answers": [{"rangeStart": "18", "rangeEnd": "34"}]},
+     {"id": 43, "operator": "OR", "locale": null, "answers": [{"id": 58}, {"id": 59}]}
+   ],
+   "remainingExclusive": 0, "remainingShared": 5, "achievedInterviews": 20,
+   "tableId": 2, "tableName": "Age x Gender", "quotaId": 21, "quotaName": "Young", "quotaType": "hard"},
+  {"subsampleStatus": "Live", "questions": null, "tableId": 3, "tableName": "Empty", "quotaId": 31,
+   "quotaName": "Nulls", "quotaType": "hard"}
+]`
+
+// Both key spellings in one response: Id/id and NumDays/numDays.
+const eligibilityJSON = `{
+  "surveys": [{"Id": 90000, "numDays": 0, "returnCodes": [3, 82]},
+              {"id": 90005, "NumDays": 30, "returnCodes": [3]}],
+  "researchTypes": [{"id": 9, "NumDays": 14, "returnCodes": [2, 3]},
+                    {"Id": 0, "numDays": 0, "returnCodes": [0]}],
+  "categories": [{"mainCategoryId": 1, "genericCategoryId": null, "specificCategoryId": 123, "NumDays": 7, "returnCodes": [3]}],
+  "events": [{"Id": 5001, "name": "Snack tracker", "numDays": 0, "returnCodes": null}],
+  "unknown": []
+}`
+
+const questionsJSON = `[
+  {"type": "Range", "translation": "", "id": -1, "name": "agerange", "text": "agerange"},
+  {"type": "Single Punch", "translation": "Wat is uw geslacht?", "id": 43, "name": "GENDER", "text": "What is your gender?", "priority": 1}
+]`
+
+const answersJSON = `[
+  {"type": "singlePunch", "translation": "Man", "isExclusive": false, "id": 58, "name": "Male", "text": "Male"},
+  {"type": "singlePunch", "translation": "", "isExclusive": true, "id": 60, "name": "NULL VALUE", "text": "NULL VALUE"}
+]`
+
+const countriesJSON = `[{"id": 150, "code": "NL", "name": "Netherlands", "regionName": "Europe"},
+  {"id": 840, "code": "US", "name": "United States", "regionName": ""}]`
+
+const localesJSON = `[{"id": 12, "countryId": 150, "name": "Dutch (Netherlands)", "nameTranslation": "",
+  "locale": "nl-nl", "shortLocale": "nl", "countryDefault": true, "countryName": "Netherlands",
+  "countryCode": "nl", "regionName": "", "extra": 1}]`
+
+const statusesJSON = `[{"id": 1, "statusName": "Pending"}, {"id": 2, "statusName": "Pending(do not use)"},
+  {"id": 3, "statusName": "Live"}, {"id": 4, "statusName": "Complete"}, {"id": 5, "statusName": "Canceled"},
+  {"id": 6, "statusName": "live for testing"}]`
+
+func TestDecode(t *testing.T) {
+	ams := amsterdam(t)
+	ctx := context.Background()
+	tests := []struct {
+		name         string
+		method, path string
+		body         string
+		loc          *time.Location
+		check        func(t *testing.T, c *Client)
+	}{
+		{
+			name: "event/all: empty billingEntity kept, unknown fields ignored, dates in the provider zone",
+			path: "/supplier/v1/event/all", method: http.MethodPost, body: allSubsamplesJSON, loc: ams,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.AllSubsamples(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 2 {
+					t.Fatalf("got %d subsamples, want 2", len(got))
+				}
+				a, b := got[0], got[1]
+				if a.EventID != 5001 || a.SubsampleID != 90001 || a.BillingEntity != "" || a.Country.Code != "NL" || a.Country.ID != 150 {
+					t.Errorf("first = %+v", a)
+				}
+				// 2026-11-20T09:30 in Amsterdam (CET, +01:00) is 08:30Z.
+				if want := time.Date(2026, 11, 20, 8, 30, 0, 0, time.UTC); !a.FieldStartDate.Equal(want) {
+					t.Errorf("fieldStartDate = %v, want the instant %v", a.FieldStartDate, want)
+				}
+				if a.FieldStartDate.Location() != ams {
+					t.Errorf("fieldStartDate zone = %v, want %v", a.FieldStartDate.Location(), ams)
+				}
+				// Summer time: +02:00.
+				if want := time.Date(2026, 7, 1, 10, 0, 0, 0, time.UTC); !a.FieldEndDate.Equal(want) {
+					t.Errorf("fieldEndDate = %v, want the instant %v", a.FieldEndDate, want)
+				}
+				if b.SubsampleStatus != StatusLiveForTesting || b.BillingEntity != "Acme Research BV" {
+					t.Errorf("second = %+v", b)
+				}
+				if !b.FieldStartDate.IsZero() || !b.FieldEndDate.IsZero() {
+					t.Errorf("null and absent dates = %v, %v; want zero", b.FieldStartDate, b.FieldEndDate)
+				}
+			},
+		},
+		{
+			name: "event/all: zone-less dates default to UTC",
+			path: "/supplier/v1/event/all", method: http.MethodPost, body: allSubsamplesJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.AllSubsamples(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC); !got[0].FieldStartDate.Equal(want) || got[0].FieldStartDate.Location() != time.UTC {
+					t.Errorf("fieldStartDate = %v, want %v", got[0].FieldStartDate, want)
+				}
+			},
+		},
+		{
+			name: "event/all: null is an empty list",
+			path: "/supplier/v1/event/all", method: http.MethodPost, body: `null`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.AllSubsamples(ctx)
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+		{
+			name: "live-details: every field, then nulls and absent optional fields",
+			path: "/supplier/v1/event/live-details", method: http.MethodPost, body: liveDetailsJSON, loc: ams,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.LiveSubsamples(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 2 {
+					t.Fatalf("got %d subsamples, want 2", len(got))
+				}
+				full, sparse := got[0], got[1]
+				if full.EventName != "Snack tracker" || full.SubsampleStatus != StatusLive || !full.SurveyAPICompatibility ||
+					full.TargetedCPI != 1.75 || full.TargetedCurrency != "EUR" || full.ResearchTypeID != 7 ||
+					!full.AllowDesktop || !full.AllowMobile || full.AllowTablet {
+					t.Errorf("required fields = %+v", full)
+				}
+				if want := (Category{"Food", 1, "Snacks", 12, "Crisps", 123}); len(full.Categories) != 1 || full.Categories[0] != want {
+					t.Errorf("categories = %+v, want [%+v]", full.Categories, want)
+				}
+				if len(full.Locales) != 1 || full.Locales[0].Name != "nl-nl" || full.Locales[0].LiveEntryLink != "https://entry.example/s?p=tok&rType=1&id=" {
+					t.Errorf("locales = %+v", full.Locales)
+				}
+				if len(full.Countries) != 1 || full.Countries[0].Code != "NL" {
+					t.Errorf("countries = %+v", full.Countries)
+				}
+				if full.BillingEntity == nil || *full.BillingEntity != "" {
+					t.Errorf("billingEntity = %v, want a pointer to the empty string", full.BillingEntity)
+				}
+				if full.JobBookID == nil || *full.JobBookID != "JB-77" || full.GroupID == nil || *full.GroupID != 4 ||
+					full.ExpectedClientLOI == nil || *full.ExpectedClientLOI != 12.5 || full.FeasibilityID == nil || *full.FeasibilityID != 808 ||
+					full.NeedRecontact == nil || *full.NeedRecontact || full.Automation == nil || !*full.Automation {
+					t.Errorf("optional fields = %+v", full)
+				}
+				if len(full.CompletesAutoIncrementSchedule) == 0 {
+					t.Error("completesAutoIncrementSchedule lost")
+				}
+				if want := time.Date(2026, 11, 20, 8, 30, 0, 0, time.UTC); !full.FieldStartDate.Equal(want) {
+					t.Errorf("fieldStartDate = %v, want the instant %v", full.FieldStartDate, want)
+				}
+
+				if sparse.SubsampleStatus != StatusLiveForTesting || sparse.TargetedCPI != 0 || sparse.SurveyAPICompatibility {
+					t.Errorf("sparse required fields = %+v", sparse)
+				}
+				if sparse.JobBookID != nil || sparse.BillingEntity != nil || sparse.PrimaryProjectManager != nil ||
+					sparse.SecondaryProjectManager != nil || sparse.ContactEmailAddress != nil || sparse.GroupID != nil ||
+					sparse.ChildSurvey != nil || sparse.SampleCategoryID != nil || sparse.SampleSubCategoryID != nil ||
+					sparse.InterviewType != nil || sparse.ExpectedClientLOI != nil || sparse.ExpectedIncidenceRate != nil ||
+					sparse.FeasibilityID != nil || sparse.Automation != nil || sparse.MarketplaceEnabled != nil ||
+					sparse.NeedRecontact != nil {
+					t.Errorf("null or absent optional fields are not nil: %+v", sparse)
+				}
+				if sparse.Categories == nil || len(sparse.Categories) != 0 || sparse.Locales == nil || len(sparse.Locales) != 0 {
+					t.Errorf("null arrays = %#v, %#v; want empty slices", sparse.Categories, sparse.Locales)
+				}
+			},
+		},
+		{
+			name: "live-details: null is an empty list",
+			path: "/supplier/v1/event/live-details", method: http.MethodPost, body: `null`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.LiveSubsamples(ctx)
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+		{
+			name: "quotas: total quota, range and id answers, status normalised",
+			path: "/supplier/v1/subsamples/90001/quotas", method: http.MethodGet, body: quotasJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Quotas(ctx, 90001)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 3 {
+					t.Fatalf("got %d quotas, want 3", len(got))
+				}
+				total, hard, nulls := got[0], got[1], got[2]
+				if !total.IsTotal() || total.Remaining() != 42 || total.AchievedInterviews != 158 || total.ActualClientAbandonRate != 4.25 {
+					t.Errorf("total quota = %+v", total)
+				}
+				if total.SubsampleStatus != StatusLiveForTesting {
+					t.Errorf("subsampleStatus = %q, want %q", total.SubsampleStatus, StatusLiveForTesting)
+				}
+				if hard.IsTotal() || hard.QuotaType != QuotaTypeHard || len(hard.Questions) != 2 {
+					t.Fatalf("hard quota = %+v", hard)
+				}
+				age := hard.Questions[0]
+				if age.ID != AgeRangeQuestionID || age.Operator != "OR" || age.Locale != nil || len(age.Answers) != 1 ||
+					!age.Answers[0].IsRange() || *age.Answers[0].RangeStart != "18" || *age.Answers[0].RangeEnd != "34" || age.Answers[0].ID != nil {
+					t.Errorf("range question = %+v", age)
+				}
+				gender := hard.Questions[1]
+				if gender.ID != 43 || len(gender.Answers) != 2 || gender.Answers[0].IsRange() ||
+					gender.Answers[0].ID == nil || *gender.Answers[0].ID != 58 || *gender.Answers[1].ID != 59 {
+					t.Errorf("id question = %+v", gender)
+				}
+				if nulls.Questions == nil || len(nulls.Questions) != 0 {
+					t.Errorf("null questions = %#v, want an empty slice", nulls.Questions)
+				}
+			},
+		},
+		{
+			name: "quotas: null is an empty list",
+			path: "/supplier/v1/subsamples/7/quotas", method: http.MethodGet, body: `null`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Quotas(ctx, 7)
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+		{
+			name: "eligibility-rules: Id/id and NumDays/numDays denote the same field",
+			path: "/supplier/v1/subsamples/90001/eligibility-rules", method: http.MethodGet, body: eligibilityJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.EligibilityRules(ctx, 90001)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := EligibilityRules{
+					Surveys: []SurveyRule{
+						{ID: ptr[int64](90000), NumDays: 0, ReturnCodes: []int64{3, 82}},
+						{ID: ptr[int64](90005), NumDays: 30, ReturnCodes: []int64{3}},
+					},
+					ResearchTypes: []ResearchTypeRule{
+						{ID: ptr[int64](9), NumDays: 14, ReturnCodes: []int64{2, 3}},
+						{ID: ptr[int64](0), NumDays: 0, ReturnCodes: []int64{0}},
+					},
+					Categories: []CategoryRule{
+						{MainCategoryID: ptr[int64](1), SpecificCategoryID: ptr[int64](123), NumDays: 7, ReturnCodes: []int64{3}},
+					},
+					Events: []EventRule{
+						{ID: ptr[int64](5001), Name: ptr("Snack tracker"), NumDays: 0, ReturnCodes: []int64{}},
+					},
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("got  %s\nwant %s", mustJSON(t, got), mustJSON(t, want))
+				}
+				if got.Events[0].ReturnCodes == nil {
+					t.Error("null returnCodes decoded to nil, want an empty slice")
+				}
+			},
+		},
+		{
+			name: "eligibility-rules: null arrays are empty",
+			path: "/supplier/v1/subsamples/1/eligibility-rules", method: http.MethodGet,
+			body: `{"surveys": null, "researchTypes": [], "categories": null}`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.EligibilityRules(ctx, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Surveys == nil || got.ResearchTypes == nil || got.Categories == nil || got.Events == nil {
+					t.Errorf("got %#v, want four empty slices", got)
+				}
+			},
+		},
+		{
+			name: "questions: the agerange question and unknown fields",
+			path: "/supplier/v1/locales/nl-nl/questions", method: http.MethodGet, body: questionsJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Questions(ctx, "nl-nl")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []Question{
+					{Type: "Range", ID: -1, Name: "agerange", Text: "agerange"},
+					{Type: "Single Punch", Translation: "Wat is uw geslacht?", ID: 43, Name: "GENDER", Text: "What is your gender?"},
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("got %+v, want %+v", got, want)
+				}
+			},
+		},
+		{
+			name: "questions: the locale is path-escaped",
+			path: "/supplier/v1/locales/pt%2Fbr%20x/questions", method: http.MethodGet, body: `null`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Questions(ctx, "pt/br x")
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+		{
+			name: "answers: the NULL VALUE entry is kept",
+			path: "/supplier/v1/locales/nl-nl/questions/43/answers", method: http.MethodGet, body: answersJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Answers(ctx, "nl-nl", 43)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 2 || got[0].IsNullValue() || !got[1].IsNullValue() || !got[1].IsExclusive || got[1].ID != 60 || got[0].Translation != "Man" {
+					t.Errorf("got %+v", got)
+				}
+			},
+		},
+		{
+			name: "answers: null is an empty list",
+			path: "/supplier/v1/locales/nl-nl/questions/-1/answers", method: http.MethodGet, body: `null`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Answers(ctx, "nl-nl", -1)
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+		{
+			name: "countries: empty regionName",
+			path: "/supplier/v1/countries", method: http.MethodGet, body: countriesJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Countries(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []Country{{150, "NL", "Netherlands", "Europe"}, {840, "US", "United States", ""}}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("got %+v, want %+v", got, want)
+				}
+			},
+		},
+		{
+			name: "locales: every field, unknown ignored",
+			path: "/supplier/v1/locales", method: http.MethodGet, body: localesJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Locales(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []Locale{{ID: 12, CountryID: 150, Name: "Dutch (Netherlands)", Locale: "nl-nl", ShortLocale: "nl",
+					CountryDefault: true, CountryName: "Netherlands", CountryCode: "nl"}}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("got %+v, want %+v", got, want)
+				}
+			},
+		},
+		{
+			name: "survey-statuses: live for testing in lower case is normalised",
+			path: "/supplier/v1/survey-statuses", method: http.MethodGet, body: statusesJSON,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.SurveyStatuses(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []SurveyStatus{{1, StatusPending}, {2, "Pending(do not use)"}, {3, StatusLive},
+					{4, StatusComplete}, {5, StatusCanceled}, {6, StatusLiveForTesting}}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("got %+v, want %+v", got, want)
+				}
+			},
+		},
+		{
+			name: "countries: null is an empty list",
+			path: "/supplier/v1/countries", method: http.MethodGet, body: ` null `,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Countries(ctx)
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+		{
+			name: "locales: an empty array stays empty",
+			path: "/supplier/v1/locales", method: http.MethodGet, body: `[]`,
+			check: func(t *testing.T, c *Client) {
+				got, err := c.Locales(ctx)
+				if err != nil || got == nil || len(got) != 0 {
+					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.check(t, serveJSON(t, tt.method, tt.path, tt.body, tt.loc))
+		})
+	}
+}

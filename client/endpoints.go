@@ -1,0 +1,174 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// The nine endpoints of the spec. Each returns an *Error on failure. Lists
+// are never nil: a provider's null stands for an empty list, at the top level
+// and inside the resources alike.
+
+// emptyObject is the request body of the two POST endpoints: no filters.
+const emptyObject = "{}"
+
+// AllSubsamples lists every subsample the supplier has or had an allocation
+// in, whatever its status (POST /supplier/v1/event/all, no filters).
+func (c *Client) AllSubsamples(ctx context.Context) ([]SubsampleSummary, error) {
+	var out []SubsampleSummary
+	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/all", []byte(emptyObject), &out); err != nil {
+		return nil, err
+	}
+	out = nonNil(out)
+	for i := range out {
+		s := &out[i]
+		s.SubsampleStatus = NormalizeStatus(s.SubsampleStatus)
+		s.FieldStartDate = s.FieldStartDate.in(c.loc)
+		s.FieldEndDate = s.FieldEndDate.in(c.loc)
+	}
+	return out, nil
+}
+
+// LiveSubsamples lists the subsamples open to the supplier in status Live or
+// Live for testing, with their properties and entry links
+// (POST /supplier/v1/event/live-details).
+func (c *Client) LiveSubsamples(ctx context.Context) ([]LiveSubsample, error) {
+	var out []LiveSubsample
+	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/live-details", []byte(emptyObject), &out); err != nil {
+		return nil, err
+	}
+	out = nonNil(out)
+	for i := range out {
+		s := &out[i]
+		s.SubsampleStatus = NormalizeStatus(s.SubsampleStatus)
+		s.FieldStartDate = s.FieldStartDate.in(c.loc)
+		s.FieldEndDate = s.FieldEndDate.in(c.loc)
+		s.Categories = nonNil(s.Categories)
+		s.Countries = nonNil(s.Countries)
+		s.Locales = nonNil(s.Locales)
+	}
+	return out, nil
+}
+
+// Quotas lists the quotas of a subsample with the completes still needed
+// (GET /supplier/v1/subsamples/{id}/quotas).
+func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]Quota, error) {
+	var out []Quota
+	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "quotas"), nil, &out); err != nil {
+		return nil, err
+	}
+	out = nonNil(out)
+	for i := range out {
+		q := &out[i]
+		q.SubsampleStatus = NormalizeStatus(q.SubsampleStatus)
+		q.Questions = nonNil(q.Questions)
+		for j := range q.Questions {
+			q.Questions[j].Answers = nonNil(q.Questions[j].Answers)
+		}
+	}
+	return out, nil
+}
+
+// EligibilityRules returns the exclusion rules of a subsample
+// (GET /supplier/v1/subsamples/{id}/eligibility-rules). The provider's Id/id
+// and NumDays/numDays spellings both decode.
+func (c *Client) EligibilityRules(ctx context.Context, subsampleID int64) (EligibilityRules, error) {
+	var out EligibilityRules
+	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "eligibility-rules"), nil, &out); err != nil {
+		return EligibilityRules{}, err
+	}
+	out.Surveys = nonNil(out.Surveys)
+	for i := range out.Surveys {
+		out.Surveys[i].ReturnCodes = nonNil(out.Surveys[i].ReturnCodes)
+	}
+	out.ResearchTypes = nonNil(out.ResearchTypes)
+	for i := range out.ResearchTypes {
+		out.ResearchTypes[i].ReturnCodes = nonNil(out.ResearchTypes[i].ReturnCodes)
+	}
+	out.Categories = nonNil(out.Categories)
+	for i := range out.Categories {
+		out.Categories[i].ReturnCodes = nonNil(out.Categories[i].ReturnCodes)
+	}
+	out.Events = nonNil(out.Events)
+	for i := range out.Events {
+		out.Events[i].ReturnCodes = nonNil(out.Events[i].ReturnCodes)
+	}
+	return out, nil
+}
+
+// Questions lists the standard questions of a locale such as "en-us"
+// (GET /supplier/v1/locales/{locale}/questions).
+func (c *Client) Questions(ctx context.Context, locale string) ([]Question, error) {
+	if locale == "" {
+		return nil, errors.New("questions: empty locale")
+	}
+	var out []Question
+	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales/"+url.PathEscape(locale)+"/questions", nil, &out); err != nil {
+		return nil, err
+	}
+	return nonNil(out), nil
+}
+
+// Answers lists the answers of one library question in a locale
+// (GET /supplier/v1/locales/{locale}/questions/{questionId}/answers),
+// the NULL VALUE entry included (see Answer.IsNullValue).
+func (c *Client) Answers(ctx context.Context, locale string, questionID int64) ([]Answer, error) {
+	if locale == "" {
+		return nil, errors.New("answers: empty locale")
+	}
+	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions/" + strconv.FormatInt(questionID, 10) + "/answers"
+	var out []Answer
+	if err := c.call(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return nonNil(out), nil
+}
+
+// Countries lists all countries (GET /supplier/v1/countries).
+func (c *Client) Countries(ctx context.Context) ([]Country, error) {
+	var out []Country
+	if err := c.call(ctx, http.MethodGet, "/supplier/v1/countries", nil, &out); err != nil {
+		return nil, err
+	}
+	return nonNil(out), nil
+}
+
+// Locales lists all locales (GET /supplier/v1/locales).
+func (c *Client) Locales(ctx context.Context) ([]Locale, error) {
+	var out []Locale
+	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales", nil, &out); err != nil {
+		return nil, err
+	}
+	return nonNil(out), nil
+}
+
+// SurveyStatuses lists the subsample statuses (GET /supplier/v1/survey-statuses),
+// names normalised: the provider's "live for testing" becomes
+// StatusLiveForTesting.
+func (c *Client) SurveyStatuses(ctx context.Context) ([]SurveyStatus, error) {
+	var out []SurveyStatus
+	if err := c.call(ctx, http.MethodGet, "/supplier/v1/survey-statuses", nil, &out); err != nil {
+		return nil, err
+	}
+	out = nonNil(out)
+	for i := range out {
+		out[i].StatusName = NormalizeStatus(out[i].StatusName)
+	}
+	return out, nil
+}
+
+func subsamplePath(id int64, resource string) string {
+	return "/supplier/v1/subsamples/" + strconv.FormatInt(id, 10) + "/" + resource
+}
+
+// nonNil turns the nil slice a JSON null or absent array decodes to into an
+// empty one.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+// Package sim simulates the provider's Supplier Sample Allocation API
+// (see the spec in shared/supplier-api-spec.md) for tests, benchmarks and
+// the demo. A Simulator is an http.Handler serving all nine endpoints with
+// realistic data that is a pure function of the seed and of the time
+// elapsed since the simulator was created, plus switches to inject latency
+// and failures.
+package sim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Simulator. Zero values select the defaults.
+type Options struct {
+	Seed               int64
+	Subsamples         int              // number of subsamples in event/all; default 240
+	Locales            int              // locales that have a question library; default 8, at most MaxLocales
+	QuestionsPerLocale int              // default 40; the core profiling questions always exist, filler questions make up the rest
+	AnswersPerQuestion int              // answers of filler questions; default 6, at least 2
+	Latency            time.Duration    // added to every request; a canceled request stops waiting
+	FailRate           float64          // probability 0..1 that a request fails with a random FailMode
+	Now                func() time.Time // clock; default time.Now. The world is generated relative to Now() at New.
+	EntryURL           string           // base of entry links; default "https://survey.provider.test/start"
+}
+
+// Defaults of Options.
+const (
+	DefaultSubsamples         = 240
+	DefaultLocales            = 8
+	DefaultQuestionsPerLocale = 40
+	DefaultAnswersPerQuestion = 6
+	DefaultEntryURL           = "https://survey.provider.test/start"
+)
+
+// withDefaults fills in the zero fields of o and bounds the others.
+func (o Options) withDefaults() Options {
+	if o.Subsamples <= 0 {
+		o.Subsamples = DefaultSubsamples
+	}
+	if o.Locales <= 0 {
+		o.Locales = DefaultLocales
+	}
+	o.Locales = min(o.Locales, MaxLocales)
+	if o.QuestionsPerLocale <= 0 {
+		o.QuestionsPerLocale = DefaultQuestionsPerLocale
+	}
+	if o.AnswersPerQuestion <= 0 {
+		o.AnswersPerQuestion = DefaultAnswersPerQuestion
+	}
+	o.AnswersPerQuestion = max(o.AnswersPerQuestion, 2)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.EntryURL == "" {
+		o.EntryURL = DefaultEntryURL
+	}
+	return o
+}
+
+// FailMode is a way a request can fail.
+type FailMode int
+
+const (
+	FailServerError FailMode = iota + 1 // 503 with a short text body
+	FailTimeout                         // hang until the request context is done
+	FailMalformed                       // 200 with a truncated JSON body
+)
+
+// Simulator is the provider. It is safe for concurrent use.
+type Simulator struct {
+	world *world
+	now   func() time.Time
+	mux   *http.ServeMux
+
+	requests atomic.Int64
+	latency  atomic.Int64  // time.Duration
+	failRate atomic.Uint64 // math.Float64bits of the rate
+
+	mu      sync.Mutex // guards rng and failing
+	rng     *rand.Rand // draws failures
+	failing map[string]FailMode
+}
+
+// New generates the world for opts and returns a simulator serving it.
+// Generation is deterministic for opts.Seed and the time opts.Now returns.
+func New(opts Options) *Simulator {
+	opts = opts.withDefaults()
+	s := &Simulator{
+		world:   newWorld(opts),
+		now:     opts.Now,
+		rng:     rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa11)),
+		failing: make(map[string]FailMode),
+	}
+	s.SetLatency(opts.Latency)
+	s.SetFailRate(opts.FailRate)
+	s.mux = s.routes()
+	return s
+}
+
+// ServeHTTP counts the request, waits the configured latency, fails the
+// request when a failure switch says so and otherwise serves the endpoint.
+func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
+	if d := time.Duration(s.latency.Load()); d > 0 && !sleep(r.Context(), d) {
+		return
+	}
+	if mode := s.failure(r.URL.Path); mode != 0 {
+		s.fail(w, r, mode)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// sleep waits d or until ctx is done; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// SetFailRate sets the probability, 0 to 1, that a request fails with a
+// random FailMode.
+func (s *Simulator) SetFailRate(rate float64) {
+	s.failRate.Store(math.Float64bits(math.Max(0, math.Min(1, rate))))
+}
+
+// SetLatency sets the delay added to every request.
+func (s *Simulator) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
+// Requests returns the number of requests received so far, failed ones
+// included.
+func (s *Simulator) Requests() int64 { return s.requests.Load() }
+
+// LiveSubsampleIDs returns the ids live-details lists at the simulator's
+// current time, in ascending order.
+func (s *Simulator) LiveSubsampleIDs() []int64 {
+	m := s.world.minutesAt(s.now())
+	var ids []int64
+	for _, ss := range s.world.subs {
+		if ss.listedLive(m) {
+			ids = append(ids, ss.id)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"fieldboard/client"
+)
+
+// newFlagSet returns a flag set for a subcommand whose help names it.
+func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: fieldboard %s [flags]\n\n%s\n\nFlags (each also read from FIELDBOARD_<FLAG>):\n", name, summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args, then fills every flag not given on the command line
+// from its FIELDBOARD_* environment variable.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] || err != nil {
+			return
+		}
+		env := "FIELDBOARD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = fmt.Errorf("%s: %w", env, serr)
+			}
+		}
+	})
+	return err
+}
+
+// headerList collects repeated --upstream-header "Name: value" flags. In a
+// FIELDBOARD_UPSTREAM_HEADER variable several headers are separated by
+// newlines.
+type headerList []string
+
+func (h *headerList) String() string { return fmt.Sprintf("%d header(s)", len(*h)) }
+
+func (h *headerList) Set(v string) error {
+	for _, line := range strings.Split(v, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if _, _, err := client.ParseHeader(line); err != nil {
+			return err
+		}
+		*h = append(*h, line)
+	}
+	return nil
+}
+
+// upstreamFlags are the flags that say how to reach the provider.
+type upstreamFlags struct {
+	url         string
+	headers     headerList
+	timeout     time.Duration
+	attempts    int
+	providerTZ  string
+	concurrency int
+}
+
+func (u *upstreamFlags) register(fs *flag.FlagSet, urlHelp string) {
+	fs.StringVar(&u.url, "upstream", "", urlHelp)
+	fs.Var(&u.headers, "upstream-header", `header sent on every provider request, "Name: value" (repeatable; for the provider's authentication)`)
+	fs.DurationVar(&u.timeout, "upstream-timeout", 15*time.Second, "timeout of one provider request")
+	fs.IntVar(&u.attempts, "upstream-attempts", 3, "attempts per provider request (retries with backoff on timeouts and 5xx)")
+	fs.StringVar(&u.providerTZ, "provider-tz", "UTC", "time zone of the provider's zone-less dates (IANA name)")
+	fs.IntVar(&u.concurrency, "concurrency", 8, "per-subsample provider requests in flight during a refresh")
+}
+
+// client builds the provider client for baseURL.
+func (u *upstreamFlags) client(baseURL, userAgent string) (*client.Client, error) {
+	loc, err := time.LoadLocation(u.providerTZ)
+	if err != nil {
+		return nil, fmt.Errorf("--provider-tz %q: %w", u.providerTZ, err)
+	}
+	cfg := client.Config{BaseURL: baseURL, UserAgent: userAgent, Timeout: u.timeout, MaxAttempts: u.attempts, Location: loc, Header: map[string][]string{}}
+	for _, line := range u.headers {
+		name, value, err := client.ParseHeader(line)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Header.Add(name, value)
+	}
+	c, err := client.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--upstream: %w", err)
+	}
+	return c, nil
+}
+
+// newLogger returns a text logger at the named level.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// userAgent names this build to the provider.
+const userAgent = "fieldboard/0.1 (+sample supplier dashboard)"

@@ -1,0 +1,86 @@
+// Command fieldboard is the dashboard of a sample supplier's field
+// coordinators: it reads the provider's Supplier Sample Allocation API into
+// SQLite and serves which subsamples may be sent to, and why not the others.
+//
+// Usage:
+//
+//	fieldboard serve [flags]         serve the dashboard (on the built-in simulator without --upstream)
+//	fieldboard refresh [flags]       read the provider once into the database and exit
+//	fieldboard provider-sim [flags]  serve the provider simulator
+//
+// Every flag can also be set with an environment variable FIELDBOARD_NAME,
+// the flag's name in upper case with dashes as underscores
+// (FIELDBOARD_DB=/var/lib/fieldboard.db). A flag on the command line wins.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the dashboard (on the built-in provider simulator when --upstream is not given)", runServe},
+		{"refresh", "read the provider once into the database and exit; non-zero with the failing endpoint on error", runRefresh},
+		{"provider-sim", "serve the provider simulator: all nine endpoints with deterministic, moving data", runProviderSim},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "fieldboard:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+func exitCode(err error) int {
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
+}
+
+var errUsage = errors.New("usage")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return fmt.Errorf("%w: a command is needed", errUsage)
+		}
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "fieldboard: which survey subsamples may a sample supplier send panel members to, and why not the others.")
+	fmt.Fprintln(w, "\nUsage: fieldboard <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'fieldboard <command> --help' for a command's flags. Every flag may also be set as FIELDBOARD_<FLAG> in the environment.")
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fieldboard/client/sim"
+	"fieldboard/store"
+)
+
+// childArgs makes the test binary run fieldboard itself with these
+// arguments (separated by newlines), for tests that kill a process.
+const childArgs = "FIELDBOARD_TEST_CHILD_ARGS"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childArgs); args != "" {
+		if err := run(context.Background(), strings.Split(args, "\n"), os.Stdout, os.Stderr); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func newSim(t *testing.T, opts sim.Options) (*sim.Simulator, string) {
+	t.Helper()
+	if opts.Subsamples == 0 {
+		opts.Subsamples = 40
+	}
+	s := sim.New(opts)
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv.URL
+}
+
+func TestRefreshCommandFillsDatabase(t *testing.T) {
+	simulator, url := newSim(t, sim.Options{Seed: 5, Locales: 2, QuestionsPerLocale: 10})
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db, "--upstream-header", "X-Api-Key: s3cret"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("refresh: %v\n%s", err, stderr.String())
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, err := st.CountLive(context.Background())
+	if err != nil || n != len(simulator.LiveSubsampleIDs()) || n == 0 {
+		t.Errorf("live subsamples stored = %d, %v; want %d", n, err, len(simulator.LiveSubsampleIDs()))
+	}
+	if !strings.Contains(stdout.String(), "live") {
+		t.Errorf("stdout = %q, want a summary", stdout.String())
+	}
+}
+
+func TestRefreshCommandNamesTheFailingEndpoint(t *testing.T) {
+	simulator, url := newSim(t, sim.Options{Seed: 5})
+	simulator.FailPath("/supplier/v1/event/live-details", sim.FailServerError)
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db, "--upstream-attempts", "1"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "/supplier/v1/event/live-details") {
+		t.Fatalf("refresh error = %v, want one naming the endpoint", err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error spans several lines: %q", err)
+	}
+}
+
+func TestBadInvocations(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"no command", nil, nil, "a command is needed"},
+		{"unknown command", []string{"frobnicate"}, nil, `unknown command "frobnicate"`},
+		{"refresh without upstream", []string{"refresh", "--db", "x.db"}, nil, "--upstream"},
+		{"bad header", []string{"refresh", "--upstream", "http://x", "--upstream-header", "no colon"}, nil, "header"},
+		{"bad provider tz", []string{"refresh", "--upstream", "http://127.0.0.1:1", "--provider-tz", "Mars/Base"}, nil, "--provider-tz"},
+		{"bad upstream URL", []string{"refresh", "--upstream", "ftp://x"}, nil, "--upstream"},
+		{"bad env", []string{"provider-sim"}, map[string]string{"FIELDBOARD_FAIL_RATE": "lots"}, "FIELDBOARD_FAIL_RATE"},
+		{"fail rate out of range", []string{"provider-sim", "--fail-rate", "2"}, nil, "--fail-rate"},
+		{"stray argument", []string{"serve", "extra"}, nil, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tt.args, &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
+	var stdout bytes.Buffer
+	if err := run(context.Background(), []string{"--help"}, &stdout, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands() {
+		if !strings.Contains(stdout.String(), c.name) {
+			t.Errorf("--help does not name %s", c.name)
+		}
+	}
+	for _, cmd := range []string{"serve", "refresh", "provider-sim"} {
+		var out bytes.Buffer
+		err := run(context.Background(), []string{cmd, "--help"}, &out, &out)
+		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "FIELDBOARD_") || !strings.Contains(out.String(), "-db") && cmd != "provider-sim" {
+			t.Errorf("%s --help = %v:\n%s", cmd, err, out.String())
+		}
+	}
+}
+
+func TestProviderSimServesAllNineEndpoints(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	stdout := &syncWriter{w: &bytes.Buffer{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"provider-sim", "--addr", "127.0.0.1:0", "--seed", "9", "--subsamples", "20"}, stdout, &stderr)
+	}()
+	var base string
+	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if out := stdout.String(); strings.Contains(out, "http://") {
+			base = strings.Fields(out[strings.Index(out, "http://"):])[0]
+		}
+	}
+	if base == "" {
+		t.Fatal("provider-sim did not say where it listens")
+	}
+	endpoints := []struct{ method, path string }{
+		{"POST", "/supplier/v1/event/all"},
+		{"POST", "/supplier/v1/event/live-details"},
+		{"GET", "/supplier/v1/countries"},
+		{"GET", "/supplier/v1/locales"},
+		{"GET", "/supplier/v1/survey-statuses"},
+	}
+	for _, e := range endpoints {
+		req, _ := http.NewRequest(e.method, base+e.path, strings.NewReader("{}"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %v %v", e.method, e.path, err, resp)
+		}
+		resp.Body.Close()
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("provider-sim after cancel: %v", err)
+	}
+}
+
+// TestKilledRefreshKeepsPreviousSnapshot kills `fieldboard refresh` (SIGKILL)
+// at several moments of a refresh and checks that the database still holds
+// the previous snapshot, whole.
+func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	simulator, url := newSim(t, sim.Options{Seed: 5, Subsamples: 200, Locales: 2, QuestionsPerLocale: 10})
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := count(t, db)
+	simulator.SetLatency(2 * time.Millisecond)
+	for _, after := range []time.Duration{50 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond} {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), childArgs+"=refresh\n--upstream\n"+url+"\n--db\n"+db)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(after)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if got := count(t, db); got != want {
+			t.Errorf("killed %v into a refresh: %d live subsamples with stored quotas, want %d", after, got, want)
+		}
+	}
+}
+
+// count opens the database and returns how many live subsamples have their
+// quotas stored; it fails the test when the snapshot is not whole.
+func count(t *testing.T, db string) int {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.LiveRows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rows {
+		if r.QuotasOK == nil {
+			t.Fatalf("subsample %d is live without a quota fetch: half a snapshot", r.SubsampleID)
+		}
+		n++
+	}
+	return n
+}
+
+// syncWriter lets the test read what a goroutine writes.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}

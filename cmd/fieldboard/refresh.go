@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"fieldboard/store"
+	"fieldboard/web/refresh"
+)
+
+func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("refresh", "Reads everything from the provider once (reference data, events, quotas, eligibility rules, question library) into the database and exits. Exits non-zero with a one-line error naming the endpoint that failed.", stderr)
+	var up upstreamFlags
+	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
+	up.register(fs, "provider base URL (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if up.url == "" {
+		return errFlag("upstream", "the provider's base URL is required")
+	}
+	logger, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	provider, err := up.client(up.url, userAgent)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r := refresh.New(provider, st, refresh.Options{Concurrency: up.concurrency, Logger: logger})
+	defer r.Close()
+	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		return err
+	}
+	live, err := st.CountLive(ctx)
+	if err != nil {
+		return err
+	}
+	all, err := st.CountSubsamples(ctx)
+	if err != nil {
+		return err
+	}
+	logger.Log(ctx, slog.LevelInfo, "refresh done", "subsamples", all, "live", live)
+	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", *dbPath, all, live)
+	return nil
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"fieldboard/client/sim"
+	"fieldboard/handlers"
+	"fieldboard/store"
+	"fieldboard/web"
+	"fieldboard/web/refresh"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", "Serves the dashboard and refreshes the provider's data on schedule. Without --upstream it starts the provider simulator in-process, so a new user sees a full dashboard at once.", stderr)
+	var (
+		up           upstreamFlags
+		addr         = fs.String("addr", "localhost:8080", "address to serve the dashboard on")
+		dbPath       = fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+		tz           = fs.String("tz", "Local", "time zone the dashboard shows times in (IANA name)")
+		eventsEvery  = fs.Duration("refresh-every", 3*time.Minute, "how often events, quotas and rules are read (the provider caches them 3 minutes; less is pointless)")
+		libraryEvery = fs.Duration("library-every", 24*time.Hour, "how often the question library and reference data are read (cached 24 hours)")
+		retention    = fs.Duration("retention", 7*24*time.Hour, "how long quota history and the refresh log are kept")
+		logLevel     = fs.String("log-level", "info", "log level: debug, info, warn or error")
+		simSeed      = fs.Int64("sim-seed", 1, "seed of the built-in simulator (without --upstream)")
+		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
+		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
+	)
+	up.register(fs, "provider base URL; empty starts the built-in simulator")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(*tz)
+	if err != nil {
+		return fmt.Errorf("--tz %q: %w", *tz, err)
+	}
+
+	baseURL := up.url
+	if baseURL == "" {
+		simURL, stopSim, err := startSimulator(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency})
+		if err != nil {
+			return err
+		}
+		defer stopSim()
+		logger.Info("no --upstream given: serving the built-in provider simulator", "url", simURL, "seed", *simSeed, "subsamples", *simSize)
+		baseURL = simURL
+	}
+	provider, err := up.client(baseURL, userAgent)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	refresher := refresh.New(provider, st, refresh.Options{
+		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
+		Concurrency: up.concurrency, Retention: *retention, Logger: logger,
+	})
+	server := &web.Server{
+		Handler:      &handlers.Handler{Store: st, Refresher: refresher, Logger: logger, Now: time.Now, Location: loc},
+		Refresher:    refresher,
+		Logger:       logger,
+		ScheduleTick: 15 * time.Second,
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", *dbPath)
+	return server.Serve(ctx, ln)
+}
+
+// startSimulator serves a provider simulator on a loopback port and returns
+// its URL and a function that stops it.
+func startSimulator(opts sim.Options) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("start the built-in simulator: %w", err)
+	}
+	srv := &http.Server{Handler: sim.New(opts), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// errFlag reports a flag error as a usage error.
+func errFlag(name, format string, args ...any) error {
+	return fmt.Errorf("%w: --%s: %s", errUsage, name, fmt.Sprintf(format, args...))
+}

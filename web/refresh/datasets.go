@@ -1,0 +1,215 @@
+package refresh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"fieldboard/client"
+	"fieldboard/store"
+)
+
+// refreshEvents reads event/all, live-details and every live subsample's
+// quotas and eligibility rules, and writes them as one snapshot. When an
+// event list fails nothing is written; when some subsamples' calls fail
+// the snapshot is written with those subsamples marked as failed.
+func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
+	run := store.Run{Dataset: store.DatasetEvents, StartedAt: r.opts.Now()}
+	c := &counter{}
+	ru.setPhase("event lists", 2)
+	summaries, err := r.provider.AllSubsamples(ctx)
+	c.add(err)
+	ru.step()
+	if err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	live, err := r.provider.LiveSubsamples(ctx)
+	c.add(err)
+	ru.step()
+	if err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+
+	ru.setPhase("quotas and rules", 2*len(live))
+	details := make(map[int64]store.SubsampleDetail, len(live))
+	var mu sync.Mutex
+	forEach(ctx, r.opts.Concurrency, live, func(l client.LiveSubsample) {
+		d := r.fetchDetail(ctx, ru, c, l.SubsampleID)
+		mu.Lock()
+		details[l.SubsampleID] = d
+		mu.Unlock()
+	})
+	if err := ctx.Err(); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+
+	ru.setPhase("saving", 0)
+	run.FinishedAt = r.opts.Now()
+	c.stamp(&run)
+	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details}
+	if _, err := r.store.SaveEvents(ctx, snap, r.opts.Retention); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	r.done(run)
+	return nil
+}
+
+// fetchDetail reads one subsample's quotas and eligibility rules.
+func (r *Refresher) fetchDetail(ctx context.Context, ru *run, c *counter, id int64) store.SubsampleDetail {
+	var d store.SubsampleDetail
+	d.Quotas, d.QuotasErr = r.provider.Quotas(ctx, id)
+	c.add(d.QuotasErr)
+	ru.step()
+	d.Rules, d.RulesErr = r.provider.EligibilityRules(ctx, id)
+	c.add(d.RulesErr)
+	ru.step()
+	d.FetchedAt = r.opts.Now()
+	if d.QuotasErr != nil || d.RulesErr != nil {
+		r.opts.Logger.Warn("subsample fetch failed", "subsample", id, "quotas_err", d.QuotasErr, "rules_err", d.RulesErr)
+	}
+	return d
+}
+
+// refreshSubsample reads one live subsample's quotas and eligibility rules.
+func (r *Refresher) refreshSubsample(ctx context.Context, ru *run, id int64) error {
+	ru.setPhase("quotas and rules", 2)
+	d := r.fetchDetail(ctx, ru, &counter{}, id)
+	ru.setPhase("saving", 0)
+	if err := r.store.SaveSubsampleDetail(ctx, id, d); err != nil {
+		return err
+	}
+	return errors.Join(d.QuotasErr, d.RulesErr)
+}
+
+// refreshReference reads countries, locales and survey statuses.
+func (r *Refresher) refreshReference(ctx context.Context, ru *run) error {
+	run := store.Run{Dataset: store.DatasetReference, StartedAt: r.opts.Now()}
+	c := &counter{}
+	ru.setPhase("reference data", 3)
+	ref := store.Reference{}
+	var err error
+	ref.Countries, err = r.provider.Countries(ctx)
+	if c.add(err); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	ru.step()
+	ref.Locales, err = r.provider.Locales(ctx)
+	if c.add(err); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	ru.step()
+	ref.Statuses, err = r.provider.SurveyStatuses(ctx)
+	if c.add(err); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	ru.step()
+	run.FinishedAt = r.opts.Now()
+	c.stamp(&run)
+	ref.Run = run
+	if err := r.store.SaveReference(ctx, ref); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	r.done(run)
+	return nil
+}
+
+// refreshLibrary reads the question library of the live subsamples'
+// locales: all of them when the library is due, otherwise only the locales
+// that have none yet. A locale whose questions or answers fail keeps its
+// earlier library.
+func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error {
+	needed, err := r.store.SubsampleLocales(ctx)
+	if err != nil {
+		return err
+	}
+	have, err := r.store.LibraryLocales(ctx)
+	if err != nil {
+		return err
+	}
+	var locales []string
+	for _, l := range needed {
+		if _, ok := have[l]; due || !ok {
+			locales = append(locales, l)
+		}
+	}
+	if len(locales) == 0 {
+		return nil
+	}
+	sort.Strings(locales)
+	run := store.Run{Dataset: store.DatasetLibrary, StartedAt: r.opts.Now()}
+	c := &counter{}
+	ru.setPhase("question library", len(locales))
+	libs := make([]store.LocaleLibrary, len(locales))
+	for i, locale := range locales {
+		libs[i] = r.fetchLibrary(ctx, ru, c, locale)
+		ru.step()
+		if err := ctx.Err(); err != nil {
+			return r.fail(ctx, run, c, err)
+		}
+	}
+	var failed []string
+	var firstErr error
+	for _, lib := range libs {
+		if lib.Err != nil {
+			failed = append(failed, lib.Locale)
+			firstErr = firstOf(firstErr, lib.Err)
+		}
+	}
+	if len(failed) == len(libs) {
+		return r.fail(ctx, run, c, firstErr)
+	}
+	ru.setPhase("saving", 0)
+	run.FinishedAt = r.opts.Now()
+	c.stamp(&run)
+	if err := r.store.SaveLibrary(ctx, run, libs); err != nil {
+		return r.fail(ctx, run, c, err)
+	}
+	r.done(run)
+	if len(failed) > 0 {
+		return fmt.Errorf("question library of %s: %w", strings.Join(failed, ", "), firstErr)
+	}
+	return nil
+}
+
+// fetchLibrary reads the questions of one locale and the answers of each.
+func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, locale string) store.LocaleLibrary {
+	lib := store.LocaleLibrary{Locale: locale, Answers: map[int64][]client.Answer{}}
+	questions, err := r.provider.Questions(ctx, locale)
+	c.add(err)
+	if err != nil {
+		lib.Err = err
+		lib.FetchedAt = r.opts.Now()
+		return lib
+	}
+	lib.Questions = questions
+	ru.setPhase("question library", len(questions))
+	var mu sync.Mutex
+	forEach(ctx, r.opts.Concurrency, questions, func(q client.Question) {
+		answers, err := r.provider.Answers(ctx, locale, q.ID)
+		c.add(err)
+		ru.step()
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			lib.Err = firstOf(lib.Err, err)
+			return
+		}
+		lib.Answers[q.ID] = answers
+	})
+	if lib.Err == nil {
+		lib.Err = ctx.Err()
+	}
+	lib.FetchedAt = r.opts.Now()
+	return lib
+}
+
+// firstOf keeps the first error.
+func firstOf(first, next error) error {
+	if first != nil {
+		return first
+	}
+	return next
+}

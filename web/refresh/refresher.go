@@ -1,0 +1,360 @@
+// Package refresh keeps the store's snapshots up to date with the provider:
+// a schedule that honours the provider's caching windows, and on-demand
+// refreshes (everything, or one subsample) that run one at a time.
+package refresh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"fieldboard/client"
+	"fieldboard/store"
+)
+
+// Provider is what a refresh reads: the provider API, as client.Client
+// implements it.
+type Provider interface {
+	AllSubsamples(ctx context.Context) ([]client.SubsampleSummary, error)
+	LiveSubsamples(ctx context.Context) ([]client.LiveSubsample, error)
+	Quotas(ctx context.Context, subsampleID int64) ([]client.Quota, error)
+	EligibilityRules(ctx context.Context, subsampleID int64) (client.EligibilityRules, error)
+	Questions(ctx context.Context, locale string) ([]client.Question, error)
+	Answers(ctx context.Context, locale string, questionID int64) ([]client.Answer, error)
+	Countries(ctx context.Context) ([]client.Country, error)
+	Locales(ctx context.Context) ([]client.Locale, error)
+	SurveyStatuses(ctx context.Context) ([]client.SurveyStatus, error)
+}
+
+// Options tunes a Refresher; zero values take the defaults in brackets.
+type Options struct {
+	// EventsEvery is how often the event lists, quotas and eligibility
+	// rules are read [3m, the provider's cache window for them].
+	EventsEvery time.Duration
+	// LibraryEvery is how often the question library is read [24h, its
+	// cache window].
+	LibraryEvery time.Duration
+	// ReferenceEvery is how often countries, locales and statuses are read
+	// [24h; the spec gives no cache window for them].
+	ReferenceEvery time.Duration
+	// Concurrency bounds the per-subsample and per-question calls in flight [8].
+	Concurrency int
+	// Retention is how long quota history and the refresh log are kept [7 days].
+	Retention time.Duration
+	// Now is the clock [time.Now].
+	Now func() time.Time
+	// Logger receives one line per refresh [slog.Default()].
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.EventsEvery <= 0 {
+		o.EventsEvery = 3 * time.Minute
+	}
+	if o.LibraryEvery <= 0 {
+		o.LibraryEvery = 24 * time.Hour
+	}
+	if o.ReferenceEvery <= 0 {
+		o.ReferenceEvery = 24 * time.Hour
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	if o.Retention <= 0 {
+		o.Retention = 7 * 24 * time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Request says what to refresh.
+type Request struct {
+	// SubsampleID, when set, refreshes only that live subsample's quotas
+	// and eligibility rules.
+	SubsampleID int64
+	// Force reads every dataset now. Without it the events are always read
+	// and the library and reference data only when they are due.
+	Force bool
+	// scheduled reads only what is due; set by the schedule.
+	scheduled bool
+}
+
+// Progress is what the refresh in flight, or the last one, has done.
+type Progress struct {
+	Running    bool
+	Scope      string // "all data" or "subsample N"
+	Phase      string
+	Done       int
+	Total      int
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Err        string
+}
+
+// Refresher runs refreshes one at a time. Create it with New, run its
+// schedule with Schedule, and Close it on shutdown.
+type Refresher struct {
+	provider Provider
+	store    *store.Store
+	opts     Options
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	inflight *run     // nil when idle
+	last     Progress // of the last finished run
+	wg       sync.WaitGroup
+}
+
+// New returns a Refresher that reads p and writes s.
+func New(p Provider, s *store.Store, opts Options) *Refresher {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Refresher{provider: p, store: s, opts: opts.withDefaults(), ctx: ctx, cancel: cancel}
+}
+
+// run is one refresh in flight.
+type run struct {
+	done chan struct{}
+	err  error
+
+	mu       sync.Mutex
+	progress Progress
+}
+
+func (r *run) setPhase(phase string, total int) {
+	r.mu.Lock()
+	r.progress.Phase = phase
+	r.progress.Total += total
+	r.mu.Unlock()
+}
+
+func (r *run) step() {
+	r.mu.Lock()
+	r.progress.Done++
+	r.mu.Unlock()
+}
+
+func (r *run) snapshot() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.progress
+}
+
+// Start begins a refresh in the background and returns at once. When a
+// refresh is already running, Start joins it instead of starting another:
+// a second click while one runs does not ask the provider twice.
+func (r *Refresher) Start(req Request) Progress {
+	return r.begin(req).snapshot()
+}
+
+// Refresh runs a refresh and waits for it, joining the one in flight if
+// there is one. Cancelling ctx stops the wait, not the refresh.
+func (r *Refresher) Refresh(ctx context.Context, req Request) error {
+	ru := r.begin(req)
+	select {
+	case <-ru.done:
+		return ru.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Progress returns the progress of the refresh in flight, or of the last
+// finished one when none runs.
+func (r *Refresher) Progress() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inflight != nil {
+		return r.inflight.snapshot()
+	}
+	return r.last
+}
+
+// Close cancels the refresh in flight and waits for it to stop.
+func (r *Refresher) Close() {
+	r.cancel()
+	r.wg.Wait()
+}
+
+func (r *Refresher) begin(req Request) *run {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inflight != nil {
+		return r.inflight
+	}
+	scope := "all data"
+	if req.SubsampleID != 0 {
+		scope = fmt.Sprintf("subsample %d", req.SubsampleID)
+	}
+	ru := &run{done: make(chan struct{}), progress: Progress{Running: true, Scope: scope, Phase: "starting", StartedAt: r.opts.Now()}}
+	r.inflight = ru
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		err := r.execute(r.ctx, ru, req)
+		ru.mu.Lock()
+		ru.err = err
+		ru.progress.Running = false
+		ru.progress.FinishedAt = r.opts.Now()
+		ru.progress.Phase = "done"
+		if err != nil {
+			ru.progress.Phase = "failed"
+			ru.progress.Err = err.Error()
+		}
+		final := ru.progress
+		ru.mu.Unlock()
+		r.mu.Lock()
+		r.inflight = nil
+		r.last = final
+		r.mu.Unlock()
+		close(ru.done)
+	}()
+	return ru
+}
+
+// Schedule refreshes every dataset when it is due, checking every tick,
+// until ctx is done.
+func (r *Refresher) Schedule(ctx context.Context, tick time.Duration) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		if err := r.Refresh(ctx, Request{scheduled: true}); err != nil && !errors.Is(err, context.Canceled) {
+			r.opts.Logger.Warn("scheduled refresh failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// NextDue returns when each dataset is next due on the schedule; the zero
+// time means now.
+func (r *Refresher) NextDue(states map[string]store.DatasetState) map[string]time.Time {
+	out := make(map[string]time.Time, 3)
+	for name, every := range r.intervals() {
+		if st, ok := states[name]; ok && st.LastAttemptAt != nil {
+			out[name] = st.LastAttemptAt.Add(every)
+		} else {
+			out[name] = time.Time{}
+		}
+	}
+	return out
+}
+
+func (r *Refresher) intervals() map[string]time.Duration {
+	return map[string]time.Duration{
+		store.DatasetEvents:    r.opts.EventsEvery,
+		store.DatasetLibrary:   r.opts.LibraryEvery,
+		store.DatasetReference: r.opts.ReferenceEvery,
+	}
+}
+
+// execute performs one refresh.
+func (r *Refresher) execute(ctx context.Context, ru *run, req Request) error {
+	if req.SubsampleID != 0 {
+		return r.refreshSubsample(ctx, ru, req.SubsampleID)
+	}
+	states, err := r.store.Datasets(ctx)
+	if err != nil {
+		return err
+	}
+	now := r.opts.Now()
+	due := func(name string) bool {
+		st, ok := states[name]
+		if req.Force || !ok || st.LastAttemptAt == nil {
+			return true
+		}
+		return !now.Before(st.LastAttemptAt.Add(r.intervals()[name]))
+	}
+	var errs []error
+	if due(store.DatasetReference) {
+		errs = append(errs, r.refreshReference(ctx, ru))
+	}
+	if !req.scheduled || due(store.DatasetEvents) {
+		errs = append(errs, r.refreshEvents(ctx, ru))
+	}
+	errs = append(errs, r.refreshLibrary(ctx, ru, due(store.DatasetLibrary)))
+	return errors.Join(errs...)
+}
+
+// counter counts a run's requests to the provider.
+type counter struct {
+	mu              sync.Mutex
+	requests, fails int
+}
+
+func (c *counter) add(err error) {
+	c.mu.Lock()
+	c.requests++
+	if err != nil {
+		c.fails++
+	}
+	c.mu.Unlock()
+}
+
+func (c *counter) stamp(run *store.Run) {
+	c.mu.Lock()
+	run.Requests, run.FailedRequests = c.requests, c.fails
+	c.mu.Unlock()
+}
+
+// fail records a dataset's failed refresh, keeping its previous snapshot,
+// and returns the error to report.
+func (r *Refresher) fail(ctx context.Context, run store.Run, c *counter, err error) error {
+	run.FinishedAt = r.opts.Now()
+	c.stamp(&run)
+	if errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("stopped before it finished (server shutting down): %w", err)
+	}
+	endpoint := ""
+	var cerr *client.Error
+	if errors.As(err, &cerr) {
+		endpoint = cerr.Endpoint
+	}
+	// The record is written even when ctx was cancelled, so a shutdown
+	// during a refresh still leaves a trace of it.
+	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if rerr := r.store.RecordFailure(recordCtx, run, endpoint, err); rerr != nil {
+		r.opts.Logger.Error("recording a failed refresh", "dataset", run.Dataset, "err", rerr)
+	}
+	r.opts.Logger.Warn("refresh failed", "dataset", run.Dataset, "endpoint", endpoint, "err", err)
+	return fmt.Errorf("refresh %s: %w", run.Dataset, err)
+}
+
+func (r *Refresher) done(run store.Run) {
+	r.opts.Logger.Info("refresh done", "dataset", run.Dataset, "requests", run.Requests,
+		"failed_requests", run.FailedRequests, "took", run.FinishedAt.Sub(run.StartedAt).Round(time.Millisecond))
+}
+
+// forEach calls fn for every item with at most n calls in flight, and
+// stops starting new ones once ctx is done.
+func forEach[T any](ctx context.Context, n int, items []T, fn func(T)) {
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for _, it := range items {
+		select {
+		case <-ctx.Done():
+		case sem <- struct{}{}:
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				fn(it)
+			}()
+			continue
+		}
+		break
+	}
+	wg.Wait()
+}

@@ -1,0 +1,307 @@
+package refresh
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fieldboard/client"
+	"fieldboard/client/sim"
+	"fieldboard/store"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type fixture struct {
+	sim       *sim.Simulator
+	store     *store.Store
+	refresher *Refresher
+	clock     *fakeClock
+}
+
+// newFixture wires a simulator over loopback, a client, a temporary
+// database and a refresher, all on one fake clock.
+func newFixture(t *testing.T, opts sim.Options) *fixture {
+	t.Helper()
+	clock := &fakeClock{now: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
+	opts.Now = clock.Now
+	if opts.Subsamples == 0 {
+		opts.Subsamples = 40
+	}
+	if opts.Locales == 0 {
+		opts.Locales = 3
+	}
+	if opts.QuestionsPerLocale == 0 {
+		opts.QuestionsPerLocale = 12
+	}
+	simulator := sim.New(opts)
+	srv := httptest.NewServer(simulator)
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Config{BaseURL: srv.URL, Timeout: 2 * time.Second, MaxAttempts: 2, Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := New(c, st, Options{Now: clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Concurrency: 4})
+	t.Cleanup(r.Close)
+	return &fixture{sim: simulator, store: st, refresher: r, clock: clock}
+}
+
+func TestRefreshFillsEveryDataset(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	liveIDs := f.sim.LiveSubsampleIDs()
+	rows, err := f.store.LiveRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || len(rows) != len(liveIDs) {
+		t.Fatalf("stored %d live subsamples, the simulator has %d", len(rows), len(liveIDs))
+	}
+	for _, r := range rows {
+		if r.QuotasOK == nil || !*r.QuotasOK || r.TotalAchieved == nil {
+			t.Errorf("subsample %d: quotas not stored (%+v)", r.SubsampleID, r)
+		}
+	}
+	locales, err := f.store.SubsampleLocales(ctx)
+	if err != nil || len(locales) == 0 {
+		t.Fatalf("locales of live subsamples: %v, %v", locales, err)
+	}
+	questions, err := f.store.Questions(ctx, locales[0])
+	if err != nil || len(questions) == 0 {
+		t.Errorf("questions of %s: %d, %v; want the library stored", locales[0], len(questions), err)
+	}
+	countries, err := f.store.Countries(ctx)
+	if err != nil || len(countries) == 0 {
+		t.Errorf("countries: %d, %v", len(countries), err)
+	}
+	p := f.refresher.Progress()
+	if p.Running || p.Done != p.Total || p.Total == 0 || p.Err != "" {
+		t.Errorf("progress after the refresh = %+v, want finished with done = total", p)
+	}
+}
+
+func TestEventListFailureCommitsNothing(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.store.LiveRows(ctx)
+
+	for _, path := range []string{"/supplier/v1/event/all", "/supplier/v1/event/live-details"} {
+		t.Run(path, func(t *testing.T) {
+			f.sim.FailPath(path, sim.FailServerError)
+			defer f.sim.ClearFailures()
+			f.clock.Advance(30 * time.Minute) // the simulator's world moves on
+			err := f.refresher.Refresh(ctx, Request{})
+			if err == nil || !strings.Contains(err.Error(), path) {
+				t.Fatalf("refresh error = %v, want one naming %s", err, path)
+			}
+			after, _ := f.store.LiveRows(ctx)
+			if len(after) != len(before) || *after[0].TotalAchieved != *before[0].TotalAchieved {
+				t.Errorf("a failed refresh changed the live list")
+			}
+			states, _ := f.store.Datasets(ctx)
+			if ev := states[store.DatasetEvents]; !ev.Failing() || !strings.Contains(ev.LastErrorEndpoint, path) {
+				t.Errorf("events state = %+v, want the failure at %s recorded", ev, path)
+			}
+		})
+	}
+	// The next refresh recovers by itself.
+	if err := f.refresher.Refresh(ctx, Request{}); err != nil {
+		t.Fatal(err)
+	}
+	states, _ := f.store.Datasets(ctx)
+	if states[store.DatasetEvents].Failing() {
+		t.Errorf("events still failing after a good refresh")
+	}
+}
+
+func TestSubsampleFailureCommitsTheRestMarked(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	ids := f.sim.LiveSubsampleIDs()
+	broken := ids[0]
+	f.sim.FailPath("/supplier/v1/subsamples/"+itoa(broken)+"/quotas", sim.FailMalformed)
+	f.clock.Advance(10 * time.Minute)
+	if err := f.refresher.Refresh(ctx, Request{}); err != nil {
+		t.Fatalf("a refresh with one failing subsample must still commit: %v", err)
+	}
+	fetch, err := f.store.FetchOf(ctx, broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fetch.QuotasOK || fetch.QuotasError == "" || !fetch.RulesOK {
+		t.Errorf("broken subsample's fetch state = %+v, want quotas failed and rules ok", fetch)
+	}
+	quotas, _ := f.store.QuotasOf(ctx, broken)
+	if len(quotas) == 0 {
+		t.Errorf("the broken subsample's earlier quotas were dropped; they should be kept, marked stale")
+	}
+	other, err := f.store.FetchOf(ctx, ids[1])
+	if err != nil || !other.QuotasOK {
+		t.Errorf("another subsample's fetch state = %+v, %v; want ok", other, err)
+	}
+}
+
+func TestSecondRequestJoinsTheRunningRefresh(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7, Latency: 20 * time.Millisecond})
+	first := f.refresher.Start(Request{Force: true})
+	second := f.refresher.Start(Request{Force: true})
+	if !first.Running || !second.StartedAt.Equal(first.StartedAt) {
+		t.Fatalf("second Start = %+v, want it to join the first (%+v)", second, first)
+	}
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	runs, err := f.store.RecentRuns(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := 0
+	for _, r := range runs {
+		if r.Dataset == store.DatasetEvents {
+			events++
+		}
+	}
+	if events != 1 {
+		t.Errorf("%d events refreshes ran for five overlapping requests, want 1", events)
+	}
+}
+
+func TestProgressWhileRunning(t *testing.T) {
+	f := newFixture(t, sim.Options{Seed: 7, Latency: 30 * time.Millisecond})
+	f.refresher.Start(Request{Force: true})
+	deadline := time.Now().Add(5 * time.Second)
+	var seen Progress
+	for time.Now().Before(deadline) {
+		p := f.refresher.Progress()
+		if !p.Running {
+			break
+		}
+		if p.Total > 0 && p.Done > 0 {
+			seen = p
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if seen.Total == 0 || seen.Phase == "" || seen.Done > seen.Total {
+		t.Errorf("progress seen while running = %+v, want a phase and done/total", seen)
+	}
+}
+
+func TestScheduleHonoursCacheWindows(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	scheduled := Request{scheduled: true}
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	afterFirst := f.sim.Requests()
+	f.clock.Advance(2 * time.Minute)
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.sim.Requests() - afterFirst; n != 0 {
+		t.Errorf("a scheduled refresh 2 minutes later asked the provider %d times; its cache window is 3 minutes", n)
+	}
+	f.clock.Advance(time.Minute)
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	live := int64(len(f.sim.LiveSubsampleIDs()))
+	if n := f.sim.Requests() - afterFirst; n != 2+2*live {
+		t.Errorf("3 minutes later the schedule made %d requests, want %d (event lists, then quotas and rules of %d live subsamples; library and reference not yet due)", n, 2+2*live, live)
+	}
+}
+
+func TestRefreshOneSubsample(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	id := f.sim.LiveSubsampleIDs()[0]
+	before := f.sim.Requests()
+	f.clock.Advance(time.Minute)
+	if err := f.refresher.Refresh(ctx, Request{SubsampleID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.sim.Requests() - before; n != 2 {
+		t.Errorf("refreshing one subsample made %d requests, want 2 (quotas and rules)", n)
+	}
+	fetch, err := f.store.FetchOf(ctx, id)
+	if err != nil || !fetch.QuotasAt.Equal(f.clock.Now()) {
+		t.Errorf("fetch state = %+v, %v; want quotas read at %v", fetch, err, f.clock.Now())
+	}
+	if err := f.refresher.Refresh(ctx, Request{SubsampleID: 1}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("refreshing an unknown subsample: %v, want ErrNotFound", err)
+	}
+}
+
+func TestCloseCancelsTheRefreshInFlight(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.store.LiveRows(ctx)
+	f.sim.SetLatency(time.Second)
+	f.clock.Advance(time.Hour)
+	f.refresher.Start(Request{})
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	f.refresher.Close()
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Close took %v; it should cancel the refresh at once", took)
+	}
+	after, _ := f.store.LiveRows(ctx)
+	if len(after) != len(before) || *after[0].TotalAchieved != *before[0].TotalAchieved {
+		t.Errorf("a cancelled refresh changed the snapshot")
+	}
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,144 @@
+// Package web assembles Fieldboard's HTTP server: the routes in one list,
+// the middleware, the embedded static files, the error pages and the
+// refresher's schedule.
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"fieldboard/handlers"
+	"fieldboard/static"
+	"fieldboard/views"
+	"fieldboard/web/refresh"
+)
+
+// Server is the dashboard's HTTP server and its refresh schedule.
+type Server struct {
+	Handler   *handlers.Handler
+	Refresher *refresh.Refresher
+	Logger    *slog.Logger
+	// ScheduleTick is how often the schedule checks what is due; 0 turns
+	// the schedule off (refreshes then run only on demand).
+	ScheduleTick time.Duration
+}
+
+// Routes returns the HTTP handler with every route of the dashboard.
+func (s *Server) Routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(middleware.Recover())
+	e.Use(s.logRequests)
+
+	h := s.Handler
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/live") })
+	e.GET("/healthz", h.Health)
+	e.GET("/live", h.Live)
+	e.POST("/refresh", h.StartRefresh)
+	e.GET("/refresh/progress", h.RefreshProgress)
+	e.StaticFS("/static", static.Files)
+	return e
+}
+
+// Serve listens on ln and runs the refresh schedule until ctx is done,
+// then shuts the server down gracefully and cancels the refresh in flight.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.Routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+	}
+	scheduleCtx, stopSchedule := context.WithCancel(ctx)
+	defer stopSchedule()
+	if s.ScheduleTick > 0 {
+		go s.Refresher.Schedule(scheduleCtx, s.ScheduleTick)
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		s.Refresher.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.Logger.Info("shutting down")
+	stopSchedule()
+	s.Refresher.Close()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// logRequests writes one log line per request.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		req := c.Request()
+		if req.URL.Path == "/refresh/progress" || strings.HasPrefix(req.URL.Path, "/static/") {
+			return nil // polled every second; not worth a line each
+		}
+		s.Logger.Debug("request", "method", req.Method, "path", req.URL.Path,
+			"status", c.Response().Status, "took", time.Since(start).Round(time.Microsecond))
+		return nil
+	}
+}
+
+// handleError answers a failed request: JSON for the API, a page for the
+// rest. 5xx are logged as errors with their detail, which the user never
+// sees; 4xx keep their message, which is written for the user.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, message := http.StatusInternalServerError, "Something went wrong on our side; the error is logged."
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		status = he.Code
+		if status < 500 {
+			if m, ok := he.Message.(string); ok {
+				message = m
+			} else {
+				message = http.StatusText(status)
+			}
+		}
+	}
+	req := c.Request()
+	if status >= 500 {
+		s.Logger.Error("request failed", "method", req.Method, "path", req.URL.Path, "err", err)
+	} else {
+		s.Logger.Warn("request refused", "method", req.Method, "path", req.URL.Path, "status", status, "err", err)
+	}
+	if strings.HasPrefix(req.URL.Path, "/api/") {
+		_ = c.JSON(status, map[string]string{"error": message})
+		return
+	}
+	p := views.Page{Title: http.StatusText(status), Now: s.Handler.Now(), Location: s.Handler.Location}
+	var buf bytes.Buffer
+	if rerr := views.ErrorPage(views.ErrorView{Page: p, Status: status, Message: message}).Render(req.Context(), &buf); rerr != nil {
+		_ = c.String(status, message)
+		return
+	}
+	_ = c.HTMLBlob(status, buf.Bytes())
+}

@@ -1,0 +1,157 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/client"
+	"fieldboard/client/sim"
+	"fieldboard/handlers"
+	"fieldboard/static"
+	"fieldboard/store"
+	"fieldboard/web"
+	"fieldboard/web/refresh"
+)
+
+type app struct {
+	url       string
+	store     *store.Store
+	refresher *refresh.Refresher
+	sim       *sim.Simulator
+}
+
+// newApp serves the dashboard over loopback on a temporary database that
+// reads a simulator, also over loopback.
+func newApp(t *testing.T) *app {
+	t.Helper()
+	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 30, Locales: 2, QuestionsPerLocale: 10})
+	upstream := httptest.NewServer(simulator)
+	t.Cleanup(upstream.Close)
+	c, err := client.New(client.Config{BaseURL: upstream.URL, Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r := refresh.New(c, st, refresh.Options{Logger: logger})
+	t.Cleanup(r.Close)
+	s := &web.Server{
+		Handler:   &handlers.Handler{Store: st, Refresher: r, Logger: logger, Now: time.Now, Location: time.UTC},
+		Refresher: r,
+		Logger:    logger,
+	}
+	srv := httptest.NewServer(s.Routes())
+	t.Cleanup(srv.Close)
+	return &app{url: srv.URL, store: st, refresher: r, sim: simulator}
+}
+
+func (a *app) do(t *testing.T, method, path string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, a.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+func TestLivePageBeforeAndAfterRefresh(t *testing.T) {
+	a := newApp(t)
+	resp, body := a.do(t, "GET", "/live", nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "No live subsamples yet") || !strings.Contains(body, "Refresh now") {
+		t.Fatalf("empty /live: %d, want the empty state and the refresh button:\n%s", resp.StatusCode, body)
+	}
+	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = a.do(t, "GET", "/live", nil)
+	if want := len(a.sim.LiveSubsampleIDs()); strings.Count(body, `data-testid="live-row"`) != want {
+		t.Errorf("/live shows %d rows, want %d", strings.Count(body, `data-testid="live-row"`), want)
+	}
+	if !strings.Contains(body, "Data read from the provider") || !strings.Contains(body, "/static/"+static.HTMX) {
+		t.Errorf("/live lacks the refresh state or htmx")
+	}
+	_, fragment := a.do(t, "GET", "/live", map[string]string{"HX-Request": "true"})
+	if strings.Contains(fragment, "<html") || !strings.Contains(fragment, `id="live-table"`) {
+		t.Errorf("an htmx request for /live must get the table alone")
+	}
+}
+
+func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
+	a := newApp(t)
+	a.sim.SetLatency(10 * time.Millisecond)
+	resp, body := a.do(t, "POST", "/refresh", map[string]string{"HX-Request": "true"})
+	if resp.StatusCode != 200 || !strings.Contains(body, `hx-trigger="every 1s"`) || !strings.Contains(body, "Refreshing") {
+		t.Fatalf("POST /refresh: %d, want a polling progress panel:\n%s", resp.StatusCode, body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, body = a.do(t, "GET", "/refresh/progress", map[string]string{"HX-Request": "true"})
+		if !strings.Contains(body, "every 1s") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("refresh did not finish in 10s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if resp.Header.Get("HX-Trigger") != "refreshed" {
+		t.Errorf("the poll that sees the refresh finish must trigger 'refreshed', got %q", resp.Header.Get("HX-Trigger"))
+	}
+	if !strings.Contains(body, "Data read from the provider just now") {
+		t.Errorf("finished panel = %s", body)
+	}
+	resp, _ = a.do(t, "POST", "/refresh", nil)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("POST /refresh without htmx: %d, want 303 back to the page", resp.StatusCode)
+	}
+}
+
+func TestFailedRefreshIsShown(t *testing.T) {
+	a := newApp(t)
+	a.sim.FailPath("/supplier/v1/event/all", sim.FailServerError)
+	a.refresher.Refresh(context.Background(), refresh.Request{})
+	_, body := a.do(t, "GET", "/live", nil)
+	if !strings.Contains(body, "Last refresh failed") || !strings.Contains(body, "/supplier/v1/event/all") {
+		t.Errorf("/live after a failed refresh does not show the error:\n%s", body)
+	}
+}
+
+func TestErrorsAndStatic(t *testing.T) {
+	a := newApp(t)
+	tests := []struct {
+		path, want string
+		status     int
+	}{
+		{"/healthz", `"ok"`, 200},
+		{"/no-such-page", "Not Found", 404},
+		{"/static/" + static.HTMX, "htmx", 200},
+		{"/static/app.css", "--accent", 200},
+		{"/", "", 302},
+	}
+	for _, tt := range tests {
+		resp, body := a.do(t, "GET", tt.path, nil)
+		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+			t.Errorf("GET %s = %d, want %d with %q", tt.path, resp.StatusCode, tt.status, tt.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -153,5 +154,54 @@ func TestErrorsAndStatic(t *testing.T) {
 		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
 			t.Errorf("GET %s = %d, want %d with %q", tt.path, resp.StatusCode, tt.status, tt.want)
 		}
+	}
+}
+
+func TestServeShutsDownGracefully(t *testing.T) {
+	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 30, Latency: time.Second})
+	upstream := httptest.NewServer(simulator)
+	defer upstream.Close()
+	c, _ := client.New(client.Config{BaseURL: upstream.URL})
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r := refresh.New(c, st, refresh.Options{Logger: logger})
+	s := &web.Server{
+		Handler:      &handlers.Handler{Store: st, Refresher: r, Logger: logger, Now: time.Now, Location: time.UTC},
+		Refresher:    r,
+		Logger:       logger,
+		ScheduleTick: time.Minute, // the first scheduled refresh starts at once and hangs on the slow upstream
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz while a refresh hangs upstream: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	for deadline := time.Now().Add(2 * time.Second); !r.Progress().Running; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduled refresh should be running")
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve after cancel: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return within 5s of cancel")
+	}
+	if r.Progress().Running {
+		t.Error("the refresh in flight was not cancelled")
 	}
 }

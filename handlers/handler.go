@@ -29,11 +29,15 @@ type Refresher interface {
 // Handler holds the dependencies of every route.
 type Handler struct {
 	Store     *store.Store
+	Checker   *Checker
 	Refresher Refresher
 	Logger    *slog.Logger
-	// Now is the clock; Location the time zone pages show times in.
-	Now      func() time.Time
-	Location *time.Location
+	// Now is the clock; Location the time zone pages show times in;
+	// ProviderLocation the provider's, in which zone-less history dates
+	// are read.
+	Now              func() time.Time
+	Location         *time.Location
+	ProviderLocation *time.Location
 }
 
 // page builds the base view model of a page.

@@ -66,22 +66,32 @@ func (s *Store) EligibilityRulesOf(ctx context.Context, subsampleID int64) (clie
 	}
 	var rules client.EligibilityRules
 	for _, r := range rows {
-		var codes []int64
-		if err := json.Unmarshal([]byte(r.ReturnCodesJSON), &codes); err != nil {
-			return client.EligibilityRules{}, fmt.Errorf("eligibility rules of subsample %d: return codes: %w", subsampleID, err)
-		}
-		switch r.Kind {
-		case RuleSurveys:
-			rules.Surveys = append(rules.Surveys, client.SurveyRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
-		case RuleResearchTypes:
-			rules.ResearchTypes = append(rules.ResearchTypes, client.ResearchTypeRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
-		case RuleCategories:
-			rules.Categories = append(rules.Categories, client.CategoryRule{MainCategoryID: r.MainCategoryID,
-				GenericCategoryID: r.GenericCategoryID, SpecificCategoryID: r.SpecificCategoryID,
-				NumDays: r.NumDays, ReturnCodes: codes})
-		case RuleEvents:
-			rules.Events = append(rules.Events, client.EventRule{ID: r.RefID, Name: r.Name, NumDays: r.NumDays, ReturnCodes: codes})
+		if err := r.appendTo(&rules); err != nil {
+			return client.EligibilityRules{}, fmt.Errorf("eligibility rules of subsample %d: %w", subsampleID, err)
 		}
 	}
 	return rules, nil
+}
+
+// appendTo adds the entry to the array of rules it belongs to.
+func (r ruleRow) appendTo(rules *client.EligibilityRules) error {
+	var codes []int64
+	if err := json.Unmarshal([]byte(r.ReturnCodesJSON), &codes); err != nil {
+		return fmt.Errorf("return codes: %w", err)
+	}
+	switch r.Kind {
+	case RuleSurveys:
+		rules.Surveys = append(rules.Surveys, client.SurveyRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
+	case RuleResearchTypes:
+		rules.ResearchTypes = append(rules.ResearchTypes, client.ResearchTypeRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
+	case RuleCategories:
+		rules.Categories = append(rules.Categories, client.CategoryRule{MainCategoryID: r.MainCategoryID,
+			GenericCategoryID: r.GenericCategoryID, SpecificCategoryID: r.SpecificCategoryID,
+			NumDays: r.NumDays, ReturnCodes: codes})
+	case RuleEvents:
+		rules.Events = append(rules.Events, client.EventRule{ID: r.RefID, Name: r.Name, NumDays: r.NumDays, ReturnCodes: codes})
+	default:
+		return fmt.Errorf("unknown rule kind %q", r.Kind)
+	}
+	return nil
 }

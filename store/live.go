@@ -32,6 +32,7 @@ type LiveRow struct {
 	TotalAchieved  *int64 `db:"total_achieved"`
 	TotalRemaining *int64 `db:"total_remaining"`
 	QuotasOK       *bool  `db:"quotas_ok"` // nil when never fetched
+	QuotasError    string `db:"quotas_error"`
 }
 
 // totalQuotaCondition selects a subsample's total quota (the spec's Quota
@@ -47,7 +48,7 @@ func (s *Store) LiveRows(ctx context.Context) ([]LiveRow, error) {
 			l.expected_loi, l.expected_incidence, l.research_type, l.field_start, l.field_end,
 			COALESCE((SELECT group_concat(code, ', ') FROM live_countries c WHERE c.subsample_id = l.subsample_id), '') AS countries,
 			COALESCE((SELECT group_concat(locale, ', ') FROM live_locales c WHERE c.subsample_id = l.subsample_id), '') AS locales,
-			t.achieved AS total_achieved, t.remaining AS total_remaining, f.quotas_ok
+			t.achieved AS total_achieved, t.remaining AS total_remaining, f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error
 		FROM live_subsamples l
 		LEFT JOIN (
 			SELECT q.subsample_id, MIN(q.achieved) AS achieved, MIN(q.remaining_exclusive + q.remaining_shared) AS remaining

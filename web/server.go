@@ -46,9 +46,24 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/live", h.Live)
 	e.POST("/refresh", h.StartRefresh)
 	e.GET("/refresh/progress", h.RefreshProgress)
+
+	e.GET("/panelists", h.Panelists)
+	e.POST("/panelists/history", h.UploadHistory, uploadLimit)
+	e.POST("/panelists/bulk", h.BulkCheck, uploadLimit)
+
+	api := e.Group("/api/v1")
+	api.GET("/subsamples", h.APISubsamples)
+	api.POST("/subsamples/:id/eligibility", h.APIBulkEligibility, uploadLimit)
+	api.GET("/eligibility", h.APIEligibility)
+	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
+	api.POST("/history", h.APIImportHistory, uploadLimit)
 	e.StaticFS("/static", static.Files)
 	return e
 }
+
+// uploadLimit bounds the body of the routes that take files: history files
+// and lists of panelist ids.
+var uploadLimit = middleware.BodyLimit("1G")
 
 // Serve listens on ln and runs the refresh schedule until ctx is done,
 // then shuts the server down gracefully and cancels the refresh in flight.
@@ -135,8 +150,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	p := views.Page{Title: http.StatusText(status), Now: s.Handler.Now(), Location: s.Handler.Location}
+	v := views.ErrorView{Page: p, Status: status, Message: message}
+	component := views.ErrorPage(v)
+	if req.Header.Get("HX-Request") == "true" {
+		component = views.ErrorFragment(v) // swapped into the part of the page that asked
+	}
 	var buf bytes.Buffer
-	if rerr := views.ErrorPage(views.ErrorView{Page: p, Status: status, Message: message}).Render(req.Context(), &buf); rerr != nil {
+	if rerr := component.Render(req.Context(), &buf); rerr != nil {
 		_ = c.String(status, message)
 		return
 	}

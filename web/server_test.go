@@ -32,7 +32,7 @@ type app struct {
 // reads a simulator, also over loopback.
 func newApp(t *testing.T) *app {
 	t.Helper()
-	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 30, Locales: 2, QuestionsPerLocale: 10})
+	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
 	upstream := httptest.NewServer(simulator)
 	t.Cleanup(upstream.Close)
 	c, err := client.New(client.Config{BaseURL: upstream.URL, Backoff: time.Millisecond})
@@ -48,7 +48,8 @@ func newApp(t *testing.T) *app {
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Handler:   &handlers.Handler{Store: st, Refresher: r, Logger: logger, Now: time.Now, Location: time.UTC},
+		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: r,
+			Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC},
 		Refresher: r,
 		Logger:    logger,
 	}

@@ -32,6 +32,12 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	return applyEnv(fs)
+}
+
+// applyEnv fills every flag not given on the command line from its
+// FIELDBOARD_* environment variable.
+func applyEnv(fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error

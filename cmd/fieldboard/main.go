@@ -7,6 +7,9 @@
 //	fieldboard serve [flags]         serve the dashboard (on the built-in simulator without --upstream)
 //	fieldboard refresh [flags]       read the provider once into the database and exit
 //	fieldboard provider-sim [flags]  serve the provider simulator
+//	fieldboard subsamples [flags]    print the subsamples with their sendability (JSON or CSV)
+//	fieldboard eligible [flags]      check a file of panelist ids against a subsample (CSV)
+//	fieldboard history import FILE   import respondent history (CSV), all or nothing
 //
 // Every flag can also be set with an environment variable FIELDBOARD_NAME,
 // the flag's name in upper case with dashes as underscores
@@ -35,6 +38,9 @@ func commands() []command {
 		{"serve", "serve the dashboard (on the built-in provider simulator when --upstream is not given)", runServe},
 		{"refresh", "read the provider once into the database and exit; non-zero with the failing endpoint on error", runRefresh},
 		{"provider-sim", "serve the provider simulator: all nine endpoints with deterministic, moving data", runProviderSim},
+		{"subsamples", "print every subsample with its sendability and reasons, as JSON or CSV", runSubsamples},
+		{"eligible", "check a file of panelist ids against one subsample; prints panelistId,eligible,reasons", runEligible},
+		{"history", "history import FILE: import respondent history from CSV, all or nothing", runHistory},
 	}
 }
 

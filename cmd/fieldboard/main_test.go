@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -240,3 +242,87 @@ func (s *syncWriter) String() string {
 	defer s.mu.Unlock()
 	return s.w.String()
 }
+
+func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
+	_, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fb.db")
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"refresh", "--upstream", url, "--db", db}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+
+	out.Reset()
+	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var subs []struct {
+		SubsampleID int64  `json:"subsampleId"`
+		EventID     int64  `json:"eventId"`
+		Sendability string `json:"sendability"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &subs); err != nil || len(subs) == 0 {
+		t.Fatalf("subsamples --format json: %v, %d sendable:\n%s", err, len(subs), out.String())
+	}
+	target := subs[0]
+
+	out.Reset()
+	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "subsampleId,eventId,name,") {
+		t.Errorf("subsamples --format csv starts %q", firstLine(out.String()))
+	}
+
+	history := filepath.Join(dir, "history.csv")
+	os.WriteFile(history, []byte(store.HistoryHeader+"\n"+
+		"P1,"+strconv.FormatInt(target.SubsampleID, 10)+",3,2026-11-01T10:00:00.000,"+strconv.FormatInt(target.EventID, 10)+",0,0\n"), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"history", "import", "--db", db, history}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "1 new") {
+		t.Errorf("history import said %q", out.String())
+	}
+
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte(store.HistoryHeader+"\nP1,1,77,2026-11-01T10:00:00.000,1,0,0\n"), 0o644)
+	err := run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("importing a bad file: %v, want an error naming line 2", err)
+	}
+
+	ids := filepath.Join(dir, "ids.csv")
+	os.WriteFile(ids, []byte("panelistId\nP1\nP2\n"), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"eligible", "--db", db, "--subsample", strconv.FormatInt(target.SubsampleID, 10), "--panelists", ids}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || lines[0] != "panelistId,eligible,reasons" || !strings.HasPrefix(lines[2], "P2,true") {
+		t.Errorf("eligible printed:\n%s", out.String())
+	}
+
+	failures := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eligible", "--db", db, "--subsample", "1", "--panelists", ids}, "not in the current snapshot"},
+		{[]string{"eligible", "--db", db, "--subsample", "1", "--panelists", filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{[]string{"eligible", "--db", filepath.Join(dir, "none.db"), "--subsample", "1", "--panelists", ids}, "none.db"},
+		{[]string{"subsamples", "--db", db, "--format", "xml"}, "--format"},
+		{[]string{"history", "export"}, "import"},
+	}
+	for _, f := range failures {
+		err := run(ctx, f.args, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), f.want) {
+			t.Errorf("run(%q) = %v, want an error containing %q", f.args, err, f.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
+		t.Error("eligible created a database that did not exist")
+	}
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

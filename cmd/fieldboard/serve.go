@@ -68,7 +68,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Concurrency: up.concurrency, Retention: *retention, Logger: logger,
 	})
 	server := &web.Server{
-		Handler:      &handlers.Handler{Store: st, Refresher: refresher, Logger: logger, Now: time.Now, Location: loc},
+		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: refresher,
+			Logger: logger, Now: time.Now, Location: loc, ProviderLocation: provider.Location()},
 		Refresher:    refresher,
 		Logger:       logger,
 		ScheduleTick: 15 * time.Second,

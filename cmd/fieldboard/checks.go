@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"fieldboard/handlers"
+	"fieldboard/store"
+)
+
+// openStore opens the database named by --db, which must exist: the
+// commands that read it never create an empty one by mistake.
+func openStore(ctx context.Context, path string) (*store.Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("--db %s: %w (run 'fieldboard refresh' first)", path, err)
+	}
+	return store.Open(ctx, path)
+}
+
+func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("subsamples", "Prints every subsample of the current snapshot with its sendability, reasons, quota counts and entry links, for scripts and cron jobs.", stderr)
+	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	format := fs.String("format", "json", "output format: json or csv")
+	status := fs.String("status", "", "only subsamples with this status (Live, Live for testing, Pending, Complete, Canceled)")
+	sendability := fs.String("sendability", "", "only subsamples in this state (sendable, paused, not_sendable, testing, unknown)")
+	country := fs.String("country", "", "only subsamples of this country code")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *format != "json" && *format != "csv" {
+		return errFlag("format", "%q is neither json nor csv", *format)
+	}
+	filter, err := handlers.ParseSubsampleFilter(*status, *sendability, *country)
+	if err != nil {
+		return errFlag("sendability", "%v", err)
+	}
+	st, err := openStore(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	checker := &handlers.Checker{Store: st, Now: time.Now}
+	reports, err := checker.Subsamples(ctx, filter)
+	if err != nil {
+		return err
+	}
+	if *format == "csv" {
+		return handlers.WriteSubsamplesCSV(stdout, reports)
+	}
+	out := make([]handlers.SubsampleJSON, len(reports))
+	for i, r := range reports {
+		out[i] = r.ToJSON()
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eligible", "Checks a file of panelist ids (a panelistId header line, then one id a line) against one live subsample and prints panelistId,eligible,reasons as CSV.", stderr)
+	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	subsample := fs.Int64("subsample", 0, "the live subsample to check against (required)")
+	panelists := fs.String("panelists", "", "CSV file of panelist ids (required; - for standard input)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *subsample <= 0 {
+		return errFlag("subsample", "a positive subsample id is required")
+	}
+	if *panelists == "" {
+		return errFlag("panelists", "a file of panelist ids is required")
+	}
+	in, err := openInput(*panelists)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	ids, lineErrs, err := handlers.ParsePanelistList(in)
+	if err != nil {
+		return withLineErrors(fmt.Errorf("%s: %w", *panelists, err), lineErrs)
+	}
+	st, err := openStore(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	checker := &handlers.Checker{Store: st, Now: time.Now}
+	if err := handlers.WriteBulkCSV(ctx, checker, *subsample, ids, stdout); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
+		}
+		return err
+	}
+	return nil
+}
+
+func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "import" {
+		fmt.Fprintln(stderr, "Usage: fieldboard history import --db PATH FILE")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return nil
+		}
+		return fmt.Errorf("%w: history takes the subcommand import", errUsage)
+	}
+	fs := newFlagSet("history import", "Imports respondent history from a CSV file with the header "+store.HistoryHeader+". The file is checked line by line and written in one transaction: a file with any bad line is rejected whole, listing each bad line, and nothing is written. Re-importing the same records adds no duplicates.", stderr)
+	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+	providerTZ := fs.String("provider-tz", "UTC", "time zone of registeredAt values without a zone")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: history import takes one FILE (- for standard input)", errUsage)
+	}
+	if err := applyEnv(fs); err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(*providerTZ)
+	if err != nil {
+		return fmt.Errorf("--provider-tz %q: %w", *providerTZ, err)
+	}
+	in, err := openInput(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	report, err := st.ImportHistoryCSV(ctx, in, loc)
+	if err != nil {
+		return withLineErrors(fmt.Errorf("%s: %w", fs.Arg(0), err), report.Errors)
+	}
+	fmt.Fprintf(stdout, "imported %s: %d records, %d new, %d already stored\n", fs.Arg(0), report.Records, report.Inserted, report.Duplicates)
+	return nil
+}
+
+// openInput opens a file, or standard input for "-".
+func openInput(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// withLineErrors appends the bad lines of a rejected file to err's message.
+func withLineErrors(err error, lines []store.LineError) error {
+	if len(lines) == 0 {
+		return err
+	}
+	msg := err.Error()
+	for _, l := range lines {
+		msg += fmt.Sprintf("\n  line %d: %s", l.Line, l.Reason)
+	}
+	return fmt.Errorf("%s", msg)
+}

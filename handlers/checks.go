@@ -1,0 +1,316 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"time"
+
+	"fieldboard/client"
+	"fieldboard/rules"
+	"fieldboard/store"
+)
+
+// Checker answers the questions the product exists for, on the current
+// snapshot: which subsamples may be sent to, may panelist P enter
+// subsample S, and which of a list of panelists may. The dashboard, the
+// JSON API and the command line all ask it, so they agree.
+type Checker struct {
+	Store *store.Store
+	Now   func() time.Time
+}
+
+// ErrNotLive is returned for a subsample that is not live in the current
+// snapshot: it has no eligibility rules to check against.
+var ErrNotLive = errors.New("not among the live subsamples of the current snapshot")
+
+// SubsampleReport is a subsample with its sendability verdict and its
+// entry links prepared for sending.
+type SubsampleReport struct {
+	store.SubsampleRow
+	Verdict rules.Verdict
+	Links   []EntryLinks
+}
+
+// EntryLinks are one locale's entry links, prepared by rules.EntryLink. A
+// link that is not a valid http(s) address is left empty with the reason.
+type EntryLinks struct {
+	Locale  string `json:"locale"`
+	Live    string `json:"live,omitempty"`
+	Testing string `json:"testing,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// snapshot is what the checks read of the current snapshot in one go.
+type snapshot struct {
+	rows   []store.SubsampleRow
+	quotas map[int64][]client.Quota
+	rules  map[int64]client.EligibilityRules
+	links  map[int64][]client.SubsampleLocale
+}
+
+func (c *Checker) load(ctx context.Context) (snapshot, error) {
+	var snap snapshot
+	var err error
+	if snap.rows, err = c.Store.SubsampleRows(ctx); err != nil {
+		return snap, err
+	}
+	if snap.quotas, err = c.Store.AllQuotas(ctx); err != nil {
+		return snap, err
+	}
+	if snap.rules, err = c.Store.AllEligibilityRules(ctx); err != nil {
+		return snap, err
+	}
+	if snap.links, err = c.Store.AllEntryLinks(ctx); err != nil {
+		return snap, err
+	}
+	return snap, nil
+}
+
+// facts gathers what sendability is decided on for one subsample.
+func facts(row store.SubsampleRow, quotas []client.Quota) rules.SubsampleFacts {
+	f := rules.SubsampleFacts{
+		Status:        row.Status,
+		APICompatible: row.APICompatible,
+		Currency:      row.Currency,
+		Quotas:        quotas,
+		QuotasLoaded:  row.QuotasOK != nil && *row.QuotasOK,
+		QuotasError:   row.QuotasError,
+	}
+	if row.CPI != nil {
+		f.CPI = *row.CPI
+	}
+	if !row.Live {
+		f.QuotasLoaded = false
+		f.QuotasError = "not listed by live-details, so its quotas are not read"
+	} else if row.QuotasOK == nil {
+		f.QuotasError = "not read yet"
+	}
+	return f
+}
+
+// report builds one subsample's report; panelistID, when set, is filled in
+// the entry links.
+func (snap snapshot) report(row store.SubsampleRow, panelistID string) SubsampleReport {
+	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(facts(row, snap.quotas[row.SubsampleID]))}
+	for _, l := range snap.links[row.SubsampleID] {
+		links := EntryLinks{Locale: l.Name}
+		var errLive, errTesting error
+		links.Live, errLive = rules.EntryLink(l.LiveEntryLink, row.APICompatible, panelistID)
+		links.Testing, errTesting = rules.EntryLink(l.TestingEntryLink, row.APICompatible, panelistID)
+		if err := errors.Join(errLive, errTesting); err != nil {
+			links.Problem = err.Error()
+		}
+		r.Links = append(r.Links, links)
+	}
+	return r
+}
+
+// SubsampleFilter narrows Subsamples; empty fields match everything.
+type SubsampleFilter struct {
+	Status      string
+	Sendability rules.State
+	Country     string // country code, any case
+}
+
+// Subsamples returns every subsample of the current snapshot that passes
+// filter, with its verdict.
+func (c *Checker) Subsamples(ctx context.Context, filter SubsampleFilter) ([]SubsampleReport, error) {
+	snap, err := c.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SubsampleReport, 0, len(snap.rows))
+	for _, row := range snap.rows {
+		if filter.Status != "" && client.NormalizeStatus(filter.Status) != row.Status {
+			continue
+		}
+		if filter.Country != "" && !strings.EqualFold(filter.Country, row.CountryCode) {
+			continue
+		}
+		r := snap.report(row, "")
+		if filter.Sendability != "" && r.Verdict.State != filter.Sendability {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// PanelistCheck is whether one panelist may enter one subsample now.
+type PanelistCheck struct {
+	SubsampleReport
+	Eligibility rules.EligibilityResult
+	// RulesUnread is set when the subsample's eligibility rules could not
+	// be read: the panelist is then not eligible, since nothing confirms it.
+	RulesUnread string
+}
+
+// Eligible reports whether no rule excludes the panelist and the rules
+// were read.
+func (p PanelistCheck) Eligible() bool { return p.RulesUnread == "" && p.Eligibility.Eligible }
+
+// MayEnter reports whether the panelist may be sent in now: the subsample
+// is sendable and the panelist eligible.
+func (p PanelistCheck) MayEnter() bool { return p.Verdict.State == rules.Sendable && p.Eligible() }
+
+// Eligibility checks one panelist against one live subsample.
+func (c *Checker) Eligibility(ctx context.Context, panelistID string, subsampleID int64) (PanelistCheck, error) {
+	checks, err := c.PanelistSurveys(ctx, panelistID, subsampleID)
+	if err != nil {
+		return PanelistCheck{}, err
+	}
+	if len(checks) == 0 {
+		if _, err := c.Store.SubsampleRowOf(ctx, subsampleID); err != nil {
+			return PanelistCheck{}, err
+		}
+		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
+	}
+	return checks[0], nil
+}
+
+// PanelistSurveys checks one panelist against every live subsample, or
+// only those given, with entry links filled for the panelist.
+func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string, only ...int64) ([]PanelistCheck, error) {
+	snap, err := c.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	history, err := c.Store.HistoryOf(ctx, panelistID)
+	if err != nil {
+		return nil, err
+	}
+	parents, err := c.Store.CategoryParents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := c.Now()
+	var out []PanelistCheck
+	for _, row := range snap.rows {
+		if !row.Live || len(only) > 0 && !slices.Contains(only, row.SubsampleID) {
+			continue
+		}
+		pc := PanelistCheck{SubsampleReport: snap.report(row, panelistID)}
+		pc.RulesUnread = rulesUnread(row)
+		target := rules.Target{SubsampleID: row.SubsampleID, EventID: row.EventID}
+		pc.Eligibility = rules.Eligibility(target, snap.rules[row.SubsampleID], history, parents, now)
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+func rulesUnread(row store.SubsampleRow) string {
+	switch {
+	case row.RulesOK == nil:
+		return "Eligibility rules not read yet."
+	case !*row.RulesOK:
+		return "Eligibility rules could not be read at the last refresh (" + row.RulesError + ")."
+	}
+	return ""
+}
+
+// BulkResult is one panelist's line of a bulk check.
+type BulkResult struct {
+	PanelistID string
+	Eligible   bool
+	Reasons    []string
+}
+
+// BulkCheck checks many panelists against one live subsample, calling emit
+// once per panelist in input order. Only the history records that can
+// matter for the subsample's rules are read, a chunk of panelists at a
+// time, so memory does not grow with the history.
+func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
+	row, err := c.Store.SubsampleRowOf(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
+	if !row.Live {
+		return fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
+	}
+	ruleSet, err := c.Store.EligibilityRulesOf(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
+	parents, err := c.Store.CategoryParents(ctx)
+	if err != nil {
+		return err
+	}
+	unread := rulesUnread(row)
+	target := rules.Target{SubsampleID: subsampleID, EventID: row.EventID}
+	now := c.Now()
+	return c.Store.ScanHistory(ctx, panelists, historyFilter(target, ruleSet, parents), func(id string, records []rules.HistoryRecord) error {
+		res := rules.Eligibility(target, ruleSet, records, parents, now)
+		out := BulkResult{PanelistID: id, Eligible: res.Eligible && unread == ""}
+		if unread != "" {
+			out.Reasons = append(out.Reasons, unread)
+		}
+		for _, e := range res.Exclusions {
+			out.Reasons = append(out.Reasons, e.Reason)
+		}
+		return emit(out)
+	})
+}
+
+// historyFilter narrows the history a bulk check reads to the records that
+// can exclude from target: those on the subsamples, research types, events
+// and categories the rules name with one of their return codes, and any
+// record on the target's event (unique respondents).
+func historyFilter(target rules.Target, r client.EligibilityRules, parents rules.CategoryParents) store.HistoryFilter {
+	f := store.HistoryFilter{EventID: target.EventID}
+	codes := map[int64]bool{}
+	addCodes := func(list []int64) bool {
+		any := false
+		for _, c := range list {
+			if c != 0 {
+				codes[c], any = true, true
+			}
+		}
+		return any
+	}
+	for _, e := range r.Surveys {
+		if id := deref(e.ID); id != 0 && addCodes(e.ReturnCodes) {
+			f.SubsampleIDs = append(f.SubsampleIDs, id)
+		}
+	}
+	for _, e := range r.ResearchTypes {
+		if id := deref(e.ID); id != 0 && addCodes(e.ReturnCodes) {
+			f.ResearchTypeIDs = append(f.ResearchTypeIDs, id)
+		}
+	}
+	for _, e := range r.Events {
+		if id := deref(e.ID); id != 0 && addCodes(e.ReturnCodes) {
+			f.EventIDs = append(f.EventIDs, id)
+		}
+	}
+	for _, e := range r.Categories {
+		specific, generic, main := deref(e.SpecificCategoryID), deref(e.GenericCategoryID), deref(e.MainCategoryID)
+		if specific == 0 && generic == 0 && main == 0 || !addCodes(e.ReturnCodes) {
+			continue
+		}
+		switch {
+		case specific != 0:
+			f.CategoryIDs = append(f.CategoryIDs, specific)
+		default:
+			for id, p := range parents {
+				if generic != 0 && p.GenericID == generic || generic == 0 && p.MainID == main {
+					f.CategoryIDs = append(f.CategoryIDs, id)
+				}
+			}
+		}
+	}
+	for c := range codes {
+		f.Statuses = append(f.Statuses, c)
+	}
+	return f
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

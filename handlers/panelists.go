@@ -1,0 +1,130 @@
+package handlers
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"fieldboard/store"
+)
+
+// maxPanelistIDBytes bounds a panelist id, as the history import does.
+const maxPanelistIDBytes = 128
+
+// ParsePanelistID validates a panelist id: not empty, at most 128 bytes, no
+// control characters. Surrounding spaces are dropped.
+func ParsePanelistID(raw string) (string, error) {
+	id := strings.TrimSpace(raw)
+	switch {
+	case id == "":
+		return "", errors.New("is empty")
+	case len(id) > maxPanelistIDBytes:
+		return "", fmt.Errorf("is %d bytes long; at most %d", len(id), maxPanelistIDBytes)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return "", errors.New("holds control characters")
+	}
+	return id, nil
+}
+
+// maxListErrors bounds the bad lines listed for a rejected file.
+const maxListErrors = 100
+
+// ParsePanelistList reads a CSV of panelist ids: a `panelistId` header line,
+// then one id a line. A file with any bad line is rejected with each bad
+// line's number (up to 100) and reason.
+func ParsePanelistList(r io.Reader) ([]string, []store.LineError, error) {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, errors.New("the file is empty; it needs a panelistId header line, then one id a line")
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("line 1: %w", err)
+	}
+	if len(header) != 1 || strings.TrimSpace(header[0]) != "panelistId" {
+		return nil, nil, fmt.Errorf("line 1: the header must be exactly panelistId, found %q", strings.Join(header, ","))
+	}
+	var ids []string
+	var lineErrs []store.LineError
+	bad := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		var reason string
+		switch {
+		case err != nil:
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			reason = err.Error()
+		case len(rec) != 1:
+			reason = "expected one column, found " + strconv.Itoa(len(rec))
+		default:
+			id, perr := ParsePanelistID(rec[0])
+			if perr != nil {
+				reason = "panelistId " + perr.Error()
+			} else {
+				ids = append(ids, id)
+			}
+		}
+		if reason != "" {
+			bad++
+			if len(lineErrs) < maxListErrors {
+				lineErrs = append(lineErrs, store.LineError{Line: line, Reason: reason})
+			}
+			if err != nil && !isRecoverable(err) {
+				break
+			}
+		}
+	}
+	if bad > 0 {
+		return nil, lineErrs, fmt.Errorf("%d bad line(s); nothing was checked", bad)
+	}
+	if len(ids) == 0 {
+		return nil, nil, errors.New("the file has a header but no panelist ids")
+	}
+	return ids, nil, nil
+}
+
+// isRecoverable reports whether the CSV reader can go on after err.
+func isRecoverable(err error) bool {
+	var pe *csv.ParseError
+	return errors.As(err, &pe)
+}
+
+// BulkHeader is the header of a bulk check's answer.
+var bulkHeader = []string{"panelistId", "eligible", "reasons"}
+
+// WriteBulkCSV checks ids against a live subsample and writes
+// `panelistId,eligible,reasons`, one line per id in input order; reasons
+// are joined with "; ".
+func WriteBulkCSV(ctx context.Context, checker *Checker, subsampleID int64, ids []string, w io.Writer) error {
+	out := newCSVWriter(w)
+	if err := out.Write(slices.Clone(bulkHeader)...); err != nil {
+		return err
+	}
+	err := checker.BulkCheck(ctx, subsampleID, slices.Values(ids), func(r BulkResult) error {
+		return out.Write(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
+	})
+	if err != nil {
+		return err
+	}
+	return out.Flush()
+}

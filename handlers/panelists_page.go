@@ -1,0 +1,166 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// Panelists answers GET /panelists: the forms, and with ?panelist=P the
+// lookup of one panelist. An htmx request gets the page too; the form
+// selects the lookup section from it.
+func (h *Handler) Panelists(c echo.Context) error {
+	ctx := c.Request().Context()
+	v := views.PanelistsView{Page: h.page("Panelists", "panelists")}
+	status := http.StatusOK
+	if raw := c.QueryParam("panelist"); raw != "" {
+		v.LookupID = raw
+		id, err := ParsePanelistID(raw)
+		if err != nil {
+			v.LookupErr, status = "Panelist id "+err.Error()+".", http.StatusBadRequest
+		} else if v.Lookup, err = h.lookup(ctx, id); err != nil {
+			return err
+		}
+	}
+	var err error
+	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
+		return err
+	}
+	return render(c, status, views.PanelistsPage(v))
+}
+
+// lookup checks one panelist against every live subsample.
+func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupResult, error) {
+	checks, err := h.Checker.PanelistSurveys(ctx, panelistID)
+	if err != nil {
+		return nil, err
+	}
+	history, err := h.Store.HistoryOf(ctx, panelistID)
+	if err != nil {
+		return nil, err
+	}
+	r := &views.LookupResult{PanelistID: panelistID, History: len(history)}
+	for _, pc := range checks {
+		sc := views.SurveyCheck{
+			SubsampleID: pc.SubsampleID, EventID: pc.EventID, Name: pc.Name, Country: pc.CountryCode,
+			State: pc.Verdict.State, StateWhy: pc.Verdict.Reasons, Eligible: pc.Eligible(),
+		}
+		if pc.CPI != nil {
+			sc.CPI = views.Money(*pc.CPI, pc.Currency)
+		}
+		if pc.MayEnter() {
+			for _, l := range pc.Links {
+				if l.Live != "" {
+					sc.Links = append(sc.Links, views.LinkView{Locale: l.Locale, URL: l.Live})
+				}
+			}
+			r.MayEnter = append(r.MayEnter, sc)
+			continue
+		}
+		sc.Why = append(sc.Why, pc.Verdict.Reasons...)
+		if pc.RulesUnread != "" {
+			sc.Why = append(sc.Why, pc.RulesUnread)
+		}
+		for _, e := range pc.Eligibility.Exclusions {
+			sc.Why = append(sc.Why, e.Reason)
+		}
+		r.Others = append(r.Others, sc)
+	}
+	return r, nil
+}
+
+// bulkForm lists the live subsamples for the bulk check's picker.
+func (h *Handler) bulkForm(ctx context.Context, selected int64) (views.BulkForm, error) {
+	rows, err := h.Store.LiveRows(ctx)
+	if err != nil {
+		return views.BulkForm{}, err
+	}
+	f := views.BulkForm{Selected: selected}
+	for _, r := range rows {
+		f.Subsamples = append(f.Subsamples, views.SubsampleOption{ID: r.SubsampleID, Label: fmt.Sprintf("%d %s (%s)", r.SubsampleID, r.Name, r.Status)})
+	}
+	return f, nil
+}
+
+// UploadHistory answers POST /panelists/history: the history import form.
+// htmx gets the outcome alone; a plain form post gets the whole page.
+func (h *Handler) UploadHistory(c echo.Context) error {
+	ctx := c.Request().Context()
+	result := views.ImportResult{}
+	status := http.StatusOK
+	file, err := c.FormFile("file")
+	switch {
+	case err != nil:
+		result.Err, status = "Choose a CSV file to import.", http.StatusBadRequest
+	default:
+		result.FileName = file.Filename
+		f, err := file.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		result.Report, err = h.Store.ImportHistoryCSV(ctx, f, h.ProviderLocation)
+		if errors.Is(err, store.ErrInvalidImport) {
+			result.Err, status = err.Error()+".", http.StatusUnprocessableEntity
+		} else if err != nil {
+			return err
+		}
+	}
+	if isHTMX(c) {
+		return render(c, status, views.ImportOutcome(result))
+	}
+	v := views.PanelistsView{Page: h.page("Panelists", "panelists"), Import: &result}
+	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
+		return err
+	}
+	return render(c, status, views.PanelistsPage(v))
+}
+
+// BulkCheck answers POST /panelists/bulk: the bulk check form. The answer
+// is a CSV download; a bad file or subsample re-renders the page with the
+// reason.
+func (h *Handler) BulkCheck(c echo.Context) error {
+	ctx := c.Request().Context()
+	subsampleID, _ := strconv.ParseInt(c.FormValue("subsample"), 10, 64)
+	form, err := h.bulkForm(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
+	fail := func(status int, msg string, lines []store.LineError) error {
+		form.Err, form.Lines = msg, lines
+		return render(c, status, views.PanelistsPage(views.PanelistsView{Page: h.page("Panelists", "panelists"), Bulk: form}))
+	}
+	if subsampleID <= 0 {
+		return fail(http.StatusBadRequest, "Pick a live subsample.", nil)
+	}
+	row, err := h.Store.SubsampleRowOf(ctx, subsampleID)
+	if errors.Is(err, store.ErrNotFound) || err == nil && !row.Live {
+		return fail(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot.", subsampleID), nil)
+	}
+	if err != nil {
+		return err
+	}
+	file, err := c.FormFile("file")
+	if err != nil {
+		return fail(http.StatusBadRequest, "Choose a CSV file of panelist ids.", nil)
+	}
+	f, err := file.Open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ids, lines, err := ParsePanelistList(f)
+	if err != nil {
+		return fail(http.StatusUnprocessableEntity, file.Filename+": "+err.Error(), lines)
+	}
+	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d-%s.csv"`, subsampleID, h.Now().UTC().Format("20060102-1504")))
+	return WriteBulkCSV(ctx, h.Checker, subsampleID, ids, c.Response())
+}

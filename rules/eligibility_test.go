@@ -1,0 +1,268 @@
+package rules
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/client"
+)
+
+var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func daysAgo(d float64) time.Time { return now.Add(-time.Duration(d * float64(24*time.Hour))) }
+
+// rec is a history record of panelist P1.
+func rec(subsample, status int64, at time.Time) HistoryRecord {
+	return HistoryRecord{PanelistID: "P1", SubsampleID: subsample, StatusID: status, RegisteredAt: at,
+		EventID: 900 + subsample%100, CategoryID: 0, ResearchTypeID: 1}
+}
+
+func with(r HistoryRecord, edit func(*HistoryRecord)) HistoryRecord { edit(&r); return r }
+
+var parents = CategoryParents{
+	55: {GenericID: 12, MainID: 3},
+	56: {GenericID: 12, MainID: 3},
+	60: {GenericID: 13, MainID: 4},
+}
+
+func TestEligibility(t *testing.T) {
+	target := Target{SubsampleID: 5000, EventID: 777}
+	surveys := func(id *int64, days int64, codes ...int64) client.EligibilityRules {
+		return client.EligibilityRules{Surveys: []client.SurveyRule{{ID: id, NumDays: days, ReturnCodes: codes}}}
+	}
+	categories := func(main, generic, specific *int64) client.EligibilityRules {
+		return client.EligibilityRules{Categories: []client.CategoryRule{{MainCategoryID: main, GenericCategoryID: generic,
+			SpecificCategoryID: specific, NumDays: 0, ReturnCodes: []int64{3}}}}
+	}
+	inCategory := func(cat int64) HistoryRecord {
+		return with(rec(123, StatusComplete, daysAgo(400)), func(r *HistoryRecord) { r.CategoryID = cat })
+	}
+	type excl struct {
+		kind  string
+		index int
+		sub   int64 // subsample of the matching record
+	}
+	tests := []struct {
+		name    string
+		rules   client.EligibilityRules
+		history []HistoryRecord
+		want    []excl
+	}{
+		{"no history, no exclusion", surveys(id64(123), 30, 3), nil, nil},
+		{"surveys: a history on the subsample whose id is Id excludes",
+			surveys(id64(123), 30, 3, 82), []HistoryRecord{rec(123, StatusScreenOut, daysAgo(2))}, []excl{{KindSurveys, 0, 123}}},
+		{"status not in returnCodes does not exclude",
+			surveys(id64(123), 30, 3, 82), []HistoryRecord{rec(123, StatusAbandon, daysAgo(2))}, nil},
+		{"record older than numDays does not exclude",
+			surveys(id64(123), 30, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(30).Add(-time.Second))}, nil},
+		{"exactly numDays days ago still excludes",
+			surveys(id64(123), 30, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(30))}, []excl{{KindSurveys, 0, 123}}},
+		{"numDays 0 means forever",
+			surveys(id64(123), 0, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(20000))}, []excl{{KindSurveys, 0, 123}}},
+		{"a record dated after now (clock skew) still excludes",
+			surveys(id64(123), 30, 3), []HistoryRecord{rec(123, StatusComplete, now.Add(time.Hour))}, []excl{{KindSurveys, 0, 123}}},
+		{"0 id is a placeholder and applies to nothing",
+			surveys(id64(0), 0, 3), []HistoryRecord{with(rec(0, StatusComplete, daysAgo(1)), func(r *HistoryRecord) { r.SubsampleID = 0 })}, nil},
+		{"null id is a placeholder and applies to nothing",
+			surveys(nil, 0, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(1))}, nil},
+		{"returnCodes [0] exclude nothing",
+			surveys(id64(123), 0, 0), []HistoryRecord{with(rec(123, 0, daysAgo(1)), func(r *HistoryRecord) { r.StatusID = 0 })}, nil},
+		{"empty returnCodes exclude nothing",
+			surveys(id64(123), 0), []HistoryRecord{rec(123, StatusComplete, daysAgo(1))}, nil},
+		{"researchTypes: a history on surveys of research type id excludes",
+			client.EligibilityRules{ResearchTypes: []client.ResearchTypeRule{{ID: id64(7), NumDays: 90, ReturnCodes: []int64{3}}}},
+			[]HistoryRecord{rec(1, StatusComplete, daysAgo(10)), with(rec(2, StatusComplete, daysAgo(5)), func(r *HistoryRecord) { r.ResearchTypeID = 7 })},
+			[]excl{{KindResearchTypes, 0, 2}}},
+		{"events: a history on any subsample of the event whose id is Id excludes",
+			client.EligibilityRules{Events: []client.EventRule{{ID: id64(950), Name: str("Tracker"), NumDays: 0, ReturnCodes: []int64{3, 82}}}},
+			[]HistoryRecord{with(rec(8, StatusScreenOut, daysAgo(5)), func(r *HistoryRecord) { r.EventID = 950 })},
+			[]excl{{KindEvents, 0, 8}}},
+		{"specific category compares the record's category",
+			categories(id64(3), id64(12), id64(55)), []HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
+		{"the most specific level is compared: a sibling specific category does not match",
+			categories(id64(3), id64(12), id64(55)), []HistoryRecord{inCategory(56)}, nil},
+		{"generic category entry matches via parents",
+			categories(id64(3), id64(12), nil), []HistoryRecord{inCategory(56)}, []excl{{KindCategories, 0, 123}}},
+		{"a 0 specific id falls back to the generic level",
+			categories(id64(0), id64(12), id64(0)), []HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
+		{"main category entry matches via parents",
+			categories(id64(4), nil, nil), []HistoryRecord{inCategory(55), inCategory(60)}, []excl{{KindCategories, 0, 123}}},
+		{"unknown category cannot match generic entry",
+			categories(nil, id64(12), nil), []HistoryRecord{inCategory(99)}, nil},
+		{"unknown category cannot match main entry",
+			categories(id64(3), nil, nil), []HistoryRecord{inCategory(99)}, nil},
+		{"a category entry with all three ids 0 or null applies to nothing",
+			categories(id64(0), nil, id64(0)), []HistoryRecord{inCategory(55)}, nil},
+		{"unique respondents within an event",
+			client.EligibilityRules{}, []HistoryRecord{with(rec(5001, StatusQuotaFull, daysAgo(3000)), func(r *HistoryRecord) { r.EventID = 777 })},
+			[]excl{{KindUniqueEvent, -1, 5001}}},
+		{"same subsample does not trigger unique-event rule",
+			client.EligibilityRules{}, []HistoryRecord{with(rec(5000, StatusComplete, daysAgo(1)), func(r *HistoryRecord) { r.EventID = 777 })}, nil},
+		{"when an array has several entries, each is applied; every excluding entry is listed in order",
+			client.EligibilityRules{
+				Surveys: []client.SurveyRule{{ID: id64(123), ReturnCodes: []int64{3}}, {ID: id64(0), ReturnCodes: []int64{0}},
+					{ID: id64(124), NumDays: 30, ReturnCodes: []int64{82}}, {ID: id64(125), ReturnCodes: []int64{3}}},
+				ResearchTypes: []client.ResearchTypeRule{{ID: id64(1), NumDays: 365, ReturnCodes: []int64{3, 82}}},
+				Events:        []client.EventRule{{ID: id64(924), ReturnCodes: []int64{82}}},
+			},
+			[]HistoryRecord{
+				rec(123, StatusComplete, daysAgo(100)),
+				rec(124, StatusScreenOut, daysAgo(10)),
+				with(rec(5002, StatusAbandon, daysAgo(1)), func(r *HistoryRecord) { r.EventID = 777 }),
+			},
+			[]excl{{KindSurveys, 0, 123}, {KindSurveys, 2, 124}, {KindResearchTypes, 0, 124}, {KindEvents, 0, 124}, {KindUniqueEvent, -1, 5002}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Eligibility(target, tt.rules, tt.history, parents, now)
+			var got []excl
+			for _, e := range res.Exclusions {
+				got = append(got, excl{e.Kind, e.Index, e.Record.SubsampleID})
+				if e.Rule == "" || e.Reason == "" || !strings.HasSuffix(e.Reason, ".") {
+					t.Errorf("exclusion %+v lacks its sentences", e)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("exclusions = %v, want %v", got, tt.want)
+			}
+			if res.Eligible != (len(tt.want) == 0) {
+				t.Errorf("eligible = %v with %d exclusions", res.Eligible, len(res.Exclusions))
+			}
+		})
+	}
+}
+
+func TestEligibilityMostRecentRecordPerEntry(t *testing.T) {
+	rules := client.EligibilityRules{Surveys: []client.SurveyRule{{ID: id64(123), NumDays: 30, ReturnCodes: []int64{3, 82}}}}
+	history := []HistoryRecord{
+		rec(123, StatusComplete, daysAgo(20)),
+		rec(123, StatusScreenOut, daysAgo(2)),
+		rec(123, StatusComplete, daysAgo(40)),
+		rec(123, StatusAbandon, daysAgo(1)),
+	}
+	res := Eligibility(Target{SubsampleID: 9}, rules, history, nil, now)
+	if len(res.Exclusions) != 1 {
+		t.Fatalf("got %d exclusions, want one per entry", len(res.Exclusions))
+	}
+	e := res.Exclusions[0]
+	if e.Record != history[1] {
+		t.Errorf("record = %+v, want the most recent matching one %+v", e.Record, history[1])
+	}
+	if want := "Excludes panelists with status Complete or Screen out on subsample 123 in the last 30 days."; e.Rule != want {
+		t.Errorf("rule = %q, want %q", e.Rule, want)
+	}
+	if want := "Screen out on subsample 123 on 2026-11-18 (within 30 days)."; e.Reason != want {
+		t.Errorf("reason = %q, want %q", e.Reason, want)
+	}
+}
+
+func TestEligibilityUniqueEventReason(t *testing.T) {
+	history := []HistoryRecord{
+		{SubsampleID: 11, EventID: 5, StatusID: StatusScreenOut, RegisteredAt: daysAgo(9)},
+		{SubsampleID: 12, EventID: 5, StatusID: StatusInSurvey, RegisteredAt: daysAgo(1)},
+	}
+	res := Eligibility(Target{SubsampleID: 10, EventID: 5}, client.EligibilityRules{}, history, nil, now)
+	if res.Eligible || len(res.Exclusions) != 1 {
+		t.Fatalf("got %+v, want one unique-event exclusion", res)
+	}
+	e := res.Exclusions[0]
+	if e.Record.SubsampleID != 12 || e.Index != -1 || e.Kind != KindUniqueEvent {
+		t.Errorf("got %+v, want the most recent record on the event", e)
+	}
+	if want := "In survey on subsample 12 of the same event 5 on 2026-11-19 (respondents must be unique within an event)."; e.Reason != want {
+		t.Errorf("reason = %q, want %q", e.Reason, want)
+	}
+	if res := Eligibility(Target{SubsampleID: 10}, client.EligibilityRules{}, history, nil, now); !res.Eligible {
+		t.Errorf("an unknown target event (0) must not group unrelated records: %+v", res)
+	}
+}
+
+// The provider spells the id and numDays keys Id/id and NumDays/numDays.
+func TestEligibilityKeyCasing(t *testing.T) {
+	const upper = `{"surveys":[{"Id":123,"NumDays":30,"returnCodes":[3]}],
+		"researchTypes":[{"Id":7,"NumDays":0,"returnCodes":[3]}],
+		"categories":[{"mainCategoryId":null,"genericCategoryId":12,"specificCategoryId":null,"NumDays":0,"returnCodes":[3]}],
+		"events":[{"Id":950,"name":"Tracker","NumDays":0,"returnCodes":[3]}]}`
+	const lower = `{"surveys":[{"id":123,"numDays":30,"returnCodes":[3]}],
+		"researchTypes":[{"id":7,"numDays":0,"returnCodes":[3]}],
+		"categories":[{"mainCategoryId":null,"genericCategoryId":12,"specificCategoryId":null,"numDays":0,"returnCodes":[3]}],
+		"events":[{"id":950,"name":"Tracker","numDays":0,"returnCodes":[3]}]}`
+	history := []HistoryRecord{
+		{SubsampleID: 123, StatusID: StatusComplete, RegisteredAt: daysAgo(29), ResearchTypeID: 7, CategoryID: 55, EventID: 950},
+	}
+	t.Run("Id and id casing decode the same", func(t *testing.T) {
+		var want []Exclusion
+		for i, doc := range []string{upper, lower} {
+			var rules client.EligibilityRules
+			if err := json.Unmarshal([]byte(doc), &rules); err != nil {
+				t.Fatal(err)
+			}
+			res := Eligibility(Target{SubsampleID: 1, EventID: 2}, rules, history, parents, now)
+			if len(res.Exclusions) != 4 {
+				t.Fatalf("casing %d: got %d exclusions, want all 4 entries to exclude: %+v", i, len(res.Exclusions), res.Exclusions)
+			}
+			if i == 0 {
+				want = res.Exclusions
+				continue
+			}
+			if !slices.Equal(res.Exclusions, want) {
+				t.Errorf("Id and id casing decode the same: got\n%+v\nwant\n%+v", res.Exclusions, want)
+			}
+		}
+	})
+}
+
+func TestDescribeRules(t *testing.T) {
+	rules := client.EligibilityRules{
+		Surveys: []client.SurveyRule{{ID: id64(123), NumDays: 30, ReturnCodes: []int64{3, 82}}, {ID: id64(0), ReturnCodes: []int64{0}}},
+		ResearchTypes: []client.ResearchTypeRule{{ID: id64(7), NumDays: 1, ReturnCodes: []int64{3, 82, 83}},
+			{ID: id64(8), ReturnCodes: []int64{0}}},
+		Categories: []client.CategoryRule{
+			{SpecificCategoryID: id64(55), GenericCategoryID: id64(12), ReturnCodes: []int64{3}},
+			{GenericCategoryID: id64(12), ReturnCodes: []int64{3}},
+			{MainCategoryID: id64(3), GenericCategoryID: id64(0), ReturnCodes: []int64{3, 0, 45}},
+			{ReturnCodes: []int64{3}},
+		},
+		Events: []client.EventRule{{ID: id64(950), Name: str("Brand tracker"), ReturnCodes: []int64{2, 3, 82, 83, 92, 98, 99}}, {ReturnCodes: []int64{}}},
+	}
+	want := []RuleSentence{
+		{KindSurveys, 0, true, "Excludes panelists with status Complete or Screen out on subsample 123 in the last 30 days."},
+		{KindSurveys, 1, false, "ignored: survey entry 2 has no id (0 or null), a placeholder that applies to nothing."},
+		{KindResearchTypes, 0, true, "Excludes panelists with status Complete, Screen out or Quota full on any survey of research type 7 in the last 1 day."},
+		{KindResearchTypes, 1, false, "ignored: research type entry 2 names no status to exclude (returnCodes [0]), so it excludes nobody."},
+		{KindCategories, 0, true, "Excludes panelists with status Complete in category 55 at any time."},
+		{KindCategories, 1, true, "Excludes panelists with status Complete in any category of generic category 12 at any time."},
+		{KindCategories, 2, true, "Excludes panelists with status Complete or status 45 in any category of main category 3 at any time."},
+		{KindCategories, 3, false, "ignored: category entry 4 has no id (0 or null), a placeholder that applies to nothing."},
+		{KindEvents, 0, true, "Excludes panelists with status In survey, Complete, Screen out, Quota full, Abandon, Erroneous complete or Potentially unengaged on any subsample of event 950 (Brand tracker) at any time."},
+		{KindEvents, 1, false, "ignored: event entry 2 has no id (0 or null), a placeholder that applies to nothing."},
+	}
+	got := DescribeRules(rules)
+	if len(got) != len(want) {
+		t.Fatalf("got %d sentences, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("sentence %d\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	if DescribeRules(client.EligibilityRules{}) != nil {
+		t.Error("no rules, no sentences")
+	}
+}
+
+func TestEligibilityAllocatesNothingWhenEligible(t *testing.T) {
+	rules, history := benchRules(), benchHistory()
+	target := Target{SubsampleID: 1, EventID: 1}
+	allocs := testing.AllocsPerRun(100, func() {
+		if !Eligibility(target, rules, history, parents, now).Eligible {
+			t.Fatal("want eligible")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per call in the no-exclusion path, want 0", allocs)
+	}
+}

@@ -1,0 +1,43 @@
+package rules
+
+import (
+	"testing"
+
+	"fieldboard/client"
+)
+
+// quota builds a quota of the table "Age" with the given remaining counts.
+func quota(id, exclusive, shared int64) client.Quota {
+	return client.Quota{
+		QuotaID: id, TableID: 2, TableName: "Age", QuotaName: "Cell " + string(rune('A'+id%26)), QuotaType: client.QuotaTypeHard,
+		Questions:          []client.QuotaQuestion{{ID: client.AgeRangeQuestionID, Operator: "OR"}},
+		RemainingExclusive: exclusive, RemainingShared: shared,
+	}
+}
+
+// total builds the total quota (counting, Total Quota, no questions).
+func total(exclusive, shared int64) client.Quota {
+	return client.Quota{
+		QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: client.QuotaTypeCounting,
+		RemainingExclusive: exclusive, RemainingShared: shared, AchievedInterviews: 10,
+	}
+}
+
+// liveFacts is a Live, API-compatible, priced subsample with the given quotas loaded.
+func liveFacts(quotas ...client.Quota) SubsampleFacts {
+	return SubsampleFacts{Status: client.StatusLive, APICompatible: true, CPI: 1.5, Currency: "USD", Quotas: quotas, QuotasLoaded: true}
+}
+
+func id64(v int64) *int64 { return &v }
+
+func str(s string) *string { return &s }
+
+// mustLink calls EntryLink and fails the test on error.
+func mustLink(t *testing.T, raw string, api bool, panelist string) string {
+	t.Helper()
+	got, err := EntryLink(raw, api, panelist)
+	if err != nil {
+		t.Fatalf("EntryLink(%q): %v", raw, err)
+	}
+	return got
+}

@@ -1,0 +1,105 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// ErrBadEntryLink is wrapped by every error EntryLink returns.
+var ErrBadEntryLink = errors.New("not a usable entry link")
+
+// EntryLink prepares a provider entry link for a panelist.
+//
+// The spec's entry links carry an opaque token p, may carry rType, and end
+// with an empty id parameter. EntryLink:
+//
+//   - accepts only absolute http and https links with a host (the scheme in
+//     any case); anything else (javascript:, ftp:, relative, unparsable,
+//     a query net/url cannot parse) is an error wrapping ErrBadEntryLink,
+//     never a link;
+//   - keeps everything but the query byte-for-byte, and keeps every other
+//     query parameter in its original order and encoding (the token p may
+//     hold escapes such as %2B that must survive exactly); empty segments
+//     ("&&") are dropped;
+//   - for an API-compatible subsample adds SAPI=1 (spec rule 2) just before
+//     id; an existing SAPI parameter (any case) is not duplicated but set to
+//     1 where it stands; for a subsample that is not API compatible, the
+//     parameters are left as the provider sent them;
+//   - puts the id parameter last, so a router that appends a respondent id
+//     still works, adding an empty one when the link has none. With
+//     panelistID non-empty, id is set to it, escaped with url.QueryEscape
+//     ("P 1/x" becomes "P+1%2Fx"); with panelistID empty, id keeps the value
+//     the provider gave it (normally empty). Several id parameters collapse
+//     into one (the last one's value).
+//
+// A fragment (#...) stays at the very end, after the query.
+func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadEntryLink, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" { // url.Parse lower-cases the scheme
+		if u.Scheme == "" {
+			return "", fmt.Errorf("%w: %q is not an absolute http or https address", ErrBadEntryLink, raw)
+		}
+		return "", fmt.Errorf("%w: scheme %q is not http or https", ErrBadEntryLink, u.Scheme)
+	}
+	if u.Opaque != "" || u.Host == "" {
+		return "", fmt.Errorf("%w: %q has no host", ErrBadEntryLink, raw)
+	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		return "", fmt.Errorf("%w: query: %w", ErrBadEntryLink, err)
+	}
+
+	// Work on the raw text so nothing is re-sorted or re-encoded. url.Parse
+	// splits the same way: the fragment first, then the query.
+	rest, fragment, hasFragment := strings.Cut(raw, "#")
+	base, query, _ := strings.Cut(rest, "?")
+
+	var b strings.Builder
+	b.Grow(len(raw) + len("?&SAPI=1&id=") + 3*len(panelistID))
+	b.WriteString(base)
+	sep := byte('?')
+	write := func(param string) {
+		b.WriteByte(sep)
+		b.WriteString(param)
+		sep = '&'
+	}
+
+	idValue, sapiSeen := "", false
+	for query != "" {
+		var param string
+		param, query, _ = strings.Cut(query, "&")
+		if param == "" {
+			continue
+		}
+		rawKey, rawValue, _ := strings.Cut(param, "=")
+		key, _ := url.QueryUnescape(rawKey) // valid: ParseQuery accepted it
+		switch {
+		case key == "id":
+			idValue = rawValue
+		case strings.EqualFold(key, "SAPI") && apiCompatible:
+			if !sapiSeen {
+				write(rawKey + "=1")
+			}
+			sapiSeen = true
+		default:
+			write(param)
+		}
+	}
+	if apiCompatible && !sapiSeen {
+		write("SAPI=1")
+	}
+	if panelistID != "" {
+		idValue = url.QueryEscape(panelistID)
+	}
+	write("id=" + idValue)
+	if hasFragment {
+		b.WriteByte('#')
+		b.WriteString(fragment)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,285 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	"fieldboard/client"
+)
+
+// State is the sendability of a subsample: whether real respondents may be
+// sent into it now.
+type State string
+
+// The sendability states.
+const (
+	// Sendable: Live, API compatible, priced, and the total quota and at
+	// least one other quota (when there are others) still need completes.
+	Sendable State = "sendable"
+	// Paused: the total quota is full, or every other quota cell is full
+	// (spec rule 3: "sample sending must be paused").
+	Paused State = "paused"
+	// NotSendable: not Live, not API compatible, or not priced (spec rule 1).
+	NotSendable State = "not_sendable"
+	// Testing: Live for testing; only testers may enter (spec rule 1 keeps
+	// it out of live work).
+	Testing State = "testing"
+	// Unknown: the quotas needed to decide are missing, failed to load or
+	// are ambiguous. Never sendable on missing data.
+	Unknown State = "unknown"
+)
+
+// Label is the state as a coordinator reads it.
+func (s State) Label() string {
+	switch s {
+	case Sendable:
+		return "Sendable"
+	case Paused:
+		return "Paused"
+	case NotSendable:
+		return "Not sendable"
+	case Testing:
+		return "Live for testing"
+	}
+	return "Unknown"
+}
+
+// SubsampleFacts is what sendability is decided on.
+type SubsampleFacts struct {
+	Status        string // subsampleStatus, canonical spelling (client.NormalizeStatus already applied)
+	APICompatible bool
+	CPI           float64
+	Currency      string
+	// Quotas are the subsample's stored quotas. QuotasLoaded is false when
+	// they were never read or the last read failed (QuotasError says why);
+	// then they must not be trusted.
+	Quotas       []client.Quota
+	QuotasLoaded bool
+	QuotasError  string
+}
+
+// Outcome is the result of one sendability rule.
+type Outcome string
+
+// The outcomes of a Check.
+const (
+	Pass    Outcome = "pass"
+	Fail    Outcome = "fail"
+	Unread  Outcome = "unknown" // the data the rule needs is missing
+	Skipped Outcome = "skipped" // an earlier rule already decided
+)
+
+// Names of the sendability rules, in the order the spec applies them.
+const (
+	RuleStatus        = "status"
+	RuleAPI           = "api compatibility"
+	RuleCPI           = "cpi"
+	RuleTotalQuota    = "total quota"
+	RuleOtherQuotas   = "other quotas"
+	sendabilityChecks = 5
+)
+
+// Check is one rule's outcome, in the order the spec applies them.
+type Check struct {
+	Rule    string // RuleStatus, RuleAPI, RuleCPI, RuleTotalQuota or RuleOtherQuotas
+	Outcome Outcome
+	Detail  string // a sentence
+}
+
+// QuotaFill is one quota with what it still needs. Remaining is
+// RemainingExclusive + RemainingShared, never below 0; the quota is Open
+// when Remaining > 0.
+type QuotaFill struct {
+	QuotaID, TableID                int64
+	TableName, QuotaName, QuotaType string
+	Achieved, RemainingExclusive    int64
+	RemainingShared, Remaining      int64
+	Open                            bool
+}
+
+// Verdict is the sendability of one subsample with the reasons for it.
+type Verdict struct {
+	State   State
+	Reasons []string // sentences, every failing condition (empty when sendable)
+	Checks  []Check  // always all five rules, in order; later ones Skipped when an earlier rule already decided
+	// Total is the total quota, nil when there is none, when the quotas are
+	// not loaded, or when the provider sent more than one.
+	Total *QuotaFill
+	// Open and Closed are the other quotas (not the total), in the
+	// provider's order. They are filled whenever the quotas are loaded,
+	// even when an earlier rule decided the state, so pages can show them.
+	Open, Closed []QuotaFill
+}
+
+// Sendability applies the spec's sending rule (rule 1) and quota sending
+// rule (rule 3) to one subsample.
+//
+// Status, API compatibility and CPI are always all evaluated, so every
+// failing one is a reason. A Live-for-testing subsample is Testing even when
+// API or CPI also fail. Only a Live, API-compatible, priced subsample goes
+// on to the quotas: unread, failed or ambiguous quotas (none or several
+// total quotas) make it Unknown; a full total quota, or every other quota
+// cell full while the total is open, makes it Paused.
+func Sendability(f SubsampleFacts) Verdict {
+	v := Verdict{Checks: make([]Check, 0, sendabilityChecks)}
+
+	testing := f.Status == client.StatusLiveForTesting
+	switch {
+	case f.Status == client.StatusLive:
+		v.pass(RuleStatus, "Status is Live.")
+	case testing:
+		v.fail(RuleStatus, "Status is Live for testing, not Live: only testers may enter.")
+	case strings.TrimSpace(f.Status) == "":
+		v.fail(RuleStatus, "No status was reported; only Live subsamples take respondents.")
+	default:
+		v.fail(RuleStatus, "Status is "+f.Status+", not Live.")
+	}
+	if f.APICompatible {
+		v.pass(RuleAPI, "API compatible.")
+	} else {
+		v.fail(RuleAPI, "Not API compatible.")
+	}
+	price := formatCPI(f.CPI, f.Currency)
+	if f.CPI > 0 { // false for NaN too
+		v.pass(RuleCPI, "CPI is "+price+".")
+	} else {
+		v.fail(RuleCPI, "CPI is "+price+"; it must be greater than 0.")
+	}
+
+	// Fill the quotas whenever they can be trusted, whatever decides.
+	totals := 0
+	if f.QuotasLoaded {
+		totals = v.fillQuotas(f.Quotas)
+	}
+
+	switch {
+	case testing:
+		v.State = Testing
+	case len(v.Reasons) > 0:
+		v.State = NotSendable
+	}
+	if v.State != "" {
+		v.skip(RuleTotalQuota, "Not checked: the subsample is "+strings.ToLower(v.State.Label())+" already.")
+		v.skip(RuleOtherQuotas, "Not checked: the subsample is "+strings.ToLower(v.State.Label())+" already.")
+		return v
+	}
+
+	// Rule 3: the total quota first.
+	switch {
+	case !f.QuotasLoaded:
+		msg := "Quotas have not been read yet."
+		if e := strings.TrimSpace(f.QuotasError); e != "" {
+			msg = "Quotas could not be read: " + strings.TrimRight(e, ". ") + "."
+		}
+		return v.undecided(msg)
+	case totals == 0 && len(f.Quotas) == 0:
+		return v.undecided("No total quota: the provider sent no quotas.")
+	case totals == 0:
+		return v.undecided("No total quota among the " + countOf(len(f.Quotas), "quota", "quotas") + ".")
+	case totals > 1:
+		return v.undecided("The provider sent " + strconv.Itoa(totals) + " total quotas; which one counts is unclear.")
+	}
+	if !v.Total.Open {
+		v.State = Paused
+		v.fail(RuleTotalQuota, "Total quota is full (0 remaining): sending is paused.")
+		v.skip(RuleOtherQuotas, "Not checked: the total quota is full.")
+		return v
+	}
+	v.pass(RuleTotalQuota, "Total quota needs "+strconv.FormatInt(v.Total.Remaining, 10)+
+		" more ("+strconv.FormatInt(v.Total.Achieved, 10)+" achieved).")
+
+	// Then every other quota.
+	others := len(v.Open) + len(v.Closed)
+	switch {
+	case others == 0:
+		v.pass(RuleOtherQuotas, "No other quotas: the total quota alone decides.")
+	case len(v.Open) == 0:
+		v.State = Paused
+		v.fail(RuleOtherQuotas, "Every quota cell is full ("+strconv.Itoa(others)+" of "+
+			strconv.Itoa(others)+"): sending is paused.")
+		return v
+	default:
+		v.pass(RuleOtherQuotas, strconv.Itoa(len(v.Open))+" of "+countOf(others, "quota cell", "quota cells")+" open.")
+	}
+	v.State = Sendable
+	return v
+}
+
+func (v *Verdict) pass(rule, detail string) {
+	v.Checks = append(v.Checks, Check{Rule: rule, Outcome: Pass, Detail: detail})
+}
+
+// fail records a failing rule; its detail is also a reason.
+func (v *Verdict) fail(rule, detail string) {
+	v.Checks = append(v.Checks, Check{Rule: rule, Outcome: Fail, Detail: detail})
+	v.Reasons = append(v.Reasons, detail)
+}
+
+func (v *Verdict) skip(rule, detail string) {
+	v.Checks = append(v.Checks, Check{Rule: rule, Outcome: Skipped, Detail: detail})
+}
+
+// undecided makes the verdict Unknown because the total quota cannot be
+// read from the data.
+func (v *Verdict) undecided(reason string) Verdict {
+	v.State = Unknown
+	v.Checks = append(v.Checks, Check{Rule: RuleTotalQuota, Outcome: Unread, Detail: reason})
+	v.Reasons = append(v.Reasons, reason)
+	v.skip(RuleOtherQuotas, "Not checked: the total quota is unknown.")
+	return *v
+}
+
+// fillQuotas sorts the quotas into Total, Open and Closed and returns how
+// many total quotas there are. With more than one, Total stays nil and
+// none of them is listed.
+func (v *Verdict) fillQuotas(quotas []client.Quota) int {
+	totals := 0
+	for i := range quotas {
+		q := &quotas[i]
+		if q.IsTotal() {
+			totals++
+			if totals == 1 {
+				t := fillOf(q)
+				v.Total = &t
+			} else {
+				v.Total = nil
+			}
+			continue
+		}
+		if fill := fillOf(q); fill.Open {
+			v.Open = append(v.Open, fill)
+		} else {
+			v.Closed = append(v.Closed, fill)
+		}
+	}
+	return totals
+}
+
+// fillOf is the fill of one quota; a negative remaining counts as 0.
+func fillOf(q *client.Quota) QuotaFill {
+	remaining := max(q.Remaining(), 0)
+	return QuotaFill{
+		QuotaID: q.QuotaID, TableID: q.TableID,
+		TableName: q.TableName, QuotaName: q.QuotaName, QuotaType: q.QuotaType,
+		Achieved:           q.AchievedInterviews,
+		RemainingExclusive: q.RemainingExclusive, RemainingShared: q.RemainingShared,
+		Remaining: remaining, Open: remaining > 0,
+	}
+}
+
+// formatCPI writes a price as "1.50 USD", or "1.50" without a currency.
+func formatCPI(cpi float64, currency string) string {
+	s := strconv.FormatFloat(cpi, 'f', 2, 64)
+	if c := strings.TrimSpace(currency); c != "" {
+		s += " " + c
+	}
+	return s
+}
+
+// countOf writes "1 quota" or "7 quotas".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

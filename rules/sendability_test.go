@@ -1,0 +1,215 @@
+package rules
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"fieldboard/client"
+)
+
+func TestSendability(t *testing.T) {
+	threeOpen := []client.Quota{total(40, 10), quota(2, 5, 0), quota(3, 0, 0), quota(4, 0, 3)}
+	tests := []struct {
+		name    string
+		facts   SubsampleFacts
+		state   State
+		reasons []string
+		// outcomes of status, api compatibility, cpi, total quota, other quotas
+		outcomes []Outcome
+	}{
+		{
+			name: "Live, API compatible, CPI above 0 and quotas open is sendable", facts: liveFacts(threeOpen...), state: Sendable,
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name: "only a total quota: the total alone decides", facts: liveFacts(total(1, 0)), state: Sendable,
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "consider only subsamples whose subsampleStatus is Live",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = client.StatusComplete; return f }(),
+			state: NotSendable, reasons: []string{"Status is Complete, not Live."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name:  "Live for testing is its own state",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = client.StatusLiveForTesting; return f }(),
+			state: Testing, reasons: []string{"Status is Live for testing, not Live: only testers may enter."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name:  "Live for testing stays testing when API and CPI also fail; those are still reasons",
+			facts: SubsampleFacts{Status: client.StatusLiveForTesting, CPI: 0, Currency: "EUR"},
+			state: Testing,
+			reasons: []string{"Status is Live for testing, not Live: only testers may enter.", "Not API compatible.",
+				"CPI is 0.00 EUR; it must be greater than 0."},
+			outcomes: []Outcome{Fail, Fail, Fail, Skipped, Skipped},
+		},
+		{
+			name:  "only subsamples with surveyAPIcompatibility true",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.APICompatible = false; return f }(),
+			state: NotSendable, reasons: []string{"Not API compatible."},
+			outcomes: []Outcome{Pass, Fail, Pass, Skipped, Skipped},
+		},
+		{
+			name:  "CPI 0 is not sendable",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.CPI = 0; return f }(),
+			state: NotSendable, reasons: []string{"CPI is 0.00 USD; it must be greater than 0."},
+			outcomes: []Outcome{Pass, Pass, Fail, Skipped, Skipped},
+		},
+		{
+			name:  "negative CPI is not greater than 0",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.CPI = -2; f.Currency = ""; return f }(),
+			state: NotSendable, reasons: []string{"CPI is -2.00; it must be greater than 0."},
+			outcomes: []Outcome{Pass, Pass, Fail, Skipped, Skipped},
+		},
+		{
+			name:     "every failing condition is listed",
+			facts:    SubsampleFacts{Status: client.StatusPending, CPI: 0, Currency: "USD"},
+			state:    NotSendable,
+			reasons:  []string{"Status is Pending, not Live.", "Not API compatible.", "CPI is 0.00 USD; it must be greater than 0."},
+			outcomes: []Outcome{Fail, Fail, Fail, Skipped, Skipped},
+		},
+		{
+			name:  "no status reported is not Live",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = ""; return f }(),
+			state: NotSendable, reasons: []string{"No status was reported; only Live subsamples take respondents."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name: "total full pauses: when the total quota sum is 0, sample sending must be paused", facts: liveFacts(total(0, 0), quota(2, 5, 5)),
+			state: Paused, reasons: []string{"Total quota is full (0 remaining): sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Fail, Skipped},
+		},
+		{
+			name: "negative remaining counts as 0 and pauses", facts: liveFacts(total(-3, 2), quota(2, 5, 5)),
+			state: Paused, reasons: []string{"Total quota is full (0 remaining): sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Fail, Skipped},
+		},
+		{
+			name: "remainingExclusive + remainingShared: shared alone keeps the total open", facts: liveFacts(total(0, 4), quota(2, 0, 1)),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name: "all cells full pauses", facts: liveFacts(total(10, 0), quota(2, 0, 0), quota(3, 0, 0), quota(4, 0, 0), quota(5, -1, 0), quota(6, 0, 0)),
+			state: Paused, reasons: []string{"Every quota cell is full (5 of 5): sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name:  "missing total quota is unknown",
+			facts: liveFacts(quota(2, 1, 0), quota(3, 1, 0), quota(4, 1, 0), quota(5, 1, 0), quota(6, 1, 0), quota(7, 1, 0), quota(8, 1, 0)),
+			state: Unknown, reasons: []string{"No total quota among the 7 quotas."},
+			outcomes: []Outcome{Pass, Pass, Pass, Unread, Skipped},
+		},
+		{
+			name: "no quotas at all is unknown", facts: liveFacts(),
+			state: Unknown, reasons: []string{"No total quota: the provider sent no quotas."},
+			outcomes: []Outcome{Pass, Pass, Pass, Unread, Skipped},
+		},
+		{
+			name: "failed quota read is unknown, never sendable",
+			facts: func() SubsampleFacts {
+				f := liveFacts(threeOpen...)
+				f.QuotasLoaded = false
+				f.QuotasError = "timeout after 10s"
+				return f
+			}(),
+			state: Unknown, reasons: []string{"Quotas could not be read: timeout after 10s."},
+			outcomes: []Outcome{Pass, Pass, Pass, Unread, Skipped},
+		},
+		{
+			name:  "quotas never read is unknown",
+			facts: func() SubsampleFacts { f := liveFacts(); f.QuotasLoaded = false; return f }(),
+			state: Unknown, reasons: []string{"Quotas have not been read yet."},
+			outcomes: []Outcome{Pass, Pass, Pass, Unread, Skipped},
+		},
+		{
+			name: "more than one total quota is unknown", facts: liveFacts(total(5, 0), quota(2, 1, 0), total(0, 0)),
+			state: Unknown, reasons: []string{"The provider sent 2 total quotas; which one counts is unclear."},
+			outcomes: []Outcome{Pass, Pass, Pass, Unread, Skipped},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Sendability(tt.facts)
+			if v.State != tt.state {
+				t.Errorf("state = %q, want %q (reasons %q)", v.State, tt.state, v.Reasons)
+			}
+			if !slices.Equal(v.Reasons, tt.reasons) {
+				t.Errorf("reasons = %q, want %q", v.Reasons, tt.reasons)
+			}
+			var outcomes []Outcome
+			var rules []string
+			for _, c := range v.Checks {
+				outcomes = append(outcomes, c.Outcome)
+				rules = append(rules, c.Rule)
+				if c.Detail == "" || !strings.HasSuffix(c.Detail, ".") {
+					t.Errorf("check %q detail %q is not a sentence", c.Rule, c.Detail)
+				}
+			}
+			if !slices.Equal(outcomes, tt.outcomes) {
+				t.Errorf("outcomes = %q, want %q", outcomes, tt.outcomes)
+			}
+			if want := []string{RuleStatus, RuleAPI, RuleCPI, RuleTotalQuota, RuleOtherQuotas}; !slices.Equal(rules, want) {
+				t.Errorf("rules = %q, want %q", rules, want)
+			}
+			if v.State == Sendable && len(v.Reasons) != 0 {
+				t.Errorf("sendable with reasons %q", v.Reasons)
+			}
+		})
+	}
+}
+
+func TestSendabilityQuotaFill(t *testing.T) {
+	v := Sendability(liveFacts(quota(2, 5, 0), total(40, 10), quota(3, 0, 0), quota(4, 0, 3), quota(5, 2, -7)))
+	if v.State != Sendable {
+		t.Fatalf("state = %q, want sendable (%q)", v.State, v.Reasons)
+	}
+	wantTotal := &QuotaFill{QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: "counting",
+		Achieved: 10, RemainingExclusive: 40, RemainingShared: 10, Remaining: 50, Open: true}
+	if !reflect.DeepEqual(v.Total, wantTotal) {
+		t.Errorf("total = %+v, want %+v", v.Total, wantTotal)
+	}
+	ids := func(fills []QuotaFill) (out []int64) {
+		for _, f := range fills {
+			out = append(out, f.QuotaID)
+		}
+		return out
+	}
+	if got := ids(v.Open); !slices.Equal(got, []int64{2, 4}) {
+		t.Errorf("open = %v, want [2 4] in the provider's order", got)
+	}
+	if got := ids(v.Closed); !slices.Equal(got, []int64{3, 5}) {
+		t.Errorf("closed = %v, want [3 5] in the provider's order", got)
+	}
+	if c := v.Closed[1]; c.Remaining != 0 || c.RemainingExclusive != 2 || c.RemainingShared != -7 {
+		t.Errorf("negative remaining: %+v, want Remaining 0 with the raw parts kept", c)
+	}
+	if d := v.Checks[4].Detail; d != "2 of 4 quota cells open." {
+		t.Errorf("other quotas detail = %q", d)
+	}
+}
+
+func TestSendabilityFillsQuotasWhenDecidedEarlier(t *testing.T) {
+	f := liveFacts(total(0, 0), quota(2, 1, 0))
+	f.Status = client.StatusComplete
+	v := Sendability(f)
+	if v.State != NotSendable || v.Total == nil || len(v.Open) != 1 {
+		t.Errorf("got state %q total %v open %v: loaded quotas are shown whatever decides", v.State, v.Total, v.Open)
+	}
+	f.QuotasLoaded = false
+	if v := Sendability(f); v.Total != nil || v.Open != nil || v.Closed != nil {
+		t.Errorf("quotas not loaded must not be shown: %+v", v)
+	}
+}
+
+func TestStateLabel(t *testing.T) {
+	for s, want := range map[State]string{Sendable: "Sendable", Paused: "Paused", NotSendable: "Not sendable",
+		Testing: "Live for testing", Unknown: "Unknown", State("odd"): "Unknown"} {
+		if got := s.Label(); got != want {
+			t.Errorf("%q.Label() = %q, want %q", s, got, want)
+		}
+	}
+}

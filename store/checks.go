@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"fieldboard/client"
+)
+
+// SubsampleRow is one subsample of the current snapshot as the checks see
+// it: its event-list entry, joined with its live details and the state of
+// its last quota and rule fetch when it is live.
+type SubsampleRow struct {
+	SubsampleID    int64      `db:"subsample_id"`
+	EventID        int64      `db:"event_id"`
+	Name           string     `db:"name"`
+	EventName      string     `db:"event_name"`
+	Status         string     `db:"status"`
+	CountryCode    string     `db:"country_code"`
+	CountryName    string     `db:"country_name"`
+	FieldStart     *time.Time `db:"field_start"`
+	FieldEnd       *time.Time `db:"field_end"`
+	Live           bool       `db:"live"` // listed by live-details
+	APICompatible  bool       `db:"api_compatible"`
+	Currency       string     `db:"currency"`
+	CPI            *float64   `db:"cpi"`
+	ExpectedLOI    *float64   `db:"expected_loi"`
+	ExpectedIR     *float64   `db:"expected_incidence"`
+	ResearchType   string     `db:"research_type"`
+	ResearchTypeID *int64     `db:"research_type_id"`
+	QuotasOK       *bool      `db:"quotas_ok"` // nil when never fetched
+	QuotasError    string     `db:"quotas_error"`
+	RulesOK        *bool      `db:"rules_ok"`
+	RulesError     string     `db:"rules_error"`
+}
+
+// subsampleRowsQuery lists every subsample of the event list and every live
+// one, the live details winning where both know a field.
+const subsampleRowsQuery = `
+	SELECT s.subsample_id, s.event_id, s.name, COALESCE(l.event_name, '') AS event_name,
+		COALESCE(l.status, s.status) AS status, s.country_code, s.country_name,
+		COALESCE(l.field_start, s.field_start) AS field_start, COALESCE(l.field_end, s.field_end) AS field_end,
+		l.subsample_id IS NOT NULL AS live, COALESCE(l.api_compatible, 0) AS api_compatible,
+		COALESCE(l.currency, '') AS currency, l.cpi, l.expected_loi, l.expected_incidence,
+		COALESCE(l.research_type, '') AS research_type, l.research_type_id,
+		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error
+	FROM subsamples s
+	LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
+	LEFT JOIN subsample_fetches f ON f.subsample_id = s.subsample_id
+	UNION ALL
+	SELECT l.subsample_id, l.event_id, l.name, l.event_name, l.status,
+		COALESCE((SELECT code FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
+		COALESCE((SELECT name FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
+		l.field_start, l.field_end, 1, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
+		l.research_type, l.research_type_id,
+		f.quotas_ok, COALESCE(f.quotas_error, ''), f.rules_ok, COALESCE(f.rules_error, '')
+	FROM live_subsamples l
+	LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
+	WHERE l.subsample_id NOT IN (SELECT subsample_id FROM subsamples)`
+
+// SubsampleRows returns every subsample of the current snapshot, by event
+// and subsample id.
+func (s *Store) SubsampleRows(ctx context.Context) ([]SubsampleRow, error) {
+	var rows []SubsampleRow
+	if err := s.reader.SelectContext(ctx, &rows, `SELECT * FROM (`+subsampleRowsQuery+`) ORDER BY event_id, subsample_id`); err != nil {
+		return nil, fmt.Errorf("subsamples: %w", err)
+	}
+	return rows, nil
+}
+
+// SubsampleRowOf returns one subsample of the current snapshot, or
+// ErrNotFound.
+func (s *Store) SubsampleRowOf(ctx context.Context, subsampleID int64) (SubsampleRow, error) {
+	var row SubsampleRow
+	err := s.reader.GetContext(ctx, &row, `SELECT * FROM (`+subsampleRowsQuery+`) WHERE subsample_id = ?`, subsampleID)
+	if err != nil {
+		return SubsampleRow{}, fmt.Errorf("subsample %d: %w", subsampleID, notFound(err))
+	}
+	return row, nil
+}
+
+// AllQuotas returns the stored quotas of every live subsample, by
+// subsample id, each list in the provider's order.
+func (s *Store) AllQuotas(ctx context.Context) (map[int64][]client.Quota, error) {
+	rows, err := s.reader.QueryxContext(ctx, `
+		SELECT subsample_id, subsample_status, actual_incidence, actual_conversion, actual_abandon,
+			estimated_incidence, remaining_exclusive, remaining_shared, actual_loi, estimated_loi,
+			achieved, table_id, table_name, quota_id, quota_name, quota_type, questions
+		FROM quotas ORDER BY subsample_id, position`)
+	if err != nil {
+		return nil, fmt.Errorf("all quotas: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64][]client.Quota)
+	for rows.Next() {
+		var id int64
+		var q client.Quota
+		var questions string
+		if err := rows.Scan(&id, &q.SubsampleStatus, &q.ActualClientIncidenceRate, &q.ActualClientConversionRate,
+			&q.ActualClientAbandonRate, &q.EstimatedIncidence, &q.RemainingExclusive, &q.RemainingShared,
+			&q.ActualClientLOI, &q.EstimatedLOI, &q.AchievedInterviews, &q.TableID, &q.TableName,
+			&q.QuotaID, &q.QuotaName, &q.QuotaType, &questions); err != nil {
+			return nil, fmt.Errorf("all quotas: %w", err)
+		}
+		if questions != "[]" && questions != "null" {
+			if err := json.Unmarshal([]byte(questions), &q.Questions); err != nil {
+				return nil, fmt.Errorf("conditions of quota %d of subsample %d: %w", q.QuotaID, id, err)
+			}
+		}
+		out[id] = append(out[id], q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("all quotas: %w", err)
+	}
+	return out, nil
+}
+
+// AllEligibilityRules returns the eligibility rules of every live
+// subsample, by subsample id.
+func (s *Store) AllEligibilityRules(ctx context.Context) (map[int64]client.EligibilityRules, error) {
+	var rows []struct {
+		SubsampleID int64 `db:"subsample_id"`
+		ruleRow
+	}
+	err := s.reader.SelectContext(ctx, &rows, `
+		SELECT subsample_id, kind, ref_id, name, main_category_id, generic_category_id, specific_category_id, num_days, return_codes
+		FROM eligibility_rules ORDER BY subsample_id, position`)
+	if err != nil {
+		return nil, fmt.Errorf("all eligibility rules: %w", err)
+	}
+	out := make(map[int64]client.EligibilityRules)
+	for _, r := range rows {
+		rules := out[r.SubsampleID]
+		if err := r.ruleRow.appendTo(&rules); err != nil {
+			return nil, fmt.Errorf("eligibility rules of subsample %d: %w", r.SubsampleID, err)
+		}
+		out[r.SubsampleID] = rules
+	}
+	return out, nil
+}
+
+// AllEntryLinks returns the locales and entry links of every live
+// subsample, by subsample id.
+func (s *Store) AllEntryLinks(ctx context.Context) (map[int64][]client.SubsampleLocale, error) {
+	var rows []struct {
+		SubsampleID int64  `db:"subsample_id"`
+		Locale      string `db:"locale"`
+		Live        string `db:"live_link"`
+		Testing     string `db:"testing_link"`
+	}
+	err := s.reader.SelectContext(ctx, &rows, `
+		SELECT subsample_id, locale, live_link, testing_link FROM live_locales ORDER BY subsample_id, position`)
+	if err != nil {
+		return nil, fmt.Errorf("entry links: %w", err)
+	}
+	out := make(map[int64][]client.SubsampleLocale)
+	for _, r := range rows {
+		out[r.SubsampleID] = append(out[r.SubsampleID], client.SubsampleLocale{Name: r.Locale, LiveEntryLink: r.Live, TestingEntryLink: r.Testing})
+	}
+	return out, nil
+}

@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+	"strings"
+
+	"fieldboard/rules"
+)
+
+// historyColumns are the columns of a rules.HistoryRecord, in the order
+// scanHistoryRow reads them.
+const historyColumns = `panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id`
+
+// HistoryOf returns every record of one panelist, newest first. A panelist
+// without history has no records, which is not an error.
+func (s *Store) HistoryOf(ctx context.Context, panelistID string) ([]rules.HistoryRecord, error) {
+	out := []rules.HistoryRecord{}
+	err := s.reader.SelectContext(ctx, &out, `
+		SELECT `+historyColumns+` FROM history WHERE panelist_id = ?
+		ORDER BY registered_at DESC, subsample_id, status_id`, panelistID)
+	if err != nil {
+		return nil, fmt.Errorf("history of panelist %q: %w", panelistID, err)
+	}
+	return out, nil
+}
+
+// CountHistory returns how many history records are stored.
+func (s *Store) CountHistory(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.reader.GetContext(ctx, &n, `SELECT COUNT(*) FROM history`); err != nil {
+		return 0, fmt.Errorf("count history records: %w", err)
+	}
+	return n, nil
+}
+
+// CategoryParents returns the category tree seen in live details: for each
+// specific category, its generic and main categories.
+func (s *Store) CategoryParents(ctx context.Context) (rules.CategoryParents, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT category_id, generic_id, main_id FROM categories`)
+	if err != nil {
+		return nil, fmt.Errorf("category tree: %w", err)
+	}
+	defer rows.Close()
+	parents := rules.CategoryParents{}
+	for rows.Next() {
+		var id int64
+		var p rules.CategoryPath
+		if err := rows.Scan(&id, &p.GenericID, &p.MainID); err != nil {
+			return nil, fmt.Errorf("category tree: %w", err)
+		}
+		parents[id] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("category tree: %w", err)
+	}
+	return parents, nil
+}
+
+// HistoryFilter narrows a bulk scan to the records that can matter for one
+// subsample: records whose status is in Statuses AND whose subsample is in
+// SubsampleIDs, research type in ResearchTypeIDs, event in EventIDs or
+// (specific) category in CategoryIDs; plus every record on EventID (the
+// unique-respondents rule), whatever its status. Empty lists match nothing,
+// and EventID 0 adds nothing.
+type HistoryFilter struct {
+	EventID         int64
+	Statuses        []int64
+	SubsampleIDs    []int64
+	ResearchTypeIDs []int64
+	EventIDs        []int64
+	CategoryIDs     []int64
+}
+
+// where is the filter as an SQL condition and its arguments; "" when it
+// matches nothing.
+func (f HistoryFilter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if len(f.Statuses) > 0 {
+		var targets []string
+		var targetArgs []any
+		for _, c := range []struct {
+			column string
+			ids    []int64
+		}{
+			{"subsample_id", f.SubsampleIDs},
+			{"research_type_id", f.ResearchTypeIDs},
+			{"event_id", f.EventIDs},
+			{"category_id", f.CategoryIDs},
+		} {
+			if len(c.ids) > 0 {
+				targets = append(targets, c.column+" IN ("+placeholders(len(c.ids))+")")
+				targetArgs = appendIDs(targetArgs, c.ids)
+			}
+		}
+		if len(targets) > 0 {
+			conds = append(conds, "(status_id IN ("+placeholders(len(f.Statuses))+") AND ("+strings.Join(targets, " OR ")+"))")
+			args = appendIDs(args, f.Statuses)
+			args = append(args, targetArgs...)
+		}
+	}
+	if f.EventID != 0 {
+		conds = append(conds, "event_id = ?")
+		args = append(args, f.EventID)
+	}
+	return strings.Join(conds, " OR "), args
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func appendIDs(args []any, ids []int64) []any {
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return args
+}
+
+// scanChunk is how many panelists ScanHistory looks up per query.
+const scanChunk = 500
+
+// ScanHistory streams, for the given panelists, the records matching
+// filter: fn is called once per panelist id, in input order, with that
+// panelist's matching records newest first (none when nothing matches). An
+// id given twice is reported twice. fn may keep the records it is given.
+// An error from fn stops the scan and is returned as is.
+//
+// The ids are looked up in chunks of scanChunk, each one query
+// `panelist_id IN (…)` on history's primary key, all inside one read
+// transaction on the reader pool, so every chunk sees the same snapshot and
+// memory is bounded by one chunk's records, however many ids there are.
+// This needs no writes at all: a TEMP table of the ids would need a
+// connection that may write (the reader pool is query_only, which forbids
+// temp tables too), that is the single writer, and holding it for a bulk
+// check would stall snapshot refreshes and imports.
+func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], filter HistoryFilter, fn func(panelistID string, records []rules.HistoryRecord) error) error {
+	cond, condArgs := filter.where()
+	if cond == "" {
+		for id := range panelists {
+			if err := fn(id, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("scan history: begin: %w", err)
+	}
+	defer tx.Rollback()
+	// Every chunk runs the same prepared statement: a short last chunk
+	// repeats its last id, which IN ignores.
+	stmt, err := tx.PrepareContext(ctx, `
+		SELECT `+historyColumns+` FROM history
+		WHERE panelist_id IN (`+placeholders(scanChunk)+`) AND (`+cond+`)
+		ORDER BY panelist_id, registered_at DESC, subsample_id, status_id`)
+	if err != nil {
+		return fmt.Errorf("scan history: prepare: %w", err)
+	}
+	defer stmt.Close()
+
+	args := make([]any, scanChunk, scanChunk+len(condArgs))
+	args = append(args, condArgs...)
+	chunk := make([]string, 0, scanChunk)
+	found := make(map[string][]rules.HistoryRecord, scanChunk)
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		for i := range scanChunk {
+			args[i] = chunk[min(i, len(chunk)-1)]
+		}
+		clear(found)
+		if err := scanChunkRows(ctx, stmt, args, found); err != nil {
+			return fmt.Errorf("scan history: %w", err)
+		}
+		for _, id := range chunk {
+			if err := fn(id, found[id]); err != nil {
+				return err
+			}
+		}
+		chunk = chunk[:0]
+		return nil
+	}
+	for id := range panelists {
+		chunk = append(chunk, id)
+		if len(chunk) == scanChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// scanChunkRows runs one chunk's query and groups its records by panelist.
+func scanChunkRows(ctx context.Context, stmt *sql.Stmt, args []any, found map[string][]rules.HistoryRecord) error {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r rules.HistoryRecord
+		if err := rows.Scan(&r.PanelistID, &r.SubsampleID, &r.StatusID, &r.RegisteredAt, &r.EventID, &r.CategoryID, &r.ResearchTypeID); err != nil {
+			return err
+		}
+		found[r.PanelistID] = append(found[r.PanelistID], r)
+	}
+	return rows.Err()
+}

@@ -1,0 +1,720 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules"
+)
+
+// HistoryHeader is the exact CSV header of a history file (JSON uses the
+// same field names).
+const HistoryHeader = "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId"
+
+// historyFields are the columns of HistoryHeader, in order.
+var historyFields = [7]string{"panelistId", "subsampleId", "statusId", "registeredAt", "eventId", "categoryId", "researchTypeId"}
+
+// LineError is one bad line of a history file. Line is 1-based and counts
+// the header as line 1; for JSON it is the 1-based index of the array
+// element. Line 0 stands for the file as a whole (a JSON file that is not
+// an array).
+type LineError struct {
+	Line   int
+	Reason string
+}
+
+// ImportReport says what an import read and wrote.
+type ImportReport struct {
+	Records    int         // valid records read
+	Inserted   int         // new rows written (Records minus duplicates already stored or repeated in the file)
+	Duplicates int         // valid records already stored, or repeated in the file
+	Errors     []LineError // the first bad lines, at most 100 listed
+	BadLines   int         // total number of bad lines, even beyond those listed
+}
+
+// ErrInvalidImport is returned (wrapped) when any line of a history file is
+// bad. Nothing of the file is then written; the report lists the bad lines.
+var ErrInvalidImport = errors.New("history file rejected")
+
+const (
+	// maxListedErrors bounds ImportReport.Errors.
+	maxListedErrors = 100
+	// maxLineBytes caps a line of a CSV history file, so that a file with
+	// no line breaks cannot eat memory: such a line is reported as bad.
+	maxLineBytes = 64 << 10
+	// maxJSONElementBytes caps how far the JSON decoder may read beyond the
+	// start of one array element.
+	maxJSONElementBytes = 1 << 20
+	// maxPanelistIDBytes caps a panelist id.
+	maxPanelistIDBytes = 128
+	// futureSlack is how far in the future a record may be registered
+	// (clocks differ; a day more is a mistake).
+	futureSlack = 24 * time.Hour
+)
+
+// minRegisteredAt is the earliest registration time the store can keep:
+// the driver reads DATETIME integers below 1e12 as seconds rather than
+// milliseconds, so earlier times would not read back as written.
+var minRegisteredAt = time.UnixMilli(1e12 + 1)
+
+// insertBatch is how many records one INSERT writes: a statement per
+// record would spend more time in database/sql and the driver than in
+// SQLite.
+const insertBatch = 64
+
+// insertHistory returns the statement that adds n records, each unless the
+// same (panelist, subsample, status, time) is already stored.
+func insertHistory(n int) string {
+	return `INSERT OR IGNORE INTO history
+	(panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", n), ", ")
+}
+
+// importCacheKiB is the page cache of the writer during an import, instead
+// of SQLite's 2 MiB: inserts land all over the history's key, and a larger
+// cache spills and rereads far fewer pages. It is bounded, so memory still
+// does not grow with the file.
+const importCacheKiB = 64 << 10
+
+// ImportHistoryCSV imports a CSV history file: the header HistoryHeader,
+// then one record per line. Zone-less registration times are in loc (UTC
+// when nil).
+//
+// The file is read, validated and written line by line in one transaction,
+// so memory does not grow with it. Every line is validated; if any is bad
+// the transaction is rolled back, nothing is written, and the report lists
+// the bad lines with ErrInvalidImport wrapped in the error. The writer
+// connection is held while r is read, so r should be quick to read (a file,
+// not a slow upload).
+func (s *Store) ImportHistoryCSV(ctx context.Context, r io.Reader, loc *time.Location) (ImportReport, error) {
+	return s.importHistory(ctx, "CSV history file", loc, func(im *historyImport) error { return im.readCSV(r) })
+}
+
+// ImportHistoryJSON imports a JSON history file: an array of objects with
+// the fields of HistoryHeader. Numbers may also be given as strings. The
+// array is decoded one element at a time; otherwise it behaves as
+// ImportHistoryCSV.
+func (s *Store) ImportHistoryJSON(ctx context.Context, r io.Reader, loc *time.Location) (ImportReport, error) {
+	return s.importHistory(ctx, "JSON history file", loc, func(im *historyImport) error { return im.readJSON(r) })
+}
+
+// ImportHistory writes records that are already valid, in one transaction,
+// skipping those already stored.
+func (s *Store) ImportHistory(ctx context.Context, records []rules.HistoryRecord) (ImportReport, error) {
+	return s.importHistory(ctx, "history records", nil, func(im *historyImport) error {
+		for _, r := range records {
+			im.report.Records++
+			row := historyRow{r.PanelistID, r.SubsampleID, r.StatusID, r.RegisteredAt.UnixMilli(), r.EventID, r.CategoryID, r.ResearchTypeID}
+			if err := im.insert(&row); err != nil {
+				return fmt.Errorf("at record %d: %w", im.report.Records, err)
+			}
+		}
+		return nil
+	})
+}
+
+// errRejected rolls the import's transaction back when a line was bad.
+var errRejected = errors.New("rejected")
+
+// importHistory runs read in one transaction on the writer and commits
+// what it inserted unless a line was bad. what names the import in errors.
+func (s *Store) importHistory(ctx context.Context, what string, loc *time.Location, read func(*historyImport) error) (ImportReport, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	im := &historyImport{ctx: ctx, loc: loc, latest: time.Now().Add(futureSlack)}
+	var restoreCache string // the statement that gives the writer its own page cache back
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		var cacheSize int64
+		if err := tx.GetContext(ctx, &cacheSize, `PRAGMA cache_size`); err != nil {
+			return fmt.Errorf("page cache size: %w", err)
+		}
+		if cacheSize > -importCacheKiB {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -importCacheKiB)); err != nil {
+				return fmt.Errorf("page cache size: %w", err)
+			}
+			restoreCache = fmt.Sprintf(`PRAGMA cache_size = %d`, cacheSize)
+		}
+		var err error
+		if im.insertOne, err = tx.PrepareContext(ctx, insertHistory(1)); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer im.insertOne.Close()
+		if im.insertMany, err = tx.PrepareContext(ctx, insertHistory(insertBatch)); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer im.insertMany.Close()
+		if err := read(im); err != nil {
+			return err
+		}
+		if im.report.BadLines > 0 {
+			return errRejected
+		}
+		return im.flush()
+	})
+	if restoreCache != "" {
+		// The writer is a single connection: this is the one the import used.
+		if _, cacheErr := s.writer.ExecContext(context.WithoutCancel(ctx), restoreCache); cacheErr != nil && err == nil {
+			err = fmt.Errorf("page cache size: %w", cacheErr)
+		}
+	}
+	switch {
+	case errors.Is(err, errRejected):
+		im.report.Inserted, im.report.Duplicates = 0, 0
+		unit := "line"
+		if strings.HasPrefix(what, "JSON") {
+			unit = "element"
+		}
+		first := im.report.Errors[0]
+		where := fmt.Sprintf("%s %d", unit, first.Line)
+		if first.Line == 0 {
+			where = "the file"
+		}
+		if im.report.BadLines > 1 {
+			unit += "s"
+		}
+		return im.report, fmt.Errorf("import %s: %w: %d bad %s; %s: %s",
+			what, ErrInvalidImport, im.report.BadLines, unit, where, first.Reason)
+	case err != nil:
+		im.report.Inserted, im.report.Duplicates = 0, 0
+		return im.report, fmt.Errorf("import %s: %w", what, err)
+	}
+	im.report.Duplicates = im.report.Records - im.report.Inserted
+	return im.report, nil
+}
+
+// historyImport is the state of one import: the prepared insert and the
+// report so far.
+type historyImport struct {
+	ctx    context.Context
+	loc    *time.Location
+	latest time.Time // records registered after it are in the future
+	report ImportReport
+
+	// Records are written insertBatch at a time by insertMany; the last
+	// few by insertOne.
+	insertOne, insertMany *sql.Stmt
+	pending               [insertBatch]historyRow
+	npending              int
+	args                  [insertBatch * 7]any
+}
+
+// historyRow is a valid record as stored.
+type historyRow struct {
+	panelistID     string
+	subsampleID    int64
+	statusID       int64
+	registeredAt   int64 // Unix milliseconds
+	eventID        int64
+	categoryID     int64
+	researchTypeID int64
+}
+
+// bad records a bad line; only the first maxListedErrors are listed.
+func (im *historyImport) bad(line int, reason string) {
+	im.report.BadLines++
+	if len(im.report.Errors) < maxListedErrors {
+		im.report.Errors = append(im.report.Errors, LineError{Line: line, Reason: reason})
+	}
+}
+
+// add validates the fields of one line (in HistoryHeader's order) and
+// inserts the record while no line has been bad. Only a database error is
+// returned.
+func (im *historyImport) add(line int, f *[7]string) error {
+	row, reason := parseHistoryFields(f, im.loc, im.latest)
+	if reason != "" {
+		im.bad(line, reason)
+		return nil
+	}
+	im.report.Records++
+	if im.report.BadLines > 0 {
+		return nil // the file is rejected: validate the rest, write nothing more
+	}
+	if err := im.insert(&row); err != nil {
+		return fmt.Errorf("at line %d: %w", line, err)
+	}
+	return nil
+}
+
+// insert queues a record and writes the queue once it is full.
+func (im *historyImport) insert(r *historyRow) error {
+	im.pending[im.npending] = *r
+	im.npending++
+	if im.npending == insertBatch {
+		return im.flush()
+	}
+	return nil
+}
+
+// flush writes the queued records.
+func (im *historyImport) flush() error {
+	rows := im.pending[:im.npending]
+	im.npending = 0
+	if len(rows) == insertBatch {
+		for i := range rows {
+			r, a := &rows[i], im.args[i*7:i*7+7]
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6] = r.panelistID, r.subsampleID, r.statusID, r.registeredAt, r.eventID, r.categoryID, r.researchTypeID
+		}
+		return im.exec(im.insertMany, im.args[:])
+	}
+	for i := range rows {
+		r := &rows[i]
+		if err := im.exec(im.insertOne, []any{r.panelistID, r.subsampleID, r.statusID, r.registeredAt, r.eventID, r.categoryID, r.researchTypeID}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (im *historyImport) exec(stmt *sql.Stmt, args []any) error {
+	res, err := stmt.ExecContext(im.ctx, args...)
+	if err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	im.report.Inserted += int(n)
+	return nil
+}
+
+// readCSV reads a CSV history file line by line. Lines are cut by a
+// bufio.Reader the size of maxLineBytes, so a longer line is reported and
+// skipped without being held; each line is then handed alone to the
+// csv.Reader, which keeps line numbers exact and makes a quoted field that
+// runs over a line break an error (no field of a record may hold one).
+func (im *historyImport) readCSV(r io.Reader) error {
+	lines := bufio.NewReaderSize(r, maxLineBytes)
+	if bom, _ := lines.Peek(3); bytes.Equal(bom, []byte("\xEF\xBB\xBF")) {
+		lines.Discard(3)
+	}
+	feed := &lineFeed{}
+	cr := csv.NewReader(feed)
+	cr.FieldsPerRecord = len(historyFields)
+	cr.ReuseRecord = true
+	cr.LazyQuotes = false
+
+	lineNo, headerLine := 0, 0
+	for {
+		line, err := lines.ReadSlice('\n')
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		lineNo++
+		if errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = lines.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("read line %d: %w", lineNo, err)
+			}
+			if headerLine == 0 {
+				im.bad(lineNo, fmt.Sprintf("the first line is longer than %d KiB; it must be the header %s", maxLineBytes>>10, HistoryHeader))
+				return nil
+			}
+			im.bad(lineNo, fmt.Sprintf("line is longer than %d KiB", maxLineBytes>>10))
+			if err == io.EOF {
+				break
+			}
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("read line %d: %w", lineNo, err)
+		}
+		if len(bytes.TrimRight(line, "\r\n")) == 0 {
+			if err == io.EOF {
+				break
+			}
+			continue // blank line
+		}
+
+		feed.line = line
+		record, perr := cr.Read()
+		feed.line = nil
+		if headerLine == 0 {
+			headerLine = lineNo
+			if perr != nil || [7]string(record) != historyFields {
+				im.bad(lineNo, fmt.Sprintf("the first line must be the header %s, not %s",
+					HistoryHeader, clip(string(bytes.TrimRight(line, "\r\n")), 200)))
+				return nil
+			}
+		} else if perr != nil {
+			im.bad(lineNo, csvReason(perr, len(record)))
+		} else {
+			f := [7]string(record)
+			if err := im.add(lineNo, &f); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	switch {
+	case headerLine == 0:
+		im.bad(1, "no records: the file is empty; its first line must be the header "+HistoryHeader)
+	case im.report.Records == 0 && im.report.BadLines == 0:
+		im.bad(headerLine, "no records: the file has a header but no lines after it")
+	}
+	return nil
+}
+
+// lineFeed hands the csv.Reader one line at a time: the line, then io.EOF
+// until the next line is set.
+type lineFeed struct{ line []byte }
+
+func (f *lineFeed) Read(p []byte) (int, error) {
+	if len(f.line) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, f.line)
+	f.line = f.line[n:]
+	return n, nil
+}
+
+// csvReason words a csv.Reader error for a user.
+func csvReason(err error, fields int) string {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	switch {
+	case errors.Is(pe.Err, csv.ErrFieldCount):
+		return fmt.Sprintf("expected %d columns (%s), found %d", len(historyFields), HistoryHeader, fields)
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return fmt.Sprintf(`column %d: a quote (") in a field that is not quoted`, pe.Column)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		return fmt.Sprintf(`column %d: a quoted field is not closed on its line, or a quote inside it is not doubled`, pe.Column)
+	}
+	return fmt.Sprintf("column %d: %v", pe.Column, pe.Err)
+}
+
+// readJSON reads a JSON array of history records one element at a time.
+func (im *historyImport) readJSON(r io.Reader) error {
+	capped := &cappedReader{r: r, limit: maxJSONElementBytes}
+	dec := json.NewDecoder(capped)
+	tok, err := dec.Token()
+	switch {
+	case err == io.EOF:
+		im.bad(0, "no records: the file is empty; it must be a JSON array of history records")
+		return nil
+	case err != nil:
+		return im.jsonFailure(0, err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		im.bad(0, "the file must be a JSON array of history records, with the fields "+HistoryHeader)
+		return nil
+	}
+	index := 0
+	for dec.More() {
+		index++
+		capped.limit = dec.InputOffset() + maxJSONElementBytes
+		var e jsonHistoryRecord
+		if err := dec.Decode(&e); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) {
+				im.bad(index, "the element must be an object with the fields "+HistoryHeader)
+				continue
+			}
+			return im.jsonFailure(index, err)
+		}
+		if reason := e.kindErrors(); reason != "" {
+			im.bad(index, reason)
+			continue
+		}
+		f := e.fields()
+		if err := im.add(index, &f); err != nil {
+			return err
+		}
+	}
+	capped.limit = dec.InputOffset() + maxJSONElementBytes
+	if _, err := dec.Token(); err != nil { // the closing ]
+		return im.jsonFailure(index+1, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return im.jsonFailure(0, err)
+		}
+		im.bad(0, "there is more after the end of the array")
+		return nil
+	}
+	if index == 0 {
+		im.bad(0, "no records: the array is empty")
+	}
+	return nil
+}
+
+// jsonFailure reports an error that stops the JSON decoder at element
+// index: broken JSON, an element over the size cap or a file cut short.
+// Only an error reading the file itself is returned.
+func (im *historyImport) jsonFailure(index int, err error) error {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		im.bad(index, fmt.Sprintf("not valid JSON at byte %d: %v", syntax.Offset, err))
+	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+		im.bad(index, "the file ends before the array is closed")
+	case errors.Is(err, errElementTooLarge):
+		im.bad(index, fmt.Sprintf("the element is larger than %d KiB", maxJSONElementBytes>>10))
+	default:
+		return fmt.Errorf("read element %d: %w", index, err)
+	}
+	return nil
+}
+
+var errElementTooLarge = errors.New("element too large")
+
+// cappedReader fails once limit bytes have been read, so that one huge
+// JSON element cannot eat memory.
+type cappedReader struct {
+	r     io.Reader
+	read  int64
+	limit int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.read >= c.limit {
+		return 0, errElementTooLarge
+	}
+	if room := c.limit - c.read; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
+// jsonHistoryRecord is one element of a JSON history file.
+type jsonHistoryRecord struct {
+	PanelistID     jsonScalar `json:"panelistId"`
+	SubsampleID    jsonScalar `json:"subsampleId"`
+	StatusID       jsonScalar `json:"statusId"`
+	RegisteredAt   jsonScalar `json:"registeredAt"`
+	EventID        jsonScalar `json:"eventId"`
+	CategoryID     jsonScalar `json:"categoryId"`
+	ResearchTypeID jsonScalar `json:"researchTypeId"`
+}
+
+func (e *jsonHistoryRecord) fields() [7]string {
+	return [7]string{e.PanelistID.text, e.SubsampleID.text, e.StatusID.text, e.RegisteredAt.text,
+		e.EventID.text, e.CategoryID.text, e.ResearchTypeID.text}
+}
+
+// kindErrors names the fields that hold an object, an array or a boolean.
+func (e *jsonHistoryRecord) kindErrors() string {
+	var reasons []string
+	for i, v := range []jsonScalar{e.PanelistID, e.SubsampleID, e.StatusID, e.RegisteredAt, e.EventID, e.CategoryID, e.ResearchTypeID} {
+		if v.wrongKind {
+			reasons = append(reasons, historyFields[i]+" must be a string or a number")
+		}
+	}
+	return strings.Join(reasons, "; ")
+}
+
+// jsonScalar is a string or number field kept as its text, so that the
+// JSON and CSV files are validated alike. null leaves it empty.
+type jsonScalar struct {
+	text      string
+	wrongKind bool
+}
+
+func (s *jsonScalar) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		s.text = ""
+	case b[0] == '"':
+		if bytes.IndexByte(b, '\\') < 0 {
+			s.text = string(b[1 : len(b)-1])
+			return nil
+		}
+		return json.Unmarshal(b, &s.text)
+	case b[0] == '-' || ('0' <= b[0] && b[0] <= '9'):
+		s.text = string(b)
+	default:
+		s.wrongKind = true
+	}
+	return nil
+}
+
+// parseHistoryFields validates the fields of one record, in HistoryHeader's
+// order. It returns the record, or the reasons it is bad.
+func parseHistoryFields(f *[7]string, loc *time.Location, latest time.Time) (historyRow, string) {
+	var row historyRow
+	var reasons []string
+	fail := func(format string, args ...any) { reasons = append(reasons, fmt.Sprintf(format, args...)) }
+
+	row.panelistID = strings.TrimSpace(f[0])
+	switch {
+	case row.panelistID == "":
+		fail("panelistId is empty")
+	case len(row.panelistID) > maxPanelistIDBytes:
+		fail("panelistId is longer than %d bytes", maxPanelistIDBytes)
+	case !utf8.ValidString(row.panelistID):
+		fail("panelistId is not valid UTF-8")
+	case hasControl(row.panelistID):
+		fail("panelistId %s holds a control character", clip(strconv.Quote(row.panelistID), 60))
+	}
+
+	var ok bool
+	if row.subsampleID, ok = parseID(f[1], 1); !ok {
+		fail("subsampleId must be a positive integer, not %s", quoteField(f[1]))
+	}
+	if row.statusID, ok = parseID(f[2], 0); !ok || rules.ReturnCodeName(row.statusID) == "" {
+		fail("statusId must be a respondent return code (2, 3, 82, 83, 92, 98 or 99), not %s", quoteField(f[2]))
+	}
+	if at, err := ParseRegisteredAt(strings.TrimSpace(f[3]), loc); err != nil {
+		fail("registeredAt: %v", err)
+	} else if at.After(latest) {
+		fail("registeredAt %s is more than a day in the future", strings.TrimSpace(f[3]))
+	} else if at.Before(minRegisteredAt) {
+		fail("registeredAt %s is before %s, earlier than the history can hold", strings.TrimSpace(f[3]), minRegisteredAt.UTC().Format(time.DateOnly))
+	} else {
+		row.registeredAt = at.UnixMilli()
+	}
+	if row.eventID, ok = parseID(f[4], 1); !ok {
+		fail("eventId must be a positive integer, not %s", quoteField(f[4]))
+	}
+	if row.categoryID, ok = parseID(f[5], 0); !ok {
+		fail("categoryId must be an integer of 0 or more (0 when unknown), not %s", quoteField(f[5]))
+	}
+	if row.researchTypeID, ok = parseID(f[6], 0); !ok {
+		fail("researchTypeId must be an integer of 0 or more (0 when unknown), not %s", quoteField(f[6]))
+	}
+	if reasons != nil {
+		return historyRow{}, strings.Join(reasons, "; ")
+	}
+	return row, ""
+}
+
+// parseID parses a decimal integer of at least min, spaces around allowed.
+func parseID(s string, min int64) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n, err == nil && n >= min
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return true
+		} else if c >= 0x80 {
+			return strings.IndexFunc(s[i:], unicode.IsControl) >= 0
+		}
+	}
+	return false
+}
+
+func quoteField(s string) string {
+	if s == "" {
+		return "an empty field"
+	}
+	return clip(strconv.Quote(s), 60)
+}
+
+// clip shortens s to about n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// ParseRegisteredAt parses a history record's registration time. It
+// accepts the spec's yyyy-MM-ddTHH:mm:ss.fff, the same without
+// milliseconds, yyyy-MM-dd HH:mm:ss (with or without a fraction), all of
+// them local times in loc (UTC when nil), and RFC 3339 with a zone.
+func ParseRegisteredAt(s string, loc *time.Location) (time.Time, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if t, ok := parseLocalDateTime(s, loc); ok {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if s == "" {
+		return time.Time{}, errors.New("empty, expected a date and time like 2024-05-17T14:03:22.123")
+	}
+	return time.Time{}, fmt.Errorf("%s is not a date and time like 2024-05-17T14:03:22.123", clip(strconv.Quote(s), 60))
+}
+
+// parseLocalDateTime parses yyyy-MM-dd[T ]HH:mm:ss[.f…] without allocating:
+// the spec's layout is every line of a history file.
+func parseLocalDateTime(s string, loc *time.Location) (time.Time, bool) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if len(s) > 19 {
+		frac := s[20:]
+		if s[19] != '.' || len(frac) == 0 || len(frac) > 9 {
+			return time.Time{}, false
+		}
+		n, ok := digits(frac)
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(frac); i < 9; i++ {
+			n *= 10
+		}
+		nsec = n
+	}
+	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, loc), true
+}
+
+// digits parses a run of ASCII digits.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}

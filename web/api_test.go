@@ -114,7 +114,7 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 	history := "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n" +
 		fmt.Sprintf("P1,%d,3,%s,%d,0,0\n", sibling.SubsampleID, time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000"), sibling.EventID)
 	resp, body := a.post(t, "/api/v1/history", "text/csv", history)
-	if resp.StatusCode != 200 || !strings.Contains(body, `"Inserted":1`) {
+	if resp.StatusCode != 200 || !strings.Contains(body, `"inserted":1`) {
 		t.Fatalf("history import: %d %s", resp.StatusCode, body)
 	}
 

@@ -1,0 +1,362 @@
+//go:build bench
+
+// Package bench is Fieldboard's benchmark harness, run by `make bench` (it
+// is behind the bench build tag, so `make test` never runs it). It builds
+// a large supplier's scenario once per seed into a cache folder, measures
+// each figure next to its floor in the same run, prints a table and writes
+// bench/results.json.
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"fieldboard/client"
+	"fieldboard/client/sim"
+	"fieldboard/handlers"
+	"fieldboard/rules"
+	"fieldboard/store"
+	"fieldboard/web/refresh"
+)
+
+// Row is one line of the results: a figure, its floor and whether it met
+// its target.
+type Row struct {
+	Figure string  `json:"figure"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"`
+	Floor  float64 `json:"floor"`
+	Ratio  float64 `json:"ratio"`
+	Target string  `json:"target"`
+	Met    bool    `json:"met"`
+}
+
+// scenario sizes, overridable from the environment for a quick run.
+type sizes struct {
+	seed       int64
+	subsamples int
+	history    int
+	panelists  int
+	bulk       int
+}
+
+func scenarioSizes(t *testing.T) sizes {
+	s := sizes{seed: 1, subsamples: 6000, history: 10_000_000, panelists: 1_000_000, bulk: 100_000}
+	for name, p := range map[string]*int{"BENCH_SUBSAMPLES": &s.subsamples, "BENCH_HISTORY": &s.history, "BENCH_PANELISTS": &s.panelists, "BENCH_BULK": &s.bulk} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				t.Fatalf("%s=%q: want a positive number", name, v)
+			}
+			*p = n
+		}
+	}
+	return s
+}
+
+func simOptions(s sizes) sim.Options {
+	created := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	return sim.Options{Seed: s.seed, Subsamples: s.subsamples, Locales: 20, QuestionsPerLocale: 300, AnswersPerQuestion: 10,
+		Now: func() time.Time { return created }}
+}
+
+// cachedScenario returns the path of a database holding a full refresh of
+// the scenario's simulator and its generated history, building it when the
+// cache folder does not have it yet.
+func cachedScenario(t *testing.T, s sizes) string {
+	dir := filepath.Join(os.TempDir(), "fieldboard-bench", fmt.Sprintf("seed%d-sub%d-hist%d-pan%d", s.seed, s.subsamples, s.history, s.panelists))
+	db := filepath.Join(dir, "scenario.db")
+	if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+		return db
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("building the scenario in %s (cached for the next run)", dir)
+	ctx := context.Background()
+	simulator := sim.New(simOptions(s))
+	srv := serve(t, simulator)
+	c, err := client.New(client.Config{BaseURL: srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	start := time.Now()
+	r := refresh.New(c, st, refresh.Options{Concurrency: 16, Logger: discardLogger()})
+	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Logf("refresh: %v", time.Since(start).Round(time.Millisecond))
+
+	start = time.Now()
+	batch := make([]rules.HistoryRecord, 0, 500_000)
+	for rec := range simulator.History(s.seed, s.history, s.panelists) {
+		batch = append(batch, rec)
+		if len(batch) == cap(batch) {
+			if _, err := st.ImportHistory(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if _, err := st.ImportHistory(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("history of %d records: %v", s.history, time.Since(start).Round(time.Millisecond))
+	if err := os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestBench(t *testing.T) {
+	s := scenarioSizes(t)
+	db := cachedScenario(t, s)
+	var rows []Row
+	rows = append(rows, bulkCheck(t, db, s))
+	report(t, rows)
+}
+
+// bulkCheck is figure 6: s.bulk panelists against the live subsample with
+// the most eligibility entries, against one hand-written SQL query that
+// counts the same exclusions.
+func bulkCheck(t *testing.T, db string, s sizes) Row {
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	checker := &handlers.Checker{Store: st, Now: func() time.Time { return now }}
+	target, ruleSet := busiestSubsample(t, st)
+	step := max(1, s.panelists/s.bulk)
+	ids := make([]string, 0, s.bulk)
+	for p := 0; len(ids) < s.bulk && p < s.panelists; p += step {
+		ids = append(ids, fmt.Sprintf("P%07d", p))
+	}
+
+	var excluded int
+	measure := func() time.Duration {
+		excluded = 0
+		start := time.Now()
+		err := checker.BulkCheck(ctx, target.SubsampleID, slices.Values(ids), func(r handlers.BulkResult) error {
+			if !r.Eligible {
+				excluded++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	measure() // warm the page cache
+	ours := best(3, measure)
+
+	floorCount, floor := floorBulkCount(t, db, ids, target, ruleSet, now)
+	if floorCount != excluded {
+		t.Errorf("bulk check excluded %d panelists, the hand-written SQL query %d", excluded, floorCount)
+	}
+	t.Logf("bulk check of %d panelists against subsample %d: %d excluded", len(ids), target.SubsampleID, excluded)
+	ratio := ours.Seconds() / floor.Seconds()
+	return Row{Figure: "6 bulk check, " + strconv.Itoa(len(ids)) + " panelists against one subsample", Value: ms(ours), Unit: "ms",
+		Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5}
+}
+
+// busiestSubsample picks the sendable subsample with the most applicable
+// eligibility entries.
+func busiestSubsample(t *testing.T, st *store.Store) (rules.Target, client.EligibilityRules) {
+	ctx := context.Background()
+	rows, err := st.LiveRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best rules.Target
+	var bestRules client.EligibilityRules
+	most := -1
+	for _, r := range rows {
+		if r.Status != client.StatusLive {
+			continue
+		}
+		rs, err := st.EligibilityRulesOf(ctx, r.SubsampleID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, sentence := range rules.DescribeRules(rs) {
+			if sentence.Applies {
+				n++
+			}
+		}
+		if n > most {
+			most, best, bestRules = n, rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID}, rs
+		}
+	}
+	if most < 0 {
+		t.Fatal("no live subsample in the scenario")
+	}
+	return best, bestRules
+}
+
+// floorBulkCount counts, with one SQL query over the history table, the
+// panelists among ids that the subsample's rules or the unique-respondents
+// rule exclude. The ids are loaded into a temporary table before the clock
+// starts.
+func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, r client.EligibilityRules, now time.Time) (int, time.Duration) {
+	ctx := context.Background()
+	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetMaxOpenConns(1)
+	if _, err := conn.ExecContext(ctx, `CREATE TEMP TABLE ids (id TEXT PRIMARY KEY) WITHOUT ROWID`); err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := conn.BeginTx(ctx, nil)
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO ids VALUES (?)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx.Commit()
+
+	var conds []string
+	since := func(numDays int64) string {
+		if numDays <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" AND h.registered_at >= %d", now.Add(-time.Duration(numDays)*24*time.Hour).UnixMilli())
+	}
+	entry := func(column string, id *int64, numDays int64, codes []int64) {
+		if id == nil || *id == 0 || len(nonZero(codes)) == 0 {
+			return
+		}
+		conds = append(conds, fmt.Sprintf("(h.%s = %d AND h.status_id IN (%s)%s)", column, *id, join(nonZero(codes)), since(numDays)))
+	}
+	for _, e := range r.Surveys {
+		entry("subsample_id", e.ID, e.NumDays, e.ReturnCodes)
+	}
+	for _, e := range r.ResearchTypes {
+		entry("research_type_id", e.ID, e.NumDays, e.ReturnCodes)
+	}
+	for _, e := range r.Events {
+		entry("event_id", e.ID, e.NumDays, e.ReturnCodes)
+	}
+	for _, e := range r.Categories {
+		codes := nonZero(e.ReturnCodes)
+		if len(codes) == 0 {
+			continue
+		}
+		var level string
+		switch {
+		case e.SpecificCategoryID != nil && *e.SpecificCategoryID != 0:
+			level = fmt.Sprintf("h.category_id = %d", *e.SpecificCategoryID)
+		case e.GenericCategoryID != nil && *e.GenericCategoryID != 0:
+			level = fmt.Sprintf("h.category_id IN (SELECT category_id FROM categories WHERE generic_id = %d)", *e.GenericCategoryID)
+		case e.MainCategoryID != nil && *e.MainCategoryID != 0:
+			level = fmt.Sprintf("h.category_id IN (SELECT category_id FROM categories WHERE main_id = %d)", *e.MainCategoryID)
+		default:
+			continue
+		}
+		conds = append(conds, fmt.Sprintf("(%s AND h.status_id IN (%s)%s)", level, join(codes), since(e.NumDays)))
+	}
+	conds = append(conds, fmt.Sprintf("(h.event_id = %d AND h.subsample_id <> %d)", target.EventID, target.SubsampleID))
+	query := `SELECT COUNT(DISTINCT h.panelist_id) FROM ids JOIN history h ON h.panelist_id = ids.id WHERE ` + strings.Join(conds, " OR ")
+
+	var count int
+	run := func() time.Duration {
+		start := time.Now()
+		if err := conn.QueryRowContext(ctx, query).Scan(&count); err != nil {
+			t.Fatalf("%v\n%s", err, query)
+		}
+		return time.Since(start)
+	}
+	run()
+	return count, best(3, run)
+}
+
+func nonZero(codes []int64) []int64 {
+	var out []int64
+	for _, c := range codes {
+		if c != 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func join(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(s, ",")
+}
+
+// best returns the shortest of n runs of f.
+func best(n int, f func() time.Duration) time.Duration {
+	d := f()
+	for range n - 1 {
+		d = min(d, f())
+	}
+	return d
+}
+
+func ms(d time.Duration) float64 { return round(float64(d.Microseconds()) / 1000) }
+
+func round(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 3, 64), 64)
+	return r
+}
+
+// report prints the table and writes bench/results.json.
+func report(t *testing.T, rows []Row) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-60s %12s %12s %8s  %-22s %s\n", "figure", "value", "floor", "ratio", "target", "met")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-60s %9.3f %-2s %12.3f %8.3f  %-22s %v\n", r.Figure, r.Value, r.Unit, r.Floor, r.Ratio, r.Target, r.Met)
+	}
+	fmt.Print(b.String())
+	var out strings.Builder
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("results.json", []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serve serves h on loopback for the rest of the test.
+func serve(t *testing.T, h http.Handler) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -284,9 +285,25 @@ func WriteSubsamplesCSV(w io.Writer, reports []SubsampleReport) error {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// optFloat formats an optional number with the given decimals (-1: as
+// few as needed), "" when absent.
 func optFloat(v *float64, decimals int) string {
 	if v == nil {
 		return ""
 	}
 	return strconv.FormatFloat(*v, 'f', decimals, 64)
+}
+
+func optInt(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return itoa(*v)
+}
+
+func optTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }

@@ -84,8 +84,7 @@ func facts(row store.SubsampleRow, quotas []client.Quota) rules.SubsampleFacts {
 		f.CPI = *row.CPI
 	}
 	if !row.Live {
-		f.QuotasLoaded = false
-		f.QuotasError = "not listed by live-details, so its quotas are not read"
+		f.Unlisted, f.QuotasLoaded = true, false
 	} else if row.QuotasOK == nil {
 		f.QuotasError = "not read yet"
 	}

@@ -3,30 +3,141 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
+	"fieldboard/store"
 	"fieldboard/views"
 )
 
-// Live answers GET /live: the live subsamples of the current snapshot. An
-// htmx request gets the table alone.
+// Live answers GET /live and /live.csv: the live subsamples of the current
+// snapshot, filtered, sorted and paged as the URL says. An htmx request
+// gets the table alone; the CSV holds every row that passes the filters,
+// not only the page.
 func (h *Handler) Live(c echo.Context) error {
 	ctx := c.Request().Context()
-	rows, err := h.liveRows(ctx)
+	q, err := ParseLiveQuery(c.QueryParams())
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
+	}
+	all, err := h.liveRows(ctx)
 	if err != nil {
 		return err
 	}
+	matching := q.Filter(all)
+	if wantsCSV(c) {
+		snapshot, err := h.snapshotTime(ctx, store.DatasetEvents)
+		if err != nil {
+			return err
+		}
+		return h.sendCSV(c, "live-subsamples", snapshot, func(w *csvWriter) error { return writeLiveCSV(w, matching) })
+	}
+	table := liveTable(q, all, matching)
 	p := h.page("Live subsamples", "live")
 	if isHTMX(c) {
-		return render(c, http.StatusOK, views.LiveTable(p, rows))
+		return render(c, http.StatusOK, views.LiveTable(p, table))
 	}
 	rv, err := h.refreshView(ctx)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Rows: rows}))
+	return render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Table: table}))
+}
+
+// liveTable builds the view of one page of the list, with the URLs of its
+// neighbours, its CSV and its sorted columns.
+func liveTable(q LiveQuery, all, matching []views.LiveRow) views.LiveTableView {
+	rows, page := q.PageOf(matching)
+	t := views.LiveTableView{
+		Rows: rows, Matching: len(matching), All: len(all), Page: page,
+		Pages: max(1, (len(matching)+livePageSize-1)/livePageSize), Sort: q.Sort,
+		Options: liveOptions(all), SortURLs: map[string]string{},
+		Filters: views.LiveFilters{Sendability: q.Sendability, Status: q.Status, Country: q.Country, ResearchType: q.ResearchType,
+			Category: q.Category, Device: q.Device, CPIMin: optFloat(q.CPIMin, -1), CPIMax: optFloat(q.CPIMax, -1), Text: q.Text},
+	}
+	at := func(edit func(*LiveQuery)) string {
+		c := q
+		edit(&c)
+		if enc := c.Values().Encode(); enc != "" {
+			return "/live?" + enc
+		}
+		return "/live"
+	}
+	t.Self = at(func(c *LiveQuery) { c.Page = page })
+	if page > 1 {
+		t.Prev = at(func(c *LiveQuery) { c.Page = page - 1 })
+	}
+	if page < t.Pages {
+		t.Next = at(func(c *LiveQuery) { c.Page = page + 1 })
+	}
+	t.CSV = strings.Replace(at(func(c *LiveQuery) { c.Page = 1 }), "/live", "/live.csv", 1)
+	for key := range liveSorts {
+		sort := key
+		if q.Sort == key {
+			sort = "-" + key
+		}
+		t.SortURLs[key] = at(func(c *LiveQuery) { c.Sort, c.Page = sort, 1 })
+	}
+	return t
+}
+
+// liveOptions collects the filter form's choices from the rows.
+func liveOptions(rows []views.LiveRow) views.LiveOptions {
+	seen := map[string]map[string]bool{"country": {}, "rtype": {}, "category": {}}
+	add := func(kind, list string) {
+		for _, v := range strings.Split(list, ", ") {
+			if v = strings.TrimSpace(v); v != "" {
+				seen[kind][v] = true
+			}
+		}
+	}
+	for _, r := range rows {
+		add("country", r.Countries)
+		add("rtype", r.ResearchType)
+		add("category", r.Categories)
+	}
+	keys := func(m map[string]bool) []string {
+		out := make([]string, 0, len(m))
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return views.LiveOptions{Countries: keys(seen["country"]), ResearchTypes: keys(seen["rtype"]), Categories: keys(seen["category"])}
+}
+
+// liveHeader is the header of the live list's CSV.
+var liveHeader = []string{"subsampleId", "eventId", "name", "eventName", "sendability", "reasons", "status", "apiCompatible",
+	"cpi", "currency", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
+	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining"}
+
+func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
+	if err := w.Write(slices.Clone(liveHeader)...); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		var devices []string
+		for name, ok := range map[string]bool{"desktop": r.AllowDesktop, "mobile": r.AllowMobile, "tablet": r.AllowTablet} {
+			if ok {
+				devices = append(devices, name)
+			}
+		}
+		slices.Sort(devices)
+		err := w.Write(itoa(r.SubsampleID), itoa(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
+			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
+			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, optFloat(r.ExpectedLOI, 0), optFloat(r.ExpectedIncidence, 0),
+			strings.Join(devices, " "), r.ResearchType, r.Categories, r.Countries, r.Locales,
+			optTime(r.FieldStart), optTime(r.FieldEnd), optInt(r.TotalAchieved), optInt(r.TotalRemaining))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // liveRows reads the live subsamples with their sendability verdicts.

@@ -15,7 +15,7 @@ import (
 func (h *Handler) StartRefresh(c echo.Context) error {
 	h.Refresher.Start(refresh.Request{})
 	if !isHTMX(c) {
-		return c.Redirect(http.StatusSeeOther, "/live")
+		return c.Redirect(http.StatusSeeOther, "/")
 	}
 	return h.RefreshProgress(c)
 }

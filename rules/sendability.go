@@ -56,6 +56,11 @@ type SubsampleFacts struct {
 	Quotas       []client.Quota
 	QuotasLoaded bool
 	QuotasError  string
+	// Unlisted is set for a subsample of the event list that live-details
+	// does not list: it has no allocation open to the supplier (spec,
+	// endpoint 2), and its properties are not known, so it is not sendable
+	// whatever its status says.
+	Unlisted bool
 }
 
 // Outcome is the result of one sendability rule.
@@ -133,6 +138,17 @@ func Sendability(f SubsampleFacts) Verdict {
 		v.fail(RuleStatus, "No status was reported; only Live subsamples take respondents.")
 	default:
 		v.fail(RuleStatus, "Status is "+f.Status+", not Live.")
+	}
+	if f.Unlisted {
+		if f.Status == client.StatusLive || testing {
+			v.Reasons = append(v.Reasons, "Not listed by live-details: no allocation is open to the supplier.")
+		}
+		v.State = NotSendable
+		v.skip(RuleAPI, "Not known: live-details does not list the subsample.")
+		v.skip(RuleCPI, "Not known: live-details does not list the subsample.")
+		v.skip(RuleTotalQuota, "Not read: only listed live subsamples have their quotas read.")
+		v.skip(RuleOtherQuotas, "Not read: only listed live subsamples have their quotas read.")
+		return v
 	}
 	if f.APICompatible {
 		v.pass(RuleAPI, "API compatible.")

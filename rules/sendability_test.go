@@ -28,6 +28,18 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
 		},
 		{
+			name:  "live-details lists only subsamples open to the supplier: a Live one it leaves out is not sendable",
+			facts: SubsampleFacts{Status: client.StatusLive, Unlisted: true},
+			state: NotSendable, reasons: []string{"Not listed by live-details: no allocation is open to the supplier."},
+			outcomes: []Outcome{Pass, Skipped, Skipped, Skipped, Skipped},
+		},
+		{
+			name:  "a Complete subsample of the event list is not sendable for its status alone",
+			facts: SubsampleFacts{Status: client.StatusComplete, Unlisted: true},
+			state: NotSendable, reasons: []string{"Status is Complete, not Live."},
+			outcomes: []Outcome{Fail, Skipped, Skipped, Skipped, Skipped},
+		},
+		{
 			name:  "consider only subsamples whose subsampleStatus is Live",
 			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = client.StatusComplete; return f }(),
 			state: NotSendable, reasons: []string{"Status is Complete, not Live."},

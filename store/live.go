@@ -23,6 +23,11 @@ type LiveRow struct {
 	ExpectedLOI       *float64   `db:"expected_loi"`
 	ExpectedIncidence *float64   `db:"expected_incidence"`
 	ResearchType      string     `db:"research_type"`
+	ResearchTypeID    int64      `db:"research_type_id"`
+	AllowDesktop      bool       `db:"allow_desktop"`
+	AllowMobile       bool       `db:"allow_mobile"`
+	AllowTablet       bool       `db:"allow_tablet"`
+	Categories        string     `db:"categories"` // specific category names, comma separated
 	FieldStart        *time.Time `db:"field_start"`
 	FieldEnd          *time.Time `db:"field_end"`
 	Countries         string     `db:"countries"` // country codes, comma separated
@@ -45,7 +50,9 @@ func (s *Store) LiveRows(ctx context.Context) ([]LiveRow, error) {
 	var rows []LiveRow
 	err := s.reader.SelectContext(ctx, &rows, `
 		SELECT l.subsample_id, l.event_id, l.event_name, l.name, l.status, l.api_compatible, l.currency, l.cpi,
-			l.expected_loi, l.expected_incidence, l.research_type, l.field_start, l.field_end,
+			l.expected_loi, l.expected_incidence, l.research_type, l.research_type_id,
+			l.allow_desktop, l.allow_mobile, l.allow_tablet, l.field_start, l.field_end,
+			COALESCE((SELECT group_concat(category, ', ') FROM live_categories c WHERE c.subsample_id = l.subsample_id), '') AS categories,
 			COALESCE((SELECT group_concat(code, ', ') FROM live_countries c WHERE c.subsample_id = l.subsample_id), '') AS countries,
 			COALESCE((SELECT group_concat(locale, ', ') FROM live_locales c WHERE c.subsample_id = l.subsample_id), '') AS locales,
 			t.achieved AS total_achieved, t.remaining AS total_remaining, f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error

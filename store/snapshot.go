@@ -37,6 +37,10 @@ type EventsSnapshot struct {
 	// subsample, by subsample id. A live subsample missing here counts as a
 	// failed fetch.
 	Details map[int64]SubsampleDetail
+	// States holds the status and sendability of every subsample, as the
+	// refresher decided them on this snapshot; the store records what
+	// changed since the previous one.
+	States map[int64]SubsampleState
 }
 
 // SubsampleDetail is the result of fetching one subsample's quotas and
@@ -83,6 +87,9 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE subsample_id NOT IN (SELECT subsample_id FROM live_subsamples)`); err != nil {
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
+		}
+		if err := replaceStates(ctx, tx, snap.States); err != nil {
+			return err
 		}
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {
 			return err

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+
+	"fieldboard/store"
 )
 
 // Timestamp formats t in the page's time zone, such as "22 Nov 14:05".
@@ -108,4 +111,22 @@ func statusClass(status string) string {
 	default:
 		return "status-closed"
 	}
+}
+
+// devices lists the devices a subsample allows.
+func devices(r store.LiveRow) string {
+	var d []string
+	if r.AllowDesktop {
+		d = append(d, "desktop")
+	}
+	if r.AllowMobile {
+		d = append(d, "mobile")
+	}
+	if r.AllowTablet {
+		d = append(d, "tablet")
+	}
+	if len(d) == 0 {
+		return "none"
+	}
+	return strings.Join(d, ", ")
 }

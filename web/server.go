@@ -41,11 +41,26 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(s.logRequests)
 
 	h := s.Handler
-	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/live") })
+	e.GET("/", h.Overview)
 	e.GET("/healthz", h.Health)
 	e.GET("/live", h.Live)
+	e.GET("/live.csv", h.Live)
 	e.POST("/refresh", h.StartRefresh)
 	e.GET("/refresh/progress", h.RefreshProgress)
+
+	// Pages added by the dashboard issue.
+	e.GET("/subsamples/:id", h.Subsample)
+	e.GET("/subsamples/:id/quotas.csv", h.SubsampleQuotasCSV)
+	e.POST("/subsamples/:id/refresh", h.RefreshSubsample)
+	e.GET("/subsamples/:id/refresh/progress", h.SubsampleRefreshProgress)
+	e.GET("/events", h.Events)
+	e.GET("/events.csv", h.Events)
+	e.GET("/library", h.Library)
+	e.GET("/library.csv", h.Library)
+	e.GET("/library/:locale/questions/:qid/answers", h.LibraryAnswers)
+	e.GET("/library/:locale/questions/:qid/answers.csv", h.LibraryAnswers)
+	e.GET("/reference", h.Reference)
+	e.GET("/reference/:table", h.ReferenceCSV)
 
 	e.GET("/panelists", h.Panelists)
 	e.POST("/panelists/history", h.UploadHistory, uploadLimit)

@@ -148,7 +148,7 @@ func TestErrorsAndStatic(t *testing.T) {
 		{"/no-such-page", "Not Found", 404},
 		{"/static/" + static.HTMX, "htmx", 200},
 		{"/static/app.css", "--accent", 200},
-		{"/", "", 302},
+		{"/", "Overview", 200},
 	}
 	for _, tt := range tests {
 		resp, body := a.do(t, "GET", tt.path, nil)

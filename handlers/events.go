@@ -1,0 +1,301 @@
+package handlers
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/client"
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// eventStatuses are the subsample statuses the events page filters on, in
+// the order a coordinator looks for them.
+var eventStatuses = []string{client.StatusLive, client.StatusLiveForTesting, client.StatusPending, client.StatusComplete, client.StatusCanceled}
+
+// EventFilter narrows the events page. Status, Country and Q apply to each
+// subsample; From and To to the field period of its whole event. Zero
+// fields match everything.
+type EventFilter struct {
+	Status  string // canonical status name
+	Country string // country code, any case
+	// From is the first day of the period asked for and To the day after
+	// its last, both at midnight in the dashboard's time zone: an event is
+	// kept when its field period overlaps [From, To).
+	From, To time.Time
+	// Q matches a subsample id or event id exactly, or part of a subsample
+	// or event name, in any case.
+	Q string
+}
+
+// IsZero reports whether the filter keeps everything.
+func (f EventFilter) IsZero() bool { return f == EventFilter{} }
+
+// ParseEventFilter reads the events page's query: status, country, from,
+// to (yyyy-MM-dd, in loc) and q. It rejects a status that is not one of
+// the five, a date that does not parse and a from after to.
+func ParseEventFilter(q url.Values, loc *time.Location) (EventFilter, error) {
+	f := EventFilter{
+		Country: strings.TrimSpace(q.Get("country")),
+		Q:       strings.TrimSpace(q.Get("q")),
+	}
+	if s := strings.TrimSpace(q.Get("status")); s != "" {
+		f.Status = client.NormalizeStatus(s)
+		if !slices.Contains(eventStatuses, f.Status) {
+			return f, fmt.Errorf("status %q is not one of %s", s, strings.Join(eventStatuses, ", "))
+		}
+	}
+	var err error
+	if f.From, err = parseDay("from", q.Get("from"), loc); err != nil {
+		return f, err
+	}
+	if f.To, err = parseDay("to", q.Get("to"), loc); err != nil {
+		return f, err
+	}
+	if !f.To.IsZero() {
+		f.To = f.To.AddDate(0, 0, 1)
+	}
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		return f, fmt.Errorf("from (%s) is after to (%s)", q.Get("from"), q.Get("to"))
+	}
+	return f, nil
+}
+
+// parseDay reads a yyyy-MM-dd date as midnight in loc; empty is the zero
+// time.
+func parseDay(name, raw string, loc *time.Location) (time.Time, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return time.Time{}, nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	t, err := time.ParseInLocation(time.DateOnly, raw, loc)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s %q is not a date: use yyyy-MM-dd, such as 2026-03-31", name, raw)
+	}
+	return t, nil
+}
+
+// GroupEvents groups the subsamples of the snapshot by event, in the order
+// given, keeping the subsamples that pass f and the events left with at
+// least one. An event is named after its live details when any of its
+// subsamples is live, else after its first subsample. Its totals,
+// statuses, countries and field period describe all its subsamples,
+// whatever the filter.
+func GroupEvents(reports []SubsampleReport, f EventFilter) []views.EventGroup {
+	var order []int64
+	byEvent := map[int64][]SubsampleReport{}
+	for _, r := range reports {
+		if _, seen := byEvent[r.EventID]; !seen {
+			order = append(order, r.EventID)
+		}
+		byEvent[r.EventID] = append(byEvent[r.EventID], r)
+	}
+	q := strings.ToLower(f.Q)
+	var out []views.EventGroup
+	for _, id := range order {
+		subs := byEvent[id]
+		g := summarise(id, subs)
+		if !overlaps(g.FieldStart, g.FieldEnd, f.From, f.To) {
+			continue
+		}
+		eventMatches := q == "" || itoa(id) == q || g.liveName != "" && strings.Contains(strings.ToLower(g.liveName), q)
+		for _, r := range subs {
+			if f.Status != "" && r.Status != f.Status ||
+				f.Country != "" && !strings.EqualFold(r.CountryCode, f.Country) ||
+				!eventMatches && itoa(r.SubsampleID) != q && !strings.Contains(strings.ToLower(r.Name), q) {
+				continue
+			}
+			g.Subsamples = append(g.Subsamples, views.EventSubsample{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
+		}
+		if len(g.Subsamples) > 0 {
+			out = append(out, g.EventGroup)
+		}
+	}
+	return out
+}
+
+// eventSummary is an event's group with the name live details give it,
+// empty when none of its subsamples is live.
+type eventSummary struct {
+	views.EventGroup
+	liveName string
+}
+
+// summarise describes a whole event: name, number of subsamples, statuses,
+// countries and field period (earliest start to latest end).
+func summarise(eventID int64, subs []SubsampleReport) eventSummary {
+	g := eventSummary{EventGroup: views.EventGroup{EventID: eventID, Total: len(subs)}}
+	counts := map[string]int{}
+	countries := map[string]bool{}
+	for _, r := range subs {
+		if g.liveName == "" && r.EventName != "" {
+			g.liveName = r.EventName
+		}
+		counts[r.Status]++
+		if r.CountryCode != "" && !countries[r.CountryCode] {
+			countries[r.CountryCode] = true
+			g.Countries = append(g.Countries, r.CountryCode)
+		}
+		if r.FieldStart != nil && (g.FieldStart == nil || r.FieldStart.Before(*g.FieldStart)) {
+			g.FieldStart = r.FieldStart
+		}
+		if r.FieldEnd != nil && (g.FieldEnd == nil || r.FieldEnd.After(*g.FieldEnd)) {
+			g.FieldEnd = r.FieldEnd
+		}
+	}
+	g.Name = g.liveName
+	if g.Name == "" && len(subs) > 0 {
+		g.Name = subs[0].Name
+	}
+	slices.Sort(g.Countries)
+	for status, n := range counts {
+		g.Statuses = append(g.Statuses, views.StatusCount{Status: status, Count: n})
+	}
+	slices.SortFunc(g.Statuses, func(a, b views.StatusCount) int {
+		return cmp.Or(cmp.Compare(statusRank(a.Status), statusRank(b.Status)), strings.Compare(a.Status, b.Status))
+	})
+	return g
+}
+
+// statusRank orders statuses as eventStatuses does, unknown ones last.
+func statusRank(status string) int {
+	if i := slices.Index(eventStatuses, status); i >= 0 {
+		return i
+	}
+	return len(eventStatuses)
+}
+
+// overlaps reports whether the field period [start, end] meets [from, to).
+// A missing bound of the period leaves it open on that side, so an event
+// whose dates are unknown is never hidden by a date filter.
+func overlaps(start, end *time.Time, from, to time.Time) bool {
+	if !to.IsZero() && start != nil && !start.Before(to) {
+		return false
+	}
+	if !from.IsZero() && end != nil && end.Before(from) {
+		return false
+	}
+	return true
+}
+
+// Events answers GET /events and /events.csv: every subsample of the
+// snapshot grouped by event, filtered by the query. htmx gets the table
+// alone; the CSV has one line per subsample shown.
+func (h *Handler) Events(c echo.Context) error {
+	ctx := c.Request().Context()
+	filter, err := ParseEventFilter(c.QueryParams(), h.Location)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	reports, err := h.Checker.Subsamples(ctx, SubsampleFilter{})
+	if err != nil {
+		return err
+	}
+	groups := GroupEvents(reports, filter)
+	snapshot, err := h.snapshotTime(ctx, store.DatasetEvents)
+	if err != nil {
+		return err
+	}
+	if wantsCSV(c) {
+		return h.sendCSV(c, "events", snapshot, func(w *csvWriter) error { return h.writeEventsCSV(w, groups) })
+	}
+	form := views.EventsFilterForm{Status: filter.Status, Country: c.QueryParam("country"),
+		From: c.QueryParam("from"), To: c.QueryParam("to"), Q: c.QueryParam("q")}
+	result := views.EventsResult{Events: groups, Total: len(reports), Filtered: !filter.IsZero(),
+		CSVHref: withQuery("/events.csv", "status", form.Status, "country", form.Country, "from", form.From, "to", form.To, "q", form.Q), ClearHref: "/events"}
+	for _, g := range groups {
+		result.Shown += len(g.Subsamples)
+	}
+	p := h.page("Events", "events")
+	c.Response().Header().Add("Vary", "HX-Request")
+	if tableOnly(c) {
+		return render(c, http.StatusOK, views.EventsTable(p, result))
+	}
+	v := views.EventsView{Page: p, Filter: form, Statuses: eventStatuses, Snapshot: snapshot, Result: result}
+	seen := map[string]bool{}
+	for _, r := range reports {
+		if r.CountryCode != "" && !seen[r.CountryCode] {
+			seen[r.CountryCode] = true
+			v.Countries = append(v.Countries, views.CountryOption{Code: r.CountryCode, Name: r.CountryName})
+		}
+	}
+	slices.SortFunc(v.Countries, func(a, b views.CountryOption) int { return strings.Compare(a.Code, b.Code) })
+	return render(c, http.StatusOK, views.EventsPage(v))
+}
+
+// eventsHeader is the header of the events CSV.
+var eventsHeader = []string{"eventId", "eventName", "subsampleId", "subsampleName", "status", "country", "fieldStart", "fieldEnd", "sendability"}
+
+// writeEventsCSV writes one line per subsample shown; sendability is left
+// empty for a subsample that is not live, as on the page.
+func (h *Handler) writeEventsCSV(w *csvWriter, groups []views.EventGroup) error {
+	if err := w.Write(slices.Clone(eventsHeader)...); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		for _, s := range g.Subsamples {
+			sendability := ""
+			if s.Live {
+				sendability = string(s.Verdict.State)
+			}
+			if err := w.Write(itoa(g.EventID), g.Name, itoa(s.SubsampleID), s.Name, s.Status, s.CountryCode,
+				h.csvTime(s.FieldStart), h.csvTime(s.FieldEnd), sendability); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// csvTime writes a time in RFC 3339 in the dashboard's time zone, empty
+// when unknown.
+func (h *Handler) csvTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	loc := h.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format(time.RFC3339)
+}
+
+// withQuery builds path with a query of the non-empty values of the given
+// name, value pairs, in their order, such as "/events.csv?status=Live".
+func withQuery(path string, pairs ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := strings.TrimSpace(pairs[i+1]); v != "" {
+			parts = append(parts, url.QueryEscape(pairs[i])+"="+url.QueryEscape(v))
+		}
+	}
+	if len(parts) == 0 {
+		return path
+	}
+	return path + "?" + strings.Join(parts, "&")
+}
+
+// tableOnly reports whether the request wants the table fragment alone: an
+// htmx request that is not htmx restoring a page from history, which needs
+// the whole page.
+func tableOnly(c echo.Context) bool {
+	return isHTMX(c) && c.Request().Header.Get("HX-History-Restore-Request") != "true"
+}
+
+// capitalise upper-cases the first letter of a message for the user.
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,193 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/client"
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// SearchQuestions returns the questions whose name, text or translation
+// contains q, in any case; all of them when q is empty.
+func SearchQuestions(questions []client.Question, q string) []client.Question {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" {
+		return questions
+	}
+	var out []client.Question
+	for _, question := range questions {
+		if strings.Contains(strings.ToLower(question.Name), q) ||
+			strings.Contains(strings.ToLower(question.Text), q) ||
+			strings.Contains(strings.ToLower(question.Translation), q) {
+			out = append(out, question)
+		}
+	}
+	return out
+}
+
+// libraryLocales lists the locales with a library stored, by code.
+func (h *Handler) libraryLocales(ctx context.Context) ([]views.LibraryLocale, error) {
+	fetched, err := h.Store.LibraryLocales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.LibraryLocale, 0, len(fetched))
+	for code, at := range fetched {
+		out = append(out, views.LibraryLocale{Code: code, FetchedAt: at})
+	}
+	slices.SortFunc(out, func(a, b views.LibraryLocale) int { return strings.Compare(a.Code, b.Code) })
+	return out, nil
+}
+
+// pickLocale finds the locale asked for among those stored, in any case;
+// the first when none is asked for. It answers 404 for a locale without a
+// library.
+func pickLocale(locales []views.LibraryLocale, raw string) (views.LibraryLocale, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		if len(locales) == 0 {
+			return views.LibraryLocale{}, nil
+		}
+		return locales[0], nil
+	}
+	for _, l := range locales {
+		if strings.EqualFold(l.Code, raw) {
+			return l, nil
+		}
+	}
+	return views.LibraryLocale{}, echo.NewHTTPError(http.StatusNotFound,
+		fmt.Sprintf("No question library is stored for locale %q: the library is read for the locales the live subsamples use.", raw))
+}
+
+// Library answers GET /library and /library.csv: the standard questions
+// of one locale (param locale, the first stored by default) that match the
+// search q.
+func (h *Handler) Library(c echo.Context) error {
+	ctx := c.Request().Context()
+	locales, err := h.libraryLocales(ctx)
+	if err != nil {
+		return err
+	}
+	locale, err := pickLocale(locales, c.QueryParam("locale"))
+	if err != nil {
+		return err
+	}
+	q := strings.TrimSpace(c.QueryParam("q"))
+	result := views.LibraryResult{Locale: locale.Code, FetchedAt: locale.FetchedAt, Q: q,
+		CSVHref: withQuery("/library.csv", "locale", locale.Code, "q", q)}
+	if locale.Code != "" {
+		all, err := h.Store.Questions(ctx, locale.Code)
+		if err != nil {
+			return err
+		}
+		result.Total, result.Questions = len(all), SearchQuestions(all, q)
+	}
+	if wantsCSV(c) {
+		snapshot, err := h.snapshotTime(ctx, store.DatasetLibrary)
+		if err != nil {
+			return err
+		}
+		return h.sendCSV(c, csvName("library", locale.Code), snapshot, func(w *csvWriter) error {
+			if err := w.Write("locale", "id", "type", "name", "text", "translation"); err != nil {
+				return err
+			}
+			for _, question := range result.Questions {
+				if err := w.Write(locale.Code, itoa(question.ID), question.Type, question.Name, question.Text, question.Translation); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	p := h.page("Question library", "library")
+	c.Response().Header().Add("Vary", "HX-Request")
+	if tableOnly(c) {
+		return render(c, http.StatusOK, views.LibraryTable(p, result))
+	}
+	return render(c, http.StatusOK, views.LibraryPage(views.LibraryView{Page: p, Locales: locales, Q: q, Result: result}))
+}
+
+// LibraryAnswers answers GET /library/:locale/questions/:qid/answers and
+// its .csv: the answers of one question of a locale. htmx gets the table
+// alone, to show under the question.
+func (h *Handler) LibraryAnswers(c echo.Context) error {
+	ctx := c.Request().Context()
+	qid, err := strconv.ParseInt(c.Param("qid"), 10, 64)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Question id %q is not a number.", c.Param("qid")))
+	}
+	locales, err := h.libraryLocales(ctx)
+	if err != nil {
+		return err
+	}
+	locale, err := pickLocale(locales, c.Param("locale"))
+	if err != nil {
+		return err
+	}
+	questions, err := h.Store.Questions(ctx, locale.Code)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(questions, func(q client.Question) bool { return q.ID == qid })
+	if i < 0 {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Question %d is not in the library of %s.", qid, locale.Code))
+	}
+	answers, err := h.Store.Answers(ctx, locale.Code, qid)
+	if err != nil {
+		return err
+	}
+	v := views.LibraryAnswersView{Locale: locale.Code, Question: questions[i], Answers: answers,
+		CSVHref: views.AnswersPath(locale.Code, qid) + ".csv", Fragment: tableOnly(c)}
+	if wantsCSV(c) {
+		snapshot, err := h.snapshotTime(ctx, store.DatasetLibrary)
+		if err != nil {
+			return err
+		}
+		return h.sendCSV(c, csvName("library-answers", locale.Code, itoa(qid)), snapshot, func(w *csvWriter) error {
+			if err := w.Write("locale", "questionId", "id", "name", "text", "translation", "exclusive", "nullValue"); err != nil {
+				return err
+			}
+			for _, a := range answers {
+				if err := w.Write(locale.Code, itoa(qid), itoa(a.ID), a.Name, a.Text, a.Translation,
+					strconv.FormatBool(a.IsExclusive), strconv.FormatBool(a.IsNullValue())); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	c.Response().Header().Add("Vary", "HX-Request")
+	if v.Fragment {
+		return render(c, http.StatusOK, views.LibraryAnswers(v))
+	}
+	p := h.page(fmt.Sprintf("Answers of %s (%s)", questions[i].Name, locale.Code), "library")
+	return render(c, http.StatusOK, views.LibraryAnswersPage(p, v))
+}
+
+// csvName joins the parts of a CSV file name with dashes, keeping only
+// letters, digits, dashes and underscores of each, so that a locale code
+// cannot break the Content-Disposition header.
+func csvName(parts ...string) string {
+	clean := make([]string, 0, len(parts))
+	for _, p := range parts {
+		p = strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+				return r
+			}
+			return -1
+		}, p)
+		if p != "" {
+			clean = append(clean, p)
+		}
+	}
+	return strings.Join(clean, "-")
+}

@@ -1,0 +1,198 @@
+package handlers
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"fieldboard/views"
+)
+
+// livePageSize is how many rows the live list shows a page.
+const livePageSize = 50
+
+// LiveQuery is the live list's filters, sort and page, as kept in the URL
+// so a view can be bookmarked and shared. Empty fields match everything.
+type LiveQuery struct {
+	Sendability  string
+	Status       string
+	Country      string
+	ResearchType string
+	Category     string
+	Device       string // desktop, mobile or tablet
+	CPIMin       *float64
+	CPIMax       *float64
+	Text         string // subsample or event id, or part of a name
+	Sort         string // a column of liveSorts, "-" in front for descending
+	Page         int    // from 1
+}
+
+// liveSorts are the columns the live list sorts by.
+var liveSorts = map[string]func(a, b views.LiveRow) int{
+	"id":    func(a, b views.LiveRow) int { return cmp.Compare(a.SubsampleID, b.SubsampleID) },
+	"event": func(a, b views.LiveRow) int { return cmp.Compare(a.EventID, b.EventID) },
+	"name":  func(a, b views.LiveRow) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) },
+	"state": func(a, b views.LiveRow) int { return strings.Compare(string(a.Verdict.State), string(b.Verdict.State)) },
+	"cpi":   func(a, b views.LiveRow) int { return cmp.Compare(a.CPI, b.CPI) },
+	"loi":   func(a, b views.LiveRow) int { return cmp.Compare(deref64(a.ExpectedLOI), deref64(b.ExpectedLOI)) },
+	"ir": func(a, b views.LiveRow) int {
+		return cmp.Compare(deref64(a.ExpectedIncidence), deref64(b.ExpectedIncidence))
+	},
+	"fill": func(a, b views.LiveRow) int { return cmp.Compare(fill(a), fill(b)) },
+	"fieldend": func(a, b views.LiveRow) int {
+		return cmp.Compare(timeKey(a.FieldEnd), timeKey(b.FieldEnd))
+	},
+}
+
+// ParseLiveQuery reads the live list's query parameters; a value that
+// cannot be read is an error that names it.
+func ParseLiveQuery(q url.Values) (LiveQuery, error) {
+	lq := LiveQuery{
+		Sendability: strings.TrimSpace(q.Get("sendability")), Status: strings.TrimSpace(q.Get("status")),
+		Country: strings.TrimSpace(q.Get("country")), ResearchType: strings.TrimSpace(q.Get("rtype")),
+		Category: strings.TrimSpace(q.Get("category")), Device: strings.TrimSpace(q.Get("device")),
+		Text: strings.TrimSpace(q.Get("q")), Sort: strings.TrimSpace(q.Get("sort")), Page: 1,
+	}
+	if lq.Sendability != "" {
+		if _, err := ParseSubsampleFilter("", lq.Sendability, ""); err != nil {
+			return lq, err
+		}
+	}
+	switch lq.Device {
+	case "", "desktop", "mobile", "tablet":
+	default:
+		return lq, fmt.Errorf("device %q is not one of desktop, mobile, tablet", lq.Device)
+	}
+	for name, dst := range map[string]**float64{"cpimin": &lq.CPIMin, "cpimax": &lq.CPIMax} {
+		if raw := strings.TrimSpace(q.Get(name)); raw != "" {
+			v, err := strconv.ParseFloat(raw, 64)
+			if err != nil || v < 0 {
+				return lq, fmt.Errorf("%s %q is not a price", name, raw)
+			}
+			*dst = &v
+		}
+	}
+	if _, ok := liveSorts[strings.TrimPrefix(lq.Sort, "-")]; lq.Sort != "" && !ok {
+		return lq, fmt.Errorf("sort %q is not a column of the list", lq.Sort)
+	}
+	if raw := q.Get("page"); raw != "" {
+		p, err := strconv.Atoi(raw)
+		if err != nil || p < 1 {
+			return lq, fmt.Errorf("page %q is not a page number", raw)
+		}
+		lq.Page = p
+	}
+	return lq, nil
+}
+
+// Values writes the query back as URL parameters, leaving out empty ones,
+// with page and sort replaced when given.
+func (lq LiveQuery) Values() url.Values {
+	v := url.Values{}
+	set := func(k, s string) {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	set("sendability", lq.Sendability)
+	set("status", lq.Status)
+	set("country", lq.Country)
+	set("rtype", lq.ResearchType)
+	set("category", lq.Category)
+	set("device", lq.Device)
+	if lq.CPIMin != nil {
+		v.Set("cpimin", strconv.FormatFloat(*lq.CPIMin, 'f', -1, 64))
+	}
+	if lq.CPIMax != nil {
+		v.Set("cpimax", strconv.FormatFloat(*lq.CPIMax, 'f', -1, 64))
+	}
+	set("q", lq.Text)
+	set("sort", lq.Sort)
+	if lq.Page > 1 {
+		v.Set("page", strconv.Itoa(lq.Page))
+	}
+	return v
+}
+
+// Filter returns the rows that pass every filter, sorted.
+func (lq LiveQuery) Filter(rows []views.LiveRow) []views.LiveRow {
+	text := strings.ToLower(lq.Text)
+	out := make([]views.LiveRow, 0, len(rows))
+	for _, r := range rows {
+		switch {
+		case lq.Sendability != "" && string(r.Verdict.State) != lq.Sendability,
+			lq.Status != "" && !strings.EqualFold(r.Status, lq.Status),
+			lq.Country != "" && !listHas(r.Countries, lq.Country),
+			lq.ResearchType != "" && !strings.EqualFold(r.ResearchType, lq.ResearchType),
+			lq.Category != "" && !listHas(r.Categories, lq.Category),
+			lq.Device == "desktop" && !r.AllowDesktop,
+			lq.Device == "mobile" && !r.AllowMobile,
+			lq.Device == "tablet" && !r.AllowTablet,
+			lq.CPIMin != nil && r.CPI < *lq.CPIMin,
+			lq.CPIMax != nil && r.CPI > *lq.CPIMax,
+			text != "" && !matchesText(r, text):
+			continue
+		}
+		out = append(out, r)
+	}
+	if lq.Sort != "" {
+		by := liveSorts[strings.TrimPrefix(lq.Sort, "-")]
+		desc := strings.HasPrefix(lq.Sort, "-")
+		slices.SortStableFunc(out, func(a, b views.LiveRow) int {
+			if desc {
+				return by(b, a)
+			}
+			return by(a, b)
+		})
+	}
+	return out
+}
+
+// PageOf returns the rows of the query's page and the page it really is
+// (the last one when the asked page is past the end).
+func (lq LiveQuery) PageOf(rows []views.LiveRow) ([]views.LiveRow, int) {
+	pages := max(1, (len(rows)+livePageSize-1)/livePageSize)
+	page := min(lq.Page, pages)
+	start := (page - 1) * livePageSize
+	return rows[start:min(start+livePageSize, len(rows))], page
+}
+
+func matchesText(r views.LiveRow, text string) bool {
+	return strconv.FormatInt(r.SubsampleID, 10) == text || strconv.FormatInt(r.EventID, 10) == text ||
+		strings.Contains(strings.ToLower(r.Name), text) || strings.Contains(strings.ToLower(r.EventName), text)
+}
+
+// listHas reports whether a ", "-separated list holds item, ignoring case.
+func listHas(list, item string) bool {
+	for _, v := range strings.Split(list, ", ") {
+		if strings.EqualFold(strings.TrimSpace(v), item) {
+			return true
+		}
+	}
+	return false
+}
+
+func fill(r views.LiveRow) float64 {
+	if r.TotalAchieved == nil || r.TotalRemaining == nil || *r.TotalAchieved+*r.TotalRemaining == 0 {
+		return -1
+	}
+	return float64(*r.TotalAchieved) / float64(*r.TotalAchieved+*r.TotalRemaining)
+}
+
+func deref64(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func timeKey(t *time.Time) int64 {
+	if t == nil {
+		return 0
+	}
+	return t.UnixMilli()
+}

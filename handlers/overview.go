@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/client"
+	"fieldboard/rules"
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// Overview answers GET /: the counts by status and sendability, what the
+// last refresh changed, and each dataset's schedule. An htmx request gets
+// the figures alone.
+func (h *Handler) Overview(c echo.Context) error {
+	ctx := c.Request().Context()
+	figures, err := h.overviewFigures(ctx)
+	if err != nil {
+		return err
+	}
+	p := h.page("Overview", "overview")
+	if isHTMX(c) {
+		return render(c, http.StatusOK, views.OverviewBody(p, figures))
+	}
+	rv, err := h.refreshView(ctx)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}))
+}
+
+func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, error) {
+	var f views.OverviewFigures
+	statuses, err := h.Store.StatusCounts(ctx)
+	if err != nil {
+		return f, err
+	}
+	for _, s := range []string{client.StatusLive, client.StatusLiveForTesting, client.StatusPending, client.StatusComplete, client.StatusCanceled} {
+		f.Statuses = append(f.Statuses, views.Count{Label: s, N: statuses[s], Href: "/events?status=" + url.QueryEscape(s)})
+		f.Total += statuses[s]
+		delete(statuses, s)
+	}
+	for s, n := range statuses { // a status the spec does not name
+		f.Statuses = append(f.Statuses, views.Count{Label: s, N: n, Href: "/events?status=" + url.QueryEscape(s)})
+		f.Total += n
+	}
+
+	reports, err := h.Checker.Subsamples(ctx, SubsampleFilter{})
+	if err != nil {
+		return f, err
+	}
+	byState := map[rules.State]int{}
+	for _, r := range reports {
+		if r.Live {
+			byState[r.Verdict.State]++
+		}
+	}
+	for _, s := range []rules.State{rules.Sendable, rules.Paused, rules.Unknown, rules.Testing, rules.NotSendable} {
+		f.Sendability = append(f.Sendability, views.StateCount{State: s, N: byState[s], Href: "/live?sendability=" + string(s)})
+	}
+
+	changes, err := h.Store.ChangeCounts(ctx)
+	if err != nil {
+		return f, err
+	}
+	f.Changes = []views.Count{
+		{Label: "became sendable", N: changes[store.ChangeSendable]},
+		{Label: "became paused", N: changes[store.ChangePaused]},
+		{Label: "closed (left Live)", N: changes[store.ChangeClosed]},
+		{Label: "new", N: changes[store.ChangeNew]},
+	}
+
+	states, err := h.Store.Datasets(ctx)
+	if err != nil {
+		return f, err
+	}
+	due := h.Refresher.NextDue(states)
+	for _, d := range []struct{ name, label, endpoints, cache string }{
+		{store.DatasetEvents, "Events, quotas and rules", "event/all, live-details, quotas, eligibility-rules", "3 minutes"},
+		{store.DatasetLibrary, "Question library", "questions, answers (per locale)", "24 hours"},
+		{store.DatasetReference, "Reference data", "countries, locales, survey-statuses", "not stated; read daily"},
+	} {
+		st := states[d.name]
+		f.Datasets = append(f.Datasets, views.DatasetView{
+			Label: d.label, Endpoints: d.endpoints, Cache: d.cache, LastSuccess: st.LastSuccessAt, NextDue: due[d.name],
+			Failing: st.Failing(), LastError: st.LastError, ErrorAt: st.LastErrorAt,
+		})
+	}
+	return f, nil
+}

@@ -1,0 +1,420 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/client"
+	"fieldboard/rules"
+	"fieldboard/store"
+	"fieldboard/views"
+	"fieldboard/web/refresh"
+)
+
+// Subsample answers GET /subsamples/:id: everything Fieldboard knows of one
+// subsample. A subsample of the event list that live-details does not list
+// gets a page too, saying it is not live.
+func (h *Handler) Subsample(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, row, err := h.subsampleOf(c)
+	if err != nil {
+		return err
+	}
+	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: row}
+	if v.Summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	v.InEventList = err == nil
+	if v.Siblings, err = h.eventSiblings(ctx, row); err != nil {
+		return err
+	}
+	v.Refresh = h.subsampleRefreshView(id)
+
+	var quotas []client.Quota
+	if row.Live {
+		live, err := h.Store.LiveSubsample(ctx, id)
+		if err != nil {
+			return err
+		}
+		v.Live = &live
+		if quotas, err = h.Store.QuotasOf(ctx, id); err != nil {
+			return err
+		}
+		if err := h.fillLiveParts(ctx, &v, quotas); err != nil {
+			return err
+		}
+	}
+	v.Verdict = rules.Sendability(facts(row, quotas))
+	return render(c, http.StatusOK, views.SubsamplePage(v))
+}
+
+// subsampleOf reads the :id of the request and the subsample it names: 400
+// for an id that is not a positive whole number, 404 for one the current
+// snapshot does not hold.
+func (h *Handler) subsampleOf(c echo.Context) (int64, store.SubsampleRow, error) {
+	id, err := parseID("Subsample id", c.Param("id"))
+	if err != nil {
+		return 0, store.SubsampleRow{}, err
+	}
+	row, err := h.Store.SubsampleRowOf(c.Request().Context(), id)
+	if err != nil {
+		return 0, store.SubsampleRow{}, subsampleNotFound(err, id)
+	}
+	return id, row, nil
+}
+
+// fillLiveParts adds what the refresher fetched for a live subsample: entry
+// links, quotas with their conditions translated, eligibility rules, the
+// state of the last fetch and the trend of the total quota.
+func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, quotas []client.Quota) error {
+	id := v.Row.SubsampleID
+	fetch, err := h.Store.FetchOf(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return err
+	default:
+		v.Fetch = &fetch
+	}
+
+	for _, l := range v.Live.Locales {
+		link := views.EntryLinkView{Locale: l.Name}
+		var errLive, errTesting error
+		link.Live, errLive = rules.EntryLink(l.LiveEntryLink, v.Row.APICompatible, "")
+		link.Testing, errTesting = rules.EntryLink(l.TestingEntryLink, v.Row.APICompatible, "")
+		if errLive != nil {
+			link.LiveProblem = errLive.Error()
+		}
+		if errTesting != nil {
+			link.TestingProblem = errTesting.Error()
+		}
+		v.Links = append(v.Links, link)
+	}
+
+	lib, err := h.quotaLibraryFor(ctx, v.Live.Locales, quotas)
+	if err != nil {
+		return err
+	}
+	v.LibraryLocale = lib.Locale
+	v.Quotas = QuotaViews(quotas, lib)
+	if err := h.fillTotalTrend(ctx, v, quotas); err != nil {
+		return err
+	}
+
+	if v.Row.RulesOK != nil {
+		ruleSet, err := h.Store.EligibilityRulesOf(ctx, id)
+		if err != nil {
+			return err
+		}
+		v.Rules = rules.DescribeRules(ruleSet)
+	}
+	v.UniqueRule = rules.UniqueEventRule(v.Row.EventID)
+	return nil
+}
+
+// fillTotalTrend reads the stored counts of the subsample's total quota.
+func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []client.Quota) error {
+	var total *client.Quota
+	for i := range quotas {
+		if quotas[i].IsTotal() {
+			if total != nil {
+				return nil // several totals: none of them is the one
+			}
+			total = &quotas[i]
+		}
+	}
+	if total == nil {
+		return nil
+	}
+	history, err := h.Store.QuotaHistory(ctx, v.Row.SubsampleID, total.QuotaID)
+	if err != nil {
+		return err
+	}
+	v.HasTotal = true
+	for _, p := range history {
+		v.Trend = append(v.Trend, views.TrendPoint{At: p.At, When: v.Timestamp(p.At), Value: p.Achieved})
+	}
+	return nil
+}
+
+// eventSiblings returns the other subsamples of row's event with their verdicts.
+func (h *Handler) eventSiblings(ctx context.Context, row store.SubsampleRow) ([]views.SiblingView, error) {
+	rows, err := h.Store.EventSubsamples(ctx, row.EventID)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.SiblingView
+	for _, r := range rows {
+		if r.SubsampleID == row.SubsampleID {
+			continue
+		}
+		var quotas []client.Quota
+		if r.Live {
+			if quotas, err = h.Store.QuotasOf(ctx, r.SubsampleID); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, views.SiblingView{SubsampleRow: r, Verdict: rules.Sendability(facts(r, quotas))})
+	}
+	return out, nil
+}
+
+// quotaLibraryFor reads, from the first of the subsample's locales that has a
+// question library, the questions and answers the quotas' conditions use.
+// Without one the library is empty and conditions fall back to ids.
+func (h *Handler) quotaLibraryFor(ctx context.Context, locales []client.SubsampleLocale, quotas []client.Quota) (QuotaLibrary, error) {
+	have, err := h.Store.LibraryLocales(ctx)
+	if err != nil {
+		return QuotaLibrary{}, err
+	}
+	var ids []int64
+	for _, q := range quotas {
+		for _, cond := range q.Questions {
+			if !slices.Contains(ids, cond.ID) {
+				ids = append(ids, cond.ID)
+			}
+		}
+	}
+	for _, l := range locales {
+		locale := strings.ToLower(strings.TrimSpace(l.Name))
+		if _, ok := have[locale]; !ok {
+			continue
+		}
+		lib := QuotaLibrary{Locale: locale}
+		if lib.Questions, lib.Answers, err = h.Store.Library(ctx, locale, ids); err != nil {
+			return QuotaLibrary{}, err
+		}
+		return lib, nil
+	}
+	return QuotaLibrary{}, nil
+}
+
+// QuotaLibrary is the part of one locale's question library that
+// translates quota conditions: questions by id, answers by question id and
+// answer id. The zero value is an empty library.
+type QuotaLibrary struct {
+	Locale    string
+	Questions map[int64]client.Question
+	Answers   map[int64]map[int64]client.Answer
+}
+
+// QuotaViews prepares quotas for the page and the CSV: the total quota
+// first, the others in the provider's order, each with its conditions as
+// sentences.
+func QuotaViews(quotas []client.Quota, lib QuotaLibrary) []views.QuotaView {
+	out := make([]views.QuotaView, 0, len(quotas))
+	for _, total := range []bool{true, false} {
+		for _, q := range quotas {
+			if q.IsTotal() != total {
+				continue
+			}
+			qv := views.QuotaView{Quota: q, Total: total, Remaining: max(q.Remaining(), 0)}
+			qv.Open = qv.Remaining > 0
+			for _, cond := range q.Questions {
+				qv.Conditions = append(qv.Conditions, ConditionText(cond, lib))
+			}
+			out = append(out, qv)
+		}
+	}
+	return out
+}
+
+// ConditionText writes one quota condition as a coordinator reads it,
+// through the locale's question library: "GENDER (Are you...?): Female or
+// Male"; an age range as "Age 18–34". Answers are joined by the
+// condition's operator (OR). What the library lacks is named by its id
+// ("question 1234: answer 5 or 6"), so a missing library never hides a
+// condition.
+func ConditionText(q client.QuotaQuestion, lib QuotaLibrary) string {
+	var parts []string
+	ages := q.ID == client.AgeRangeQuestionID
+	byID := false // the last part named an answer by its id
+	for _, a := range q.Answers {
+		switch {
+		case a.IsRange():
+			parts, byID = append(parts, conditionRange(a)), false
+		case a.ID != nil:
+			text, known := conditionAnswer(lib.Answers[q.ID][*a.ID])
+			switch {
+			case known:
+				parts, byID = append(parts, text), false
+			case byID: // "answer 5 or 6"
+				parts = append(parts, strconv.FormatInt(*a.ID, 10))
+			default:
+				parts, byID = append(parts, "answer "+strconv.FormatInt(*a.ID, 10)), true
+			}
+		}
+	}
+	op := " or "
+	if o := strings.TrimSpace(q.Operator); o != "" && !strings.EqualFold(o, "OR") {
+		op = " " + strings.ToLower(o) + " "
+	}
+	values := strings.Join(parts, op)
+	if len(parts) == 0 {
+		values = "no answers listed"
+	}
+	if ages && len(parts) > 0 && allRangeAnswers(q.Answers) {
+		return "Age " + values
+	}
+	return conditionQuestion(q.ID, lib) + ": " + values
+}
+
+// conditionQuestion names a question: its name with its text in the locale in
+// brackets, or its id when the library lacks it.
+func conditionQuestion(id int64, lib QuotaLibrary) string {
+	question, ok := lib.Questions[id]
+	name := strings.TrimSpace(question.Name)
+	text := strings.TrimSpace(question.Translation)
+	if text == "" {
+		text = strings.TrimSpace(question.Text)
+	}
+	switch {
+	case !ok || name == "" && text == "":
+		if id == client.AgeRangeQuestionID {
+			return "Age"
+		}
+		return "question " + strconv.FormatInt(id, 10)
+	case name == "":
+		return text
+	case text == "" || strings.EqualFold(text, name):
+		return name
+	}
+	return name + " (" + text + ")"
+}
+
+// conditionAnswer names an answer by its text in the locale, its text or
+// its name; known is false when the library has none of them.
+func conditionAnswer(a client.Answer) (text string, known bool) {
+	for _, s := range []string{a.Translation, a.Text, a.Name} {
+		if s = strings.TrimSpace(s); s != "" {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// conditionRange writes a range answer as "18–34", "18 or more" or "up to 34".
+func conditionRange(a client.QuotaAnswer) string {
+	var from, to string
+	if a.RangeStart != nil {
+		from = strings.TrimSpace(*a.RangeStart)
+	}
+	if a.RangeEnd != nil {
+		to = strings.TrimSpace(*a.RangeEnd)
+	}
+	switch {
+	case from != "" && to != "":
+		return from + "–" + to
+	case from != "":
+		return from + " or more"
+	case to != "":
+		return "up to " + to
+	}
+	return "any"
+}
+
+func allRangeAnswers(answers []client.QuotaAnswer) bool {
+	for _, a := range answers {
+		if !a.IsRange() {
+			return false
+		}
+	}
+	return true
+}
+
+// subsampleQuotasHeader is the header of a subsample's quotas CSV.
+var subsampleQuotasHeader = []string{"quotaId", "tableId", "tableName", "quotaName", "quotaType", "achieved",
+	"remainingExclusive", "remainingShared", "remaining", "open", "conditions"}
+
+// SubsampleQuotasCSV answers GET /subsamples/:id/quotas.csv: the quota
+// table of a live subsample, total quota first, conditions as sentences
+// joined with " and ".
+func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, row, err := h.subsampleOf(c)
+	if err != nil {
+		return err
+	}
+	if !row.Live {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot, so its quotas are not read.", id))
+	}
+	live, err := h.Store.LiveSubsample(ctx, id)
+	if err != nil {
+		return err
+	}
+	quotas, err := h.Store.QuotasOf(ctx, id)
+	if err != nil {
+		return err
+	}
+	lib, err := h.quotaLibraryFor(ctx, live.Locales, quotas)
+	if err != nil {
+		return err
+	}
+	at, err := h.snapshotTime(ctx, store.DatasetEvents)
+	if err != nil {
+		return err
+	}
+	if fetch, err := h.Store.FetchOf(ctx, id); err == nil {
+		at = fetch.QuotasAt // a refresh of this subsample alone reads its quotas later
+	}
+	return h.sendCSV(c, fmt.Sprintf("subsample-%d-quotas", id), at, func(w *csvWriter) error {
+		if err := w.Write(slices.Clone(subsampleQuotasHeader)...); err != nil {
+			return err
+		}
+		for _, q := range QuotaViews(quotas, lib) {
+			err := w.Write(itoa(q.QuotaID), itoa(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
+				itoa(q.AchievedInterviews), itoa(q.RemainingExclusive), itoa(q.RemainingShared),
+				itoa(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and "))
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RefreshSubsample answers POST /subsamples/:id/refresh: it reads the
+// subsample's quotas and eligibility rules again (joining a refresh already
+// running) and shows its progress. Without htmx it sends the browser back
+// to the page.
+func (h *Handler) RefreshSubsample(c echo.Context) error {
+	id, row, err := h.subsampleOf(c)
+	if err != nil {
+		return err
+	}
+	if !row.Live {
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
+	}
+	h.Refresher.Start(refresh.Request{SubsampleID: id})
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id))
+	}
+	return render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), h.subsampleRefreshView(id)))
+}
+
+// SubsampleRefreshProgress answers GET /subsamples/:id/refresh/progress,
+// which the refresh panel polls while a refresh runs. The htmx poll that
+// sees it finished gets HX-Refresh, so the page reloads with fresh figures.
+func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
+	id, err := parseID("Subsample id", c.Param("id"))
+	if err != nil {
+		return err
+	}
+	r := h.subsampleRefreshView(id)
+	if isHTMX(c) && !r.Progress.Running && !r.Progress.FinishedAt.IsZero() {
+		c.Response().Header().Set("HX-Refresh", "true")
+		r.Reloading = true
+	}
+	return render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
+}
+
+func (h *Handler) subsampleRefreshView(id int64) views.SubsampleRefreshView {
+	return views.SubsampleRefreshView{SubsampleID: id, Progress: h.Refresher.Progress()}
+}

@@ -1,0 +1,85 @@
+package views
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TrendPoint is one stored count of a quota: when a refresh saw it and the
+// count it saw. When is At as the page shows it.
+type TrendPoint struct {
+	At    time.Time
+	When  string
+	Value int64
+}
+
+// The trend chart's fixed geometry, in viewBox units: the plot area leaves
+// room for the value labels on the left and the time labels below.
+const (
+	trendWidth, trendHeight = 600, 170
+	plotLeft, plotRight     = 56, 590
+	plotTop, plotBottom     = 12, 136
+)
+
+// trendChart is a trend placed in the chart: the polyline's points and the
+// axis labels.
+type trendChart struct {
+	Points           string // "x,y x,y ..." for <polyline points>
+	Dots             []trendDot
+	MinLabel         string
+	MaxLabel         string
+	FirstLabel       string
+	LastLabel        string
+	Summary          string // what the chart says, for its <title>
+	MinY, MaxY, Base string // y of the min and max value lines, and of the time axis
+}
+
+// trendDot is one point of the polyline with its tooltip.
+type trendDot struct {
+	X, Y, Label string
+}
+
+// newTrendChart scales points (oldest first) to the chart: time on x, in
+// proportion to when each point was seen, and the value on y between the
+// smallest and the largest value. A flat series is drawn halfway up.
+func newTrendChart(points []TrendPoint) trendChart {
+	var c trendChart
+	if len(points) == 0 {
+		return c
+	}
+	first, last := points[0], points[len(points)-1]
+	lo, hi := first.Value, first.Value
+	for _, p := range points {
+		lo, hi = min(lo, p.Value), max(hi, p.Value)
+	}
+	span := last.At.Sub(first.At)
+	xOf := func(t time.Time) float64 {
+		if span <= 0 {
+			return plotLeft
+		}
+		return plotLeft + float64(t.Sub(first.At))/float64(span)*(plotRight-plotLeft)
+	}
+	yOf := func(v int64) float64 {
+		if hi == lo {
+			return (plotTop + plotBottom) / 2
+		}
+		return plotBottom - float64(v-lo)/float64(hi-lo)*(plotBottom-plotTop)
+	}
+	coords := make([]string, len(points))
+	for i, p := range points {
+		x, y := coord(xOf(p.At)), coord(yOf(p.Value))
+		coords[i] = x + "," + y
+		c.Dots = append(c.Dots, trendDot{X: x, Y: y, Label: p.When + ": " + Itoa(p.Value)})
+	}
+	c.Points = strings.Join(coords, " ")
+	c.MinLabel, c.MaxLabel = Itoa(lo), Itoa(hi)
+	c.FirstLabel, c.LastLabel = first.When, last.When
+	c.MinY, c.MaxY, c.Base = coord(yOf(lo)), coord(yOf(hi)), coord(plotBottom)
+	c.Summary = "Achieved completes of the total quota went from " + Itoa(first.Value) + " (" + first.When +
+		") to " + Itoa(last.Value) + " (" + last.When + ") over " + Itoa(len(points)) + " readings."
+	return c
+}
+
+// coord writes a coordinate with one decimal.
+func coord(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

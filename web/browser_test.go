@@ -1,0 +1,234 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"fieldboard/client"
+	"fieldboard/client/sim"
+	"fieldboard/handlers"
+	"fieldboard/store"
+	"fieldboard/web"
+	"fieldboard/web/refresh"
+)
+
+// chromium finds a Chromium or Chrome binary. Without one the browser tests
+// are skipped with a loud message, except under CI=true, where a missing
+// browser fails the run: `make test` installs Debian's chromium when it
+// runs as root.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	msg := "NO CHROMIUM FOUND: the browser tests did not run. Install Debian's chromium package (make test does it as root)."
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// liveServer runs the real dashboard server (web.Server.Serve) over
+// loopback on a fresh database, reading a simulator with some latency so
+// that progress can be watched.
+func liveServer(t *testing.T) string {
+	t.Helper()
+	simulator := sim.New(sim.Options{Seed: 11, Subsamples: 120, QuestionsPerLocale: 12, Latency: 15 * time.Millisecond})
+	upstream := newLoopback(t, simulator)
+	c, err := client.New(client.Config{BaseURL: upstream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r := refresh.New(c, st, refresh.Options{Logger: logger})
+	s := &web.Server{
+		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: r,
+			Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC},
+		Refresher: r, Logger: logger,
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		st.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func newLoopback(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// newBrowser starts headless Chromium with the flags this machine's closed
+// network needs, and a fresh profile.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.WindowSize(1400, 1000),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// outputDir is where the browser tests leave screenshots and downloads for
+// a person to look at.
+func outputDir(t *testing.T) string {
+	dir := filepath.Join("..", "testoutput", "browser")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(outputDir(t), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+func TestBrowserRefreshFilterAndDownload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	base := liveServer(t)
+	ctx := newBrowser(t)
+
+	// The overview before any data, then Refresh now: the progress shows
+	// and the figures swap in when it is done.
+	var progress string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(`//p[contains(., "No subsamples yet")]`),
+		chromedp.Click(`#refresh button`),
+		chromedp.WaitVisible(`[data-testid="refresh-progress"]`),
+		chromedp.Text(`[data-testid="refresh-progress"]`, &progress),
+		chromedp.WaitVisible(`[data-testid="sendability-counts"]`),
+		chromedp.WaitVisible(`[data-testid="refresh-state"]`),
+	)
+	if err != nil {
+		t.Fatalf("refresh from the overview: %v", err)
+	}
+	if !strings.Contains(progress, "/") {
+		t.Errorf("progress read %q, want done/total", progress)
+	}
+	screenshot(t, ctx, "overview.png")
+
+	// Filter the live list: the URL keeps the filter, every row obeys it.
+	var url string
+	var badges []string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/live"),
+		chromedp.WaitVisible(`[data-testid="live-row"]`),
+		chromedp.SetValue(`select[name="sendability"]`, "sendable"),
+		chromedp.Evaluate(`document.querySelector('select[name="sendability"]').dispatchEvent(new Event('change', {bubbles: true}))`, nil),
+		chromedp.Poll(`location.search.includes("sendability=sendable")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.WaitNotPresent(`[data-testid="live-row"] [data-state="paused"]`),
+		chromedp.Location(&url),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] .badge')].map(b => b.dataset.state)`, &badges),
+	)
+	if err != nil {
+		t.Fatalf("filter the live list: %v", err)
+	}
+	if !strings.Contains(url, "sendability=sendable") || len(badges) == 0 {
+		t.Fatalf("after filtering: URL %s, %d rows", url, len(badges))
+	}
+	for _, b := range badges {
+		if b != "sendable" {
+			t.Errorf("a %s row is shown under the sendable filter", b)
+		}
+	}
+
+	// Download the filtered list as CSV: as many lines as rows matched.
+	download := t.TempDir()
+	var count string
+	err = chromedp.Run(ctx,
+		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(download).WithEventsEnabled(true),
+		chromedp.Text(`[data-testid="live-count"]`, &count),
+		chromedp.Click(`[data-testid="live-csv"]`),
+	)
+	if err != nil {
+		t.Fatalf("download the CSV: %v", err)
+	}
+	csvText := waitForDownload(t, download)
+	matched, _ := strconv.Atoi(strings.Fields(count)[0])
+	if lines := strings.Count(strings.TrimSpace(csvText), "\n"); lines != matched {
+		t.Errorf("the CSV has %d rows, the page says %d match", lines, matched)
+	}
+	os.WriteFile(filepath.Join(outputDir(t), "live-sendable.csv"), []byte(csvText), 0o644)
+}
+
+// waitForDownload returns the content of the first complete file in dir.
+func waitForDownload(t *testing.T, dir string) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".crdownload") {
+				b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+				if err == nil && len(b) > 0 {
+					return string(b)
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no download arrived in 15s")
+	return ""
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,7 +165,11 @@ func PanelistSurveys(panelistID string, checks []PanelistCheck) PanelistSurveysJ
 
 // APIPanelistSurveys answers GET /api/v1/panelists/{id}/surveys.
 func (h *Handler) APIPanelistSurveys(c echo.Context) error {
-	panelistID, err := ParsePanelistID(c.Param("id"))
+	raw, err := url.PathUnescape(c.Param("id")) // Echo leaves %2F and the like escaped
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: not a valid URL path segment")
+	}
+	panelistID, err := ParsePanelistID(raw)
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: "+err.Error())
 	}
@@ -186,10 +192,31 @@ type ImportErrorJSON struct {
 }
 
 // APIImportHistory answers POST /api/v1/history: a CSV file
-// (Content-Type text/csv) or a JSON array of records, written atomically.
+// (Content-Type text/csv) or a JSON array of records (application/json),
+// written atomically. The body is first spooled to a temporary file, so a
+// slow upload never holds the database's single writer.
 func (h *Handler) APIImportHistory(c echo.Context) error {
-	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes)
-	report, err := h.importHistory(c, body, c.Request().Header.Get(echo.HeaderContentType))
+	contentType := c.Request().Header.Get(echo.HeaderContentType)
+	if !strings.Contains(contentType, "csv") && !strings.Contains(contentType, "json") {
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the history as text/csv or application/json.")
+	}
+	spool, err := os.CreateTemp("", "fieldboard-history-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	if _, err := io.Copy(spool, http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes)); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d bytes; import it with fieldboard history import.", maxImportBytes))
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, "The upload was interrupted: "+err.Error())
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	report, err := h.importHistory(c, spool, contentType)
 	if errors.Is(err, store.ErrInvalidImport) {
 		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: nonNil(report.Errors)})
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +43,8 @@ type EntryLinks struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// snapshot is what the checks read of the current snapshot in one go.
+// snapshot is what the checks read of the current snapshot, in one read
+// transaction.
 type snapshot struct {
 	rows   []store.SubsampleRow
 	quotas map[int64][]client.Quota
@@ -52,22 +52,13 @@ type snapshot struct {
 	links  map[int64][]client.SubsampleLocale
 }
 
-func (c *Checker) load(ctx context.Context) (snapshot, error) {
-	var snap snapshot
-	var err error
-	if snap.rows, err = c.Store.SubsampleRows(ctx); err != nil {
-		return snap, err
+// load reads every subsample, or only subsampleID when it is not 0.
+func (c *Checker) load(ctx context.Context, subsampleID int64) (snapshot, error) {
+	d, err := c.Store.CheckData(ctx, subsampleID)
+	if err != nil {
+		return snapshot{}, err
 	}
-	if snap.quotas, err = c.Store.AllQuotas(ctx); err != nil {
-		return snap, err
-	}
-	if snap.rules, err = c.Store.AllEligibilityRules(ctx); err != nil {
-		return snap, err
-	}
-	if snap.links, err = c.Store.AllEntryLinks(ctx); err != nil {
-		return snap, err
-	}
-	return snap, nil
+	return snapshot{rows: d.Rows, quotas: d.Quotas, rules: d.Rules, links: d.Links}, nil
 }
 
 // facts gathers what sendability is decided on for one subsample.
@@ -118,7 +109,7 @@ type SubsampleFilter struct {
 // Subsamples returns every subsample of the current snapshot that passes
 // filter, with its verdict.
 func (c *Checker) Subsamples(ctx context.Context, filter SubsampleFilter) ([]SubsampleReport, error) {
-	snap, err := c.load(ctx)
+	snap, err := c.load(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -156,28 +147,39 @@ func (p PanelistCheck) Eligible() bool { return p.RulesUnread == "" && p.Eligibi
 // is sendable and the panelist eligible.
 func (p PanelistCheck) MayEnter() bool { return p.Verdict.State == rules.Sendable && p.Eligible() }
 
-// Eligibility checks one panelist against one live subsample.
+// Eligibility checks one panelist against one live subsample, reading only
+// that subsample.
 func (c *Checker) Eligibility(ctx context.Context, panelistID string, subsampleID int64) (PanelistCheck, error) {
-	checks, err := c.PanelistSurveys(ctx, panelistID, subsampleID)
+	snap, err := c.load(ctx, subsampleID)
+	if err != nil {
+		return PanelistCheck{}, err
+	}
+	if len(snap.rows) == 0 {
+		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+	}
+	checks, err := c.check(ctx, panelistID, snap)
 	if err != nil {
 		return PanelistCheck{}, err
 	}
 	if len(checks) == 0 {
-		if _, err := c.Store.SubsampleRowOf(ctx, subsampleID); err != nil {
-			return PanelistCheck{}, err
-		}
 		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
 	}
 	return checks[0], nil
 }
 
-// PanelistSurveys checks one panelist against every live subsample, or
-// only those given, with entry links filled for the panelist.
-func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string, only ...int64) ([]PanelistCheck, error) {
-	snap, err := c.load(ctx)
+// PanelistSurveys checks one panelist against every live subsample, with
+// entry links filled for the panelist.
+func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string) ([]PanelistCheck, error) {
+	snap, err := c.load(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
+	return c.check(ctx, panelistID, snap)
+}
+
+// check decides, for every live subsample of snap, whether the panelist
+// may enter it.
+func (c *Checker) check(ctx context.Context, panelistID string, snap snapshot) ([]PanelistCheck, error) {
 	history, err := c.Store.HistoryOf(ctx, panelistID)
 	if err != nil {
 		return nil, err
@@ -189,7 +191,7 @@ func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string, only .
 	now := c.Now()
 	var out []PanelistCheck
 	for _, row := range snap.rows {
-		if !row.Live || len(only) > 0 && !slices.Contains(only, row.SubsampleID) {
+		if !row.Live {
 			continue
 		}
 		pc := PanelistCheck{SubsampleReport: snap.report(row, panelistID)}

@@ -28,6 +28,16 @@ func (c *csvWriter) Write(cells ...string) error {
 	return c.w.Write(cells)
 }
 
+// WriteKeyed writes one row whose first cell is a key the caller gave us,
+// such as a panelist id, echoed byte for byte so the answer joins back to
+// its input; the other cells are neutralised as Write does.
+func (c *csvWriter) WriteKeyed(key string, cells ...string) error {
+	for i, cell := range cells {
+		cells[i] = safeCell(cell)
+	}
+	return c.w.Write(append([]string{key}, cells...))
+}
+
 // Flush flushes the rows written so far and reports any write error.
 func (c *csvWriter) Flush() error {
 	c.w.Flush()

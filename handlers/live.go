@@ -142,11 +142,7 @@ func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
 
 // liveRows reads the live subsamples with their sendability verdicts.
 func (h *Handler) liveRows(ctx context.Context) ([]views.LiveRow, error) {
-	rows, err := h.Store.LiveRows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	quotas, err := h.Store.AllQuotas(ctx)
+	rows, quotas, err := h.Store.LiveRowsWithQuotas(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -60,12 +60,13 @@ func ParsePanelistList(r io.Reader) ([]string, []store.LineError, error) {
 	var ids []string
 	var lineErrs []store.LineError
 	bad := 0
+	line := 1
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
+		line++
 		var reason string
 		switch {
 		case err != nil:
@@ -75,8 +76,10 @@ func ParsePanelistList(r io.Reader) ([]string, []store.LineError, error) {
 			}
 			reason = err.Error()
 		case len(rec) != 1:
+			line, _ = cr.FieldPos(0)
 			reason = "expected one column, found " + strconv.Itoa(len(rec))
 		default:
+			line, _ = cr.FieldPos(0)
 			id, perr := ParsePanelistID(rec[0])
 			if perr != nil {
 				reason = "panelistId " + perr.Error()
@@ -121,7 +124,7 @@ func WriteBulkCSV(ctx context.Context, checker *Checker, subsampleID int64, ids 
 		return err
 	}
 	err := checker.BulkCheck(ctx, subsampleID, slices.Values(ids), func(r BulkResult) error {
-		return out.Write(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
+		return out.WriteKeyed(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
 	})
 	if err != nil {
 		return err

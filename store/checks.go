@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"fieldboard/client"
 )
@@ -63,8 +66,19 @@ const subsampleRowsQuery = `
 // SubsampleRows returns every subsample of the current snapshot, by event
 // and subsample id.
 func (s *Store) SubsampleRows(ctx context.Context) ([]SubsampleRow, error) {
+	return subsampleRows(ctx, s.reader, 0)
+}
+
+// subsampleRows reads every subsample, or only subsampleID when it is not 0.
+func subsampleRows(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) ([]SubsampleRow, error) {
 	var rows []SubsampleRow
-	if err := s.reader.SelectContext(ctx, &rows, `SELECT * FROM (`+subsampleRowsQuery+`) ORDER BY event_id, subsample_id`); err != nil {
+	query := `SELECT * FROM (` + subsampleRowsQuery + `) ORDER BY event_id, subsample_id`
+	args := []any{}
+	if subsampleID != 0 {
+		query = `SELECT * FROM (` + subsampleRowsQuery + `) WHERE subsample_id = ?`
+		args = append(args, subsampleID)
+	}
+	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("subsamples: %w", err)
 	}
 	return rows, nil
@@ -84,11 +98,17 @@ func (s *Store) SubsampleRowOf(ctx context.Context, subsampleID int64) (Subsampl
 // AllQuotas returns the stored quotas of every live subsample, by
 // subsample id, each list in the provider's order.
 func (s *Store) AllQuotas(ctx context.Context) (map[int64][]client.Quota, error) {
-	rows, err := s.reader.QueryxContext(ctx, `
+	return allQuotas(ctx, s.reader, 0)
+}
+
+// allQuotas reads the quotas of every live subsample, or only of
+// subsampleID when it is not 0.
+func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.Quota, error) {
+	rows, err := q.QueryxContext(ctx, `
 		SELECT subsample_id, subsample_status, actual_incidence, actual_conversion, actual_abandon,
 			estimated_incidence, remaining_exclusive, remaining_shared, actual_loi, estimated_loi,
 			achieved, table_id, table_name, quota_id, quota_name, quota_type, questions
-		FROM quotas ORDER BY subsample_id, position`)
+		FROM quotas WHERE ? IN (0, subsample_id) ORDER BY subsample_id, position`, subsampleID)
 	if err != nil {
 		return nil, fmt.Errorf("all quotas: %w", err)
 	}
@@ -120,13 +140,17 @@ func (s *Store) AllQuotas(ctx context.Context) (map[int64][]client.Quota, error)
 // AllEligibilityRules returns the eligibility rules of every live
 // subsample, by subsample id.
 func (s *Store) AllEligibilityRules(ctx context.Context) (map[int64]client.EligibilityRules, error) {
+	return allEligibilityRules(ctx, s.reader, 0)
+}
+
+func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64]client.EligibilityRules, error) {
 	var rows []struct {
 		SubsampleID int64 `db:"subsample_id"`
 		ruleRow
 	}
-	err := s.reader.SelectContext(ctx, &rows, `
+	err := sqlx.SelectContext(ctx, q, &rows, `
 		SELECT subsample_id, kind, ref_id, name, main_category_id, generic_category_id, specific_category_id, num_days, return_codes
-		FROM eligibility_rules ORDER BY subsample_id, position`)
+		FROM eligibility_rules WHERE ? IN (0, subsample_id) ORDER BY subsample_id, position`, subsampleID)
 	if err != nil {
 		return nil, fmt.Errorf("all eligibility rules: %w", err)
 	}
@@ -144,14 +168,19 @@ func (s *Store) AllEligibilityRules(ctx context.Context) (map[int64]client.Eligi
 // AllEntryLinks returns the locales and entry links of every live
 // subsample, by subsample id.
 func (s *Store) AllEntryLinks(ctx context.Context) (map[int64][]client.SubsampleLocale, error) {
+	return allEntryLinks(ctx, s.reader, 0)
+}
+
+func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.SubsampleLocale, error) {
 	var rows []struct {
 		SubsampleID int64  `db:"subsample_id"`
 		Locale      string `db:"locale"`
 		Live        string `db:"live_link"`
 		Testing     string `db:"testing_link"`
 	}
-	err := s.reader.SelectContext(ctx, &rows, `
-		SELECT subsample_id, locale, live_link, testing_link FROM live_locales ORDER BY subsample_id, position`)
+	err := sqlx.SelectContext(ctx, q, &rows, `
+		SELECT subsample_id, locale, live_link, testing_link FROM live_locales
+		WHERE ? IN (0, subsample_id) ORDER BY subsample_id, position`, subsampleID)
 	if err != nil {
 		return nil, fmt.Errorf("entry links: %w", err)
 	}
@@ -160,4 +189,39 @@ func (s *Store) AllEntryLinks(ctx context.Context) (map[int64][]client.Subsample
 		out[r.SubsampleID] = append(out[r.SubsampleID], client.SubsampleLocale{Name: r.Locale, LiveEntryLink: r.Live, TestingEntryLink: r.Testing})
 	}
 	return out, nil
+}
+
+// CheckData is what the checks read of the current snapshot: the
+// subsamples with their quotas, eligibility rules and entry links, by
+// subsample id.
+type CheckData struct {
+	Rows   []SubsampleRow
+	Quotas map[int64][]client.Quota
+	Rules  map[int64]client.EligibilityRules
+	Links  map[int64][]client.SubsampleLocale
+}
+
+// CheckData reads every subsample, or only subsampleID when it is not 0,
+// in one read transaction, so a refresh that commits meanwhile cannot mix
+// two snapshots in one answer.
+func (s *Store) CheckData(ctx context.Context, subsampleID int64) (CheckData, error) {
+	var d CheckData
+	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return d, fmt.Errorf("read snapshot: %w", err)
+	}
+	defer tx.Rollback()
+	if d.Rows, err = subsampleRows(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	if d.Quotas, err = allQuotas(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	if d.Rules, err = allEligibilityRules(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	if d.Links, err = allEntryLinks(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	return d, nil
 }

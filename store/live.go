@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"fieldboard/client"
 )
@@ -47,8 +50,31 @@ const totalQuotaCondition = `lower(q.quota_type) = 'counting' AND lower(trim(q.t
 // LiveRows returns every live subsample of the current snapshot, by event
 // and subsample id.
 func (s *Store) LiveRows(ctx context.Context) ([]LiveRow, error) {
+	return liveRows(ctx, s.reader)
+}
+
+// LiveRowsWithQuotas returns LiveRows and the quotas of every live
+// subsample, read in one transaction so both come from the same snapshot.
+func (s *Store) LiveRowsWithQuotas(ctx context.Context) ([]LiveRow, map[int64][]client.Quota, error) {
+	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := liveRows(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	quotas, err := allQuotas(ctx, tx, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, quotas, nil
+}
+
+func liveRows(ctx context.Context, q sqlx.QueryerContext) ([]LiveRow, error) {
 	var rows []LiveRow
-	err := s.reader.SelectContext(ctx, &rows, `
+	err := sqlx.SelectContext(ctx, q, &rows, `
 		SELECT l.subsample_id, l.event_id, l.event_name, l.name, l.status, l.api_compatible, l.currency, l.cpi,
 			l.expected_loi, l.expected_incidence, l.research_type, l.research_type_id,
 			l.allow_desktop, l.allow_mobile, l.allow_tablet, l.field_start, l.field_end,

@@ -184,7 +184,7 @@ func TestAPIBulkEligibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"panelistId", "eligible", "reasons"}, {"P1", "false"}, {"P2", "true"}, {"'=cmd", "true"}}
+	want := [][]string{{"panelistId", "eligible", "reasons"}, {"P1", "false"}, {"P2", "true"}, {"=cmd", "true"}}
 	if len(rows) != len(want) {
 		t.Fatalf("bulk answer has %d lines, want %d:\n%s", len(rows), len(want), body)
 	}
@@ -307,4 +307,48 @@ func (a *app) postRaw(t *testing.T, path, contentType string, body io.Reader, he
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+func TestCrossSitePostsAreRefused(t *testing.T) {
+	a := newApp(t)
+	tests := []struct {
+		name   string
+		header map[string]string
+		ctype  string
+		status int
+	}{
+		{"form from another site", map[string]string{"Origin": "http://evil.example"}, "text/csv", 403},
+		{"fetch metadata says cross-site", map[string]string{"Sec-Fetch-Site": "cross-site"}, "text/csv", 403},
+		{"text/plain is not a history file", nil, "text/plain", 415},
+		{"a script with no Origin", nil, "text/csv", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			header := map[string]string{}
+			for k, v := range tt.header {
+				header[k] = v
+			}
+			resp, body := a.postRaw(t, "/api/v1/history", tt.ctype, strings.NewReader(store.HistoryHeader+"\nP1,100,3,2026-11-01T10:00:00.000,10,0,0\n"), header)
+			if resp.StatusCode != tt.status {
+				t.Errorf("%d %s, want %d", resp.StatusCode, body, tt.status)
+			}
+		})
+	}
+	if n, _ := a.store.CountHistory(context.Background()); n != 1 {
+		t.Errorf("%d history records stored, want only the script's one", n)
+	}
+}
+
+func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
+	a := refreshed(t)
+	var surveys handlers.PanelistSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/P%201%2Fx/surveys", &surveys)
+	if surveys.PanelistID != "P 1/x" || len(surveys.MayEnter) == 0 {
+		t.Fatalf("panelist id %q with %d surveys, want \"P 1/x\"", surveys.PanelistID, len(surveys.MayEnter))
+	}
+	for _, l := range surveys.MayEnter[0].EntryLinks {
+		if !strings.HasSuffix(l.Live, "&id=P+1%2Fx") {
+			t.Errorf("entry link %s, want it to end with &id=P+1%%2Fx", l.Live)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -39,6 +40,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(middleware.Recover())
 	e.Use(s.logRequests)
+	e.Use(sameOrigin)
 
 	h := s.Handler
 	e.GET("/", h.Overview)
@@ -76,6 +78,30 @@ func (s *Server) Routes() *echo.Echo {
 	return e
 }
 
+// sameOrigin refuses state-changing requests that a browser sends on
+// behalf of another site (a cross-site form post to /refresh or
+// /api/v1/history): those carry Sec-Fetch-Site cross-site, or an Origin
+// that is not this server. Scripts (curl, a router) send neither and pass.
+func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		switch req.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		if req.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			return echo.NewHTTPError(http.StatusForbidden, "Requests from other sites are refused.")
+		}
+		if origin := req.Header.Get("Origin"); origin != "" {
+			u, err := url.Parse(origin)
+			if err != nil || u.Host != req.Host {
+				return echo.NewHTTPError(http.StatusForbidden, "Requests from other sites are refused.")
+			}
+		}
+		return next(c)
+	}
+}
+
 // uploadLimit bounds the body of the routes that take files: history files
 // and lists of panelist ids.
 var uploadLimit = middleware.BodyLimit("1G")
@@ -86,6 +112,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Routes(),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       15 * time.Minute, // uploads of large history files
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
@@ -140,6 +167,9 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // sees; 4xx keep their message, which is written for the user.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
+		// A streamed answer (CSV) failed part-way: the client sees it cut
+		// short; the log says why.
+		s.Logger.Error("answer failed after it started", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		return
 	}
 	status, message := http.StatusInternalServerError, "Something went wrong on our side; the error is logged."

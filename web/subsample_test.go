@@ -37,7 +37,7 @@ func subsampleOf(t *testing.T, a *app, what string, keep func(handlers.Subsample
 	return handlers.SubsampleJSON{}
 }
 
-var entryLinkValue = regexp.MustCompile(`<input[^>]*value="([^"]*)"[^>]*data-testid="entry-link"`)
+var entryLinkValue = regexp.MustCompile(`<textarea[^>]*data-testid="entry-link"[^>]*>([^<]*)</textarea>`)
 
 func TestSubsamplePageOfASendableSubsample(t *testing.T) {
 	a := refreshed(t)

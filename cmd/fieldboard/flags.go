@@ -62,15 +62,14 @@ type headerList []string
 
 func (h *headerList) String() string { return fmt.Sprintf("%d header(s)", len(*h)) }
 
+// Set keeps the value as given: it is checked by upstreamFlags.client,
+// because the flag package would quote a rejected value, secret and all,
+// in its error.
 func (h *headerList) Set(v string) error {
 	for _, line := range strings.Split(v, "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
+		if strings.TrimSpace(line) != "" {
+			*h = append(*h, line)
 		}
-		if _, _, err := client.ParseHeader(line); err != nil {
-			return err
-		}
-		*h = append(*h, line)
 	}
 	return nil
 }
@@ -101,10 +100,10 @@ func (u *upstreamFlags) client(baseURL, userAgent string) (*client.Client, error
 		return nil, fmt.Errorf("--provider-tz %q: %w", u.providerTZ, err)
 	}
 	cfg := client.Config{BaseURL: baseURL, UserAgent: userAgent, Timeout: u.timeout, MaxAttempts: u.attempts, Location: loc, Header: map[string][]string{}}
-	for _, line := range u.headers {
+	for i, line := range u.headers {
 		name, value, err := client.ParseHeader(line)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--upstream-header number %d: %w", i+1, err)
 		}
 		cfg.Header.Add(name, value)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,6 +81,30 @@ func TestRefreshCommandNamesTheFailingEndpoint(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "\n") {
 		t.Errorf("error spans several lines: %q", err)
+	}
+}
+
+func TestRefreshCommandFailingEverywhereSaysOneLine(t *testing.T) {
+	simulator, url := newSim(t, sim.Options{Seed: 5})
+	simulator.SetFailRate(1)
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", filepath.Join(t.TempDir(), "fb.db"),
+		"--upstream-attempts", "1", "--upstream-timeout", "200ms"}, &out, &out)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "/supplier/v1/") || !strings.Contains(err.Error(), "more failure") {
+		t.Fatalf("error = %q, want one line naming an endpoint and counting the others", err)
+	}
+}
+
+func TestMalformedHeaderFlagKeepsItsSecret(t *testing.T) {
+	for _, header := range []string{"X-Api-Key secretvalue123", "X-Api-Key: secret\x01value123"} {
+		var out bytes.Buffer
+		err := run(context.Background(), []string{"refresh", "--upstream", "http://127.0.0.1:1", "--db", filepath.Join(t.TempDir(), "x.db"), "--upstream-header", header}, &out, &out)
+		if err == nil || !strings.Contains(err.Error(), "--upstream-header") {
+			t.Errorf("error = %v, want one naming --upstream-header", err)
+		}
+		if strings.Contains(out.String()+fmt.Sprint(err), "value123") {
+			t.Errorf("the header's value appears in the output: %q / %v", out.String(), err)
+		}
 	}
 }
 
@@ -158,13 +183,42 @@ func TestProviderSimServesAllNineEndpoints(t *testing.T) {
 		{"GET", "/supplier/v1/locales"},
 		{"GET", "/supplier/v1/survey-statuses"},
 	}
-	for _, e := range endpoints {
-		req, _ := http.NewRequest(e.method, base+e.path, strings.NewReader("{}"))
+	get := func(method, path string, out any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader("{}"))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("%s %s: %v %v", e.method, e.path, err, resp)
+			t.Fatalf("%s %s: %v %v", method, path, err, resp)
 		}
-		resp.Body.Close()
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+	for _, e := range endpoints {
+		var any []map[string]any
+		get(e.method, e.path, &any)
+	}
+	// The four endpoints that take an id or a locale, with values the
+	// lists above name.
+	var live []struct {
+		SubsampleID int64                   `json:"subsampleId"`
+		Locales     []struct{ Name string } `json:"locales"`
+	}
+	get("POST", "/supplier/v1/event/live-details", &live)
+	if len(live) == 0 {
+		t.Fatal("no live subsample")
+	}
+	var quotas []map[string]any
+	get("GET", "/supplier/v1/subsamples/"+strconv.FormatInt(live[0].SubsampleID, 10)+"/quotas", &quotas)
+	var rules map[string]any
+	get("GET", "/supplier/v1/subsamples/"+strconv.FormatInt(live[0].SubsampleID, 10)+"/eligibility-rules", &rules)
+	var questions []struct{ ID int64 }
+	get("GET", "/supplier/v1/locales/"+live[0].Locales[0].Name+"/questions", &questions)
+	var answers []map[string]any
+	get("GET", "/supplier/v1/locales/"+live[0].Locales[0].Name+"/questions/"+strconv.FormatInt(questions[len(questions)-1].ID, 10)+"/answers", &answers)
+	if len(quotas) == 0 || len(rules) != 4 || len(questions) == 0 {
+		t.Errorf("quotas %d, rule arrays %d, questions %d", len(quotas), len(rules), len(questions))
 	}
 	cancel()
 	if err := <-done; err != nil {
@@ -173,8 +227,9 @@ func TestProviderSimServesAllNineEndpoints(t *testing.T) {
 }
 
 // TestKilledRefreshKeepsPreviousSnapshot kills `fieldboard refresh` (SIGKILL)
-// at several moments of a refresh and checks that the database still holds
-// the previous snapshot, whole.
+// at several moments of a slow refresh and checks that the database still
+// holds the previous snapshot, whole and current. (store/crash_test.go
+// kills a writer in the middle of the snapshot transaction itself.)
 func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -185,9 +240,9 @@ func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
 	if err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := count(t, db)
-	simulator.SetLatency(2 * time.Millisecond)
-	for _, after := range []time.Duration{50 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond} {
+	want, wantRun := count(t, db)
+	simulator.SetLatency(40 * time.Millisecond) // the refresh now takes well over a second
+	for _, after := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 700 * time.Millisecond} {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), childArgs+"=refresh\n--upstream\n"+url+"\n--db\n"+db)
 		if err := cmd.Start(); err != nil {
@@ -195,16 +250,20 @@ func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
 		}
 		time.Sleep(after)
 		cmd.Process.Kill()
-		cmd.Wait()
-		if got := count(t, db); got != want {
-			t.Errorf("killed %v into a refresh: %d live subsamples with stored quotas, want %d", after, got, want)
+		if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+			t.Fatalf("the child refresh was not killed %v in (it ended with %v): make it slower", after, err)
+		}
+		got, gotRun := count(t, db)
+		if got != want || gotRun != wantRun {
+			t.Errorf("killed %v into a refresh: %d live subsamples from run %d, want %d from run %d", after, got, gotRun, want, wantRun)
 		}
 	}
 }
 
 // count opens the database and returns how many live subsamples have their
-// quotas stored; it fails the test when the snapshot is not whole.
-func count(t *testing.T, db string) int {
+// quotas stored, and the run of the current events snapshot; it fails the
+// test when the snapshot is not whole.
+func count(t *testing.T, db string) (int, int64) {
 	t.Helper()
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
@@ -222,7 +281,11 @@ func count(t *testing.T, db string) int {
 		}
 		n++
 	}
-	return n
+	states, err := st.Datasets(context.Background())
+	if err != nil || states[store.DatasetEvents].CurrentRunID == nil {
+		t.Fatalf("no current events snapshot: %v", err)
+	}
+	return n, *states[store.DatasetEvents].CurrentRunID
 }
 
 // syncWriter lets the test read what a goroutine writes.

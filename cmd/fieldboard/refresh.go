@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"fieldboard/store"
 	"fieldboard/web/refresh"
@@ -38,7 +39,7 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	r := refresh.New(provider, st, refresh.Options{Concurrency: up.concurrency, Logger: logger})
 	defer r.Close()
 	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
-		return err
+		return oneLine(err)
 	}
 	live, err := st.CountLive(ctx)
 	if err != nil {
@@ -51,4 +52,14 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	logger.Log(ctx, slog.LevelInfo, "refresh done", "subsamples", all, "live", live)
 	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", *dbPath, all, live)
 	return nil
+}
+
+// oneLine reports the first of several joined failures on one line, with
+// how many more there were.
+func oneLine(err error) error {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return err
+	}
+	return fmt.Errorf("%s (and %d more failure(s))", lines[0], len(lines)-1)
 }

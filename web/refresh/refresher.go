@@ -111,6 +111,7 @@ type Refresher struct {
 
 	mu       sync.Mutex
 	inflight *run     // nil when idle
+	pending  *Request // to run when the one in flight ends; see Start
 	last     Progress // of the last finished run
 	wg       sync.WaitGroup
 }
@@ -123,6 +124,7 @@ func New(p Provider, s *store.Store, opts Options) *Refresher {
 
 // run is one refresh in flight.
 type run struct {
+	req  Request
 	done chan struct{}
 	err  error
 
@@ -152,20 +154,53 @@ func (r *run) snapshot() Progress {
 // Start begins a refresh in the background and returns at once. When a
 // refresh is already running, Start joins it instead of starting another:
 // a second click while one runs does not ask the provider twice.
+//
+// When the refresh in flight does not cover what req asks for (a subsample
+// refresh runs and req wants everything), req runs right after it.
 func (r *Refresher) Start(req Request) Progress {
-	return r.begin(req).snapshot()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ru := r.beginLocked(req)
+	if !covers(ru.req, req) {
+		r.pending = &req
+	}
+	return ru.snapshot()
 }
 
 // Refresh runs a refresh and waits for it, joining the one in flight if
-// there is one. Cancelling ctx stops the wait, not the refresh.
+// it covers req, or waiting for it and running req after it if not.
+// Cancelling ctx stops the wait, not the refresh.
 func (r *Refresher) Refresh(ctx context.Context, req Request) error {
-	ru := r.begin(req)
-	select {
-	case <-ru.done:
-		return ru.err
-	case <-ctx.Done():
-		return ctx.Err()
+	for {
+		r.mu.Lock()
+		ru := r.beginLocked(req)
+		r.mu.Unlock()
+		select {
+		case <-ru.done:
+			if covers(ru.req, req) {
+				return ru.err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+}
+
+// covers reports whether a run of have does all that want asks for: a full
+// refresh covers a subsample's; a forced one covers one that is not; a
+// manual one covers a scheduled one.
+func covers(have, want Request) bool {
+	switch {
+	case have.SubsampleID != 0:
+		return want.SubsampleID == have.SubsampleID
+	case want.SubsampleID != 0:
+		return true
+	case want.Force && !have.Force:
+		return false
+	case !want.scheduled && have.scheduled:
+		return false
+	}
+	return true
 }
 
 // Progress returns the progress of the refresh in flight, or of the last
@@ -185,9 +220,9 @@ func (r *Refresher) Close() {
 	r.wg.Wait()
 }
 
-func (r *Refresher) begin(req Request) *run {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// beginLocked starts a refresh of req unless one is in flight, and returns
+// the run in flight. r.mu is held.
+func (r *Refresher) beginLocked(req Request) *run {
 	if r.inflight != nil {
 		return r.inflight
 	}
@@ -195,7 +230,7 @@ func (r *Refresher) begin(req Request) *run {
 	if req.SubsampleID != 0 {
 		scope = fmt.Sprintf("subsample %d", req.SubsampleID)
 	}
-	ru := &run{done: make(chan struct{}), progress: Progress{Running: true, Scope: scope, Phase: "starting", StartedAt: r.opts.Now()}}
+	ru := &run{req: req, done: make(chan struct{}), progress: Progress{Running: true, Scope: scope, Phase: "starting", StartedAt: r.opts.Now()}}
 	r.inflight = ru
 	r.wg.Add(1)
 	go func() {
@@ -215,6 +250,10 @@ func (r *Refresher) begin(req Request) *run {
 		r.mu.Lock()
 		r.inflight = nil
 		r.last = final
+		if next := r.pending; next != nil && r.ctx.Err() == nil {
+			r.pending = nil
+			r.beginLocked(*next)
+		}
 		r.mu.Unlock()
 		close(ru.done)
 	}()
@@ -242,14 +281,23 @@ func (r *Refresher) Schedule(ctx context.Context, tick time.Duration) {
 // time means now.
 func (r *Refresher) NextDue(states map[string]store.DatasetState) map[string]time.Time {
 	out := make(map[string]time.Time, 3)
-	for name, every := range r.intervals() {
-		if st, ok := states[name]; ok && st.LastAttemptAt != nil {
-			out[name] = st.LastAttemptAt.Add(every)
-		} else {
-			out[name] = time.Time{}
-		}
+	for name := range r.intervals() {
+		out[name] = r.nextDue(name, states[name])
 	}
 	return out
+}
+
+// nextDue is when a dataset is next read: its interval after the last
+// success, or, while it is failing, the events interval after the last
+// attempt, so a failed daily read is retried within minutes, not a day.
+func (r *Refresher) nextDue(name string, st store.DatasetState) time.Time {
+	switch {
+	case st.Failing() && st.LastAttemptAt != nil:
+		return st.LastAttemptAt.Add(r.opts.EventsEvery)
+	case st.LastSuccessAt != nil:
+		return st.LastSuccessAt.Add(r.intervals()[name])
+	}
+	return time.Time{}
 }
 
 func (r *Refresher) intervals() map[string]time.Duration {
@@ -271,11 +319,7 @@ func (r *Refresher) execute(ctx context.Context, ru *run, req Request) error {
 	}
 	now := r.opts.Now()
 	due := func(name string) bool {
-		st, ok := states[name]
-		if req.Force || !ok || st.LastAttemptAt == nil {
-			return true
-		}
-		return !now.Before(st.LastAttemptAt.Add(r.intervals()[name]))
+		return req.Force || !now.Before(r.nextDue(name, states[name]))
 	}
 	var errs []error
 	if due(store.DatasetReference) {

@@ -305,3 +305,51 @@ func TestCloseCancelsTheRefreshInFlight(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func TestFailedDailyReadIsRetriedWithinMinutes(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	f.sim.FailPath("/supplier/v1/countries", sim.FailServerError)
+	scheduled := Request{scheduled: true}
+	if err := f.refresher.Refresh(ctx, scheduled); err == nil {
+		t.Fatal("the reference read should have failed")
+	}
+	f.sim.ClearFailures()
+	f.clock.Advance(time.Minute)
+	f.refresher.Refresh(ctx, scheduled)
+	if countries, _ := f.store.Countries(ctx); len(countries) != 0 {
+		t.Fatal("retried within a minute; the retry waits for the events interval")
+	}
+	f.clock.Advance(3 * time.Minute)
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if countries, _ := f.store.Countries(ctx); len(countries) == 0 {
+		t.Error("a failed reference read was not retried after the events interval")
+	}
+}
+
+func TestFullRefreshAskedDuringASubsampleRefreshRunsAfterIt(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.sim.SetLatency(50 * time.Millisecond)
+	f.clock.Advance(10 * time.Minute)
+	f.refresher.Start(Request{SubsampleID: f.sim.LiveSubsampleIDs()[0]})
+	f.refresher.Start(Request{}) // "Refresh now" while the subsample refresh runs
+	if err := f.refresher.Refresh(ctx, Request{}); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := f.store.RecentRuns(ctx, 20)
+	events := 0
+	for _, r := range runs {
+		if r.Dataset == store.DatasetEvents {
+			events++
+		}
+	}
+	if events != 2 {
+		t.Errorf("%d events refreshes, want 2: the first and the one asked during the subsample refresh", events)
+	}
+}

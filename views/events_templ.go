@@ -149,7 +149,7 @@ func EventsPage(v EventsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</p></div><form class=\"filters\" method=\"get\" action=\"/events\" hx-get=\"/events\" hx-target=\"#events-results\" hx-swap=\"innerHTML\" hx-push-url=\"true\" hx-indicator=\"#events-busy\" hx-on::config-request=\"for (const k of Object.keys(event.detail.parameters)) { if (event.detail.parameters[k] === '') delete event.detail.parameters[k] }\"><label>Status <select name=\"status\"><option value=\"\">any</option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</p></div><form class=\"filters\" method=\"get\" action=\"/events\" hx-get=\"/events\" hx-target=\"#events-results\" hx-swap=\"innerHTML\" hx-push-url=\"true\" hx-indicator=\"#events-busy\" data-drop-empty><label>Status <select name=\"status\"><option value=\"\">any</option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

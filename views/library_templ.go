@@ -82,7 +82,7 @@ func LibraryPage(v LibraryView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>Question library</h1></div><p class=\"hint library-note\">The provider caches each locale's library for 24 hours, so Fieldboard reads it once a day, for every locale the live subsamples use. A locale that appears gets its library at the next refresh.</p><form class=\"filters\" method=\"get\" action=\"/library\" hx-get=\"/library\" hx-target=\"#library-results\" hx-swap=\"innerHTML\" hx-push-url=\"true\" hx-indicator=\"#library-busy\" hx-on::config-request=\"for (const k of Object.keys(event.detail.parameters)) { if (event.detail.parameters[k] === '') delete event.detail.parameters[k] }\" hx-trigger=\"submit, change\"><label>Locale <select name=\"locale\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>Question library</h1></div><p class=\"hint library-note\">The provider caches each locale's library for 24 hours, so Fieldboard reads it once a day, for every locale the live subsamples use. A locale that appears gets its library at the next refresh.</p><form class=\"filters\" method=\"get\" action=\"/library\" hx-get=\"/library\" hx-target=\"#library-results\" hx-swap=\"innerHTML\" hx-push-url=\"true\" hx-indicator=\"#library-busy\" data-drop-empty hx-trigger=\"submit, change\"><label>Locale <select name=\"locale\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -753,7 +753,7 @@ func LibraryAnswers(v LibraryAnswersView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.Fragment {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<button type=\"button\" class=\"link\" hx-on:click=\"this.closest('td').replaceChildren()\">Hide</button>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<button type=\"button\" class=\"link\" data-clear-closest=\"td\">Hide</button>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

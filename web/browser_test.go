@@ -232,3 +232,59 @@ func waitForDownload(t *testing.T, dir string) string {
 	t.Fatal("no download arrived in 15s")
 	return ""
 }
+
+func TestBrowserSubsampleAndLibrary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	base := liveServer(t)
+	ctx := newBrowser(t)
+
+	// Refresh, then open the first sendable subsample from the live list.
+	var bars, conditions int
+	var conditionText, checks string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.Click(`#refresh button`),
+		chromedp.WaitVisible(`[data-testid="sendability-counts"]`),
+		chromedp.Navigate(base+"/live?sendability=sendable"),
+		chromedp.Click(`[data-testid="live-row"] a`),
+		chromedp.WaitVisible(`[data-testid="checks"]`),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="quota-row"] meter').length`, &bars),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="condition"]').length`, &conditions),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="condition"]')].map(c => c.textContent).join(" | ")`, &conditionText),
+		chromedp.Text(`[data-testid="checks"]`, &checks),
+	)
+	if err != nil {
+		t.Fatalf("open a subsample: %v", err)
+	}
+	if bars < 2 || conditions == 0 {
+		t.Errorf("subsample page shows %d progress bars and %d conditions", bars, conditions)
+	}
+	if strings.Contains(conditionText, "question ") && !strings.Contains(conditionText, ":") {
+		t.Errorf("conditions are not translated: %s", conditionText)
+	}
+	for _, rule := range []string{"status", "API", "CPI", "total quota", "other quotas"} {
+		if !strings.Contains(strings.ToLower(checks), strings.ToLower(rule)) {
+			t.Errorf("the verdict does not show the %s rule: %s", rule, checks)
+		}
+	}
+	screenshot(t, ctx, "subsample.png")
+
+	// Load a question's answers in the library.
+	var answers int
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/library"),
+		chromedp.WaitVisible(`[data-testid="question-row"]`),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="question-row"] a.answers-link')[1].click()`, nil),
+		chromedp.WaitVisible(`[data-testid="answers"]`),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="answers"] tbody tr').length`, &answers),
+	)
+	if err != nil {
+		t.Fatalf("load a question's answers: %v", err)
+	}
+	if answers == 0 {
+		t.Error("the answers table is empty")
+	}
+	screenshot(t, ctx, "library.png")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,11 +24,20 @@ func (h *Handler) Panelists(c echo.Context) error {
 	if raw := c.QueryParam("panelist"); raw != "" {
 		v.LookupID = raw
 		id, err := ParsePanelistID(raw)
-		if err != nil {
+		switch {
+		case err != nil && wantsCSV(c):
+			return echo.NewHTTPError(http.StatusBadRequest, "Panelist id "+err.Error()+".")
+		case err != nil:
 			v.LookupErr, status = "Panelist id "+err.Error()+".", http.StatusBadRequest
-		} else if v.Lookup, err = h.lookup(ctx, id); err != nil {
-			return err
+		case wantsCSV(c):
+			return h.lookupCSV(c, id)
+		default:
+			if v.Lookup, err = h.lookup(ctx, id); err != nil {
+				return err
+			}
 		}
+	} else if wantsCSV(c) {
+		return echo.NewHTTPError(http.StatusBadRequest, "Name a panelist: /panelists.csv?panelist=P.")
 	}
 	var err error
 	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
@@ -163,4 +173,40 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d-%s.csv"`, subsampleID, h.Now().UTC().Format("20060102-1504")))
 	return WriteBulkCSV(ctx, h.Checker, subsampleID, ids, c.Response())
+}
+
+// lookupCSV answers /panelists.csv?panelist=P: every live subsample with
+// whether P may enter it now, why not, and P's entry links.
+func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
+	ctx := c.Request().Context()
+	checks, err := h.Checker.PanelistSurveys(ctx, panelistID)
+	if err != nil {
+		return err
+	}
+	snapshot, err := h.snapshotTime(ctx, store.DatasetEvents)
+	if err != nil {
+		return err
+	}
+	return h.sendCSV(c, "panelist-surveys", snapshot, func(w *csvWriter) error {
+		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "sendability", "eligible", "mayEnter", "why", "liveEntryLinks"); err != nil {
+			return err
+		}
+		for _, pc := range checks {
+			j := pc.toJSON(panelistID)
+			var why, links []string
+			why = append(why, j.SendabilityReasons...)
+			for _, r := range j.Reasons {
+				why = append(why, r.Reason)
+			}
+			for _, l := range j.EntryLinks {
+				links = append(links, l.Locale+" "+l.Live)
+			}
+			if err := w.WriteKeyed(panelistID, itoa(pc.SubsampleID), pc.Name, pc.CountryCode, optFloat(pc.CPI, 2), pc.Currency,
+				string(j.Sendability), strconv.FormatBool(j.Eligible), strconv.FormatBool(j.MayEnter),
+				strings.Join(why, " "), strings.Join(links, "; ")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

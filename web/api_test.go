@@ -256,6 +256,13 @@ func TestPanelistsPage(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="may-enter"`) || !strings.Contains(page, "same event") && !strings.Contains(page, fmt.Sprint(sibling.SubsampleID)) {
 		t.Errorf("lookup of P1: %d, want both tables and the record on %d", resp.StatusCode, sibling.SubsampleID)
 	}
+	resp, page = a.do(t, "GET", "/panelists.csv?panelist=P1", nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,subsampleId,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "panelist-surveys_") {
+		t.Errorf("lookup CSV: %d %q", resp.StatusCode, firstLine(page))
+	}
+	if lines := strings.Count(page, "\nP1,"); lines != len(a.sim.LiveSubsampleIDs()) {
+		t.Errorf("lookup CSV has %d rows, want one per live subsample (%d)", lines, len(a.sim.LiveSubsampleIDs()))
+	}
 	resp, _ = a.do(t, "GET", "/panelists?panelist="+url.QueryEscape("   "), nil)
 	if resp.StatusCode != 400 {
 		t.Errorf("lookup of a blank id: %d, want 400", resp.StatusCode)
@@ -352,3 +359,5 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 		}
 	}
 }
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

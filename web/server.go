@@ -65,6 +65,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/reference/:table", h.ReferenceCSV)
 
 	e.GET("/panelists", h.Panelists)
+	e.GET("/panelists.csv", h.Panelists)
 	e.POST("/panelists/history", h.UploadHistory, uploadLimit)
 	e.POST("/panelists/bulk", h.BulkCheck, uploadLimit)
 

@@ -97,9 +97,15 @@ func newLoopback(t *testing.T, h http.Handler) string {
 // network needs, and a fresh profile.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	// Not t.TempDir: Chromium may still be writing its profile while the
+	// test's cleanup runs, and a failed removal would fail the test.
+	profile, err := os.MkdirTemp("", "fieldboard-chromium-*")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
@@ -112,7 +118,17 @@ func newBrowser(t *testing.T) context.Context {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+		for range 20 { // the browser's last writes may trail its exit
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
@@ -195,7 +211,11 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	}
 
 	// Download the filtered list as CSV: as many lines as rows matched.
-	download := t.TempDir()
+	download, err := os.MkdirTemp("", "fieldboard-download-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(download)
 	var count string
 	err = chromedp.Run(ctx,
 		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(download).WithEventsEnabled(true),

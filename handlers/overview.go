@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,6 +23,9 @@ func (h *Handler) Overview(c echo.Context) error {
 	figures, err := h.overviewFigures(ctx)
 	if err != nil {
 		return err
+	}
+	if wantsCSV(c) {
+		return h.overviewCSV(c, figures)
 	}
 	p := h.page("Overview", "overview")
 	if isHTMX(c) {
@@ -91,4 +96,49 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		})
 	}
 	return f, nil
+}
+
+// overviewCSV writes every figure of the overview, one a line.
+func (h *Handler) overviewCSV(c echo.Context, f views.OverviewFigures) error {
+	snapshot, err := h.snapshotTime(c.Request().Context(), store.DatasetEvents)
+	if err != nil {
+		return err
+	}
+	stamp := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	return h.sendCSV(c, "overview", snapshot, func(w *csvWriter) error {
+		if err := w.Write("figure", "name", "count", "lastRead", "nextScheduled", "lastError"); err != nil {
+			return err
+		}
+		for _, s := range f.Sendability {
+			if err := w.Write("sendability", string(s.State), strconv.Itoa(s.N), "", "", ""); err != nil {
+				return err
+			}
+		}
+		for _, s := range f.Statuses {
+			if err := w.Write("status", s.Label, strconv.Itoa(s.N), "", "", ""); err != nil {
+				return err
+			}
+		}
+		for _, s := range f.Changes {
+			if err := w.Write("since the previous refresh", s.Label, strconv.Itoa(s.N), "", "", ""); err != nil {
+				return err
+			}
+		}
+		for _, d := range f.Datasets {
+			next := d.NextDue
+			lastErr := ""
+			if d.Failing {
+				lastErr = d.LastError
+			}
+			if err := w.Write("dataset", d.Label, "", stamp(d.LastSuccess), stamp(&next), lastErr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

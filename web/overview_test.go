@@ -29,6 +29,10 @@ func TestOverview(t *testing.T) {
 	if !strings.Contains(body, "All "+strconv.Itoa(n)+" subsamples by status") {
 		t.Errorf("overview does not count all %d subsamples", n)
 	}
+	resp, csvBody := a.do(t, "GET", "/overview.csv", nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(csvBody, "figure,name,count,") || !strings.Contains(csvBody, "status,Live,") || !strings.Contains(csvBody, "dataset,Question library") {
+		t.Errorf("overview CSV: %d\n%s", resp.StatusCode, csvBody)
+	}
 	_, fragment := a.do(t, "GET", "/", map[string]string{"HX-Request": "true"})
 	if strings.Contains(fragment, "<html") || !strings.Contains(fragment, `id="overview"`) {
 		t.Errorf("htmx request for / must get the figures alone")

@@ -44,6 +44,7 @@ func (s *Server) Routes() *echo.Echo {
 
 	h := s.Handler
 	e.GET("/", h.Overview)
+	e.GET("/overview.csv", h.Overview)
 	e.GET("/healthz", h.Health)
 	e.GET("/live", h.Live)
 	e.GET("/live.csv", h.Live)

@@ -134,7 +134,11 @@ func TestBench(t *testing.T) {
 	s := scenarioSizes(t)
 	db := cachedScenario(t, s)
 	var rows []Row
+	refreshRow, refreshed := fullRefresh(t, s)
+	rows = append(rows, refreshRow, snapshotWrite(t, s, refreshed))
+	rows = append(rows, servedFigures(t, s, db)...)
 	rows = append(rows, bulkCheck(t, db, s))
+	slices.SortStableFunc(rows, func(a, b Row) int { return strings.Compare(a.Figure[:2], b.Figure[:2]) })
 	report(t, rows)
 }
 

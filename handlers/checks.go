@@ -6,20 +6,30 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync"
 	"time"
 
 	"fieldboard/client"
 	"fieldboard/rules"
 	"fieldboard/store"
+	"fieldboard/views"
 )
 
 // Checker answers the questions the product exists for, on the current
 // snapshot: which subsamples may be sent to, may panelist P enter
 // subsample S, and which of a list of panelists may. The dashboard, the
 // JSON API and the command line all ask it, so they agree.
+//
+// The whole snapshot, with every subsample's verdict, is read once per
+// snapshot version and kept: pages and the API then answer from memory,
+// and a refresh (a new version) makes the next request read it again.
 type Checker struct {
 	Store *store.Store
 	Now   func() time.Time
+
+	mu      sync.Mutex
+	cached  *snapshot  // nil until the first read
+	loading sync.Mutex // one read of the whole snapshot at a time
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current
@@ -44,21 +54,94 @@ type EntryLinks struct {
 }
 
 // snapshot is what the checks read of the current snapshot, in one read
-// transaction.
+// transaction, with the verdicts decided on it.
 type snapshot struct {
-	rows   []store.SubsampleRow
-	quotas map[int64][]client.Quota
-	rules  map[int64]client.EligibilityRules
-	links  map[int64][]client.SubsampleLocale
+	version int64
+	rows    []store.SubsampleRow
+	quotas  map[int64][]client.Quota
+	rules   map[int64]client.EligibilityRules
+	links   map[int64][]client.SubsampleLocale
+	parents rules.CategoryParents
+	// reports are rows with their verdicts and entry links (no panelist),
+	// in the same order; live the live list's rows.
+	reports []SubsampleReport
+	live    []views.LiveRow
 }
 
-// load reads every subsample, or only subsampleID when it is not 0.
-func (c *Checker) load(ctx context.Context, subsampleID int64) (snapshot, error) {
+// load reads only subsampleID, for a single check that should not wait for
+// the whole snapshot.
+func (c *Checker) load(ctx context.Context, subsampleID int64) (*snapshot, error) {
 	d, err := c.Store.CheckData(ctx, subsampleID)
 	if err != nil {
-		return snapshot{}, err
+		return nil, err
 	}
-	return snapshot{rows: d.Rows, quotas: d.Quotas, rules: d.Rules, links: d.Links}, nil
+	parents, err := c.Store.CategoryParents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot{version: d.Version, rows: d.Rows, quotas: d.Quotas, rules: d.Rules, links: d.Links, parents: parents}, nil
+}
+
+// current returns the whole snapshot, from memory when its version is still
+// the store's.
+func (c *Checker) current(ctx context.Context) (*snapshot, error) {
+	version, err := c.Store.SnapshotVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	cached := c.cached
+	c.mu.Unlock()
+	if cached != nil && cached.version == version {
+		return cached, nil
+	}
+	// Requests that miss together wait for one read instead of each
+	// making their own.
+	c.loading.Lock()
+	defer c.loading.Unlock()
+	c.mu.Lock()
+	cached = c.cached
+	c.mu.Unlock()
+	if cached != nil && cached.version == version {
+		return cached, nil
+	}
+	snap, err := c.load(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, quotas, err := c.Store.LiveRowsWithQuotas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap.reports = make([]SubsampleReport, len(snap.rows))
+	for i, row := range snap.rows {
+		snap.reports[i] = snap.report(row, "")
+	}
+	snap.live = make([]views.LiveRow, len(rows))
+	for i, r := range rows {
+		snap.live[i] = views.LiveRow{LiveRow: r, Verdict: rules.Sendability(rules.SubsampleFacts{
+			Status: r.Status, APICompatible: r.APICompatible, CPI: r.CPI, Currency: r.Currency,
+			Quotas: quotas[r.SubsampleID], QuotasLoaded: r.QuotasOK != nil && *r.QuotasOK, QuotasError: r.QuotasError,
+		})}
+	}
+	// Keep it only when nothing was written while it was read: the parts
+	// come from separate reads.
+	if after, err := c.Store.SnapshotVersion(ctx); err == nil && after == snap.version {
+		c.mu.Lock()
+		c.cached = snap
+		c.mu.Unlock()
+	}
+	return snap, nil
+}
+
+// LiveRows returns the live subsamples with their sendability verdicts.
+// The caller must not modify them.
+func (c *Checker) LiveRows(ctx context.Context) ([]views.LiveRow, error) {
+	snap, err := c.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return snap.live, nil
 }
 
 // facts gathers what sendability is decided on for one subsample.
@@ -84,8 +167,16 @@ func facts(row store.SubsampleRow, quotas []client.Quota) rules.SubsampleFacts {
 
 // report builds one subsample's report; panelistID, when set, is filled in
 // the entry links.
-func (snap snapshot) report(row store.SubsampleRow, panelistID string) SubsampleReport {
+func (snap *snapshot) report(row store.SubsampleRow, panelistID string) SubsampleReport {
 	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(facts(row, snap.quotas[row.SubsampleID]))}
+	r.Links = snap.entryLinks(row, panelistID)
+	return r
+}
+
+// entryLinks prepares a subsample's entry links, filled for panelistID
+// when it is not empty.
+func (snap *snapshot) entryLinks(row store.SubsampleRow, panelistID string) []EntryLinks {
+	var out []EntryLinks
 	for _, l := range snap.links[row.SubsampleID] {
 		links := EntryLinks{Locale: l.Name}
 		var errLive, errTesting error
@@ -94,9 +185,9 @@ func (snap snapshot) report(row store.SubsampleRow, panelistID string) Subsample
 		if err := errors.Join(errLive, errTesting); err != nil {
 			links.Problem = err.Error()
 		}
-		r.Links = append(r.Links, links)
+		out = append(out, links)
 	}
-	return r
+	return out
 }
 
 // SubsampleFilter narrows Subsamples; empty fields match everything.
@@ -109,19 +200,19 @@ type SubsampleFilter struct {
 // Subsamples returns every subsample of the current snapshot that passes
 // filter, with its verdict.
 func (c *Checker) Subsamples(ctx context.Context, filter SubsampleFilter) ([]SubsampleReport, error) {
-	snap, err := c.load(ctx, 0)
+	snap, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]SubsampleReport, 0, len(snap.rows))
-	for _, row := range snap.rows {
+	for i, row := range snap.rows {
 		if filter.Status != "" && client.NormalizeStatus(filter.Status) != row.Status {
 			continue
 		}
 		if filter.Country != "" && !strings.EqualFold(filter.Country, row.CountryCode) {
 			continue
 		}
-		r := snap.report(row, "")
+		r := snap.reports[i]
 		if filter.Sendability != "" && r.Verdict.State != filter.Sendability {
 			continue
 		}
@@ -170,7 +261,7 @@ func (c *Checker) Eligibility(ctx context.Context, panelistID string, subsampleI
 // PanelistSurveys checks one panelist against every live subsample, with
 // entry links filled for the panelist.
 func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string) ([]PanelistCheck, error) {
-	snap, err := c.load(ctx, 0)
+	snap, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -179,25 +270,31 @@ func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string) ([]Pan
 
 // check decides, for every live subsample of snap, whether the panelist
 // may enter it.
-func (c *Checker) check(ctx context.Context, panelistID string, snap snapshot) ([]PanelistCheck, error) {
+// Entry links are filled for the panelist only where they may enter.
+func (c *Checker) check(ctx context.Context, panelistID string, snap *snapshot) ([]PanelistCheck, error) {
 	history, err := c.Store.HistoryOf(ctx, panelistID)
-	if err != nil {
-		return nil, err
-	}
-	parents, err := c.Store.CategoryParents(ctx)
 	if err != nil {
 		return nil, err
 	}
 	now := c.Now()
 	var out []PanelistCheck
-	for _, row := range snap.rows {
+	for i, row := range snap.rows {
 		if !row.Live {
 			continue
 		}
-		pc := PanelistCheck{SubsampleReport: snap.report(row, panelistID)}
+		var report SubsampleReport
+		if snap.reports != nil {
+			report = snap.reports[i]
+		} else {
+			report = snap.report(row, "")
+		}
+		pc := PanelistCheck{SubsampleReport: report}
 		pc.RulesUnread = rulesUnread(row)
 		target := rules.Target{SubsampleID: row.SubsampleID, EventID: row.EventID}
-		pc.Eligibility = rules.Eligibility(target, snap.rules[row.SubsampleID], history, parents, now)
+		pc.Eligibility = rules.Eligibility(target, snap.rules[row.SubsampleID], history, snap.parents, now)
+		if pc.MayEnter() {
+			pc.Links = snap.entryLinks(row, panelistID)
+		}
 		out = append(out, pc)
 	}
 	return out, nil

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/rules"
 	"fieldboard/store"
 	"fieldboard/views"
 )
@@ -24,7 +22,7 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
 	}
-	all, err := h.liveRows(ctx)
+	all, err := h.Checker.LiveRows(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,20 +136,4 @@ func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
 		}
 	}
 	return nil
-}
-
-// liveRows reads the live subsamples with their sendability verdicts.
-func (h *Handler) liveRows(ctx context.Context) ([]views.LiveRow, error) {
-	rows, quotas, err := h.Store.LiveRowsWithQuotas(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]views.LiveRow, len(rows))
-	for i, r := range rows {
-		out[i] = views.LiveRow{LiveRow: r, Verdict: rules.Sendability(rules.SubsampleFacts{
-			Status: r.Status, APICompatible: r.APICompatible, CPI: r.CPI, Currency: r.Currency,
-			Quotas: quotas[r.SubsampleID], QuotasLoaded: r.QuotasOK != nil && *r.QuotasOK, QuotasError: r.QuotasError,
-		})}
-	}
-	return out, nil
 }

@@ -195,10 +195,11 @@ func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 // subsamples with their quotas, eligibility rules and entry links, by
 // subsample id.
 type CheckData struct {
-	Rows   []SubsampleRow
-	Quotas map[int64][]client.Quota
-	Rules  map[int64]client.EligibilityRules
-	Links  map[int64][]client.SubsampleLocale
+	Version int64 // the snapshot version the data was read at
+	Rows    []SubsampleRow
+	Quotas  map[int64][]client.Quota
+	Rules   map[int64]client.EligibilityRules
+	Links   map[int64][]client.SubsampleLocale
 }
 
 // CheckData reads every subsample, or only subsampleID when it is not 0,
@@ -211,6 +212,9 @@ func (s *Store) CheckData(ctx context.Context, subsampleID int64) (CheckData, er
 		return d, fmt.Errorf("read snapshot: %w", err)
 	}
 	defer tx.Rollback()
+	if err := tx.GetContext(ctx, &d.Version, `SELECT version FROM snapshot_version WHERE id = 1`); err != nil {
+		return d, fmt.Errorf("snapshot version: %w", err)
+	}
 	if d.Rows, err = subsampleRows(ctx, tx, subsampleID); err != nil {
 		return d, err
 	}

@@ -97,18 +97,26 @@ func (s *Store) Answers(ctx context.Context, locale string, questionID int64) ([
 	return out, nil
 }
 
-// LibraryLocales returns the locales whose library was fetched at least
-// once, with when it last was.
+// LibraryLocales returns the locales whose library was asked for at least
+// once, whatever the outcome, with when it was last read successfully (the
+// zero time for one never read). The refresher asks for a locale not in
+// this list at the next refresh, and for every locale when the library is
+// due.
 func (s *Store) LibraryLocales(ctx context.Context) (map[string]time.Time, error) {
 	var rows []struct {
 		Locale    string    `db:"locale"`
 		FetchedAt time.Time `db:"fetched_at"`
+		Read      bool      `db:"read"`
 	}
-	if err := s.reader.SelectContext(ctx, &rows, `SELECT locale, fetched_at FROM library_fetches WHERE ok OR locale IN (SELECT locale FROM questions)`); err != nil {
+	if err := s.reader.SelectContext(ctx, &rows, `
+		SELECT locale, fetched_at, ok OR locale IN (SELECT locale FROM questions) AS read FROM library_fetches`); err != nil {
 		return nil, fmt.Errorf("library locales: %w", err)
 	}
 	out := make(map[string]time.Time, len(rows))
 	for _, r := range rows {
+		if !r.Read {
+			r.FetchedAt = time.Time{}
+		}
 		out[r.Locale] = r.FetchedAt
 	}
 	return out, nil

@@ -94,6 +94,9 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {
 			return err
 		}
+		if err := bumpVersion(ctx, tx); err != nil {
+			return err
+		}
 		return markCurrent(ctx, tx, snap.Dataset, runID, snap.FinishedAt)
 	})
 	if err != nil {
@@ -119,7 +122,10 @@ func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d Su
 			return err
 		}
 		defer w.close()
-		return w.write(ctx, subsampleID, d)
+		if err := w.write(ctx, subsampleID, d); err != nil {
+			return err
+		}
+		return bumpVersion(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("save quotas and rules of subsample %d: %w", subsampleID, err)
@@ -133,6 +139,9 @@ func (s *Store) RecordFailure(ctx context.Context, run Run, endpoint string, cau
 	msg := cause.Error()
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
 		if _, err := insertRun(ctx, tx, run, false, msg, endpoint); err != nil {
+			return err
+		}
+		if err := bumpVersion(ctx, tx); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `
@@ -165,8 +174,32 @@ func insertRun(ctx context.Context, tx *sqlx.Tx, run Run, ok bool, msg, endpoint
 	return res.LastInsertId()
 }
 
+// bumpVersion moves the snapshot version on, in the transaction that
+// changes snapshot data.
+func bumpVersion(ctx context.Context, tx *sqlx.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE snapshot_version SET version = version + 1 WHERE id = 1`); err != nil {
+		return fmt.Errorf("snapshot version: %w", err)
+	}
+	return nil
+}
+
+// SnapshotVersion returns a number that changes whenever snapshot data
+// (events, quotas, rules, library, reference data, refresh state) does.
+func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := s.reader.GetContext(ctx, &v, `SELECT version FROM snapshot_version WHERE id = 1`); err != nil {
+		return 0, fmt.Errorf("snapshot version: %w", err)
+	}
+	return v, nil
+}
+
 // markCurrent makes runID the dataset's current snapshot.
 func markCurrent(ctx context.Context, tx *sqlx.Tx, dataset string, runID int64, at time.Time) error {
+	if dataset != DatasetEvents { // SaveEvents bumps the version itself
+		if err := bumpVersion(ctx, tx); err != nil {
+			return err
+		}
+	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO datasets (name, current_run_id, last_success_at, last_attempt_at)
 		VALUES (?, ?, ?, ?)

@@ -10,10 +10,12 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"fieldboard/client/sim"
 	"fieldboard/handlers"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
@@ -361,3 +363,21 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+func TestChecksFollowEachNewSnapshot(t *testing.T) {
+	a := refreshed(t)
+	target, _ := sendableSiblings(t, a)
+	var before []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &before) // fills the cache
+	a.sim.FailPath("/supplier/v1/subsamples/"+strconv.FormatInt(target.SubsampleID, 10)+"/quotas", sim.FailServerError)
+	a.refresher.Refresh(context.Background(), refresh.Request{SubsampleID: target.SubsampleID})
+	var unknown []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?sendability=unknown", &unknown)
+	found := false
+	for _, s := range unknown {
+		found = found || s.SubsampleID == target.SubsampleID
+	}
+	if !found {
+		t.Errorf("after its quotas failed to read, subsample %d is not unknown: the answer came from a stale snapshot", target.SubsampleID)
+	}
+}

@@ -142,13 +142,22 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 	run := store.Run{Dataset: store.DatasetLibrary, StartedAt: r.opts.Now()}
 	c := &counter{}
 	ru.setPhase("question library", len(locales))
+	// Locales are read side by side, so one locale's short tail of
+	// answers does not leave the pool idle; every provider call of the
+	// dataset takes a slot of the same pool, so no more than Concurrency
+	// calls are ever in flight.
 	libs := make([]store.LocaleLibrary, len(locales))
-	for i, locale := range locales {
-		libs[i] = r.fetchLibrary(ctx, ru, c, locale)
+	indexes := make([]int, len(locales))
+	for i := range indexes {
+		indexes[i] = i
+	}
+	slots := make(chan struct{}, r.opts.Concurrency)
+	forEach(ctx, max(1, r.opts.Concurrency/4), indexes, func(i int) {
+		libs[i] = r.fetchLibrary(ctx, ru, c, locales[i], slots)
 		ru.step()
-		if err := ctx.Err(); err != nil {
-			return r.fail(ctx, run, c, err)
-		}
+	})
+	if err := ctx.Err(); err != nil {
+		return r.fail(ctx, run, c, err)
 	}
 	var failed []string
 	var firstErr error
@@ -175,9 +184,12 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 }
 
 // fetchLibrary reads the questions of one locale and the answers of each.
-func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, locale string) store.LocaleLibrary {
+// Each provider call holds one of slots while it runs.
+func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, locale string, slots chan struct{}) store.LocaleLibrary {
 	lib := store.LocaleLibrary{Locale: locale, Answers: map[int64][]client.Answer{}}
+	slots <- struct{}{}
 	questions, err := r.provider.Questions(ctx, locale)
+	<-slots
 	c.add(err)
 	if err != nil {
 		lib.Err = err
@@ -188,7 +200,9 @@ func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, local
 	ru.setPhase("question library", len(questions))
 	var mu sync.Mutex
 	forEach(ctx, r.opts.Concurrency, questions, func(q client.Question) {
+		slots <- struct{}{}
 		answers, err := r.provider.Answers(ctx, locale, q.ID)
+		<-slots
 		c.add(err)
 		ru.step()
 		mu.Lock()

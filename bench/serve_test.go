@@ -1,0 +1,269 @@
+//go:build bench
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fieldboard/client"
+	"fieldboard/client/sim"
+	"fieldboard/store"
+	"fieldboard/web/refresh"
+)
+
+// benchLatency is the simulated provider latency of figure 1.
+const benchLatency = 20 * time.Millisecond
+
+// benchConcurrency is the refresher's configured concurrency in figure 1.
+const benchConcurrency = 16
+
+// fullRefresh is figure 1: a full refresh of the scenario against the
+// simulator at 20 ms a request, against requests x 20 ms / concurrency.
+// It returns the database it filled, for figure 2.
+func fullRefresh(t *testing.T, s sizes) (Row, string) {
+	ctx := context.Background()
+	opts := simOptions(s)
+	opts.Latency = benchLatency
+	simulator := sim.New(opts)
+	url := serve(t, simulator)
+	c, err := client.New(client.Config{BaseURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "refresh.db")
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := refresh.New(c, st, refresh.Options{Concurrency: benchConcurrency, Logger: discardLogger()})
+	defer r.Close()
+	before := simulator.Requests()
+	start := time.Now()
+	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	requests := simulator.Requests() - before
+	floor := time.Duration(requests) * benchLatency / benchConcurrency
+	ratio := took.Seconds() / floor.Seconds()
+	t.Logf("full refresh: %d requests in %v at concurrency %d", requests, took.Round(time.Millisecond), benchConcurrency)
+	return Row{Figure: fmt.Sprintf("1 full refresh, %d requests at 20 ms, concurrency %d", requests, benchConcurrency),
+		Value: ms(took), Unit: "ms", Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.25 x floor", Met: ratio <= 1.25}, db
+}
+
+// snapshotWrite is figure 2: writing one complete events snapshot, read
+// beforehand from a simulator without latency, into the database of
+// figure 1 (so the write replaces a snapshot, as every refresh does).
+func snapshotWrite(t *testing.T, s sizes, db string) Row {
+	ctx := context.Background()
+	opts := simOptions(s)
+	simulator := sim.New(opts)
+	c, err := client.New(client.Config{BaseURL: serve(t, simulator)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: time.Now()}, Details: map[int64]store.SubsampleDetail{}}
+	if snap.Summaries, err = c.AllSubsamples(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if snap.Live, err = c.LiveSubsamples(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range snap.Live {
+		var d store.SubsampleDetail
+		d.Quotas, d.QuotasErr = c.Quotas(ctx, l.SubsampleID)
+		d.Rules, d.RulesErr = c.EligibilityRules(ctx, l.SubsampleID)
+		d.FetchedAt = time.Now()
+		snap.Details[l.SubsampleID] = d
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	write := func() time.Duration {
+		snap.FinishedAt = time.Now()
+		start := time.Now()
+		if _, err := st.SaveEvents(ctx, snap, 7*24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	took := best(3, write)
+	return Row{Figure: fmt.Sprintf("2 write one snapshot (%d subsamples, %d live)", len(snap.Summaries), len(snap.Live)),
+		Value: ms(took), Unit: "ms", Target: "<= 300 ms", Met: took <= 300*time.Millisecond}
+}
+
+// servedFigures are figures 3, 4, 5 and 8: `fieldboard serve` runs as its
+// own process on a copy of the scenario, this process loads it over
+// loopback with 8 workers after a warm-up, and reads its RSS afterwards.
+func servedFigures(t *testing.T, s sizes, scenario string) []Row {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "serve.db")
+	copyFile(t, scenario, db)
+	bin := filepath.Join(dir, "fieldboard")
+	build := exec.Command("go", "build", "-o", bin, "fieldboard/cmd/fieldboard")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("build fieldboard: %v", err)
+	}
+	upstream := serve(t, sim.New(simOptions(s)))
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--upstream", upstream,
+		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	base := "http://" + addr
+	waitHealthy(t, base)
+
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := busiestSubsample(t, st)
+	st.Close()
+
+	var rows []Row
+	live := load(t, base, func(int) string { return "/live" })
+	rows = append(rows, Row{Figure: "3 /live page, default filters, 50 a page (p99)", Value: ms(live), Unit: "ms",
+		Target: "<= 15 ms", Met: live <= 15*time.Millisecond})
+	detail := load(t, base, func(int) string { return "/subsamples/" + strconv.FormatInt(target.SubsampleID, 10) })
+	rows = append(rows, Row{Figure: "4 subsample page with quotas, translations and rules (p99)", Value: ms(detail), Unit: "ms",
+		Target: "<= 10 ms", Met: detail <= 10*time.Millisecond})
+	rng := rand.New(rand.NewPCG(1, 2))
+	var mu sync.Mutex
+	panelist := func(int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return fmt.Sprintf("/api/v1/panelists/P%07d/surveys", rng.IntN(s.panelists))
+	}
+	surveys := load(t, base, panelist)
+	rows = append(rows, Row{Figure: "5 one panelist against every live subsample (p99)", Value: ms(surveys), Unit: "ms",
+		Target: "<= 5 ms", Met: surveys <= 5*time.Millisecond})
+	rss := rssMiB(t, cmd.Process.Pid)
+	rows = append(rows, Row{Figure: "8 RSS of fieldboard serve after the page runs", Value: rss, Unit: "MiB",
+		Target: "<= 150 MB", Met: rss*1.048576 <= 150})
+	return rows
+}
+
+// load requests path(i) with 8 workers, 10 requests each to warm up and
+// then 60 each, and returns the 99th percentile latency.
+func load(t *testing.T, base string, path func(i int) string) time.Duration {
+	const workers, warm, measured = 8, 10, 60
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	var mu sync.Mutex
+	var latencies []time.Duration
+	var wg sync.WaitGroup
+	var failure error
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range warm + measured {
+				start := time.Now()
+				resp, err := client.Get(base + path(w*1000+i))
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				d := time.Since(start)
+				mu.Lock()
+				if err != nil && failure == nil {
+					failure = err
+				}
+				if i >= warm {
+					latencies = append(latencies, d)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		t.Fatalf("load of %s: %v", path(0), failure)
+	}
+	slices.Sort(latencies)
+	t.Logf("%s: p50 %v, p99 %v over %d requests", path(0), latencies[len(latencies)/2], latencies[len(latencies)*99/100], len(latencies))
+	return latencies[len(latencies)*99/100]
+}
+
+func rssMiB(t *testing.T, pid int) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) >= 2 && fields[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(fields[1], 64)
+			return round(kb / 1024)
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+func copyFile(t *testing.T, from, to string) {
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitHealthy(t *testing.T, base string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("fieldboard serve did not answer /healthz in 30s")
+}

@@ -137,7 +137,7 @@ func TestBench(t *testing.T) {
 	refreshRow, refreshed := fullRefresh(t, s)
 	rows = append(rows, refreshRow, snapshotWrite(t, s, refreshed))
 	rows = append(rows, servedFigures(t, s, db)...)
-	rows = append(rows, bulkCheck(t, db, s))
+	rows = append(rows, bulkCheck(t, db, s), historyImport(t, s), weekOfRefreshes(t, s, db))
 	slices.SortStableFunc(rows, func(a, b Row) int { return strings.Compare(a.Figure[:2], b.Figure[:2]) })
 	report(t, rows)
 }

@@ -77,3 +77,12 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+// Checkpoint copies the write-ahead log into the database file and
+// truncates it, so the file's size is the database's size.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	if _, err := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}

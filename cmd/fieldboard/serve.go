@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"fieldboard/client/sim"
@@ -26,6 +28,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		libraryEvery = fs.Duration("library-every", 24*time.Hour, "how often the question library and reference data are read (cached 24 hours)")
 		retention    = fs.Duration("retention", 7*24*time.Hour, "how long quota history and the refresh log are kept")
 		logLevel     = fs.String("log-level", "info", "log level: debug, info, warn or error")
+		memoryLimit  = fs.Int("memory-limit-mib", 100, "soft limit of the Go heap in MiB (the garbage collector works harder near it); 0 for none")
 		simSeed      = fs.Int64("sim-seed", 1, "seed of the built-in simulator (without --upstream)")
 		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
@@ -41,6 +44,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	loc, err := time.LoadLocation(*tz)
 	if err != nil {
 		return fmt.Errorf("--tz %q: %w", *tz, err)
+	}
+	if *memoryLimit < 0 {
+		return errFlag("memory-limit-mib", "must not be negative")
+	}
+	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(*memoryLimit) << 20)
 	}
 
 	baseURL := up.url

@@ -64,8 +64,9 @@ type snapshot struct {
 	parents rules.CategoryParents
 	// reports are rows with their verdicts and entry links (no panelist),
 	// in the same order; live the live list's rows.
-	reports []SubsampleReport
-	live    []views.LiveRow
+	reports     []SubsampleReport
+	live        []views.LiveRow
+	liveOptions views.LiveOptions
 }
 
 // load reads only subsampleID, for a single check that should not wait for
@@ -124,6 +125,7 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 			Quotas: quotas[r.SubsampleID], QuotasLoaded: r.QuotasOK != nil && *r.QuotasOK, QuotasError: r.QuotasError,
 		})}
 	}
+	snap.liveOptions = liveOptions(snap.live)
 	// Keep it only when nothing was written while it was read: the parts
 	// come from separate reads.
 	if after, err := c.Store.SnapshotVersion(ctx); err == nil && after == snap.version {
@@ -134,14 +136,15 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 	return snap, nil
 }
 
-// LiveRows returns the live subsamples with their sendability verdicts.
-// The caller must not modify them.
-func (c *Checker) LiveRows(ctx context.Context) ([]views.LiveRow, error) {
+// LiveRows returns the live subsamples with their sendability verdicts,
+// and the choices of the live list's filters. The caller must not modify
+// them.
+func (c *Checker) LiveRows(ctx context.Context) ([]views.LiveRow, views.LiveOptions, error) {
 	snap, err := c.current(ctx)
 	if err != nil {
-		return nil, err
+		return nil, views.LiveOptions{}, err
 	}
-	return snap.live, nil
+	return snap.live, snap.liveOptions, nil
 }
 
 // facts gathers what sendability is decided on for one subsample.

@@ -22,7 +22,7 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
 	}
-	all, err := h.Checker.LiveRows(ctx)
+	all, options, err := h.Checker.LiveRows(ctx)
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (h *Handler) Live(c echo.Context) error {
 		}
 		return h.sendCSV(c, "live-subsamples", snapshot, func(w *csvWriter) error { return writeLiveCSV(w, matching) })
 	}
-	table := liveTable(q, all, matching)
+	table := liveTable(q, all, matching, options)
 	p := h.page("Live subsamples", "live")
 	if isHTMX(c) {
 		return render(c, http.StatusOK, views.LiveTable(p, table))
@@ -48,12 +48,12 @@ func (h *Handler) Live(c echo.Context) error {
 
 // liveTable builds the view of one page of the list, with the URLs of its
 // neighbours, its CSV and its sorted columns.
-func liveTable(q LiveQuery, all, matching []views.LiveRow) views.LiveTableView {
+func liveTable(q LiveQuery, all, matching []views.LiveRow, options views.LiveOptions) views.LiveTableView {
 	rows, page := q.PageOf(matching)
 	t := views.LiveTableView{
 		Rows: rows, Matching: len(matching), All: len(all), Page: page,
 		Pages: max(1, (len(matching)+livePageSize-1)/livePageSize), Sort: q.Sort,
-		Options: liveOptions(all), SortURLs: map[string]string{},
+		Options: options, SortURLs: map[string]string{},
 		Filters: views.LiveFilters{Sendability: q.Sendability, Status: q.Status, Country: q.Country, ResearchType: q.ResearchType,
 			Category: q.Category, Device: q.Device, CPIMin: optFloat(q.CPIMin, -1), CPIMax: optFloat(q.CPIMax, -1), Text: q.Text},
 	}

@@ -118,8 +118,12 @@ func (lq LiveQuery) Values() url.Values {
 	return v
 }
 
-// Filter returns the rows that pass every filter, sorted.
+// Filter returns the rows that pass every filter, sorted. With no filter
+// and no sort it returns rows itself; it never modifies rows.
 func (lq LiveQuery) Filter(rows []views.LiveRow) []views.LiveRow {
+	if lq.unfiltered() {
+		return rows
+	}
 	text := strings.ToLower(lq.Text)
 	out := make([]views.LiveRow, 0, len(rows))
 	for _, r := range rows {
@@ -150,6 +154,12 @@ func (lq LiveQuery) Filter(rows []views.LiveRow) []views.LiveRow {
 		})
 	}
 	return out
+}
+
+// unfiltered reports whether the query keeps every row in its order.
+func (lq LiveQuery) unfiltered() bool {
+	return lq.Sendability == "" && lq.Status == "" && lq.Country == "" && lq.ResearchType == "" && lq.Category == "" &&
+		lq.Device == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && lq.Sort == ""
 }
 
 // PageOf returns the rows of the query's page and the page it really is

@@ -65,6 +65,7 @@ type snapshot struct {
 	// reports are rows with their verdicts and entry links (no panelist),
 	// in the same order; live the live list's rows.
 	reports     []SubsampleReport
+	byID        map[int64]int // index of a subsample in rows and reports
 	live        []views.LiveRow
 	liveOptions views.LiveOptions
 }
@@ -115,8 +116,10 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	snap.reports = make([]SubsampleReport, len(snap.rows))
+	snap.byID = make(map[int64]int, len(snap.rows))
 	for i, row := range snap.rows {
 		snap.reports[i] = snap.report(row, "")
+		snap.byID[row.SubsampleID] = i
 	}
 	snap.live = make([]views.LiveRow, len(rows))
 	for i, r := range rows {
@@ -145,6 +148,35 @@ func (c *Checker) LiveRows(ctx context.Context) ([]views.LiveRow, views.LiveOpti
 		return nil, views.LiveOptions{}, err
 	}
 	return snap.live, snap.liveOptions, nil
+}
+
+// Report returns one subsample of the current snapshot with its verdict,
+// or an error wrapping store.ErrNotFound.
+func (c *Checker) Report(ctx context.Context, subsampleID int64) (SubsampleReport, error) {
+	snap, err := c.current(ctx)
+	if err != nil {
+		return SubsampleReport{}, err
+	}
+	i, ok := snap.byID[subsampleID]
+	if !ok {
+		return SubsampleReport{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+	}
+	return snap.reports[i], nil
+}
+
+// EventReports returns every subsample of an event with its verdict.
+func (c *Checker) EventReports(ctx context.Context, eventID int64) ([]SubsampleReport, error) {
+	snap, err := c.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []SubsampleReport
+	for _, r := range snap.reports {
+		if r.EventID == eventID {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // facts gathers what sendability is decided on for one subsample.

@@ -63,11 +63,11 @@ func (h *Handler) subsampleOf(c echo.Context) (int64, store.SubsampleRow, error)
 	if err != nil {
 		return 0, store.SubsampleRow{}, err
 	}
-	row, err := h.Store.SubsampleRowOf(c.Request().Context(), id)
+	report, err := h.Checker.Report(c.Request().Context(), id)
 	if err != nil {
 		return 0, store.SubsampleRow{}, subsampleNotFound(err, id)
 	}
-	return id, row, nil
+	return id, report.SubsampleRow, nil
 }
 
 // fillLiveParts adds what the refresher fetched for a live subsample: entry
@@ -146,22 +146,15 @@ func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, qu
 
 // eventSiblings returns the other subsamples of row's event with their verdicts.
 func (h *Handler) eventSiblings(ctx context.Context, row store.SubsampleRow) ([]views.SiblingView, error) {
-	rows, err := h.Store.EventSubsamples(ctx, row.EventID)
+	reports, err := h.Checker.EventReports(ctx, row.EventID)
 	if err != nil {
 		return nil, err
 	}
 	var out []views.SiblingView
-	for _, r := range rows {
-		if r.SubsampleID == row.SubsampleID {
-			continue
+	for _, r := range reports {
+		if r.SubsampleID != row.SubsampleID {
+			out = append(out, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
 		}
-		var quotas []client.Quota
-		if r.Live {
-			if quotas, err = h.Store.QuotasOf(ctx, r.SubsampleID); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, views.SiblingView{SubsampleRow: r, Verdict: rules.Sendability(facts(r, quotas))})
 	}
 	return out, nil
 }

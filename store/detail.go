@@ -145,16 +145,6 @@ func (s *Store) SubsampleSummary(ctx context.Context, subsampleID int64) (client
 	return out, nil
 }
 
-// EventSubsamples returns every subsample of one event in the current
-// snapshot, by subsample id.
-func (s *Store) EventSubsamples(ctx context.Context, eventID int64) ([]SubsampleRow, error) {
-	var rows []SubsampleRow
-	if err := s.reader.SelectContext(ctx, &rows, `SELECT * FROM (`+subsampleRowsQuery+`) WHERE event_id = ? ORDER BY subsample_id`, eventID); err != nil {
-		return nil, fmt.Errorf("subsamples of event %d: %w", eventID, err)
-	}
-	return rows, nil
-}
-
 // Library returns the questions among questionIDs that a locale's library
 // holds, by id, with their answers by question id and answer id. Questions
 // the library lacks are simply absent.

@@ -206,3 +206,17 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Error("the refresh in flight was not cancelled")
 	}
 }
+
+func TestSecureHeaders(t *testing.T) {
+	a := newApp(t)
+	for _, path := range []string{"/", "/live", "/api/v1/subsamples", "/static/app.css", "/no-such-page"} {
+		resp, _ := a.do(t, "GET", path, nil)
+		csp := resp.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("%s: Content-Security-Policy %q", path, csp)
+		}
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") == "" {
+			t.Errorf("%s: headers %v", path, resp.Header)
+		}
+	}
+}

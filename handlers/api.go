@@ -152,7 +152,7 @@ type PanelistSurveysJSON struct {
 
 // PanelistSurveys shapes the checks of one panelist for the API.
 func PanelistSurveys(panelistID string, checks []PanelistCheck) PanelistSurveysJSON {
-	out := PanelistSurveysJSON{PanelistID: panelistID, MayEnter: []EligibilityJSON{}, Others: []EligibilityJSON{}}
+	out := PanelistSurveysJSON{PanelistID: panelistID, MayEnter: make([]EligibilityJSON, 0, len(checks)), Others: make([]EligibilityJSON, 0, len(checks))}
 	for _, pc := range checks {
 		if pc.MayEnter() {
 			out.MayEnter = append(out.MayEnter, pc.toJSON(panelistID))

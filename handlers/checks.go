@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -208,6 +209,22 @@ func (snap *snapshot) report(row store.SubsampleRow, panelistID string) Subsampl
 	return r
 }
 
+// withPanelist fills the empty trailing id of prepared links with
+// panelistID, query-escaped, as rules.EntryLink would, without parsing
+// each link again. A link that does not end in an empty id (it has a
+// fragment) is prepared again by slow().
+func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLinks) []EntryLinks {
+	id := url.QueryEscape(panelistID)
+	out := make([]EntryLinks, len(links))
+	for i, l := range links {
+		if l.Problem != "" || !strings.HasSuffix(l.Live, "id=") || !strings.HasSuffix(l.Testing, "id=") {
+			return slow()
+		}
+		out[i] = EntryLinks{Locale: l.Locale, Live: l.Live + id, Testing: l.Testing + id}
+	}
+	return out
+}
+
 // entryLinks prepares a subsample's entry links, filled for panelistID
 // when it is not empty.
 func (snap *snapshot) entryLinks(row store.SubsampleRow, panelistID string) []EntryLinks {
@@ -312,7 +329,7 @@ func (c *Checker) check(ctx context.Context, panelistID string, snap *snapshot) 
 		return nil, err
 	}
 	now := c.Now()
-	var out []PanelistCheck
+	out := make([]PanelistCheck, 0, len(snap.live))
 	for i, row := range snap.rows {
 		if !row.Live {
 			continue
@@ -328,7 +345,7 @@ func (c *Checker) check(ctx context.Context, panelistID string, snap *snapshot) 
 		target := rules.Target{SubsampleID: row.SubsampleID, EventID: row.EventID}
 		pc.Eligibility = rules.Eligibility(target, snap.rules[row.SubsampleID], history, snap.parents, now)
 		if pc.MayEnter() {
-			pc.Links = snap.entryLinks(row, panelistID)
+			pc.Links = withPanelist(pc.Links, panelistID, func() []EntryLinks { return snap.entryLinks(row, panelistID) })
 		}
 		out = append(out, pc)
 	}

@@ -257,7 +257,7 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d.csv"`, subsampleID))
-	return WriteBulkCSV(c.Request().Context(), h.Checker, subsampleID, ids, c.Response())
+	return WriteBulkCSV(c.Request().Context(), h.Checker, subsampleID, ids, c.Response(), true)
 }
 
 // parseID parses a positive integer id from a request.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -70,11 +71,14 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 	for name, dst := range map[string]**float64{"cpimin": &lq.CPIMin, "cpimax": &lq.CPIMax} {
 		if raw := strings.TrimSpace(q.Get(name)); raw != "" {
 			v, err := strconv.ParseFloat(raw, 64)
-			if err != nil || v < 0 {
+			if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				return lq, fmt.Errorf("%s %q is not a price", name, raw)
 			}
 			*dst = &v
 		}
+	}
+	if lq.CPIMin != nil && lq.CPIMax != nil && *lq.CPIMin > *lq.CPIMax {
+		return lq, fmt.Errorf("the CPI range runs from %v down to %v", *lq.CPIMin, *lq.CPIMax)
 	}
 	if _, ok := liveSorts[strings.TrimPrefix(lq.Sort, "-")]; lq.Sort != "" && !ok {
 		return lq, fmt.Errorf("sort %q is not a column of the list", lq.Sort)

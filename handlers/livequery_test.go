@@ -70,7 +70,7 @@ func TestLiveQueryFilterAndSort(t *testing.T) {
 }
 
 func TestLiveQueryRejectsBadValues(t *testing.T) {
-	for _, raw := range []string{"sendability=maybe", "device=fridge", "cpimin=cheap", "cpimax=-1", "sort=colour", "page=0", "page=x"} {
+	for _, raw := range []string{"sendability=maybe", "device=fridge", "cpimin=cheap", "cpimax=-1", "sort=colour", "page=0", "page=x", "cpimin=NaN", "cpimax=Inf", "cpimin=5&cpimax=1"} {
 		v, _ := url.ParseQuery(raw)
 		if _, err := ParseLiveQuery(v); err == nil {
 			t.Errorf("%s accepted, want an error", raw)

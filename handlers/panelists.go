@@ -117,13 +117,19 @@ var bulkHeader = []string{"panelistId", "eligible", "reasons"}
 
 // WriteBulkCSV checks ids against a live subsample and writes
 // `panelistId,eligible,reasons`, one line per id in input order; reasons
-// are joined with "; ".
-func WriteBulkCSV(ctx context.Context, checker *Checker, subsampleID int64, ids []string, w io.Writer) error {
+// are joined with "; ". With exactIDs (the API and the CLI, whose answers
+// scripts join back to their input) the ids are echoed byte for byte;
+// otherwise (a download for a spreadsheet) they are neutralised like every
+// other cell.
+func WriteBulkCSV(ctx context.Context, checker *Checker, subsampleID int64, ids []string, w io.Writer, exactIDs bool) error {
 	out := newCSVWriter(w)
 	if err := out.Write(slices.Clone(bulkHeader)...); err != nil {
 		return err
 	}
 	err := checker.BulkCheck(ctx, subsampleID, slices.Values(ids), func(r BulkResult) error {
+		if !exactIDs {
+			return out.Write(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
+		}
 		return out.WriteKeyed(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
 	})
 	if err != nil {

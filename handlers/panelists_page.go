@@ -172,7 +172,7 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d-%s.csv"`, subsampleID, h.Now().UTC().Format("20060102-1504")))
-	return WriteBulkCSV(ctx, h.Checker, subsampleID, ids, c.Response())
+	return WriteBulkCSV(ctx, h.Checker, subsampleID, ids, c.Response(), false)
 }
 
 // lookupCSV answers /panelists.csv?panelist=P: every live subsample with
@@ -201,7 +201,7 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 			for _, l := range j.EntryLinks {
 				links = append(links, l.Locale+" "+l.Live)
 			}
-			if err := w.WriteKeyed(panelistID, itoa(pc.SubsampleID), pc.Name, pc.CountryCode, optFloat(pc.CPI, 2), pc.Currency,
+			if err := w.Write(panelistID, itoa(pc.SubsampleID), pc.Name, pc.CountryCode, optFloat(pc.CPI, 2), pc.Currency,
 				string(j.Sendability), strconv.FormatBool(j.Eligible), strconv.FormatBool(j.MayEnter),
 				strings.Join(why, " "), strings.Join(links, "; ")); err != nil {
 				return err

@@ -36,3 +36,10 @@ document.addEventListener("htmx:configRequest", function (event) {
     if (params[key] === "") delete params[key];
   }
 });
+
+// An error answer lands in #flash (see the server's error handler); the
+// next answer that succeeds clears it.
+document.addEventListener("htmx:afterRequest", function (event) {
+  var flash = document.getElementById("flash");
+  if (flash && event.detail.successful) flash.replaceChildren();
+});

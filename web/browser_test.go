@@ -185,29 +185,56 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	}
 	screenshot(t, ctx, "overview.png")
 
-	// Filter the live list: the URL keeps the filter, every row obeys it.
+	// Sort the live list, then filter it: the URL keeps both and nothing
+	// else, and every row obeys the filter.
 	var url string
 	var badges []string
+	var cpis []float64
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/live"),
 		chromedp.WaitVisible(`[data-testid="live-row"]`),
+		chromedp.Click(`//th/a[contains(., "CPI")]`),
+		chromedp.Poll(`location.search === "?sort=cpi"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.SetValue(`select[name="sendability"]`, "sendable"),
 		chromedp.Evaluate(`document.querySelector('select[name="sendability"]').dispatchEvent(new Event('change', {bubbles: true}))`, nil),
 		chromedp.Poll(`location.search.includes("sendability=sendable")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.WaitNotPresent(`[data-testid="live-row"] [data-state="paused"]`),
 		chromedp.Location(&url),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] .badge')].map(b => b.dataset.state)`, &badges),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] td.num:nth-of-type(4)')].map(td => parseFloat(td.textContent))`, &cpis),
 	)
 	if err != nil {
-		t.Fatalf("filter the live list: %v", err)
+		t.Fatalf("sort and filter the live list: %v", err)
 	}
-	if !strings.Contains(url, "sendability=sendable") || len(badges) == 0 {
-		t.Fatalf("after filtering: URL %s, %d rows", url, len(badges))
+	if !strings.HasSuffix(url, "/live?sendability=sendable&sort=cpi") || len(badges) == 0 {
+		t.Fatalf("after sorting and filtering: URL %s (want only sendability and sort), %d rows", url, len(badges))
 	}
 	for _, b := range badges {
 		if b != "sendable" {
 			t.Errorf("a %s row is shown under the sendable filter", b)
 		}
+	}
+	for i := 1; i < len(cpis); i++ {
+		if cpis[i] < cpis[i-1] {
+			t.Errorf("rows are not sorted by CPI after the filter changed: %v", cpis)
+			break
+		}
+	}
+
+	// A bad filter shows its error in the page and the list still works.
+	err = chromedp.Run(ctx,
+		chromedp.SetValue(`input[name="cpimin"]`, "5"),
+		chromedp.SetValue(`input[name="cpimax"]`, "1"),
+		chromedp.Evaluate(`document.querySelector('#live-filters').requestSubmit()`, nil),
+		chromedp.WaitVisible(`#flash .error`),
+		chromedp.SetValue(`input[name="cpimin"]`, ""),
+		chromedp.SetValue(`input[name="cpimax"]`, ""),
+		chromedp.Evaluate(`document.querySelector('#live-filters').requestSubmit()`, nil),
+		chromedp.WaitNotPresent(`#flash .error`),
+		chromedp.WaitVisible(`#live-table [data-testid="live-row"]`),
+	)
+	if err != nil {
+		t.Fatalf("recover from a bad filter: %v", err)
 	}
 
 	// Download the filtered list as CSV: as many lines as rows matched.

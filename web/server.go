@@ -219,7 +219,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	v := views.ErrorView{Page: p, Status: status, Message: message}
 	component := views.ErrorPage(v)
 	if req.Header.Get("HX-Request") == "true" {
-		component = views.ErrorFragment(v) // swapped into the part of the page that asked
+		// Into the page's error slot, not the element that asked, which
+		// must stay for the next request.
+		component = views.ErrorFragment(v)
+		c.Response().Header().Set("HX-Retarget", "#flash")
+		c.Response().Header().Set("HX-Reswap", "innerHTML")
 	}
 	var buf bytes.Buffer
 	if rerr := component.Render(req.Context(), &buf); rerr != nil {

@@ -90,7 +90,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer st.Close()
 	checker := &handlers.Checker{Store: st, Now: time.Now}
-	if err := handlers.WriteBulkCSV(ctx, checker, *subsample, ids, stdout); err != nil {
+	if err := handlers.WriteBulkCSV(ctx, checker, *subsample, ids, stdout, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
 		}

@@ -381,3 +381,61 @@ func TestChecksFollowEachNewSnapshot(t *testing.T) {
 		t.Errorf("after its quotas failed to read, subsample %d is not unknown: the answer came from a stale snapshot", target.SubsampleID)
 	}
 }
+
+func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
+	a := refreshed(t)
+	count := func(body string) int { return strings.Count(body, `data-testid="live-row"`) }
+	_, all := a.do(t, "GET", "/live", nil)
+	live := len(a.sim.LiveSubsampleIDs())
+	if want := min(live, 50); count(all) != want {
+		t.Errorf("/live shows %d rows, want %d (50 a page)", count(all), want)
+	}
+	tests := []struct {
+		query string
+		rows  func(handlers.SubsampleJSON) bool
+	}{
+		{"sendability=sendable", func(s handlers.SubsampleJSON) bool { return s.Sendability == "sendable" }},
+		{"status=Live+for+testing", func(s handlers.SubsampleJSON) bool { return s.Status == "Live for testing" }},
+		{"country=US", func(s handlers.SubsampleJSON) bool { return s.Country == "US" }},
+		{"cpimin=5&cpimax=9", func(s handlers.SubsampleJSON) bool { return s.CPI != nil && *s.CPI >= 5 && *s.CPI <= 9 }},
+	}
+	var subsamples []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &subsamples)
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			want := 0
+			for _, s := range subsamples {
+				if s.CPI != nil && tt.rows(s) { // listed by live-details
+					want++
+				}
+			}
+			resp, body := a.do(t, "GET", "/live.csv?"+tt.query, nil)
+			if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename="live-subsamples_`) {
+				t.Fatalf("CSV: %d %v", resp.StatusCode, resp.Header)
+			}
+			rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+			if err != nil || rows[0][0] != "subsampleId" || len(rows)-1 != want {
+				t.Errorf("CSV has %d rows (%v), the API says %d match", len(rows)-1, err, want)
+			}
+			_, page := a.do(t, "GET", "/live?"+tt.query, map[string]string{"HX-Request": "true"})
+			if strings.Contains(page, "<html") || count(page) != min(want, 50) {
+				t.Errorf("htmx table has %d rows, want %d", count(page), min(want, 50))
+			}
+		})
+	}
+	_, sorted := a.do(t, "GET", "/live.csv?sort=-cpi", nil)
+	rows, _ := csv.NewReader(strings.NewReader(sorted)).ReadAll()
+	for i := 2; i < len(rows); i++ {
+		prev, _ := strconv.ParseFloat(rows[i-1][8], 64)
+		cur, _ := strconv.ParseFloat(rows[i][8], 64)
+		if cur > prev {
+			t.Fatalf("sort=-cpi: row %d has CPI %v after %v", i, cur, prev)
+		}
+	}
+	for _, bad := range []string{"cpimin=abc", "sort=bogus", "page=0", "sendability=maybe", "device=fridge"} {
+		resp, body := a.do(t, "GET", "/live?"+bad, map[string]string{"HX-Request": "true"})
+		if resp.StatusCode != 400 || resp.Header.Get("HX-Retarget") != "#flash" || !strings.Contains(body, "could not be read") {
+			t.Errorf("/live?%s: %d %q, want 400 retargeted to #flash", bad, resp.StatusCode, body)
+		}
+	}
+}

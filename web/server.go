@@ -224,6 +224,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		component = views.ErrorFragment(v)
 		c.Response().Header().Set("HX-Retarget", "#flash")
 		c.Response().Header().Set("HX-Reswap", "innerHTML")
+		c.Response().Header().Set("HX-Reselect", "[role=alert]") // overrides an hx-select of the asking element
 	}
 	var buf bytes.Buffer
 	if rerr := component.Render(req.Context(), &buf); rerr != nil {

@@ -74,6 +74,9 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 			return err
 		}
 		defer w.close()
+		if err := w.preload(ctx, tx); err != nil {
+			return err
+		}
 		for _, live := range snap.Live {
 			d, ok := snap.Details[live.SubsampleID]
 			if !ok {
@@ -327,6 +330,9 @@ func replaceLive(ctx context.Context, tx *sqlx.Tx, live []client.LiveSubsample, 
 // statements prepared once per transaction.
 type detailWriter struct {
 	delQuotas, insQuota, delRules, insRule, upsertFetch, insHistory, currentCounts *sqlx.Stmt
+	// preloaded holds every subsample's current counts when a whole
+	// snapshot is written, read in one query instead of one a subsample.
+	preloaded map[int64]map[int64]quotaCounts
 }
 
 type quotaCounts struct {
@@ -361,7 +367,29 @@ func newDetailWriter(ctx context.Context, tx *sqlx.Tx) (*detailWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &detailWriter{stmts[0], stmts[1], stmts[2], stmts[3], stmts[4], stmts[5], stmts[6]}, nil
+	return &detailWriter{stmts[0], stmts[1], stmts[2], stmts[3], stmts[4], stmts[5], stmts[6], nil}, nil
+}
+
+// preload reads the current counts of every quota in one query.
+func (w *detailWriter) preload(ctx context.Context, tx *sqlx.Tx) error {
+	rows, err := tx.QueryxContext(ctx, `SELECT subsample_id, quota_id, achieved, remaining_exclusive, remaining_shared FROM quotas`)
+	if err != nil {
+		return fmt.Errorf("current quotas: %w", err)
+	}
+	defer rows.Close()
+	w.preloaded = make(map[int64]map[int64]quotaCounts)
+	for rows.Next() {
+		var subsampleID, quotaID int64
+		var c quotaCounts
+		if err := rows.Scan(&subsampleID, &quotaID, &c.Achieved, &c.RemainingExclusive, &c.RemainingShared); err != nil {
+			return fmt.Errorf("current quotas: %w", err)
+		}
+		if w.preloaded[subsampleID] == nil {
+			w.preloaded[subsampleID] = make(map[int64]quotaCounts)
+		}
+		w.preloaded[subsampleID][quotaID] = c
+	}
+	return rows.Err()
 }
 
 func (w *detailWriter) close() {
@@ -372,6 +400,9 @@ func (w *detailWriter) close() {
 // snapshot being replaced, so that a quota_history row is added only when a
 // quota's counts moved.
 func (w *detailWriter) previousCounts(ctx context.Context, id int64) (map[int64]quotaCounts, error) {
+	if w.preloaded != nil {
+		return w.preloaded[id], nil
+	}
 	rows, err := w.currentCounts.QueryxContext(ctx, id)
 	if err != nil {
 		return nil, err

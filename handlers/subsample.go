@@ -411,3 +411,59 @@ func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
 func (h *Handler) subsampleRefreshView(id int64) views.SubsampleRefreshView {
 	return views.SubsampleRefreshView{SubsampleID: id, Progress: h.Refresher.Progress()}
 }
+
+// SubsampleVerdictCSV answers GET /subsamples/{id}/verdict.csv: each
+// sendability rule's outcome, in the spec's order.
+func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
+	id, _, err := h.subsampleOf(c)
+	if err != nil {
+		return err
+	}
+	report, err := h.Checker.Report(c.Request().Context(), id)
+	if err != nil {
+		return subsampleNotFound(err, id)
+	}
+	at, err := h.snapshotTime(c.Request().Context(), store.DatasetEvents)
+	if err != nil {
+		return err
+	}
+	return h.sendCSV(c, fmt.Sprintf("subsample-%d-verdict", id), at, func(w *csvWriter) error {
+		if err := w.Write("subsampleId", "sendability", "rule", "outcome", "detail"); err != nil {
+			return err
+		}
+		for _, check := range report.Verdict.Checks {
+			if err := w.Write(itoa(id), string(report.Verdict.State), check.Rule, string(check.Outcome), check.Detail); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SubsampleLinksCSV answers GET /subsamples/{id}/links.csv: the entry links
+// per locale, prepared as the page shows them.
+func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
+	id, _, err := h.subsampleOf(c)
+	if err != nil {
+		return err
+	}
+	report, err := h.Checker.Report(c.Request().Context(), id)
+	if err != nil {
+		return subsampleNotFound(err, id)
+	}
+	at, err := h.snapshotTime(c.Request().Context(), store.DatasetEvents)
+	if err != nil {
+		return err
+	}
+	return h.sendCSV(c, fmt.Sprintf("subsample-%d-links", id), at, func(w *csvWriter) error {
+		if err := w.Write("subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"); err != nil {
+			return err
+		}
+		for _, l := range report.Links {
+			if err := w.Write(itoa(id), l.Locale, l.Live, l.Testing, l.Problem); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

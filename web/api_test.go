@@ -17,6 +17,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
+	"fieldboard/rules"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
 )
@@ -437,5 +438,24 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 		if resp.StatusCode != 400 || resp.Header.Get("HX-Retarget") != "#flash" || !strings.Contains(body, "could not be read") {
 			t.Errorf("/live?%s: %d %q, want 400 retargeted to #flash", bad, resp.StatusCode, body)
 		}
+	}
+}
+
+func TestSubsampleVerdictAndLinksCSV(t *testing.T) {
+	a := refreshed(t)
+	target, _ := sendableSiblings(t, a)
+	id := strconv.FormatInt(target.SubsampleID, 10)
+	resp, body := a.do(t, "GET", "/subsamples/"+id+"/verdict.csv", nil)
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if resp.StatusCode != 200 || err != nil || len(rows) != 6 || rows[1][2] != rules.RuleStatus || rows[1][3] != "pass" {
+		t.Errorf("verdict CSV: %d %v %q", resp.StatusCode, err, rows)
+	}
+	resp, body = a.do(t, "GET", "/subsamples/"+id+"/links.csv", nil)
+	rows, err = csv.NewReader(strings.NewReader(body)).ReadAll()
+	if resp.StatusCode != 200 || err != nil || len(rows) != len(target.EntryLinks)+1 || !strings.Contains(rows[1][2], "SAPI=1") {
+		t.Errorf("links CSV: %d %v %q", resp.StatusCode, err, rows)
+	}
+	if resp, _ := a.do(t, "GET", "/subsamples/999999999/links.csv", nil); resp.StatusCode != 404 {
+		t.Errorf("links CSV of an unknown subsample: %d, want 404", resp.StatusCode)
 	}
 }

@@ -55,6 +55,8 @@ func (s *Server) Routes() *echo.Echo {
 	// Pages added by the dashboard issue.
 	e.GET("/subsamples/:id", h.Subsample)
 	e.GET("/subsamples/:id/quotas.csv", h.SubsampleQuotasCSV)
+	e.GET("/subsamples/:id/verdict.csv", h.SubsampleVerdictCSV)
+	e.GET("/subsamples/:id/links.csv", h.SubsampleLinksCSV)
 	e.POST("/subsamples/:id/refresh", h.RefreshSubsample)
 	e.GET("/subsamples/:id/refresh/progress", h.SubsampleRefreshProgress)
 	e.GET("/events", h.Events)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,7 +129,11 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	locale, err := pickLocale(locales, c.Param("locale"))
+	raw, err := url.PathUnescape(c.Param("locale")) // Echo leaves path parameters escaped
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "The locale is not a valid URL path segment.")
+	}
+	locale, err := pickLocale(locales, raw)
 	if err != nil {
 		return err
 	}

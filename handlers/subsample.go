@@ -396,7 +396,7 @@ func (h *Handler) RefreshSubsample(c echo.Context) error {
 // which the refresh panel polls while a refresh runs. The htmx poll that
 // sees it finished gets HX-Refresh, so the page reloads with fresh figures.
 func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
-	id, err := parseID("Subsample id", c.Param("id"))
+	id, _, err := h.subsampleOf(c)
 	if err != nil {
 		return err
 	}

@@ -459,3 +459,14 @@ func TestSubsampleVerdictAndLinksCSV(t *testing.T) {
 		t.Errorf("links CSV of an unknown subsample: %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestOddSubsampleAndLocalePaths(t *testing.T) {
+	a := refreshed(t)
+	if resp, _ := a.do(t, "GET", "/subsamples/999999999/refresh/progress", map[string]string{"HX-Request": "true"}); resp.StatusCode != 404 {
+		t.Errorf("refresh progress of an unknown subsample: %d, want 404", resp.StatusCode)
+	}
+	resp, body := a.do(t, "GET", "/library/en-gb%2F..%2F/questions/1/answers", nil)
+	if resp.StatusCode != 404 || strings.Contains(body, "%2F") {
+		t.Errorf("library path with an encoded slash: %d, want 404 naming the locale decoded", resp.StatusCode)
+	}
+}

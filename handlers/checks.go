@@ -112,7 +112,7 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, quotas, err := c.Store.LiveRowsWithQuotas(ctx)
+	rows, err := c.Store.LiveRows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +122,14 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 		snap.reports[i] = snap.report(row, "")
 		snap.byID[row.SubsampleID] = i
 	}
+	// The live list's rows take the verdicts just decided for the reports.
 	snap.live = make([]views.LiveRow, len(rows))
 	for i, r := range rows {
-		snap.live[i] = views.LiveRow{LiveRow: r, Verdict: rules.Sendability(rules.SubsampleFacts{
-			Status: r.Status, APICompatible: r.APICompatible, CPI: r.CPI, Currency: r.Currency,
-			Quotas: quotas[r.SubsampleID], QuotasLoaded: r.QuotasOK != nil && *r.QuotasOK, QuotasError: r.QuotasError,
-		})}
+		verdict := rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}
+		if j, ok := snap.byID[r.SubsampleID]; ok {
+			verdict = snap.reports[j].Verdict
+		}
+		snap.live[i] = views.LiveRow{LiveRow: r, Verdict: verdict}
 	}
 	snap.liveOptions = liveOptions(snap.live)
 	// Keep it only when nothing was written while it was read: the parts

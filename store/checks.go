@@ -95,12 +95,6 @@ func (s *Store) SubsampleRowOf(ctx context.Context, subsampleID int64) (Subsampl
 	return row, nil
 }
 
-// AllQuotas returns the stored quotas of every live subsample, by
-// subsample id, each list in the provider's order.
-func (s *Store) AllQuotas(ctx context.Context) (map[int64][]client.Quota, error) {
-	return allQuotas(ctx, s.reader, 0)
-}
-
 // allQuotas reads the quotas of every live subsample, or only of
 // subsampleID when it is not 0.
 func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.Quota, error) {
@@ -108,7 +102,7 @@ func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (m
 		SELECT subsample_id, subsample_status, actual_incidence, actual_conversion, actual_abandon,
 			estimated_incidence, remaining_exclusive, remaining_shared, actual_loi, estimated_loi,
 			achieved, table_id, table_name, quota_id, quota_name, quota_type, questions
-		FROM quotas WHERE ? IN (0, subsample_id) ORDER BY subsample_id, position`, subsampleID)
+		FROM quotas`+onlySubsample(subsampleID)+` ORDER BY subsample_id, position`, subsampleID)
 	if err != nil {
 		return nil, fmt.Errorf("all quotas: %w", err)
 	}
@@ -137,12 +131,6 @@ func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (m
 	return out, nil
 }
 
-// AllEligibilityRules returns the eligibility rules of every live
-// subsample, by subsample id.
-func (s *Store) AllEligibilityRules(ctx context.Context) (map[int64]client.EligibilityRules, error) {
-	return allEligibilityRules(ctx, s.reader, 0)
-}
-
 func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64]client.EligibilityRules, error) {
 	var rows []struct {
 		SubsampleID int64 `db:"subsample_id"`
@@ -150,7 +138,7 @@ func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID
 	}
 	err := sqlx.SelectContext(ctx, q, &rows, `
 		SELECT subsample_id, kind, ref_id, name, main_category_id, generic_category_id, specific_category_id, num_days, return_codes
-		FROM eligibility_rules WHERE ? IN (0, subsample_id) ORDER BY subsample_id, position`, subsampleID)
+		FROM eligibility_rules`+onlySubsample(subsampleID)+` ORDER BY subsample_id, position`, subsampleID)
 	if err != nil {
 		return nil, fmt.Errorf("all eligibility rules: %w", err)
 	}
@@ -165,12 +153,6 @@ func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID
 	return out, nil
 }
 
-// AllEntryLinks returns the locales and entry links of every live
-// subsample, by subsample id.
-func (s *Store) AllEntryLinks(ctx context.Context) (map[int64][]client.SubsampleLocale, error) {
-	return allEntryLinks(ctx, s.reader, 0)
-}
-
 func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.SubsampleLocale, error) {
 	var rows []struct {
 		SubsampleID int64  `db:"subsample_id"`
@@ -180,7 +162,7 @@ func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 	}
 	err := sqlx.SelectContext(ctx, q, &rows, `
 		SELECT subsample_id, locale, live_link, testing_link FROM live_locales
-		WHERE ? IN (0, subsample_id) ORDER BY subsample_id, position`, subsampleID)
+		`+onlySubsample(subsampleID)+` ORDER BY subsample_id, position`, subsampleID)
 	if err != nil {
 		return nil, fmt.Errorf("entry links: %w", err)
 	}
@@ -228,4 +210,15 @@ func (s *Store) CheckData(ctx context.Context, subsampleID int64) (CheckData, er
 		return d, err
 	}
 	return d, nil
+}
+
+// onlySubsample is the WHERE clause that narrows a per-subsample table to
+// subsampleID, or keeps every row for 0, with the one ? both forms take.
+// The narrow form uses the table's primary key; a single clause serving
+// both (? IN (0, subsample_id)) would scan the whole table.
+func onlySubsample(subsampleID int64) string {
+	if subsampleID == 0 {
+		return ` WHERE ? = 0`
+	}
+	return ` WHERE subsample_id = ?`
 }

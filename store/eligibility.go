@@ -57,20 +57,14 @@ func ruleRows(r client.EligibilityRules) []ruleRow {
 // EligibilityRulesOf returns the eligibility rules of a live subsample as
 // the provider sent them, in their original order.
 func (s *Store) EligibilityRulesOf(ctx context.Context, subsampleID int64) (client.EligibilityRules, error) {
-	var rows []ruleRow
-	err := s.reader.SelectContext(ctx, &rows, `
-		SELECT kind, ref_id, name, main_category_id, generic_category_id, specific_category_id, num_days, return_codes
-		FROM eligibility_rules WHERE subsample_id = ? ORDER BY position`, subsampleID)
+	if subsampleID == 0 {
+		return client.EligibilityRules{}, nil
+	}
+	rules, err := allEligibilityRules(ctx, s.reader, subsampleID)
 	if err != nil {
-		return client.EligibilityRules{}, fmt.Errorf("eligibility rules of subsample %d: %w", subsampleID, err)
+		return client.EligibilityRules{}, err
 	}
-	var rules client.EligibilityRules
-	for _, r := range rows {
-		if err := r.appendTo(&rules); err != nil {
-			return client.EligibilityRules{}, fmt.Errorf("eligibility rules of subsample %d: %w", subsampleID, err)
-		}
-	}
-	return rules, nil
+	return rules[subsampleID], nil
 }
 
 // appendTo adds the entry to the array of rules it belongs to.

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -51,25 +49,6 @@ const totalQuotaCondition = `lower(q.quota_type) = 'counting' AND lower(trim(q.t
 // and subsample id.
 func (s *Store) LiveRows(ctx context.Context) ([]LiveRow, error) {
 	return liveRows(ctx, s.reader)
-}
-
-// LiveRowsWithQuotas returns LiveRows and the quotas of every live
-// subsample, read in one transaction so both come from the same snapshot.
-func (s *Store) LiveRowsWithQuotas(ctx context.Context) ([]LiveRow, map[int64][]client.Quota, error) {
-	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, nil, fmt.Errorf("read snapshot: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := liveRows(ctx, tx)
-	if err != nil {
-		return nil, nil, err
-	}
-	quotas, err := allQuotas(ctx, tx, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rows, quotas, nil
 }
 
 func liveRows(ctx context.Context, q sqlx.QueryerContext) ([]LiveRow, error) {
@@ -121,29 +100,14 @@ func (s *Store) FetchOf(ctx context.Context, subsampleID int64) (QuotaFetch, err
 
 // QuotasOf returns the stored quotas of a subsample in the provider's order.
 func (s *Store) QuotasOf(ctx context.Context, subsampleID int64) ([]client.Quota, error) {
-	var rows []struct {
-		client.Quota
-		Questions string `db:"questions"`
+	if subsampleID == 0 {
+		return nil, nil
 	}
-	err := s.reader.SelectContext(ctx, &rows, `
-		SELECT subsample_status AS subsamplestatus, actual_incidence AS actualclientincidencerate,
-			actual_conversion AS actualclientconversionrate, actual_abandon AS actualclientabandonrate,
-			estimated_incidence AS estimatedincidence, remaining_exclusive AS remainingexclusive,
-			remaining_shared AS remainingshared, actual_loi AS actualclientloi, estimated_loi AS estimatedloi,
-			achieved AS achievedinterviews, table_id AS tableid, table_name AS tablename, quota_id AS quotaid,
-			quota_name AS quotaname, quota_type AS quotatype, questions
-		FROM quotas WHERE subsample_id = ? ORDER BY position`, subsampleID)
+	quotas, err := allQuotas(ctx, s.reader, subsampleID)
 	if err != nil {
-		return nil, fmt.Errorf("quotas of subsample %d: %w", subsampleID, err)
+		return nil, err
 	}
-	quotas := make([]client.Quota, len(rows))
-	for i, r := range rows {
-		quotas[i] = r.Quota
-		if err := json.Unmarshal([]byte(r.Questions), &quotas[i].Questions); err != nil {
-			return nil, fmt.Errorf("quotas of subsample %d: conditions of quota %d: %w", subsampleID, r.QuotaID, err)
-		}
-	}
-	return quotas, nil
+	return quotas[subsampleID], nil
 }
 
 // CountLive returns the number of live subsamples in the current snapshot.

@@ -394,7 +394,7 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	unread := rulesUnread(row)
 	target := rules.Target{SubsampleID: subsampleID, EventID: row.EventID}
 	now := c.Now()
-	return c.Store.ScanHistory(ctx, panelists, historyFilter(target, ruleSet, parents), func(id string, records []rules.HistoryRecord) error {
+	return c.Store.ScanHistory(ctx, panelists, store.HistoryFilter(rules.Relevant(target, ruleSet, parents)), func(id string, records []rules.HistoryRecord) error {
 		res := rules.Eligibility(target, ruleSet, records, parents, now)
 		out := BulkResult{PanelistID: id, Eligible: res.Eligible && unread == ""}
 		if unread != "" {
@@ -405,64 +405,4 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		}
 		return emit(out)
 	})
-}
-
-// historyFilter narrows the history a bulk check reads to the records that
-// can exclude from target: those on the subsamples, research types, events
-// and categories the rules name with one of their return codes, and any
-// record on the target's event (unique respondents).
-func historyFilter(target rules.Target, r client.EligibilityRules, parents rules.CategoryParents) store.HistoryFilter {
-	f := store.HistoryFilter{EventID: target.EventID}
-	codes := map[int64]bool{}
-	addCodes := func(list []int64) bool {
-		any := false
-		for _, c := range list {
-			if c != 0 {
-				codes[c], any = true, true
-			}
-		}
-		return any
-	}
-	for _, e := range r.Surveys {
-		if id := deref(e.ID); id != 0 && addCodes(e.ReturnCodes) {
-			f.SubsampleIDs = append(f.SubsampleIDs, id)
-		}
-	}
-	for _, e := range r.ResearchTypes {
-		if id := deref(e.ID); id != 0 && addCodes(e.ReturnCodes) {
-			f.ResearchTypeIDs = append(f.ResearchTypeIDs, id)
-		}
-	}
-	for _, e := range r.Events {
-		if id := deref(e.ID); id != 0 && addCodes(e.ReturnCodes) {
-			f.EventIDs = append(f.EventIDs, id)
-		}
-	}
-	for _, e := range r.Categories {
-		specific, generic, main := deref(e.SpecificCategoryID), deref(e.GenericCategoryID), deref(e.MainCategoryID)
-		if specific == 0 && generic == 0 && main == 0 || !addCodes(e.ReturnCodes) {
-			continue
-		}
-		switch {
-		case specific != 0:
-			f.CategoryIDs = append(f.CategoryIDs, specific)
-		default:
-			for id, p := range parents {
-				if generic != 0 && p.GenericID == generic || generic == 0 && p.MainID == main {
-					f.CategoryIDs = append(f.CategoryIDs, id)
-				}
-			}
-		}
-	}
-	for c := range codes {
-		f.Statuses = append(f.Statuses, c)
-	}
-	return f
-}
-
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

@@ -1,0 +1,64 @@
+package rules
+
+import (
+	"slices"
+
+	"fieldboard/client"
+)
+
+// RelevantHistory names the history records that can exclude a panelist
+// from target, so a bulk check reads only those: records whose status is
+// one of Statuses and that lie on one of the subsamples, research types,
+// events or (specific) categories the applicable entries name, plus any
+// record on target's event (unique respondents, EventID). An entry that
+// does not apply (0 or null id, placeholder codes) names nothing; a generic
+// or main category entry names every specific category under it.
+type RelevantHistory struct {
+	EventID         int64
+	Statuses        []int64
+	SubsampleIDs    []int64
+	ResearchTypeIDs []int64
+	EventIDs        []int64
+	CategoryIDs     []int64
+}
+
+// Relevant returns the history that can matter for target under rules.
+func Relevant(target Target, rules client.EligibilityRules, parents CategoryParents) RelevantHistory {
+	r := RelevantHistory{EventID: target.EventID}
+	add := func(ids *[]int64, id int64, codes []int64) {
+		if id == 0 || !hasRealCode(codes) {
+			return
+		}
+		if !slices.Contains(*ids, id) {
+			*ids = append(*ids, id)
+		}
+		for _, c := range codes {
+			if c != 0 && !slices.Contains(r.Statuses, c) {
+				r.Statuses = append(r.Statuses, c)
+			}
+		}
+	}
+	for _, e := range rules.Surveys {
+		add(&r.SubsampleIDs, idOf(e.ID), e.ReturnCodes)
+	}
+	for _, e := range rules.ResearchTypes {
+		add(&r.ResearchTypeIDs, idOf(e.ID), e.ReturnCodes)
+	}
+	for _, e := range rules.Events {
+		add(&r.EventIDs, idOf(e.ID), e.ReturnCodes)
+	}
+	for i := range rules.Categories {
+		e := &rules.Categories[i]
+		level, id := categoryLevel(e)
+		if level == matchSpecificCategory {
+			add(&r.CategoryIDs, id, e.ReturnCodes)
+			continue
+		}
+		for specific := range parents {
+			if fieldMatches(&HistoryRecord{CategoryID: specific}, level, id, parents) {
+				add(&r.CategoryIDs, specific, e.ReturnCodes)
+			}
+		}
+	}
+	return r
+}

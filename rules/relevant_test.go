@@ -1,0 +1,42 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+
+	"fieldboard/client"
+)
+
+func TestRelevantHistory(t *testing.T) {
+	parents := CategoryParents{101: {GenericID: 10, MainID: 1}, 102: {GenericID: 10, MainID: 1}, 201: {GenericID: 20, MainID: 1}}
+	rules := client.EligibilityRules{
+		Surveys:       []client.SurveyRule{{ID: id64(123), ReturnCodes: []int64{3, 82}}, {ID: id64(0), ReturnCodes: []int64{3}}},
+		ResearchTypes: []client.ResearchTypeRule{{ID: id64(7), ReturnCodes: []int64{0}}},
+		Categories: []client.CategoryRule{
+			{GenericCategoryID: id64(10), ReturnCodes: []int64{92}},
+			{MainCategoryID: id64(1), GenericCategoryID: id64(0), SpecificCategoryID: nil, ReturnCodes: []int64{3}},
+		},
+		Events: []client.EventRule{{ID: id64(950), ReturnCodes: []int64{3}}},
+	}
+	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents)
+	slices.Sort(got.Statuses)
+	slices.Sort(got.CategoryIDs)
+	if got.EventID != 40 {
+		t.Errorf("unique respondents: EventID %d, want the target's event 40", got.EventID)
+	}
+	if !slices.Equal(got.SubsampleIDs, []int64{123}) {
+		t.Errorf("surveys: %v, want [123] (a 0 id is a placeholder and applies to nothing)", got.SubsampleIDs)
+	}
+	if len(got.ResearchTypeIDs) != 0 {
+		t.Errorf("research types: %v, want none (returnCodes [0] exclude nothing)", got.ResearchTypeIDs)
+	}
+	if !slices.Equal(got.EventIDs, []int64{950}) {
+		t.Errorf("events: %v, want [950]", got.EventIDs)
+	}
+	if want := []int64{101, 102, 201}; !slices.Equal(got.CategoryIDs, want) {
+		t.Errorf("categories: %v, want %v (generic 10 and main 1 through the parents)", got.CategoryIDs, want)
+	}
+	if want := []int64{3, 82, 92}; !slices.Equal(got.Statuses, want) {
+		t.Errorf("statuses: %v, want %v", got.Statuses, want)
+	}
+}

@@ -119,17 +119,10 @@ func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
 		return err
 	}
 	for _, r := range rows {
-		var devices []string
-		for name, ok := range map[string]bool{"desktop": r.AllowDesktop, "mobile": r.AllowMobile, "tablet": r.AllowTablet} {
-			if ok {
-				devices = append(devices, name)
-			}
-		}
-		slices.Sort(devices)
 		err := w.Write(itoa(r.SubsampleID), itoa(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
 			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
 			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, optFloat(r.ExpectedLOI, 0), optFloat(r.ExpectedIncidence, 0),
-			strings.Join(devices, " "), r.ResearchType, r.Categories, r.Countries, r.Locales,
+			views.Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
 			optTime(r.FieldStart), optTime(r.FieldEnd), optInt(r.TotalAchieved), optInt(r.TotalRemaining))
 		if err != nil {
 			return err

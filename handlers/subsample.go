@@ -415,7 +415,7 @@ func (h *Handler) subsampleRefreshView(id int64) views.SubsampleRefreshView {
 // SubsampleVerdictCSV answers GET /subsamples/{id}/verdict.csv: each
 // sendability rule's outcome, in the spec's order.
 func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
-	id, _, err := h.subsampleOf(c)
+	id, err := parseID("Subsample id", c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -443,7 +443,7 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 // SubsampleLinksCSV answers GET /subsamples/{id}/links.csv: the entry links
 // per locale, prepared as the page shows them.
 func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
-	id, _, err := h.subsampleOf(c)
+	id, err := parseID("Subsample id", c.Param("id"))
 	if err != nil {
 		return err
 	}

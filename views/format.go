@@ -113,8 +113,8 @@ func statusClass(status string) string {
 	}
 }
 
-// devices lists the devices a subsample allows.
-func devices(r store.LiveRow) string {
+// Devices lists the devices a subsample allows, "none" when none.
+func Devices(r store.LiveRow) string {
 	var d []string
 	if r.AllowDesktop {
 		d = append(d, "desktop")

@@ -678,7 +678,7 @@ func LiveTable(p Page, t LiveTableView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var27 string
-					templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(devices(r.LiveRow))
+					templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(Devices(r.LiveRow))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `live.templ`, Line: 184, Col: 32}
 					}

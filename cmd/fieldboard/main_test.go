@@ -124,6 +124,8 @@ func TestBadInvocations(t *testing.T) {
 		{"bad env", []string{"provider-sim"}, map[string]string{"FIELDBOARD_FAIL_RATE": "lots"}, "FIELDBOARD_FAIL_RATE"},
 		{"fail rate out of range", []string{"provider-sim", "--fail-rate", "2"}, nil, "--fail-rate"},
 		{"stray argument", []string{"serve", "extra"}, nil, `unexpected argument "extra"`},
+		{"pprof on a public address", []string{"serve", "--pprof", "0.0.0.0:6060"}, nil, "not a loopback address"},
+		{"pprof without a port", []string{"serve", "--pprof", "localhost"}, nil, "--pprof"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

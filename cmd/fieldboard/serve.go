@@ -32,6 +32,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simSeed      = fs.Int64("sim-seed", 1, "seed of the built-in simulator (without --upstream)")
 		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
+		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
 	if err := parse(fs, args); err != nil {
@@ -50,6 +51,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(*memoryLimit) << 20)
+	}
+
+	if *pprofAddr != "" {
+		stopPprof, err := startPprof(*pprofAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
 	}
 
 	baseURL := up.url

@@ -56,6 +56,7 @@ check-generated:
 		|| { echo "views/$${f%.templ}_templ.go is stale: run 'make generate' and commit it"; exit 1; }; \
 	done
 
-## bench: build the large scenario (cached per seed), measure every figure next to its floor, write bench/results.json
+## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor, write bench/results.json
 bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/
 	cd bench && $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 30m -v .

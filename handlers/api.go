@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -110,17 +109,23 @@ func (p PanelistCheck) toJSON(panelistID string) EligibilityJSON {
 	out := EligibilityJSON{
 		PanelistID: panelistID, SubsampleID: p.SubsampleID, EventID: p.EventID, Name: p.Name,
 		Eligible: p.Eligible(), Sendability: p.Verdict.State, SendabilityReasons: nonNil(p.Verdict.Reasons),
-		MayEnter: p.MayEnter(), Reasons: []ReasonJSON{},
+		MayEnter: p.MayEnter(), Reasons: p.reasons(),
 	}
+	if out.MayEnter {
+		out.EntryLinks = p.PanelistLinks
+	}
+	return out
+}
+
+// reasons are why the panelist is not eligible, never nil.
+func (p PanelistCheck) reasons() []ReasonJSON {
+	out := []ReasonJSON{}
 	if p.RulesUnread != "" {
-		out.Reasons = append(out.Reasons, ReasonJSON{Kind: "rulesUnread", Reason: p.RulesUnread})
+		out = append(out, ReasonJSON{Kind: "rulesUnread", Reason: p.RulesUnread})
 	}
 	for _, e := range p.Eligibility.Exclusions {
 		record := e.Record
-		out.Reasons = append(out.Reasons, ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &record})
-	}
-	if out.MayEnter {
-		out.EntryLinks = p.Links
+		out = append(out, ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &record})
 	}
 	return out
 }
@@ -143,29 +148,17 @@ func (h *Handler) APIEligibility(c echo.Context) error {
 }
 
 // PanelistSurveysJSON lists the subsamples a panelist may enter now, with
-// entry links filled for them, and the others with why not.
+// their live entry links filled for the panelist, and the others with why
+// not. Handlers.Checker.PanelistSurveysJSON writes it.
 type PanelistSurveysJSON struct {
 	PanelistID string            `json:"panelistId"`
 	MayEnter   []EligibilityJSON `json:"mayEnter"`
 	Others     []EligibilityJSON `json:"others"`
 }
 
-// PanelistSurveys shapes the checks of one panelist for the API.
-func PanelistSurveys(panelistID string, checks []PanelistCheck) PanelistSurveysJSON {
-	out := PanelistSurveysJSON{PanelistID: panelistID, MayEnter: make([]EligibilityJSON, 0, len(checks)), Others: make([]EligibilityJSON, 0, len(checks))}
-	for _, pc := range checks {
-		if pc.MayEnter() {
-			out.MayEnter = append(out.MayEnter, pc.toJSON(panelistID))
-		} else {
-			out.Others = append(out.Others, pc.toJSON(panelistID))
-		}
-	}
-	return out
-}
-
 // APIPanelistSurveys answers GET /api/v1/panelists/{id}/surveys.
 func (h *Handler) APIPanelistSurveys(c echo.Context) error {
-	raw, err := url.PathUnescape(c.Param("id")) // Echo leaves %2F and the like escaped
+	raw, err := pathParam(c, "id")
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: not a valid URL path segment")
 	}
@@ -173,11 +166,12 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: "+err.Error())
 	}
-	checks, err := h.Checker.PanelistSurveys(c.Request().Context(), panelistID)
+	body, err := h.Checker.PanelistSurveysJSON(c.Request().Context(), panelistID)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, PanelistSurveys(panelistID, checks))
+	defer ReleaseJSON(body)
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body.Bytes())
 }
 
 // maxImportBytes bounds an uploaded history file.

@@ -65,8 +65,15 @@ type snapshot struct {
 	parents rules.CategoryParents
 	// reports are rows with their verdicts and entry links (no panelist),
 	// in the same order; live the live list's rows.
-	reports     []SubsampleReport
-	byID        map[int64]int // index of a subsample in rows and reports
+	reports []SubsampleReport
+	byID    map[int64]int   // index of a subsample in rows and reports
+	byEvent map[int64][]int // indexes of an event's subsamples
+	// libraryLocales are the locales with a stored question library.
+	libraryLocales map[string]time.Time
+	// targets are the live subsamples prepared for panelist checks, in the
+	// order a panelist's surveys are listed, and book their rules.
+	targets     []liveTarget
+	book        *rules.RuleBook
 	live        []views.LiveRow
 	liveOptions views.LiveOptions
 }
@@ -82,7 +89,17 @@ func (c *Checker) load(ctx context.Context, subsampleID int64) (*snapshot, error
 	if err != nil {
 		return nil, err
 	}
-	return &snapshot{version: d.Version, rows: d.Rows, quotas: d.Quotas, rules: d.Rules, links: d.Links, parents: parents}, nil
+	snap := &snapshot{version: d.Version, rows: d.Rows, quotas: d.Quotas, rules: d.Rules, links: d.Links, parents: parents}
+	snap.reports = make([]SubsampleReport, len(snap.rows))
+	snap.byID = make(map[int64]int, len(snap.rows))
+	snap.byEvent = make(map[int64][]int)
+	for i, row := range snap.rows {
+		snap.reports[i] = snap.report(row, "")
+		snap.byID[row.SubsampleID] = i
+		snap.byEvent[row.EventID] = append(snap.byEvent[row.EventID], i)
+	}
+	snap.prepareTargets()
+	return snap, nil
 }
 
 // current returns the whole snapshot, from memory when its version is still
@@ -116,11 +133,8 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap.reports = make([]SubsampleReport, len(snap.rows))
-	snap.byID = make(map[int64]int, len(snap.rows))
-	for i, row := range snap.rows {
-		snap.reports[i] = snap.report(row, "")
-		snap.byID[row.SubsampleID] = i
+	if snap.libraryLocales, err = c.Store.LibraryLocales(ctx); err != nil {
+		return nil, err
 	}
 	// The live list's rows take the verdicts just decided for the reports.
 	snap.live = make([]views.LiveRow, len(rows))
@@ -153,33 +167,36 @@ func (c *Checker) LiveRows(ctx context.Context) ([]views.LiveRow, views.LiveOpti
 	return snap.live, snap.liveOptions, nil
 }
 
-// Report returns one subsample of the current snapshot with its verdict,
-// or an error wrapping store.ErrNotFound.
-func (c *Checker) Report(ctx context.Context, subsampleID int64) (SubsampleReport, error) {
+// SubsampleParts is one subsample as the current snapshot holds it, with
+// its verdict. Quotas and Rules are the snapshot's: read-only.
+type SubsampleParts struct {
+	SubsampleReport
+	Quotas   []client.Quota
+	Rules    client.EligibilityRules
+	Siblings []SubsampleReport // the other subsamples of its event
+	// LibraryLocales are the locales whose question library is stored,
+	// lowercase, with when each was read.
+	LibraryLocales map[string]time.Time
+}
+
+// Subsample returns one subsample of the current snapshot, or an error
+// wrapping store.ErrNotFound.
+func (c *Checker) Subsample(ctx context.Context, subsampleID int64) (SubsampleParts, error) {
 	snap, err := c.current(ctx)
 	if err != nil {
-		return SubsampleReport{}, err
+		return SubsampleParts{}, err
 	}
 	i, ok := snap.byID[subsampleID]
 	if !ok {
-		return SubsampleReport{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	return snap.reports[i], nil
-}
-
-// EventReports returns every subsample of an event with its verdict.
-func (c *Checker) EventReports(ctx context.Context, eventID int64) ([]SubsampleReport, error) {
-	snap, err := c.current(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []SubsampleReport
-	for _, r := range snap.reports {
-		if r.EventID == eventID {
-			out = append(out, r)
+	p := SubsampleParts{SubsampleReport: snap.reports[i], Quotas: snap.quotas[subsampleID], Rules: snap.rules[subsampleID], LibraryLocales: snap.libraryLocales}
+	for _, j := range snap.byEvent[snap.rows[i].EventID] {
+		if j != i {
+			p.Siblings = append(p.Siblings, snap.reports[j])
 		}
 	}
-	return out, nil
+	return p, nil
 }
 
 // facts gathers what sendability is decided on for one subsample.
@@ -277,11 +294,14 @@ func (c *Checker) Subsamples(ctx context.Context, filter SubsampleFilter) ([]Sub
 
 // PanelistCheck is whether one panelist may enter one subsample now.
 type PanelistCheck struct {
-	SubsampleReport
-	Eligibility rules.EligibilityResult
+	*SubsampleReport // the snapshot's, shared: read-only
+	Eligibility      rules.EligibilityResult
 	// RulesUnread is set when the subsample's eligibility rules could not
 	// be read: the panelist is then not eligible, since nothing confirms it.
 	RulesUnread string
+	// PanelistLinks are the entry links filled for the panelist; set only
+	// when the panelist may enter.
+	PanelistLinks []EntryLinks
 }
 
 // Eligible reports whether no rule excludes the panelist and the rules
@@ -302,7 +322,7 @@ func (c *Checker) Eligibility(ctx context.Context, panelistID string, subsampleI
 	if len(snap.rows) == 0 {
 		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	checks, err := c.check(ctx, panelistID, snap)
+	checks, err := c.checks(ctx, panelistID, snap)
 	if err != nil {
 		return PanelistCheck{}, err
 	}
@@ -313,48 +333,44 @@ func (c *Checker) Eligibility(ctx context.Context, panelistID string, subsampleI
 }
 
 // PanelistSurveys checks one panelist against every live subsample, with
-// entry links filled for the panelist.
+// entry links filled for the panelist where they may enter.
 func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string) ([]PanelistCheck, error) {
 	snap, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.check(ctx, panelistID, snap)
+	return c.checks(ctx, panelistID, snap)
 }
 
-// check decides, for every live subsample of snap, whether the panelist
-// may enter it.
-// Entry links are filled for the panelist only where they may enter.
-func (c *Checker) check(ctx context.Context, panelistID string, snap *snapshot) ([]PanelistCheck, error) {
-	history, err := c.Store.HistoryOf(ctx, panelistID)
-	if err != nil {
-		return nil, err
-	}
-	now := c.Now()
-	out := make([]PanelistCheck, 0, len(snap.live))
-	for i, row := range snap.rows {
-		if !row.Live {
-			continue
-		}
-		var report SubsampleReport
-		if snap.reports != nil {
-			report = snap.reports[i]
-		} else {
-			report = snap.report(row, "")
-		}
-		pc := PanelistCheck{SubsampleReport: report}
-		pc.RulesUnread = rulesUnread(row)
-		target := rules.Target{SubsampleID: row.SubsampleID, EventID: row.EventID}
-		pc.Eligibility = rules.Eligibility(target, snap.rules[row.SubsampleID], history, snap.parents, now)
+// checks collects eachCheck's answers, with entry links filled for the
+// panelist where they may enter.
+func (c *Checker) checks(ctx context.Context, panelistID string, snap *snapshot) ([]PanelistCheck, error) {
+	out := make([]PanelistCheck, 0, len(snap.targets))
+	err := c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, pc PanelistCheck) {
 		if pc.MayEnter() {
-			pc.Links = withPanelist(pc.Links, panelistID, func() []EntryLinks { return snap.entryLinks(row, panelistID) })
+			pc.PanelistLinks = withPanelist(pc.Links, panelistID, func() []EntryLinks { return snap.entryLinks(pc.SubsampleRow, panelistID) })
 		}
 		out = append(out, pc)
-	}
-	return out, nil
+	})
+	return out, err
 }
 
-func rulesUnread(row store.SubsampleRow) string {
+// eachCheck decides, for every live subsample of snap in rank order,
+// whether the panelist may enter it, and hands each answer to fn. The
+// panelist's history is read once and checked by the snapshot's rule book.
+func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapshot, fn func(*liveTarget, PanelistCheck)) error {
+	history, err := c.Store.HistoryOf(ctx, panelistID)
+	if err != nil {
+		return err
+	}
+	snap.book.Check(history, c.Now(), func(i int, r rules.EligibilityResult) {
+		t := &snap.targets[i]
+		fn(t, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r})
+	})
+	return nil
+}
+
+func rulesUnread(row *store.SubsampleRow) string {
 	switch {
 	case row.RulesOK == nil:
 		return "Eligibility rules not read yet."
@@ -391,7 +407,7 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	if err != nil {
 		return err
 	}
-	unread := rulesUnread(row)
+	unread := rulesUnread(&row)
 	target := rules.Target{SubsampleID: subsampleID, EventID: row.EventID}
 	now := c.Now()
 	return c.Store.ScanHistory(ctx, panelists, store.HistoryFilter(rules.Relevant(target, ruleSet, parents)), func(id string, records []rules.HistoryRecord) error {

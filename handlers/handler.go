@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/a-h/templ"
@@ -43,6 +44,20 @@ type Handler struct {
 // page builds the base view model of a page.
 func (h *Handler) page(title, active string) views.Page {
 	return views.Page{Title: title, Active: active, Now: h.Now(), Location: h.Location}
+}
+
+// pathParam returns the path parameter name, decoded once. Echo routes on
+// the request's RawPath when net/url keeps one (the path holds an escape
+// such as %2F that decoding would change) and on the decoded Path
+// otherwise, so the parameter is decoded here only in the first case:
+// decoding it again would refuse "100%25" (the id 100%) as a bad escape and
+// read "a%252Fb" as a/b.
+func pathParam(c echo.Context, name string) (string, error) {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v, nil
+	}
+	return url.PathUnescape(v)
 }
 
 // isHTMX reports whether the request comes from htmx, which wants a

@@ -66,7 +66,7 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 			sc.CPI = views.Money(*pc.CPI, pc.Currency)
 		}
 		if pc.MayEnter() {
-			for _, l := range pc.Links {
+			for _, l := range pc.PanelistLinks {
 				if l.Live != "" {
 					sc.Links = append(sc.Links, views.LinkView{Locale: l.Locale, URL: l.Live})
 				}
@@ -138,7 +138,10 @@ func (h *Handler) UploadHistory(c echo.Context) error {
 // reason.
 func (h *Handler) BulkCheck(c echo.Context) error {
 	ctx := c.Request().Context()
-	subsampleID, _ := strconv.ParseInt(c.FormValue("subsample"), 10, 64)
+	subsampleID, err := strconv.ParseInt(c.FormValue("subsample"), 10, 64)
+	if err != nil {
+		subsampleID = 0 // out of range would read as the largest int64: ask for a subsample instead
+	}
 	form, err := h.bulkForm(ctx, subsampleID)
 	if err != nil {
 		return err

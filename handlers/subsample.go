@@ -23,57 +23,51 @@ import (
 // gets a page too, saying it is not live.
 func (h *Handler) Subsample(c echo.Context) error {
 	ctx := c.Request().Context()
-	id, row, err := h.subsampleOf(c)
+	id, parts, err := h.subsampleOf(c)
 	if err != nil {
 		return err
 	}
-	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: row}
+	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict}
 	if v.Summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	v.InEventList = err == nil
-	if v.Siblings, err = h.eventSiblings(ctx, row); err != nil {
-		return err
+	for _, r := range parts.Siblings {
+		v.Siblings = append(v.Siblings, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
 	}
 	v.Refresh = h.subsampleRefreshView(id)
-
-	var quotas []client.Quota
-	if row.Live {
+	if parts.Live {
 		live, err := h.Store.LiveSubsample(ctx, id)
 		if err != nil {
 			return err
 		}
 		v.Live = &live
-		if quotas, err = h.Store.QuotasOf(ctx, id); err != nil {
-			return err
-		}
-		if err := h.fillLiveParts(ctx, &v, quotas); err != nil {
+		if err := h.fillLiveParts(ctx, &v, parts); err != nil {
 			return err
 		}
 	}
-	v.Verdict = rules.Sendability(facts(row, quotas))
 	return render(c, http.StatusOK, views.SubsamplePage(v))
 }
 
 // subsampleOf reads the :id of the request and the subsample it names: 400
 // for an id that is not a positive whole number, 404 for one the current
 // snapshot does not hold.
-func (h *Handler) subsampleOf(c echo.Context) (int64, store.SubsampleRow, error) {
+func (h *Handler) subsampleOf(c echo.Context) (int64, SubsampleParts, error) {
 	id, err := parseID("Subsample id", c.Param("id"))
 	if err != nil {
-		return 0, store.SubsampleRow{}, err
+		return 0, SubsampleParts{}, err
 	}
-	report, err := h.Checker.Report(c.Request().Context(), id)
+	parts, err := h.Checker.Subsample(c.Request().Context(), id)
 	if err != nil {
-		return 0, store.SubsampleRow{}, subsampleNotFound(err, id)
+		return 0, SubsampleParts{}, subsampleNotFound(err, id)
 	}
-	return id, report.SubsampleRow, nil
+	return id, parts, nil
 }
 
 // fillLiveParts adds what the refresher fetched for a live subsample: entry
 // links, quotas with their conditions translated, eligibility rules, the
 // state of the last fetch and the trend of the total quota.
-func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, quotas []client.Quota) error {
+func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, parts SubsampleParts) error {
 	id := v.Row.SubsampleID
 	fetch, err := h.Store.FetchOf(ctx, id)
 	switch {
@@ -98,22 +92,17 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, quo
 		v.Links = append(v.Links, link)
 	}
 
-	lib, err := h.quotaLibraryFor(ctx, v.Live.Locales, quotas)
+	lib, err := h.quotaLibraryFor(ctx, parts, v.Live.Locales)
 	if err != nil {
 		return err
 	}
 	v.LibraryLocale = lib.Locale
-	v.Quotas = QuotaViews(quotas, lib)
-	if err := h.fillTotalTrend(ctx, v, quotas); err != nil {
+	v.Quotas = QuotaViews(parts.Quotas, lib)
+	if err := h.fillTotalTrend(ctx, v, parts.Quotas); err != nil {
 		return err
 	}
-
 	if v.Row.RulesOK != nil {
-		ruleSet, err := h.Store.EligibilityRulesOf(ctx, id)
-		if err != nil {
-			return err
-		}
-		v.Rules = rules.DescribeRules(ruleSet)
+		v.Rules = rules.DescribeRules(parts.Rules)
 	}
 	v.UniqueRule = rules.UniqueEventRule(v.Row.EventID)
 	return nil
@@ -144,31 +133,12 @@ func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, qu
 	return nil
 }
 
-// eventSiblings returns the other subsamples of row's event with their verdicts.
-func (h *Handler) eventSiblings(ctx context.Context, row store.SubsampleRow) ([]views.SiblingView, error) {
-	reports, err := h.Checker.EventReports(ctx, row.EventID)
-	if err != nil {
-		return nil, err
-	}
-	var out []views.SiblingView
-	for _, r := range reports {
-		if r.SubsampleID != row.SubsampleID {
-			out = append(out, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
-		}
-	}
-	return out, nil
-}
-
 // quotaLibraryFor reads, from the first of the subsample's locales that has a
 // question library, the questions and answers the quotas' conditions use.
 // Without one the library is empty and conditions fall back to ids.
-func (h *Handler) quotaLibraryFor(ctx context.Context, locales []client.SubsampleLocale, quotas []client.Quota) (QuotaLibrary, error) {
-	have, err := h.Store.LibraryLocales(ctx)
-	if err != nil {
-		return QuotaLibrary{}, err
-	}
+func (h *Handler) quotaLibraryFor(ctx context.Context, parts SubsampleParts, locales []client.SubsampleLocale) (QuotaLibrary, error) {
 	var ids []int64
-	for _, q := range quotas {
+	for _, q := range parts.Quotas {
 		for _, cond := range q.Questions {
 			if !slices.Contains(ids, cond.ID) {
 				ids = append(ids, cond.ID)
@@ -177,10 +147,11 @@ func (h *Handler) quotaLibraryFor(ctx context.Context, locales []client.Subsampl
 	}
 	for _, l := range locales {
 		locale := strings.ToLower(strings.TrimSpace(l.Name))
-		if _, ok := have[locale]; !ok {
+		if _, ok := parts.LibraryLocales[locale]; !ok {
 			continue
 		}
 		lib := QuotaLibrary{Locale: locale}
+		var err error
 		if lib.Questions, lib.Answers, err = h.Store.Library(ctx, locale, ids); err != nil {
 			return QuotaLibrary{}, err
 		}
@@ -331,22 +302,19 @@ var subsampleQuotasHeader = []string{"quotaId", "tableId", "tableName", "quotaNa
 // joined with " and ".
 func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	ctx := c.Request().Context()
-	id, row, err := h.subsampleOf(c)
+	id, parts, err := h.subsampleOf(c)
 	if err != nil {
 		return err
 	}
-	if !row.Live {
+	if !parts.Live {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot, so its quotas are not read.", id))
 	}
 	live, err := h.Store.LiveSubsample(ctx, id)
 	if err != nil {
 		return err
 	}
-	quotas, err := h.Store.QuotasOf(ctx, id)
-	if err != nil {
-		return err
-	}
-	lib, err := h.quotaLibraryFor(ctx, live.Locales, quotas)
+	quotas := parts.Quotas
+	lib, err := h.quotaLibraryFor(ctx, parts, live.Locales)
 	if err != nil {
 		return err
 	}
@@ -378,11 +346,11 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 // running) and shows its progress. Without htmx it sends the browser back
 // to the page.
 func (h *Handler) RefreshSubsample(c echo.Context) error {
-	id, row, err := h.subsampleOf(c)
+	id, parts, err := h.subsampleOf(c)
 	if err != nil {
 		return err
 	}
-	if !row.Live {
+	if !parts.Live {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
 	}
 	h.Refresher.Start(refresh.Request{SubsampleID: id})
@@ -419,7 +387,7 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	report, err := h.Checker.Report(c.Request().Context(), id)
+	report, err := h.Checker.Subsample(c.Request().Context(), id)
 	if err != nil {
 		return subsampleNotFound(err, id)
 	}
@@ -447,7 +415,7 @@ func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	report, err := h.Checker.Report(c.Request().Context(), id)
+	report, err := h.Checker.Subsample(c.Request().Context(), id)
 	if err != nil {
 		return subsampleNotFound(err, id)
 	}

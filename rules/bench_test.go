@@ -55,6 +55,33 @@ func BenchmarkEligibility(b *testing.B) {
 	}
 }
 
+// BenchmarkRuleBook is BenchmarkEligibility through a RuleBook, with a
+// history that excludes from every subsample (one research type record):
+// the book decides the shared entry once.
+func BenchmarkRuleBook(b *testing.B) {
+	rules, history := benchRules(), benchHistory()
+	history[0].ResearchTypeID, history[0].RegisteredAt = 6, now.Add(-time.Hour)
+	targets := make([]Target, 2000)
+	ruleSets := make([]client.EligibilityRules, len(targets))
+	for s := range targets {
+		targets[s] = Target{SubsampleID: 300000 + int64(s), EventID: 400000 + int64(s)}
+		ruleSets[s] = rules
+	}
+	book := NewRuleBook(targets, ruleSets, parents)
+	b.ReportAllocs()
+	for b.Loop() {
+		excluded := 0
+		book.Check(history, now, func(_ int, r EligibilityResult) {
+			if !r.Eligible {
+				excluded++
+			}
+		})
+		if excluded != len(targets) {
+			b.Fatalf("%d excluded, want all %d", excluded, len(targets))
+		}
+	}
+}
+
 func BenchmarkEntryLink(b *testing.B) {
 	const raw = "https://entry.example.com/survey/start?p=Qm9vbXRva2VuMTIzNDU2Nzg5MA%2B%2Fxyz&rType=2&id="
 	b.ReportAllocs()

@@ -114,14 +114,18 @@ func Eligibility(target Target, rules client.EligibilityRules, history []History
 		}
 	}
 	if m := sameEventElsewhere(target, history); m >= 0 {
-		rec := history[m]
-		out = append(out, Exclusion{
-			Kind: KindUniqueEvent, Index: -1, Rule: UniqueEventRule(target.EventID), Record: rec,
-			Reason: recordPhrase(rec) + " of the same event " + strconv.FormatInt(rec.EventID, 10) +
-				" on " + dateOf(rec) + " (respondents must be unique within an event).",
-		})
+		out = append(out, uniqueEventExclusion(target, history[m]))
 	}
 	return EligibilityResult{Eligible: len(out) == 0, Exclusions: out}
+}
+
+// uniqueEventExclusion is the unique-respondents rule's exclusion by rec.
+func uniqueEventExclusion(target Target, rec HistoryRecord) Exclusion {
+	return Exclusion{
+		Kind: KindUniqueEvent, Index: -1, Rule: UniqueEventRule(target.EventID), Record: rec,
+		Reason: recordPhrase(rec) + " of the same event " + strconv.FormatInt(rec.EventID, 10) +
+			" on " + dateOf(rec) + " (respondents must be unique within an event).",
+	}
 }
 
 // UniqueEventRule is spec rule 5 for one event as a sentence, for pages

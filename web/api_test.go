@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,6 +153,9 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 	if len(surveys.MayEnter) == 0 || len(surveys.Others) == 0 {
 		t.Errorf("P1 may enter %d and not %d subsamples; want some of each", len(surveys.MayEnter), len(surveys.Others))
 	}
+	agreesWithLookupCSV(t, a, "P1", surveys)
+	a.getJSON(t, "/api/v1/panelists/P%2F2/surveys", &surveys)
+	agreesWithLookupCSV(t, a, "P/2", surveys)
 
 	tests := []struct {
 		path   string
@@ -468,5 +472,48 @@ func TestOddSubsampleAndLocalePaths(t *testing.T) {
 	resp, body := a.do(t, "GET", "/library/en-gb%2F..%2F/questions/1/answers", nil)
 	if resp.StatusCode != 404 || strings.Contains(body, "%2F") {
 		t.Errorf("library path with an encoded slash: %d, want 404 naming the locale decoded", resp.StatusCode)
+	}
+}
+
+// agreesWithLookupCSV checks the JSON answer of one panelist's surveys,
+// written from prepared fragments, against the lookup's CSV, built from
+// the same checks the plain way.
+func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys handlers.PanelistSurveysJSON) {
+	t.Helper()
+	_, body := a.do(t, "GET", "/panelists.csv?panelist="+url.QueryEscape(panelistID), nil)
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("lookup CSV of %s: %v\n%s", panelistID, err, body)
+	}
+	if n := len(surveys.MayEnter) + len(surveys.Others); n != len(rows)-1 {
+		t.Errorf("%s: JSON lists %d subsamples, CSV %d", panelistID, n, len(rows)-1)
+	}
+	want := map[string][]string{}
+	for _, r := range rows[1:] {
+		want[r[1]] = r
+	}
+	for _, s := range append(append([]handlers.EligibilityJSON{}, surveys.MayEnter...), surveys.Others...) {
+		r := want[strconv.FormatInt(s.SubsampleID, 10)]
+		var why, links []string
+		why = append(why, s.SendabilityReasons...)
+		for _, reason := range s.Reasons {
+			why = append(why, reason.Reason)
+		}
+		for _, l := range s.EntryLinks {
+			links = append(links, l.Locale+" "+l.Live)
+			if l.Testing != "" {
+				t.Errorf("%s on %d: the surveys answer carries a testing link", panelistID, s.SubsampleID)
+			}
+		}
+		got := []string{s.PanelistID, strconv.FormatInt(s.SubsampleID, 10), s.Name, string(s.Sendability),
+			strconv.FormatBool(s.Eligible), strconv.FormatBool(s.MayEnter), strings.Join(why, " "), strings.Join(links, "; ")}
+		if r == nil {
+			t.Errorf("%s: subsample %d is not in the CSV", panelistID, s.SubsampleID)
+			continue
+		}
+		csvSide := []string{r[0], r[1], r[2], r[6], r[7], r[8], r[9], r[10]}
+		if !slices.Equal(got, csvSide) {
+			t.Errorf("%s on %d:\n JSON %q\n CSV  %q", panelistID, s.SubsampleID, got, csvSide)
+		}
 	}
 }

@@ -1,0 +1,182 @@
+package rules
+
+import (
+	"time"
+
+	"fieldboard/client"
+)
+
+// RuleBook is the eligibility rules of many targets (every live subsample
+// of a snapshot) compiled once, to check one panelist against all of them:
+// "where may P go now?". Subsamples share most entries (the same research
+// type, days and statuses), so the book keeps each distinct entry once and
+// decides it once per panelist, starting from the panelist's records: the
+// cost follows the history and the entries it touches, not the number of
+// subsamples. Its answers are exactly Eligibility's, target by target.
+type RuleBook struct {
+	parents CategoryParents
+	entries []bookEntry
+	// byKey finds the entries naming a record's subsample, research type,
+	// category (at each level) or event.
+	byKey map[bookKey][]int32
+	// users are the targets using each entry; byEvent the targets of each
+	// event (the unique-respondents rule).
+	users   [][]int32
+	byEvent map[int64][]int32
+	targets []bookTarget
+}
+
+type bookKey struct {
+	field match
+	id    int64
+}
+
+// bookEntry is one distinct applicable entry. Entries with the same
+// sentence are the same entry: the sentence names everything they decide on.
+type bookEntry struct {
+	kind    string
+	key     bookKey
+	codes   []int64
+	numDays int64
+	rule    string
+}
+
+type bookTarget struct {
+	target Target
+	uses   []entryUse // in the order Eligibility reports exclusions
+}
+
+// entryUse is a target's entry: which one, and its position in its array.
+type entryUse struct{ entry, index int32 }
+
+// NewRuleBook compiles rules[i], the rules of targets[i], for every i.
+func NewRuleBook(targets []Target, rules []client.EligibilityRules, parents CategoryParents) *RuleBook {
+	b := &RuleBook{parents: parents, byKey: map[bookKey][]int32{}, byEvent: map[int64][]int32{}, targets: make([]bookTarget, len(targets))}
+	bySentence := map[string]int32{}
+	for i, t := range targets {
+		bt := &b.targets[i]
+		bt.target = t
+		use := func(kind string, index int, field match, id int64, codes []int64, numDays int64, sentence func() string) {
+			if id == 0 || !hasRealCode(codes) {
+				return // a placeholder: applies to nothing
+			}
+			rule := sentence()
+			e, ok := bySentence[rule]
+			if !ok {
+				e = int32(len(b.entries))
+				bySentence[rule] = e
+				key := bookKey{field, id}
+				b.entries = append(b.entries, bookEntry{kind: kind, key: key, codes: codes, numDays: numDays, rule: rule})
+				b.byKey[key] = append(b.byKey[key], e)
+				b.users = append(b.users, nil)
+			}
+			if u := b.users[e]; len(u) == 0 || u[len(u)-1] != int32(i) {
+				b.users[e] = append(u, int32(i))
+			}
+			bt.uses = append(bt.uses, entryUse{e, int32(index)})
+		}
+		r := &rules[i]
+		for j, e := range r.Surveys {
+			id := idOf(e.ID)
+			use(KindSurveys, j, matchSubsample, id, e.ReturnCodes, e.NumDays, func() string { return surveySentence(id, e.NumDays, e.ReturnCodes) })
+		}
+		for j, e := range r.ResearchTypes {
+			id := idOf(e.ID)
+			use(KindResearchTypes, j, matchResearchType, id, e.ReturnCodes, e.NumDays, func() string { return researchTypeSentence(id, e.NumDays, e.ReturnCodes) })
+		}
+		for j := range r.Categories {
+			e := &r.Categories[j]
+			level, id := categoryLevel(e)
+			use(KindCategories, j, level, id, e.ReturnCodes, e.NumDays, func() string { return categorySentence(level, id, e.NumDays, e.ReturnCodes) })
+		}
+		for j, e := range r.Events {
+			id := idOf(e.ID)
+			use(KindEvents, j, matchEvent, id, e.ReturnCodes, e.NumDays, func() string { return eventSentence(id, e.Name, e.NumDays, e.ReturnCodes) })
+		}
+		if t.EventID != 0 {
+			b.byEvent[t.EventID] = append(b.byEvent[t.EventID], int32(i))
+		}
+	}
+	return b
+}
+
+// Len is the number of targets.
+func (b *RuleBook) Len() int { return len(b.targets) }
+
+// Check decides one panelist's eligibility for every target, calling fn
+// with each target's index, in increasing order, and the result
+// Eligibility would give. Exclusions that come from the same entry and
+// record share their strings.
+func (b *RuleBook) Check(history []HistoryRecord, now time.Time, fn func(target int, r EligibilityResult)) {
+	eligible := EligibilityResult{Eligible: true}
+	if len(history) == 0 {
+		for i := range b.targets {
+			fn(i, eligible)
+		}
+		return
+	}
+	// matched[e] is the record entry e matched (its most recent), -1 for
+	// none, -2 while undecided; touched marks the targets to look at.
+	matched := make([]int32, len(b.entries))
+	for i := range matched {
+		matched[i] = -2
+	}
+	exclusions := make([]*Exclusion, len(b.entries)) // built once per entry
+	touched := make([]bool, len(b.targets))
+	decide := func(key bookKey) {
+		for _, e := range b.byKey[key] {
+			if matched[e] != -2 {
+				continue
+			}
+			entry := &b.entries[e]
+			matched[e] = int32(mostRecent(history, entry.key.field, entry.key.id, b.parents, entry.codes, entry.numDays, now))
+			if matched[e] >= 0 {
+				for _, t := range b.users[e] {
+					touched[t] = true
+				}
+			}
+		}
+	}
+	for i := range history {
+		rec := &history[i]
+		decide(bookKey{matchSubsample, rec.SubsampleID})
+		decide(bookKey{matchResearchType, rec.ResearchTypeID})
+		decide(bookKey{matchEvent, rec.EventID})
+		decide(bookKey{matchSpecificCategory, rec.CategoryID})
+		if p, ok := b.parents[rec.CategoryID]; ok {
+			decide(bookKey{matchGenericCategory, p.GenericID})
+			decide(bookKey{matchMainCategory, p.MainID})
+		}
+		for _, t := range b.byEvent[rec.EventID] {
+			touched[t] = true
+		}
+	}
+	for i := range b.targets {
+		if !touched[i] {
+			fn(i, eligible)
+			continue
+		}
+		t := &b.targets[i]
+		var out []Exclusion
+		for _, u := range t.uses {
+			m := matched[u.entry]
+			if m < 0 {
+				continue
+			}
+			x := exclusions[u.entry]
+			if x == nil {
+				entry := &b.entries[u.entry]
+				built := exclusion(entry.kind, 0, entry.rule, history[m], entry.numDays, now)
+				x = &built
+				exclusions[u.entry] = x
+			}
+			ex := *x
+			ex.Index = int(u.index)
+			out = append(out, ex)
+		}
+		if m := sameEventElsewhere(t.target, history); m >= 0 {
+			out = append(out, uniqueEventExclusion(t.target, history[m]))
+		}
+		fn(i, EligibilityResult{Eligible: len(out) == 0, Exclusions: out})
+	}
+}

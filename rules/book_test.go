@@ -1,0 +1,69 @@
+package rules
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"fieldboard/client"
+)
+
+// TestRuleBookAgreesWithEligibility checks the book's promise on random
+// snapshots and histories: for every target, exactly Eligibility's answer,
+// exclusions in the same order with the same sentences.
+func TestRuleBookAgreesWithEligibility(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(7, 8))
+	small := func() int64 { return rng.Int64N(6) } // 0 is the placeholder id
+	codes := func() []int64 { return [][]int64{{0}, {41}, {3, 41}, {41, 3}, {}}[rng.IntN(5)] }
+	days := func() int64 { return []int64{0, -1, 1, 30}[rng.IntN(4)] }
+	parents := CategoryParents{}
+	for specific := int64(1); specific < 6; specific++ {
+		parents[specific] = CategoryPath{GenericID: specific % 3, MainID: specific % 2}
+	}
+	var excluded int
+	for round := range 300 {
+		var targets []Target
+		var ruleSets []client.EligibilityRules
+		for i := range 20 {
+			targets = append(targets, Target{SubsampleID: int64(i), EventID: small()})
+			ruleSets = append(ruleSets, client.EligibilityRules{
+				Surveys:       []client.SurveyRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days()}, {ID: id64(small()), ReturnCodes: codes()}},
+				ResearchTypes: []client.ResearchTypeRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days()}},
+				Categories: []client.CategoryRule{
+					{SpecificCategoryID: id64(small()), ReturnCodes: codes(), NumDays: days()},
+					{GenericCategoryID: id64(small()), ReturnCodes: codes()},
+					{MainCategoryID: id64(small()), GenericCategoryID: id64(0), ReturnCodes: codes()},
+				},
+				Events: []client.EventRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days(), Name: str("Wave " + string(rune('A'+rng.IntN(2))))}},
+			})
+		}
+		book := NewRuleBook(targets, ruleSets, parents)
+		var history []HistoryRecord
+		for range rng.IntN(5) {
+			history = append(history, HistoryRecord{SubsampleID: small(), StatusID: []int64{3, 41, 0}[rng.IntN(3)], EventID: small(),
+				CategoryID: small(), ResearchTypeID: small(), RegisteredAt: now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)})
+		}
+		next := 0
+		book.Check(history, now, func(i int, got EligibilityResult) {
+			if i != next {
+				t.Fatalf("round %d: target %d reported after %d", round, i, next-1)
+			}
+			next++
+			want := Eligibility(targets[i], ruleSets[i], history, parents, now)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d, target %d:\n book        %+v\n eligibility %+v", round, i, got, want)
+			}
+			if !got.Eligible {
+				excluded++
+			}
+		})
+		if next != len(targets) {
+			t.Fatalf("round %d: %d targets reported, want %d", round, next, len(targets))
+		}
+	}
+	if excluded < 500 {
+		t.Errorf("only %d exclusions over all rounds: the test does not exercise the book", excluded)
+	}
+}

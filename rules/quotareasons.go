@@ -1,0 +1,390 @@
+package rules
+
+// The sentences a quota match gives per table, for coordinators.
+
+import (
+	"strconv"
+	"strings"
+
+	"fieldboard/client"
+)
+
+// explainer builds the tables of a Match.
+type explainer struct {
+	p    Profile
+	age  int
+	outs []cellOutcome // per cell of the QuotaCells
+	ids  []int64       // backing of every TableMatch's Cells and Undecided
+}
+
+// tableView is one table's cells with their outcomes for the panelist.
+type tableView struct {
+	cells []quotaCell
+	outs  []cellOutcome
+}
+
+// pick selects the cells of a table a reason names.
+type pick uint8
+
+const (
+	pickFull      pick = iota // matched, no room
+	pickOpen                  // matched, room
+	pickUndecided             // an answer is missing
+	pickBroken                // not understood
+	pickAll
+)
+
+func (k pick) has(cell *quotaCell, o cellOutcome) bool {
+	switch k {
+	case pickFull:
+		return o == cellYes && cell.remaining == 0
+	case pickOpen:
+		return o == cellYes && cell.remaining > 0
+	case pickUndecided:
+		return o == cellUndecided
+	case pickBroken:
+		return o == cellNotUnderstood
+	}
+	return true
+}
+
+// explain is one table's verdict with its cells and reason.
+func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
+	v := tableView{cells: c.cells[t.lo:t.hi], outs: x.outs[t.lo:t.hi]}
+	var s tableTally
+	for i := range v.cells {
+		v.outs[i] = v.cells[i].outcome(x.p, x.age)
+		s.add(&v.cells[i], v.outs[i])
+	}
+	tm := TableMatch{TableID: t.id, TableName: t.name, Verdict: s.verdict(t.hard)}
+	tm.Cells = x.collect(v, pickFull, pickOpen)
+	tm.Undecided = x.collect(v, pickUndecided, pickBroken)
+
+	var b strings.Builder
+	b.Grow(128)
+	switch tm.Verdict {
+	case QuotaFull:
+		x.subject(&b, v, pickFull)
+		b.WriteString(" in ")
+		cellList(&b, v, pickFull, "and")
+		if v.count(pickFull) == 1 {
+			b.WriteString(", which is full.")
+		} else {
+			b.WriteString(", which are full.")
+		}
+	case QuotaOffTarget:
+		x.subject(&b, v, pickAll)
+		b.WriteString(" in no cell of " + tableLabel(t) + " (")
+		cellNames(&b, v, pickAll, "or")
+		b.WriteString("), which holds hard quotas.")
+	case QuotaFits:
+		switch open := v.count(pickOpen); {
+		case open == 1:
+			x.subject(&b, v, pickOpen)
+			b.WriteString(" in ")
+			cellList(&b, v, pickOpen, "and")
+			b.WriteString(", which needs ")
+			writeInt(&b, v.first(pickOpen).remaining)
+			b.WriteString(" more.")
+		case open > 1:
+			x.subject(&b, v, pickOpen)
+			b.WriteString(" in ")
+			cellList(&b, v, pickOpen, "and")
+			b.WriteString(", which all have room.")
+		case v.count(pickUndecided) > 0:
+			x.missing(&b, v)
+			b.WriteString(", but that changes nothing: the cells of " + tableLabel(t) + " that ask it have room and only count.")
+		default:
+			x.subject(&b, v, pickAll)
+			b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
+		}
+	case QuotaUnknown:
+		for i := range v.cells {
+			if cell := &v.cells[i]; pickBroken.has(cell, v.outs[i]) {
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString("Cell ")
+				cellName(&b, cell)
+				b.WriteString(" is not understood: " + cell.broken + ".")
+			}
+		}
+		if v.count(pickUndecided) > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			x.missing(&b, v)
+			b.WriteString(": cannot tell whether the panelist falls in ")
+			cellList(&b, v, pickUndecided, "or")
+			b.WriteByte('.')
+		}
+	}
+	tm.Reason = b.String()
+	return tm
+}
+
+// collect appends the quota ids of the picked cells to x.ids and returns
+// them, nil when none.
+func (x *explainer) collect(v tableView, picks ...pick) []int64 {
+	start := len(x.ids)
+	for _, k := range picks {
+		for i := range v.cells {
+			if k.has(&v.cells[i], v.outs[i]) {
+				x.ids = append(x.ids, v.cells[i].quotaID)
+			}
+		}
+	}
+	if len(x.ids) == start {
+		return nil
+	}
+	return x.ids[start:len(x.ids):len(x.ids)]
+}
+
+func (v tableView) count(k pick) int {
+	n := 0
+	for i := range v.cells {
+		if k.has(&v.cells[i], v.outs[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+func (v tableView) first(k pick) *quotaCell {
+	for i := range v.cells {
+		if k.has(&v.cells[i], v.outs[i]) {
+			return &v.cells[i]
+		}
+	}
+	return nil
+}
+
+// eachQuestion calls fn once for every question id the picked cells ask,
+// in order.
+func (v tableView) eachQuestion(k pick, fn func(question int64)) {
+	for i := range v.cells {
+		if !k.has(&v.cells[i], v.outs[i]) {
+			continue
+		}
+		for j, cond := range v.cells[i].conds {
+			if !v.asked(k, i, j, cond.question) {
+				fn(cond.question)
+			}
+		}
+	}
+}
+
+// asked reports whether a picked cell before cell i, condition j, asks
+// question.
+func (v tableView) asked(k pick, i, j int, question int64) bool {
+	for ci := 0; ci <= i; ci++ {
+		if !k.has(&v.cells[ci], v.outs[ci]) {
+			continue
+		}
+		for cj, cond := range v.cells[ci].conds {
+			if ci == i && cj >= j {
+				break
+			}
+			if cond.question == question {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listed reports whether a picked cell lists answer for question.
+func (v tableView) listed(k pick, question, answer int64) bool {
+	for i := range v.cells {
+		if !k.has(&v.cells[i], v.outs[i]) {
+			continue
+		}
+		for _, cond := range v.cells[i].conds {
+			if cond.question == question && containsID(cond.ids, answer) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subject writes what the panelist answered to the questions of the
+// picked cells, and the verb: "Age 40 falls", "Answers 3, 4 to question 12
+// fall". Of a multi-punch answer only the ids the cells list are named,
+// when the cells list any.
+func (x *explainer) subject(b *strings.Builder, v tableView, k pick) {
+	phrases, plural := 0, false
+	v.eachQuestion(k, func(q int64) {
+		if phrases++; phrases > 1 {
+			b.WriteString(" and ")
+		}
+		first := phrases == 1
+		if q == client.AgeRangeQuestionID {
+			if x.age < 0 {
+				lead(b, "no birth date", first)
+			} else {
+				lead(b, "age ", first)
+				writeInt(b, int64(x.age))
+			}
+			return
+		}
+		answers := x.p.Answers[q]
+		n := 0
+		for _, a := range answers {
+			if v.listed(k, q, a) {
+				n++
+			}
+		}
+		onlyListed := n > 0
+		if !onlyListed {
+			n = len(answers)
+		}
+		switch n {
+		case 0:
+			lead(b, "no answer", first)
+		case 1:
+			lead(b, "answer ", first)
+		default:
+			lead(b, "answers ", first)
+			plural = true
+		}
+		sep := ""
+		for _, a := range answers {
+			if !onlyListed || v.listed(k, q, a) {
+				b.WriteString(sep)
+				writeInt(b, a)
+				sep = ", "
+			}
+		}
+		b.WriteString(" to question ")
+		writeInt(b, q)
+	})
+	if plural || phrases > 1 {
+		b.WriteString(" fall")
+	} else {
+		b.WriteString(" falls")
+	}
+}
+
+// missing writes the answers the undecided cells lack: "No birth date",
+// "No answer to question 12".
+func (x *explainer) missing(b *strings.Builder, v tableView) {
+	phrases := 0
+	v.eachQuestion(pickUndecided, func(q int64) {
+		age := q == client.AgeRangeQuestionID
+		if (age && x.age >= 0) || (!age && len(x.p.Answers[q]) > 0) {
+			return
+		}
+		if phrases++; phrases > 1 {
+			b.WriteString(" and ")
+		}
+		if age {
+			lead(b, "no birth date", phrases == 1)
+		} else {
+			lead(b, "no answer to question ", phrases == 1)
+			writeInt(b, q)
+		}
+	})
+}
+
+// lead writes a phrase, its first letter upper-cased when it opens the
+// sentence. The phrases are lower-case ASCII.
+func lead(b *strings.Builder, phrase string, opens bool) {
+	if !opens {
+		b.WriteString(phrase)
+		return
+	}
+	b.WriteByte(phrase[0] - 'a' + 'A')
+	b.WriteString(phrase[1:])
+}
+
+// cellList writes "cell 35-54" or "cells Female and Male".
+func cellList(b *strings.Builder, v tableView, k pick, conj string) {
+	if v.count(k) == 1 {
+		b.WriteString("cell ")
+	} else {
+		b.WriteString("cells ")
+	}
+	cellNames(b, v, k, conj)
+}
+
+// cellNames writes "A", "A and B", "A, B and C".
+func cellNames(b *strings.Builder, v tableView, k pick, conj string) {
+	n, total := 0, v.count(k)
+	for i := range v.cells {
+		if !k.has(&v.cells[i], v.outs[i]) {
+			continue
+		}
+		switch n++; {
+		case n == 1:
+		case n == total:
+			b.WriteString(" " + conj + " ")
+		default:
+			b.WriteString(", ")
+		}
+		cellName(b, &v.cells[i])
+	}
+}
+
+// cellName writes the cell's quotaName, or else what it lists: "35-54",
+// "18-24/55-99", "answers 1/2", "answer 7 & 18-34"; "quota 123" for a cell
+// that is not understood.
+func cellName(b *strings.Builder, cell *quotaCell) {
+	if cell.name != "" {
+		b.WriteString(cell.name)
+		return
+	}
+	if cell.broken != "" || len(cell.conds) == 0 {
+		b.WriteString("quota ")
+		writeInt(b, cell.quotaID)
+		return
+	}
+	for i, k := range cell.conds {
+		if i > 0 {
+			b.WriteString(" & ")
+		}
+		if k.question == client.AgeRangeQuestionID {
+			for j, r := range k.ages {
+				if j > 0 {
+					b.WriteByte('/')
+				}
+				writeInt(b, int64(r.from))
+				b.WriteByte('-')
+				writeInt(b, int64(r.to))
+			}
+			continue
+		}
+		if len(k.ids) == 1 {
+			b.WriteString("answer ")
+		} else {
+			b.WriteString("answers ")
+		}
+		for j, id := range k.ids {
+			if j > 0 {
+				b.WriteByte('/')
+			}
+			writeInt(b, id)
+		}
+	}
+}
+
+func tableLabel(t *quotaTable) string {
+	if t.name != "" {
+		return t.name
+	}
+	return "table " + strconv.FormatInt(t.id, 10)
+}
+
+func writeInt(b *strings.Builder, n int64) {
+	var buf [20]byte
+	b.Write(strconv.AppendInt(buf[:0], n, 10))
+}
+
+func containsID(ids []int64, id int64) bool {
+	for _, v := range ids {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}

@@ -22,6 +22,7 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
+	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
 )
@@ -123,6 +124,12 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	if err := build.Run(); err != nil {
 		t.Fatalf("build fieldboard: %v", err)
 	}
+	out, err := exec.Command(bin, "token", "create", "--db", db, "--name", "bench").Output()
+	if err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	token := lines[len(lines)-1]
 	upstream := serve(t, sim.New(simOptions(s)))
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--upstream", upstream,
@@ -144,10 +151,15 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	st.Close()
 
 	var rows []Row
-	live := load(t, base, func(int) string { return "/live" })
+	live := load(t, base, token, func(int) string { return "/live" })
 	rows = append(rows, Row{Figure: "3 /live page, default filters, 50 a page (p99)", Value: ms(live), Unit: "ms",
 		Target: "<= 15 ms", Met: live <= 15*time.Millisecond})
-	detail := load(t, base, func(int) string { return "/subsamples/" + strconv.FormatInt(target.SubsampleID, 10) })
+	liveRate, liveSize := throughput(t, base, token, "/live")
+	staticRate, staticSize := throughput(t, base, token, "/static/"+static.HTMX)
+	ratio := liveRate / staticRate
+	rows = append(rows, Row{Figure: fmt.Sprintf("3 /live throughput (%d KiB) against the static %s (%d KiB), MiB/s", liveSize>>10, static.HTMX, staticSize>>10),
+		Value: round(liveRate / (1 << 20)), Unit: "MiB/s", Floor: round(staticRate / (1 << 20)), Ratio: round(ratio), Target: ">= 0.33 x floor", Met: ratio >= 1.0/3})
+	detail := load(t, base, token, func(int) string { return "/subsamples/" + strconv.FormatInt(target.SubsampleID, 10) })
 	rows = append(rows, Row{Figure: "4 subsample page with quotas, translations and rules (p99)", Value: ms(detail), Unit: "ms",
 		Target: "<= 10 ms", Met: detail <= 10*time.Millisecond})
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -157,7 +169,7 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 		defer mu.Unlock()
 		return fmt.Sprintf("/api/v1/panelists/P%07d/surveys", rng.IntN(s.panelists))
 	}
-	surveys := load(t, base, panelist)
+	surveys := load(t, base, token, panelist)
 	rows = append(rows, Row{Figure: "5 one panelist against every live subsample (p99)", Value: ms(surveys), Unit: "ms",
 		Target: "<= 5 ms", Met: surveys <= 5*time.Millisecond})
 	rss := rssMiB(t, cmd.Process.Pid)
@@ -167,8 +179,9 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 }
 
 // load requests path(i) with 8 workers, 10 requests each to warm up and
-// then 60 each, and returns the 99th percentile latency.
-func load(t *testing.T, base string, path func(i int) string) time.Duration {
+// then 60 each, as a script holding token, and returns the 99th
+// percentile latency.
+func load(t *testing.T, base, token string, path func(i int) string) time.Duration {
 	const workers, warm, measured = 8, 10, 60
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	var mu sync.Mutex
@@ -181,7 +194,9 @@ func load(t *testing.T, base string, path func(i int) string) time.Duration {
 			defer wg.Done()
 			for i := range warm + measured {
 				start := time.Now()
-				resp, err := client.Get(base + path(w*1000+i))
+				req, _ := http.NewRequest("GET", base+path(w*1000+i), nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := client.Do(req)
 				if err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
@@ -266,4 +281,46 @@ func waitHealthy(t *testing.T, base string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("fieldboard serve did not answer /healthz in 30s")
+}
+
+// throughput requests path 400 times with 8 workers, after a warm-up, and
+// returns the bytes of body served per second and the body's size. The
+// static file of figure 3 is the largest the server has; its size is
+// close to the live page's, and the bytes per second compare the two.
+func throughput(t *testing.T, base, token, path string) (bytesPerSecond float64, size int64) {
+	const workers, each = 8, 50
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	get := func() int64 {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Accept-Encoding", "identity")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		n, _ := io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d", path, resp.StatusCode)
+		}
+		return n
+	}
+	for range workers {
+		size = get()
+	}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				get()
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	t.Logf("%s: %d bytes, %.0f requests/s", path, size, float64(workers*each)/took.Seconds())
+	return float64(size*workers*each) / took.Seconds(), size
 }

@@ -17,6 +17,7 @@ import (
 
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
@@ -32,6 +33,7 @@ type Handler struct {
 	Store     *store.Store
 	Checker   *Checker
 	Refresher Refresher
+	Auth      *auth.Auth
 	Logger    *slog.Logger
 	// Now is the clock; Location the time zone pages show times in;
 	// ProviderLocation the provider's, in which zone-less history dates

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,4 +36,56 @@ func (h *Handler) RefreshProgress(c echo.Context) error {
 		c.Response().Header().Set("HX-Trigger", "refreshed")
 	}
 	return render(c, http.StatusOK, views.RefreshPanel(h.page("Refresh", ""), rv))
+}
+
+// RefreshJSON is the state of the refresh in the API.
+type RefreshJSON struct {
+	Running    bool       `json:"running"`
+	Scope      string     `json:"scope"`
+	Phase      string     `json:"phase"`
+	Done       int        `json:"done"`
+	Total      int        `json:"total"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}
+
+func refreshJSON(p refresh.Progress) RefreshJSON {
+	out := RefreshJSON{Running: p.Running, Scope: p.Scope, Phase: p.Phase, Done: p.Done, Total: p.Total, Error: p.Err}
+	if !p.StartedAt.IsZero() {
+		out.StartedAt = &p.StartedAt
+	}
+	if !p.FinishedAt.IsZero() {
+		out.FinishedAt = &p.FinishedAt
+	}
+	return out
+}
+
+// APIRefresh answers POST /api/v1/refresh: it starts a refresh of every
+// dataset (or, with ?subsample=ID, of one live subsample's quotas and
+// rules), joining one already running, and answers 202 with its progress;
+// GET /api/v1/refresh polls it.
+func (h *Handler) APIRefresh(c echo.Context) error {
+	req := refresh.Request{Force: true}
+	if raw := c.QueryParam("subsample"); raw != "" {
+		id, err := parseID("subsample", raw)
+		if err != nil {
+			return err
+		}
+		parts, err := h.Checker.Subsample(c.Request().Context(), id)
+		if err != nil {
+			return subsampleNotFound(err, id)
+		}
+		if !parts.Live {
+			return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
+		}
+		req = refresh.Request{SubsampleID: id}
+	}
+	return c.JSON(http.StatusAccepted, refreshJSON(h.Refresher.Start(req)))
+}
+
+// APIRefreshProgress answers GET /api/v1/refresh: the refresh running or
+// the last one.
+func (h *Handler) APIRefreshProgress(c echo.Context) error {
+	return c.JSON(http.StatusOK, refreshJSON(h.Refresher.Progress()))
 }

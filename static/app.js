@@ -43,3 +43,10 @@ document.addEventListener("htmx:afterRequest", function (event) {
   var flash = document.getElementById("flash");
   if (flash && event.detail.successful) flash.replaceChildren();
 });
+
+// Every htmx request carries the page's CSRF token, which the server asks
+// of every change a signed-in user makes (forms also carry it as _csrf).
+document.addEventListener("htmx:configRequest", function (event) {
+  var meta = document.querySelector('meta[name="csrf-token"]');
+  if (meta) event.detail.headers["X-CSRF-Token"] = meta.getAttribute("content");
+});

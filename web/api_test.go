@@ -68,7 +68,7 @@ func (a *app) getJSON(t *testing.T, path string, out any) *http.Response {
 
 func (a *app) post(t *testing.T, path, contentType, body string) (*http.Response, string) {
 	t.Helper()
-	resp, err := http.Post(a.url+path, contentType, strings.NewReader(body))
+	resp, err := a.client.Post(a.url+path, contentType, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func (a *app) postRaw(t *testing.T, path, contentType string, body io.Reader, he
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,14 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
 	"fieldboard/store"
 	"fieldboard/web"
+	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
@@ -60,9 +62,17 @@ func liveServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	hash, err := bcrypt.GenerateFromPassword([]byte(testerPassword), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddUser(context.Background(), "tester", string(hash), time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	s := &web.Server{
 		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: r,
+			Auth:   auth.New(st, auth.Options{Logger: logger}),
 			Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC},
 		Refresher: r, Logger: logger,
 	}
@@ -169,7 +179,7 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	// and the figures swap in when it is done.
 	var progress string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(base+"/"),
+		signInAs(base, "/", "tester", testerPassword),
 		chromedp.WaitVisible(`//p[contains(., "No subsamples yet")]`),
 		chromedp.Click(`#refresh button`),
 		chromedp.WaitVisible(`[data-testid="refresh-progress"]`),
@@ -291,7 +301,7 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	var bars, conditions int
 	var conditionText, checks string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(base+"/"),
+		signInAs(base, "/", "tester", testerPassword),
 		chromedp.Click(`#refresh button`),
 		chromedp.WaitVisible(`[data-testid="sendability-counts"]`),
 		chromedp.Navigate(base+"/live?sendability=sendable"),
@@ -342,4 +352,18 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		t.Error("the answers table is empty")
 	}
 	screenshot(t, ctx, "library.png")
+}
+
+// signInAs opens path, which sends the browser to the sign-in page, signs
+// in and checks that it lands back on path.
+func signInAs(base, path, name, password string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Navigate(base + path),
+		chromedp.WaitVisible(`#login-name`),
+		chromedp.SendKeys(`#login-name`, name),
+		chromedp.SendKeys(`#login-password`, password),
+		chromedp.Submit(`#login-password`),
+		chromedp.WaitVisible(`form.signout`),
+		chromedp.Poll(`location.pathname === `+strconv.Quote(path), nil, chromedp.WithPollingTimeout(10*time.Second)),
+	}
 }

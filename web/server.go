@@ -38,15 +38,23 @@ func (s *Server) Routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	// The client's address is the connection's: X-Forwarded-For is not
+	// trusted, or anyone could pick the address that sign-in limits count.
+	e.IPExtractor = echo.ExtractIPDirect()
 	e.Use(middleware.Recover())
 	e.Use(s.logRequests)
 	e.Use(secureHeaders)
 	e.Use(sameOrigin)
+	e.Use(readableQuery)
+	e.Use(s.Handler.Auth.Middleware)
 
 	h := s.Handler
 	e.GET("/", h.Overview)
 	e.GET("/overview.csv", h.Overview)
 	e.GET("/healthz", h.Health)
+	e.GET("/login", h.Login)
+	e.POST("/login", h.SignIn)
+	e.POST("/logout", h.SignOut)
 	e.GET("/live", h.Live)
 	e.GET("/live.csv", h.Live)
 	e.POST("/refresh", h.StartRefresh)
@@ -79,6 +87,8 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.POST("/history", h.APIImportHistory, uploadLimit)
+	api.POST("/refresh", h.APIRefresh)
+	api.GET("/refresh", h.APIRefreshProgress)
 	e.StaticFS("/static", static.Files)
 	return e
 }
@@ -120,6 +130,18 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 			if err != nil || u.Host != req.Host {
 				return echo.NewHTTPError(http.StatusForbidden, "Requests from other sites are refused.")
 			}
+		}
+		return next(c)
+	}
+}
+
+// readableQuery refuses a query string that net/url cannot decode (a bad
+// escape such as %zz, a semicolon): its parameters would otherwise be
+// dropped silently, and the page would answer for filters nobody asked.
+func readableQuery(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if _, err := url.ParseQuery(c.Request().URL.RawQuery); err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, "The query string could not be read: "+err.Error()+".")
 		}
 		return next(c)
 	}

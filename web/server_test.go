@@ -18,6 +18,7 @@ import (
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/web"
+	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
@@ -26,6 +27,14 @@ type app struct {
 	store     *store.Store
 	refresher *refresh.Refresher
 	sim       *sim.Simulator
+	// client is signed in as the user tester: it sends the session cookie
+	// and, on changes, the CSRF token as htmx would; /api/ requests carry
+	// the bearer token instead, as a script's would. A request that sets
+	// its own Authorization or Cookie header is sent as it is.
+	client *http.Client
+	// anonymous follows no redirects and signs in as nobody.
+	anonymous *http.Client
+	token     string
 }
 
 // newApp serves the dashboard over loopback on a temporary database that
@@ -49,13 +58,22 @@ func newApp(t *testing.T) *app {
 	t.Cleanup(r.Close)
 	s := &web.Server{
 		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: r,
+			Auth:   auth.New(st, auth.Options{Logger: logger}),
 			Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC},
 		Refresher: r,
 		Logger:    logger,
 	}
+	return serveApp(t, s, st, r, simulator)
+}
+
+// serveApp serves s over loopback and signs in to it.
+func serveApp(t *testing.T, s *web.Server, st *store.Store, r *refresh.Refresher, simulator *sim.Simulator) *app {
+	t.Helper()
 	srv := httptest.NewServer(s.Routes())
 	t.Cleanup(srv.Close)
-	return &app{url: srv.URL, store: st, refresher: r, sim: simulator}
+	a := &app{url: srv.URL, store: st, refresher: r, sim: simulator, anonymous: noRedirects(nil)}
+	a.signIn(t)
+	return a
 }
 
 func (a *app) do(t *testing.T, method, path string, header map[string]string) (*http.Response, string) {
@@ -67,7 +85,7 @@ func (a *app) do(t *testing.T, method, path string, header map[string]string) (*
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"fieldboard/handlers"
 	"fieldboard/store"
 	"fieldboard/web"
+	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
@@ -408,13 +409,12 @@ func newClockedApp(t *testing.T) (*app, *testClock) {
 	t.Cleanup(r.Close)
 	s := &web.Server{
 		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: clock.Now}, Refresher: r,
+			Auth:   auth.New(st, auth.Options{Logger: logger}),
 			Logger: logger, Now: clock.Now, Location: time.UTC, ProviderLocation: time.UTC},
 		Refresher: r,
 		Logger:    logger,
 	}
-	srv := httptest.NewServer(s.Routes())
-	t.Cleanup(srv.Close)
-	return &app{url: srv.URL, store: st, refresher: r, sim: simulator}, clock
+	return serveApp(t, s, st, r, simulator), clock
 }
 
 func TestSubsampleTrendAfterTwoRefreshes(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -391,3 +392,96 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+func TestUserAndTokenCommands(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out, errOut bytes.Buffer
+	if err := runUser(ctx, []string{"add", "--db", db, "maria"}, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatalf("user add: %v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if password := lines[len(lines)-1]; len(password) < 16 || strings.Contains(password, " ") {
+		t.Errorf("user add printed %q; want the generated password alone on its last line", out.String())
+	}
+	out.Reset()
+	if err := runUser(ctx, []string{"add", "--db", db, "maria"}, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("adding maria twice: %v, want already exists", err)
+	}
+	if err := runUser(ctx, []string{"passwd", "--db", db, "--password-stdin", "maria"}, strings.NewReader("short\n"), &out, &errOut); err == nil || !strings.Contains(err.Error(), "at least 12") {
+		t.Errorf("a short password: %v, want refused", err)
+	}
+	if err := runUser(ctx, []string{"passwd", "--db", db, "--password-stdin", "maria"}, strings.NewReader("a long enough secret\n"), &out, &errOut); err != nil {
+		t.Fatalf("passwd: %v", err)
+	}
+	if strings.Contains(out.String(), "a long enough secret") {
+		t.Errorf("passwd --password-stdin echoed the password: %q", out.String())
+	}
+	if err := runUser(ctx, []string{"passwd", "--db", db, "nobody"}, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("passwd of an unknown user: %v", err)
+	}
+	out.Reset()
+	if err := runUser(ctx, []string{"list", "--db", db}, nil, &out, &errOut); err != nil || !strings.HasPrefix(out.String(), "maria\t") {
+		t.Errorf("user list: %v %q", err, out.String())
+	}
+
+	out.Reset()
+	if err := runToken(ctx, []string{"create", "--db", db, "--name", "nightly-report"}, &out, &errOut); err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+	token := lines[len(lines)-1]
+	if !strings.HasPrefix(token, "fbt_") || strings.Contains(token, " ") {
+		t.Fatalf("token create printed %q; want the token alone on its last line", out.String())
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var stored int
+	tokens, _ := st.Tokens(ctx)
+	for _, tk := range tokens {
+		if tk.Name == "nightly-report" {
+			stored++
+		}
+	}
+	if stored != 1 {
+		t.Errorf("tokens stored: %v", tokens)
+	}
+	if err := runToken(ctx, []string{"revoke", "--db", db, "--name", "nightly-report"}, &out, &errOut); err != nil {
+		t.Fatalf("token revoke: %v", err)
+	}
+	if err := runToken(ctx, []string{"revoke", "--db", db, "--name", "nightly-report"}, &out, &errOut); err == nil {
+		t.Error("revoking a token twice succeeded")
+	}
+	for _, args := range [][]string{{"frob"}, {"create", "--db", db}, {"create", "--db", db, "--name", "bad name"}} {
+		if err := runToken(ctx, args, &out, &errOut); err == nil {
+			t.Errorf("token %q succeeded", args)
+		}
+	}
+}
+
+func TestDemoCreatesAdminOnce(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	if err := checkUsers(ctx, st, true, "fb.db", logger); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkUsers(ctx, st, true, "fb.db", logger); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), "password="); n != 1 {
+		t.Errorf("the admin's password was logged %d times, want once:\n%s", n, log.String())
+	}
+	users, _ := st.Users(ctx)
+	if len(users) != 1 || users[0].Name != "admin" {
+		t.Errorf("users after two demo starts: %v", users)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"fieldboard/handlers"
 	"fieldboard/store"
 	"fieldboard/web"
+	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
@@ -32,6 +34,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simSeed      = fs.Int64("sim-seed", 1, "seed of the built-in simulator (without --upstream)")
 		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
+		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
+		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
@@ -80,6 +84,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
+	if err := checkUsers(ctx, st, up.url == "", *dbPath, logger); err != nil {
+		return err
+	}
 
 	refresher := refresh.New(provider, st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
@@ -87,6 +94,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	server := &web.Server{
 		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: refresher,
+			Auth:   auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
 			Logger: logger, Now: time.Now, Location: loc, ProviderLocation: provider.Location()},
 		Refresher:    refresher,
 		Logger:       logger,
@@ -115,4 +123,29 @@ func startSimulator(opts sim.Options) (string, func(), error) {
 // errFlag reports a flag error as a usage error.
 func errFlag(name, format string, args ...any) error {
 	return fmt.Errorf("%w: --%s: %s", errUsage, name, fmt.Sprintf(format, args...))
+}
+
+// checkUsers makes sure someone can sign in. The demo (no --upstream)
+// creates the user admin on its first start and logs its password once,
+// so a new user gets in with one command; against a real provider, the
+// log says how to add a user.
+func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, logger *slog.Logger) error {
+	users, err := st.Users(ctx)
+	if err != nil || len(users) > 0 {
+		return err
+	}
+	if !demo {
+		logger.Warn("nobody can sign in yet: add a user with fieldboard user add --db " + dbPath + " NAME")
+		return nil
+	}
+	password := auth.GeneratePassword()
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	if err := st.AddUser(ctx, "admin", hash, time.Now()); err != nil {
+		return err
+	}
+	logger.Info("demo: created the user admin; its password is shown this once (change it with fieldboard user passwd)", "user", "admin", "password", password)
+	return nil
 }

@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// ErrExists is returned when a user or token of that name already exists.
+var ErrExists = errors.New("already exists")
+
+// User is one person who may sign in.
+type User struct {
+	Name              string    `db:"name"`
+	CreatedAt         time.Time `db:"created_at"`
+	PasswordChangedAt time.Time `db:"password_changed_at"`
+}
+
+// Session is one signed-in browser. The browser holds the secret; the
+// store only its hash.
+type Session struct {
+	SecretHash []byte    `db:"secret_hash"`
+	UserName   string    `db:"user_name"`
+	CSRFToken  string    `db:"csrf_token"`
+	CreatedAt  time.Time `db:"created_at"`
+	ExpiresAt  time.Time `db:"expires_at"`
+}
+
+// Token is one script's bearer token, by the name it was created with.
+type Token struct {
+	Name      string    `db:"name"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// AddUser stores a new user with a password hash, or returns an error
+// wrapping ErrExists.
+func (s *Store) AddUser(ctx context.Context, name, passwordHash string, now time.Time) error {
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO users (name, password_hash, created_at, password_changed_at) VALUES (?, ?, ?, ?)`,
+		name, passwordHash, now, now)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("user %q: %w", name, ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("add user %q: %w", name, err)
+	}
+	return nil
+}
+
+// SetPassword replaces a user's password hash and ends every session of
+// the user, in one transaction, or returns an error wrapping ErrNotFound.
+func (s *Store) SetPassword(ctx context.Context, name, passwordHash string, now time.Time) error {
+	return inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, password_changed_at = ? WHERE name = ?`, passwordHash, now, name)
+		if err != nil {
+			return fmt.Errorf("password of %q: %w", name, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("user %q: %w", name, ErrNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_name = ?`, name); err != nil {
+			return fmt.Errorf("sessions of %q: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// PasswordHash returns a user's password hash, or an error wrapping
+// ErrNotFound.
+func (s *Store) PasswordHash(ctx context.Context, name string) (string, error) {
+	var hash string
+	err := s.reader.GetContext(ctx, &hash, `SELECT password_hash FROM users WHERE name = ?`, name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("user %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("user %q: %w", name, err)
+	}
+	return hash, nil
+}
+
+// Users lists the users by name.
+func (s *Store) Users(ctx context.Context) ([]User, error) {
+	out := []User{}
+	if err := s.reader.SelectContext(ctx, &out, `SELECT name, created_at, password_changed_at FROM users ORDER BY name`); err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
+	return out, nil
+}
+
+// CreateSession stores a session, and deletes the sessions that expired.
+func (s *Store) CreateSession(ctx context.Context, sess Session) error {
+	return inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, sess.CreatedAt); err != nil {
+			return fmt.Errorf("expired sessions: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (secret_hash, user_name, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+			sess.SecretHash, sess.UserName, sess.CSRFToken, sess.CreatedAt, sess.ExpiresAt); err != nil {
+			return fmt.Errorf("session of %q: %w", sess.UserName, err)
+		}
+		return nil
+	})
+}
+
+// SessionOf returns the session whose secret hashes to secretHash if it has
+// not expired at now, or an error wrapping ErrNotFound.
+func (s *Store) SessionOf(ctx context.Context, secretHash []byte, now time.Time) (Session, error) {
+	var sess Session
+	err := s.reader.GetContext(ctx, &sess, `
+		SELECT secret_hash, user_name, csrf_token, created_at, expires_at FROM sessions
+		WHERE secret_hash = ? AND expires_at > ?`, secretHash, now)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("session: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("session: %w", err)
+	}
+	return sess, nil
+}
+
+// DeleteSession ends a session (signing out). Ending one that does not
+// exist is not an error.
+func (s *Store) DeleteSession(ctx context.Context, secretHash []byte) error {
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM sessions WHERE secret_hash = ?`, secretHash); err != nil {
+		return fmt.Errorf("end session: %w", err)
+	}
+	return nil
+}
+
+// CreateToken stores a bearer token's hash under name, or returns an error
+// wrapping ErrExists.
+func (s *Store) CreateToken(ctx context.Context, name string, secretHash []byte, now time.Time) error {
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (secret_hash, name, created_at) VALUES (?, ?, ?)`, secretHash, name, now)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("token %q: %w", name, ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("create token %q: %w", name, err)
+	}
+	return nil
+}
+
+// TokenOf returns the token whose secret hashes to secretHash, or an error
+// wrapping ErrNotFound.
+func (s *Store) TokenOf(ctx context.Context, secretHash []byte) (Token, error) {
+	var t Token
+	err := s.reader.GetContext(ctx, &t, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`, secretHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Token{}, fmt.Errorf("token: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("token: %w", err)
+	}
+	return t, nil
+}
+
+// RevokeToken deletes the token called name, or returns an error wrapping
+// ErrNotFound.
+func (s *Store) RevokeToken(ctx context.Context, name string) error {
+	res, err := s.writer.ExecContext(ctx, `DELETE FROM api_tokens WHERE name = ?`, name)
+	if err != nil {
+		return fmt.Errorf("revoke token %q: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("token %q: %w", name, ErrNotFound)
+	}
+	return nil
+}
+
+// Tokens lists the bearer tokens by name (never their secrets).
+func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
+	out := []Token{}
+	if err := s.reader.SelectContext(ctx, &out, `SELECT name, created_at FROM api_tokens ORDER BY name`); err != nil {
+		return nil, fmt.Errorf("tokens: %w", err)
+	}
+	return out, nil
+}
+
+func isUniqueViolation(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}

@@ -1,0 +1,283 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// CookieName is the session cookie.
+const CookieName = "fieldboard_session"
+
+// CSRFHeader carries the CSRF token of htmx requests (static/app.js sets
+// it); plain forms send it as the field CSRFField.
+const (
+	CSRFHeader = "X-CSRF-Token"
+	CSRFField  = "_csrf"
+)
+
+// Sign-in limits: failed attempts allowed per window, per user name and
+// per address. An address tries many names, so it gets more.
+const (
+	failuresPerUser    = 5
+	failuresPerAddress = 20
+	failureWindow      = 15 * time.Minute
+)
+
+// ErrBadCredentials is a sign-in with an unknown name or a wrong password;
+// which one is not said.
+var ErrBadCredentials = errors.New("wrong user name or password")
+
+// RateLimitedError is a sign-in refused because of too many failures.
+type RateLimitedError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("too many failed sign-ins; try again in %s", e.RetryAfter.Round(time.Second))
+}
+
+// Options configure an Auth; zero values take the defaults.
+type Options struct {
+	// SessionTTL is how long a sign-in lasts (12 hours, a working day).
+	SessionTTL time.Duration
+	// SecureCookies marks the cookie Secure on plain HTTP too: set it
+	// behind a proxy that terminates TLS. Requests over TLS always get it.
+	SecureCookies bool
+	Now           func() time.Time
+	Logger        *slog.Logger
+}
+
+// Auth signs users in and out and guards every route but the public ones.
+type Auth struct {
+	store      *store.Store
+	opts       Options
+	perUser    *limiter
+	perAddress *limiter
+	// dummyHash is compared against for an unknown user, so that a sign-in
+	// takes as long whether or not the name exists; made at first need.
+	dummyOnce sync.Once
+	dummyHash []byte
+}
+
+// New returns an Auth over the users, sessions and tokens of st.
+func New(st *store.Store, opts Options) *Auth {
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = 12 * time.Hour
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Auth{store: st, opts: opts,
+		perUser: newLimiter(failuresPerUser, failureWindow), perAddress: newLimiter(failuresPerAddress, failureWindow)}
+}
+
+// SignIn checks a user's password and opens a session, returning its
+// cookie. It returns ErrBadCredentials or a *RateLimitedError when it
+// refuses; address is the client's, for the limit per address.
+func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, address string) (*http.Cookie, error) {
+	now := a.opts.Now()
+	userKey := strings.ToLower(name)
+	if wait := max(a.perAddress.wait(address, now), a.perUser.wait(userKey, now)); wait > 0 {
+		a.opts.Logger.Warn("sign-in refused: too many failures", "user", name, "address", address)
+		return nil, &RateLimitedError{RetryAfter: wait}
+	}
+	hash, err := a.store.PasswordHash(ctx, name)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		a.dummyOnce.Do(func() { a.dummyHash, _ = bcrypt.GenerateFromPassword([]byte(GeneratePassword()), bcrypt.DefaultCost) })
+		bcrypt.CompareHashAndPassword(a.dummyHash, []byte(password))
+		err = ErrBadCredentials
+	case err != nil:
+		return nil, err
+	default:
+		if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+			err = ErrBadCredentials
+		}
+	}
+	if err != nil {
+		a.perAddress.fail(address, now)
+		a.perUser.fail(userKey, now)
+		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address)
+		return nil, err
+	}
+	a.perUser.forget(userKey)
+	secret := newSecret()
+	sess := store.Session{SecretHash: hashSecret(secret), UserName: name, CSRFToken: newSecret(), CreatedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL)}
+	if err := a.store.CreateSession(ctx, sess); err != nil {
+		return nil, err
+	}
+	a.opts.Logger.Info("signed in", "user", name, "address", address)
+	return a.cookie(r, secret, sess.ExpiresAt), nil
+}
+
+// SignOut ends the session of r, if any, and returns the cookie that
+// clears it in the browser.
+func (a *Auth) SignOut(ctx context.Context, r *http.Request) (*http.Cookie, error) {
+	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		if err := a.store.DeleteSession(ctx, hashSecret(c.Value)); err != nil {
+			return nil, err
+		}
+	}
+	cookie := a.cookie(r, "", time.Unix(0, 0))
+	cookie.MaxAge = -1
+	return cookie, nil
+}
+
+func (a *Auth) cookie(r *http.Request, value string, expires time.Time) *http.Cookie {
+	return &http.Cookie{Name: CookieName, Value: value, Path: "/", Expires: expires, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: a.opts.SecureCookies || r.TLS != nil}
+}
+
+// refusal is an Authorization header that lets nobody in, as the
+// sentence the caller gets.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+// identify returns who is asking: a bearer token's name, a signed-in user
+// with their CSRF token, or nobody (a zero Viewer).
+func (a *Auth) identify(r *http.Request) (views.Viewer, error) {
+	if header := r.Header.Get("Authorization"); header != "" {
+		scheme, token, ok := strings.Cut(header, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			return views.Viewer{}, refusal(`The Authorization header must be "Bearer TOKEN".`)
+		}
+		t, err := a.store.TokenOf(r.Context(), hashSecret(strings.TrimSpace(token)))
+		if errors.Is(err, store.ErrNotFound) {
+			return views.Viewer{}, refusal("The bearer token is not valid: mistyped, or revoked.")
+		}
+		if err != nil {
+			return views.Viewer{}, err
+		}
+		return views.Viewer{Name: t.Name, Token: true}, nil
+	}
+	c, err := r.Cookie(CookieName)
+	if err != nil || c.Value == "" {
+		return views.Viewer{}, nil
+	}
+	sess, err := a.store.SessionOf(r.Context(), hashSecret(c.Value), a.opts.Now())
+	if errors.Is(err, store.ErrNotFound) {
+		return views.Viewer{}, nil // expired or signed out: sign in again
+	}
+	if err != nil {
+		return views.Viewer{}, err
+	}
+	return views.Viewer{Name: sess.UserName, CSRF: sess.CSRFToken}, nil
+}
+
+// public reports whether path is open to everyone: the health check, the
+// static files and the sign-in page.
+func public(path string) bool {
+	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/")
+}
+
+// Middleware lets a request through only when it comes from a signed-in
+// user or carries a valid bearer token, except on the public paths. A
+// user's state-changing request must carry the session's CSRF token (the
+// X-CSRF-Token header or the _csrf form field); a token, which a browser
+// never sends by itself, needs none, but may change things only through
+// /api/. The viewer is put in the request's context for the pages.
+func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		viewer, err := a.identify(req)
+		var refused refusal
+		if err != nil && !errors.As(err, &refused) {
+			return err
+		}
+		if public(req.URL.Path) {
+			c.SetRequest(req.WithContext(views.WithViewer(req.Context(), viewer)))
+			return next(c)
+		}
+		if refused != "" {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="Fieldboard", error="invalid_token"`)
+			return echo.NewHTTPError(http.StatusUnauthorized, string(refused))
+		}
+		if viewer.Name == "" {
+			return a.unauthenticated(c)
+		}
+		if unsafe(req.Method) {
+			switch {
+			case viewer.Token && !strings.HasPrefix(req.URL.Path, "/api/"):
+				return echo.NewHTTPError(http.StatusForbidden, "A bearer token may change things only through /api/v1; sign in to use the dashboard's buttons and forms.")
+			case !viewer.Token && !sameToken(csrfOf(c), viewer.CSRF):
+				return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from Fieldboard (its CSRF token is missing or wrong). Reload the page and try again.")
+			}
+		}
+		c.SetRequest(req.WithContext(views.WithViewer(req.Context(), viewer)))
+		return next(c)
+	}
+}
+
+// unauthenticated answers a request from nobody: a browser asking for a
+// page is sent to the sign-in page and back; htmx is told to go there;
+// scripts and downloads get 401.
+func (a *Auth) unauthenticated(c echo.Context) error {
+	req := c.Request()
+	back := req.URL.RequestURI()
+	page := req.Method == http.MethodGet && !strings.HasPrefix(req.URL.Path, "/api/") && !strings.HasSuffix(req.URL.Path, ".csv") &&
+		strings.Contains(req.Header.Get(echo.HeaderAccept), "text/html")
+	switch {
+	case req.Header.Get("HX-Request") == "true":
+		c.Response().Header().Set("HX-Redirect", "/login")
+	case page:
+		return c.Redirect(http.StatusSeeOther, LoginURL(back))
+	}
+	c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="Fieldboard"`)
+	return echo.NewHTTPError(http.StatusUnauthorized, "Sign in first, or send a bearer token (Authorization: Bearer TOKEN; see fieldboard token create).")
+}
+
+// LoginURL is the sign-in page that returns to back afterwards.
+func LoginURL(back string) string {
+	if back == "" || back == "/" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(back)
+}
+
+// SafeNext returns next when it is a path of this site, else "/": the
+// sign-in page must not send anyone elsewhere (an open redirect). Browsers
+// drop tabs and line breaks from a Location, so "/\t/evil.example" would
+// be //evil.example, and a NUL breaks the header: next may hold no control
+// character.
+func SafeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsFunc(next, unicode.IsControl) {
+		return "/"
+	}
+	return next
+}
+
+func csrfOf(c echo.Context) string {
+	if t := c.Request().Header.Get(CSRFHeader); t != "" {
+		return t
+	}
+	return c.FormValue(CSRFField)
+}
+
+func sameToken(got, want string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func unsafe(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package auth
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+func TestSafeNext(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/live?sort=cpi", "/live?sort=cpi"},
+		{"", "/"},
+		{"https://evil.example/", "/"},
+		{"//evil.example/", "/"},
+		{"/\\evil.example/", "/"},
+		{"/live\r\nSet-Cookie: x=1", "/"},
+		{"live", "/"},
+	}
+	for _, tt := range tests {
+		if got := SafeNext(tt.in); got != tt.want {
+			t.Errorf("SafeNext(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestLimiterForgetsAfterTheWindow(t *testing.T) {
+	l := newLimiter(2, time.Minute)
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	l.fail("a", t0)
+	if l.wait("a", t0) != 0 {
+		t.Fatal("one failure of two allowed already waits")
+	}
+	l.fail("a", t0.Add(10*time.Second))
+	if got := l.wait("a", t0.Add(20*time.Second)); got != 40*time.Second {
+		t.Errorf("wait after 2 failures = %v, want 40s (until the first leaves the window)", got)
+	}
+	if l.wait("b", t0) != 0 {
+		t.Error("another key waits")
+	}
+	if got := l.wait("a", t0.Add(time.Minute)); got != 0 {
+		t.Errorf("wait once the first failure left the window = %v, want 0", got)
+	}
+	l.fail("c", t0.Add(5*time.Minute)) // sweeps
+	if len(l.failures) != 1 {
+		t.Errorf("after a window, %d keys are kept, want only the new one", len(l.failures))
+	}
+}
+
+func TestSessionsExpire(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hash, _ := bcrypt.GenerateFromPassword([]byte("a long enough secret"), bcrypt.MinCost)
+	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	a := New(st, Options{SessionTTL: time.Hour, Now: func() time.Time { return now }})
+	req := httptest.NewRequest("POST", "/login", nil)
+	cookie, err := a.SignIn(ctx, req, "maria", "a long enough secret", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := func() string {
+		e := echo.New()
+		r := httptest.NewRequest("GET", "/live.csv", nil)
+		r.AddCookie(cookie)
+		var who string
+		err := a.Middleware(func(c echo.Context) error {
+			who = views.ViewerOf(c.Request().Context()).Name
+			return nil
+		})(e.NewContext(r, httptest.NewRecorder()))
+		if he, ok := err.(*echo.HTTPError); ok && he.Code == http.StatusUnauthorized {
+			return "refused"
+		}
+		return who
+	}
+	if got := seen(); got != "maria" {
+		t.Fatalf("a fresh session is seen as %q", got)
+	}
+	now = now.Add(59 * time.Minute)
+	if got := seen(); got != "maria" {
+		t.Errorf("a session 59 minutes old (TTL 1h) is seen as %q", got)
+	}
+	now = now.Add(time.Minute)
+	if got := seen(); got != "refused" {
+		t.Errorf("an expired session is seen as %q, want refused", got)
+	}
+	// A new password ends every session.
+	now = now.Add(-30 * time.Minute)
+	if err := st.SetPassword(ctx, "maria", string(hash), now); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(); got != "refused" {
+		t.Errorf("after a password change the old session is seen as %q, want refused", got)
+	}
+}

@@ -1,0 +1,325 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"fieldboard/web/auth"
+)
+
+// testerPassword is the password of the user every app signs in as.
+const testerPassword = "correct horse battery"
+
+func noRedirects(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// signIn adds the user tester (with bcrypt's least cost, for speed) and a
+// token, signs in through the form and reads the page's CSRF token.
+func (a *app) signIn(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	hash, err := bcrypt.GenerateFromPassword([]byte(testerPassword), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.AddUser(ctx, "tester", string(hash), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	token, tokenHash := auth.NewToken()
+	if err := a.store.CreateToken(ctx, "tests", tokenHash, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	a.token = token
+	cookie, csrf := a.login(t, "tester", testerPassword)
+	a.client = noRedirects(signedIn{cookie: cookie, csrf: csrf, token: token})
+}
+
+// login signs in through the form and returns the session cookie and the
+// CSRF token the pages carry.
+func (a *app) login(t *testing.T, name, password string) (*http.Cookie, string) {
+	t.Helper()
+	resp, err := a.anonymous.PostForm(a.url+"/login", url.Values{"name": {name}, "password": {password}, "next": {"/live"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var cookie *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == auth.CookieName {
+			cookie = c
+		}
+	}
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/live" || cookie == nil {
+		t.Fatalf("sign in as %s: %d to %q, cookie %v; want 303 to /live with a session cookie", name, resp.StatusCode, resp.Header.Get("Location"), cookie)
+	}
+	req, _ := http.NewRequest("GET", a.url+"/", nil)
+	req.AddCookie(cookie)
+	resp, err = a.anonymous.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		page.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindStringSubmatch(page.String())
+	if m == nil {
+		t.Fatalf("the overview of a signed-in user carries no CSRF token: %d\n%s", resp.StatusCode, page.String())
+	}
+	return cookie, m[1]
+}
+
+// signedIn sends requests as a browser with a session would, or, to /api/,
+// as a script with a token.
+type signedIn struct {
+	cookie      *http.Cookie
+	csrf, token string
+}
+
+func (s signedIn) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("Authorization") == "" && req.Header.Get("Cookie") == "" {
+		req = req.Clone(req.Context())
+		if strings.HasPrefix(req.URL.Path, "/api/") || strings.HasPrefix(req.URL.Opaque, "/api/") {
+			req.Header.Set("Authorization", "Bearer "+s.token)
+		} else {
+			req.AddCookie(s.cookie)
+			if req.Method != http.MethodGet && req.Method != http.MethodHead {
+				req.Header.Set(auth.CSRFHeader, s.csrf)
+			}
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func TestEveryRouteNeedsSignInButThePublicOnes(t *testing.T) {
+	a := newApp(t)
+	html := map[string]string{"Accept": "text/html,application/xhtml+xml"}
+	tests := []struct {
+		name, method, path string
+		header             map[string]string
+		status             int
+		location, www      string
+	}{
+		{"a page sends the browser to sign in and back", "GET", "/live?sort=cpi", html, 303, "/login?next=%2Flive%3Fsort%3Dcpi", ""},
+		{"the overview goes to the plain sign-in page", "GET", "/", html, 303, "/login", ""},
+		{"a CSV download is refused", "GET", "/live.csv", html, 401, "", "Bearer"},
+		{"the API is refused", "GET", "/api/v1/subsamples", nil, 401, "", "Bearer"},
+		{"a change is refused", "POST", "/refresh", nil, 401, "", "Bearer"},
+		{"an API change is refused", "POST", "/api/v1/refresh", nil, 401, "", "Bearer"},
+		{"htmx is told where to go", "GET", "/refresh/progress", map[string]string{"HX-Request": "true"}, 401, "", "Bearer"},
+		{"the health check is public", "GET", "/healthz", nil, 200, "", ""},
+		{"static files are public", "GET", "/static/app.js", nil, 200, "", ""},
+		{"the sign-in page is public", "GET", "/login", html, 200, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, a.url+tt.path, nil)
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := a.anonymous.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.status || resp.Header.Get("Location") != tt.location || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), tt.www) {
+				t.Errorf("%s %s = %d, Location %q, WWW-Authenticate %q; want %d, %q, %q", tt.method, tt.path, resp.StatusCode,
+					resp.Header.Get("Location"), resp.Header.Get("WWW-Authenticate"), tt.status, tt.location, tt.www)
+			}
+			if tt.header["HX-Request"] != "" && resp.Header.Get("HX-Redirect") != "/login" {
+				t.Errorf("htmx was not sent to /login: HX-Redirect %q", resp.Header.Get("HX-Redirect"))
+			}
+		})
+	}
+}
+
+func TestBearerTokens(t *testing.T) {
+	a := newApp(t)
+	bearer := func(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
+	tests := []struct {
+		name, method, path string
+		header             map[string]string
+		status             int
+		want               string
+	}{
+		{"a page", "GET", "/live", bearer(a.token), 200, "Live subsamples"},
+		{"a CSV download, for scheduled reports", "GET", "/live.csv", bearer(a.token), 200, "subsampleId"},
+		{"the JSON API", "GET", "/api/v1/subsamples", bearer(a.token), 200, "["},
+		{"an API change: no CSRF token needed", "POST", "/api/v1/refresh", bearer(a.token), 202, ""},
+		{"a dashboard form is not for scripts", "POST", "/refresh", bearer(a.token), 403, "only through /api/v1"},
+		{"a mistyped token", "GET", "/api/v1/subsamples", bearer(a.token + "x"), 401, "not valid"},
+		{"another scheme", "GET", "/api/v1/subsamples", map[string]string{"Authorization": "Basic dGVzdGVyOng="}, 401, "Bearer TOKEN"},
+		{"an empty token", "GET", "/live.csv", map[string]string{"Authorization": "Bearer "}, 401, "Bearer TOKEN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := a.do(t, tt.method, tt.path, tt.header)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("%s %s = %d %.200s; want %d with %q", tt.method, tt.path, resp.StatusCode, body, tt.status, tt.want)
+			}
+		})
+	}
+	if err := a.store.RevokeToken(context.Background(), "tests"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := a.do(t, "GET", "/api/v1/subsamples", bearer(a.token)); resp.StatusCode != 401 {
+		t.Errorf("a revoked token: %d, want 401", resp.StatusCode)
+	}
+}
+
+func TestChangesNeedTheSessionsCSRFToken(t *testing.T) {
+	a := newApp(t)
+	cookie, csrf := a.login(t, "tester", testerPassword)
+	post := func(header map[string]string, form url.Values) int {
+		req, _ := http.NewRequest("POST", a.url+"/refresh", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(cookie)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := a.anonymous.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(nil, nil); got != 403 {
+		t.Errorf("no CSRF token: %d, want 403", got)
+	}
+	if got := post(map[string]string{auth.CSRFHeader: csrf + "x"}, nil); got != 403 {
+		t.Errorf("a wrong CSRF token: %d, want 403", got)
+	}
+	_, otherCSRF := a.login(t, "tester", testerPassword)
+	if got := post(map[string]string{auth.CSRFHeader: otherCSRF}, nil); got != 403 {
+		t.Errorf("another session's CSRF token: %d, want 403", got)
+	}
+	if got := post(map[string]string{auth.CSRFHeader: csrf, "HX-Request": "true"}, nil); got != 200 {
+		t.Errorf("htmx with the header: %d, want 200", got)
+	}
+	if got := post(nil, url.Values{auth.CSRFField: {csrf}}); got != 303 {
+		t.Errorf("a plain form with the field: %d, want 303", got)
+	}
+	_, page := a.do(t, "GET", "/panelists", nil)
+	if n := strings.Count(page, `name="_csrf"`); n < 3 {
+		t.Errorf("/panelists has %d forms carrying the CSRF field, want every posting form (sign out, history, bulk)", n)
+	}
+}
+
+func TestSignInSignOutAndCookie(t *testing.T) {
+	a := newApp(t)
+	resp, err := a.anonymous.PostForm(a.url+"/login", url.Values{"name": {"tester"}, "password": {testerPassword}, "next": {"//evil.example/x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Location") != "/" {
+		t.Errorf("next=//evil.example/x sent the user to %q, want / (no open redirect)", resp.Header.Get("Location"))
+	}
+	var cookie *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == auth.CookieName {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode || cookie.Secure || cookie.Expires.Before(time.Now().Add(11*time.Hour)) {
+		t.Fatalf("session cookie %+v: want HttpOnly, SameSite=Lax, not Secure on plain HTTP, expiring in about 12 hours", cookie)
+	}
+
+	resp, err = a.anonymous.PostForm(a.url+"/login", url.Values{"name": {"tester"}, "password": {"wrong password!"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || len(resp.Cookies()) != 0 {
+		t.Errorf("a wrong password: %d with cookies %v, want 401 and none", resp.StatusCode, resp.Cookies())
+	}
+
+	_, csrf := a.sessionCSRF(t, cookie)
+	client := noRedirects(signedIn{cookie: cookie, csrf: csrf})
+	if resp, err := client.Get(a.url + "/live"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("signed in: %v %v", resp, err)
+	}
+	resp, err = client.Post(a.url+"/logout", "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/login" {
+		t.Errorf("sign out: %d to %q, want 303 to /login", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	req, _ := http.NewRequest("GET", a.url+"/live.csv", nil)
+	req.AddCookie(cookie)
+	if resp, err := a.anonymous.Do(req); err != nil || resp.StatusCode != 401 {
+		t.Errorf("the signed-out session's cookie still works: %v %v", resp.StatusCode, err)
+	}
+}
+
+// sessionCSRF reads the CSRF token of cookie's session from the overview.
+func (a *app) sessionCSRF(t *testing.T, cookie *http.Cookie) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", a.url+"/", nil)
+	req.AddCookie(cookie)
+	resp, err := a.anonymous.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindStringSubmatch(b.String())
+	if m == nil {
+		t.Fatalf("no CSRF token on the overview: %d", resp.StatusCode)
+	}
+	return resp.StatusCode, m[1]
+}
+
+func TestSignInAttemptsAreLimited(t *testing.T) {
+	a := newApp(t)
+	try := func(name, password string) *http.Response {
+		resp, err := a.anonymous.PostForm(a.url+"/login", url.Values{"name": {name}, "password": {password}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for i := range 5 {
+		if resp := try("tester", "not the password"); resp.StatusCode != 401 {
+			t.Fatalf("failure %d: %d, want 401", i+1, resp.StatusCode)
+		}
+	}
+	resp := try("tester", testerPassword)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("the right password after 5 failures: %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// Per address: many names from one address.
+	for i := range 15 {
+		try("nobody"+strconv.Itoa(i), "guess guess guess")
+	}
+	if resp := try("someone-else", "guess guess guess"); resp.StatusCode != 429 {
+		t.Errorf("a 21st failure from one address: %d, want 429", resp.StatusCode)
+	}
+}

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -68,20 +69,12 @@ func (a *app) login(t *testing.T, name, password string) (*http.Cookie, string) 
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var page strings.Builder
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		page.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindStringSubmatch(page.String())
+	page, _ := io.ReadAll(resp.Body)
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindSubmatch(page)
 	if m == nil {
-		t.Fatalf("the overview of a signed-in user carries no CSRF token: %d\n%s", resp.StatusCode, page.String())
+		t.Fatalf("the overview of a signed-in user carries no CSRF token: %d\n%s", resp.StatusCode, page)
 	}
-	return cookie, m[1]
+	return cookie, string(m[1])
 }
 
 // signedIn sends requests as a browser with a session would, or, to /api/,
@@ -280,20 +273,12 @@ func (a *app) sessionCSRF(t *testing.T, cookie *http.Cookie) (int, string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindStringSubmatch(b.String())
+	page, _ := io.ReadAll(resp.Body)
+	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindSubmatch(page)
 	if m == nil {
 		t.Fatalf("no CSRF token on the overview: %d", resp.StatusCode)
 	}
-	return resp.StatusCode, m[1]
+	return resp.StatusCode, string(m[1])
 }
 
 func TestSignInAttemptsAreLimited(t *testing.T) {

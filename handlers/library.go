@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,9 +128,12 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	raw, err := url.PathUnescape(c.Param("locale")) // Echo leaves path parameters escaped
+	raw, err := pathParam(c, "locale")
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The locale is not a valid URL path segment.")
+	}
+	if strings.TrimSpace(raw) == "" { // pickLocale would take the first locale
+		return echo.NewHTTPError(http.StatusNotFound, "Name a locale: a question's answers are at /library/{locale}/questions/{id}/answers.")
 	}
 	locale, err := pickLocale(locales, raw)
 	if err != nil {

@@ -25,8 +25,9 @@ var ErrBadEntryLink = errors.New("not a usable entry link")
 //     ("&&") are dropped;
 //   - for an API-compatible subsample adds SAPI=1 (spec rule 2) just before
 //     id; an existing SAPI parameter (any case) is not duplicated but set to
-//     1 where it stands; for a subsample that is not API compatible, the
-//     parameters are left as the provider sent them;
+//     1 where it stands (SAPI in ASCII letters of any case: "ſapi", with a
+//     long s, is another parameter); for a subsample that is not API
+//     compatible, the parameters are left as the provider sent them;
 //   - puts the id parameter last, so a router that appends a respondent id
 //     still works, adding an empty one when the link has none. With
 //     panelistID non-empty, id is set to it, escaped with url.QueryEscape
@@ -81,7 +82,7 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 		switch {
 		case key == "id":
 			idValue = rawValue
-		case strings.EqualFold(key, "SAPI") && apiCompatible:
+		case apiCompatible && isSAPIName(key):
 			if !sapiSeen {
 				write(rawKey + "=1")
 			}
@@ -103,3 +104,8 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 	}
 	return b.String(), nil
 }
+
+// isSAPIName reports whether a parameter name is SAPI in any ASCII case.
+// strings.EqualFold alone would also match "ſAPI" (with a long s), which
+// the provider does not read as SAPI: the link would then lack SAPI=1.
+func isSAPIName(key string) bool { return len(key) == len("SAPI") && strings.EqualFold(key, "SAPI") }

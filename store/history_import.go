@@ -94,6 +94,17 @@ const importCacheKiB = 64 << 10
 // then one record per line. Zone-less registration times are in loc (UTC
 // when nil).
 //
+// What a spreadsheet's export has is accepted: a UTF-8 byte order mark
+// before the header, CRLF line ends, quoted fields, blank lines (skipped)
+// and no line break after the last line. Everything else that is not a
+// valid record is a bad line: a file that is empty or holds only the
+// header, a first line that is not the header, a line with another number
+// of columns, a line longer than 64 KiB, a field that fails validation
+// (an id that is not a whole number in range, a status that is not a
+// respondent return code, a date that does not parse, lies more than a
+// day ahead or before 2001-09-09). Line numbers count every line from 1, the header's and blank
+// ones included, as an editor shows them.
+//
 // The file is read and validated line by line and written in one
 // transaction, insertBatch records per INSERT, so memory does not grow with
 // it. Every line is validated; if any is bad
@@ -352,7 +363,7 @@ func (im *historyImport) readCSV(r io.Reader) error {
 			headerLine = lineNo
 			if perr != nil || [7]string(record) != historyFields {
 				im.bad(lineNo, fmt.Sprintf("the first line must be the header %s, not %s",
-					HistoryHeader, clip(string(bytes.TrimRight(line, "\r\n")), 200)))
+					HistoryHeader, clip(strconv.Quote(string(bytes.TrimRight(line, "\r\n"))), 200)))
 				return nil
 			}
 		} else if perr != nil {

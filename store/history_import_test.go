@@ -32,6 +32,15 @@ func historyCount(t *testing.T, s *store.Store) int64 {
 	return n
 }
 
+// goodLines returns n valid, distinct lines of a history file.
+func goodLines(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("G%d,%d,3,2025-01-02T03:04:05.000,1,0,0", i, 10+i%50)
+	}
+	return lines
+}
+
 // importCSV imports a CSV history file that must be valid.
 func importCSV(t *testing.T, s *store.Store, content string) store.ImportReport {
 	t.Helper()
@@ -208,6 +217,22 @@ func TestImportHistoryCSVRejectsBadFiles(t *testing.T) {
 		{"huge last line without line break", historyCSV(good) + strings.Repeat("x", 100<<10), 3, "longer than 64 KiB"},
 		{"huge first line", strings.Repeat("x", 100<<10) + "\n" + good + "\n", 1, "the first line is longer than 64 KiB"},
 		{"bad line after good ones", historyCSV(good, "P2,11,3,2025-01-02T03:04:05.000,1,0,0", "P3,12,3,nope,1,0,0"), 4, "registeredAt"},
+		{"bad line after 1,000 good ones, past many written batches", historyCSV(append(goodLines(1000), "P3,12,3,nope,1,0,0")...), 1002, "registeredAt"},
+		{"negative status id", historyCSV("P1,10,-3,2025-01-02T03:04:05.000,1,0,0"), 2, `statusId must be a respondent return code (2, 3, 82, 83, 92, 98 or 99), not "-3"`},
+		{"status id 0", historyCSV("P1,10,0,2025-01-02T03:04:05.000,1,0,0"), 2, `statusId must be a respondent return code`},
+		{"negative event id", historyCSV("P1,10,3,2025-01-02T03:04:05.000,-7,0,0"), 2, `eventId must be a positive integer, not "-7"`},
+		{"negative research type id", historyCSV("P1,10,3,2025-01-02T03:04:05.000,1,0,-2"), 2, `researchTypeId must be an integer of 0 or more (0 when unknown), not "-2"`},
+		{"id beyond int64", historyCSV("P1,9223372036854775808,3,2025-01-02T03:04:05.000,1,0,0"), 2, `subsampleId must be a positive integer, not "9223372036854775808"`},
+		{"date without a time", historyCSV("P1,10,3,2025-01-02,1,0,0"), 2, `registeredAt: "2025-01-02" is not a date and time`},
+		{"2 MiB in one field", historyCSV(good, "P1,10,3,2025-01-02T03:04:05.000,1,0,"+strings.Repeat("9", 2<<20), good), 3, "line is longer than 64 KiB"},
+		{"2 MiB first line without a line break", strings.Repeat("x", 2<<20), 1, "the first line is longer than 64 KiB"},
+		{"header repeated, as when two files are joined", historyCSV(good, store.HistoryHeader, good), 3, `subsampleId must be a positive integer, not "subsampleId"`},
+		{"byte order mark before a wrong header", "\xEF\xBB\xBFpanelist,subsample\n" + good + "\n", 1,
+			"must be the header " + store.HistoryHeader + `, not "panelist,subsample"`},
+		{"byte order mark and CRLF, header only", "\xEF\xBB\xBF" + store.HistoryHeader + "\r\n", 1, "no records: the file has a header but no lines"},
+		{"CRLF: a bad line is numbered as an editor shows it", strings.ReplaceAll(historyCSV(good, "", "P1,10,3,2025-01-02T03:04:05.000,1,0"), "\n", "\r\n"), 4, "expected 7 columns"},
+		{"CR alone does not end a line", strings.ReplaceAll(historyCSV(good), "\n", "\r"), 1, `the first line must be the header ` + store.HistoryHeader + `, not "panelistId,`},
+		{"only blank lines", "\n\r\n\n", 1, "no records: the file is empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -224,6 +249,9 @@ func TestImportHistoryCSVRejectsBadFiles(t *testing.T) {
 			}
 			if got := report.Errors[0]; got.Line != c.wantLine || !strings.Contains(got.Reason, c.want) {
 				t.Errorf("error = line %d %q, want line %d containing %q", got.Line, got.Reason, c.wantLine, c.want)
+			}
+			if got := report.Errors[0].Reason; len(got) > 1<<10 || strings.ContainsAny(got, "\r\n\uFEFF") {
+				t.Errorf("reason %.100q… is not one short line", got)
 			}
 			if report.Inserted != 0 || report.Duplicates != 0 {
 				t.Errorf("rejected import reports %d inserted, %d duplicates", report.Inserted, report.Duplicates)

@@ -1,0 +1,150 @@
+package rules
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzEntryLink checks EntryLink's contract on any input: no panic; either
+// an error wrapping ErrBadEntryLink and no link, or an absolute http or
+// https link that parses, keeps the provider's address and fragment, has
+// exactly one SAPI parameter set to 1 when the subsample is API compatible
+// (and the provider's own parameters otherwise), and ends with the one id
+// parameter, holding the panelist id when one is given.
+func FuzzEntryLink(f *testing.F) {
+	const base = "https://entry.example.com/survey/start"
+	for _, seed := range []struct {
+		raw      string
+		api      bool
+		panelist string
+	}{
+		{base + "?p=abc%2Bdef&rType=2&id=", true, ""},
+		{base + "?p=abc%2Bdef&rType=2&id=", false, "P 1/x"},
+		{base + "?id=&p=tok&rType=1&sapi=0&SAPI=1#top", true, "42"},
+		{"HTTP://Entry.Example.com:8080/s?p=tok&&id=abc&id=", true, "p&id=2"},
+		{"  http://h/?%69d=1&i%64=2\n", false, "\xff\x00"},
+		{base + "?p=%C5%BFAPI&%C5%BFAPI=0&id=", true, "p1"},
+		{"javascript:alert(1)//?id=", true, "p1"},
+		{"JaVaScRiPt:alert(document.cookie)", false, ""},
+		{"data:text/html,<script>alert(1)</script>", true, ""},
+		{"//entry.example.com/s?p=tok&id=", true, ""},
+		{"https:opaque?id=", true, ""},
+		{"https://entry.example.com/s?p=a;b&id=", true, ""},
+		{"https://entry.example.com/s?p=%zz&id=", true, ""},
+		{"https://[::1]:443/s?p=tok#a?b&id=", true, "x"},
+		{"https://user:pass@entry.example.com/s?p=tok", true, ""},
+		{"", true, ""},
+	} {
+		f.Add(seed.raw, seed.api, seed.panelist)
+	}
+	f.Fuzz(func(t *testing.T, raw string, api bool, panelist string) {
+		got, err := EntryLink(raw, api, panelist)
+		if err != nil {
+			if got != "" || !errors.Is(err, ErrBadEntryLink) {
+				t.Fatalf("EntryLink(%q) = %q, %v; want no link and an error wrapping ErrBadEntryLink", raw, got, err)
+			}
+			return
+		}
+		in, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil {
+			t.Fatalf("EntryLink accepted %q, which does not parse: %v", raw, err)
+		}
+		out, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("EntryLink(%q) = %q, which does not parse: %v", raw, got, err)
+		}
+		if lower := strings.ToLower(got); !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") {
+			t.Fatalf("EntryLink(%q) = %q: not an http or https link", raw, got)
+		}
+		if (out.Scheme != "http" && out.Scheme != "https") || out.Host == "" || out.Opaque != "" {
+			t.Fatalf("EntryLink(%q) = %q: scheme %q, host %q; want an absolute http(s) link", raw, got, out.Scheme, out.Host)
+		}
+		if out.Scheme != in.Scheme || out.Host != in.Host || out.User.String() != in.User.String() ||
+			out.EscapedPath() != in.EscapedPath() || out.EscapedFragment() != in.EscapedFragment() {
+			t.Errorf("EntryLink(%q) = %q changed the address or fragment", raw, got)
+		}
+		if _, err := url.ParseQuery(out.RawQuery); err != nil {
+			t.Fatalf("EntryLink(%q) = %q: query does not parse: %v", raw, got, err)
+		}
+
+		params := strings.Split(out.RawQuery, "&")
+		last := params[len(params)-1]
+		if !strings.HasPrefix(last, "id=") {
+			t.Errorf("EntryLink(%q) = %q: the last parameter is %q, want id", raw, got, last)
+		}
+		if panelist != "" && last != "id="+url.QueryEscape(panelist) {
+			t.Errorf("EntryLink(%q, %q) = %q: the last parameter is %q, want the panelist id", raw, panelist, got, last)
+		}
+		ids, sapis := 0, 0
+		for _, p := range params {
+			if p == "" {
+				t.Errorf("EntryLink(%q) = %q has an empty parameter", raw, got)
+				continue
+			}
+			rawKey, rawValue, _ := strings.Cut(p, "=")
+			key, _ := url.QueryUnescape(rawKey)
+			switch {
+			case key == "id":
+				ids++
+			case isSAPI(key):
+				sapis++
+				if api && rawValue != "1" {
+					t.Errorf("EntryLink(%q) = %q: %s, want SAPI=1", raw, got, p)
+				}
+			}
+		}
+		if ids != 1 {
+			t.Errorf("EntryLink(%q) = %q has %d id parameters, want 1", raw, got, ids)
+		}
+		if api && sapis != 1 {
+			t.Errorf("EntryLink(%q) of an API-compatible subsample = %q has %d SAPI parameters, want 1 (SAPI=1)", raw, got, sapis)
+		}
+		if !api {
+			// The provider's parameters are kept as they came, id aside.
+			var kept []string
+			for _, p := range strings.Split(in.RawQuery, "&") {
+				if k, _, _ := strings.Cut(p, "="); p != "" && unescaped(k) != "id" {
+					kept = append(kept, p)
+				}
+			}
+			if want := strings.Join(append(kept, last), "&"); out.RawQuery != want {
+				t.Errorf("EntryLink(%q) of a subsample not API compatible = %q; want the query %q", raw, got, want)
+			}
+		}
+	})
+}
+
+// isSAPI reports whether a parameter name is SAPI in any ASCII case, the
+// only spellings the provider reads.
+func isSAPI(key string) bool {
+	if len(key) != len("SAPI") {
+		return false
+	}
+	for i := range len(key) {
+		c := key[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != "SAPI"[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func unescaped(s string) string {
+	u, _ := url.QueryUnescape(s)
+	return u
+}
+
+// FuzzEntryLink's SAPI property failed on its long-s seed: strings.EqualFold
+// matched "ſapi" as SAPI, so the link kept ſapi=1 and lacked SAPI=1.
+func TestEntryLinkSAPIIsSpelledInASCII(t *testing.T) {
+	const base = "https://entry.example.com/s"
+	got := mustLink(t, base+"?%C5%BFapi=0&p=tok&id=", true, "")
+	if want := base + "?%C5%BFapi=0&p=tok&SAPI=1&id="; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

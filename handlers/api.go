@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -29,6 +30,8 @@ type SubsampleJSON struct {
 	Currency     string       `json:"currency,omitempty"`
 	LOI          *float64     `json:"loi"`
 	Incidence    *float64     `json:"incidence"`
+	EPC          *float64     `json:"epc"`       // expected earnings per entrant, in Currency; null when none
+	EPCSource    string       `json:"epcSource"` // field, estimate, or "" (see rules.ExpectedEarnings)
 	Sendability  rules.State  `json:"sendability"`
 	Reasons      []string     `json:"reasons"`
 	OpenQuotas   int          `json:"openQuotas"`
@@ -41,11 +44,20 @@ func (r SubsampleReport) ToJSON() SubsampleJSON {
 	return SubsampleJSON{
 		SubsampleID: r.SubsampleID, EventID: r.EventID, Name: r.Name, EventName: r.EventName,
 		Status: r.Status, Country: r.CountryCode, CPI: r.CPI, Currency: r.Currency,
-		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR,
+		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, EPC: epcValue(r.EPC), EPCSource: string(r.EPC.Source),
 		Sendability: r.Verdict.State, Reasons: nonNil(r.Verdict.Reasons),
 		OpenQuotas: len(r.Verdict.Open), ClosedQuotas: len(r.Verdict.Closed),
 		EntryLinks: nonNil(r.Links),
 	}
+}
+
+// epcValue is the figure of e rounded to cents, or nil when there is none.
+func epcValue(e rules.EPC) *float64 {
+	if !e.Known() {
+		return nil
+	}
+	v := math.Round(e.Value*100) / 100
+	return &v
 }
 
 func nonNil[T any](s []T) []T {
@@ -97,6 +109,9 @@ type EligibilityJSON struct {
 	SubsampleID        int64        `json:"subsampleId"`
 	EventID            int64        `json:"eventId"`
 	Name               string       `json:"name"`
+	Currency           string       `json:"currency,omitempty"`
+	EPC                *float64     `json:"epc"`
+	EPCSource          string       `json:"epcSource"`
 	Eligible           bool         `json:"eligible"`
 	Sendability        rules.State  `json:"sendability"`
 	SendabilityReasons []string     `json:"sendabilityReasons"`
@@ -108,6 +123,7 @@ type EligibilityJSON struct {
 func (p PanelistCheck) toJSON(panelistID string) EligibilityJSON {
 	out := EligibilityJSON{
 		PanelistID: panelistID, SubsampleID: p.SubsampleID, EventID: p.EventID, Name: p.Name,
+		Currency: p.Currency, EPC: epcValue(p.EPC), EPCSource: string(p.EPC.Source),
 		Eligible: p.Eligible(), Sendability: p.Verdict.State, SendabilityReasons: nonNil(p.Verdict.Reasons),
 		MayEnter: p.MayEnter(), Reasons: p.reasons(),
 	}
@@ -277,7 +293,7 @@ func subsampleNotFound(err error, subsampleID int64) error {
 
 // subsamplesHeader is the header of the subsamples CSV.
 var subsamplesHeader = []string{"subsampleId", "eventId", "name", "eventName", "status", "country", "cpi", "currency",
-	"loi", "incidence", "sendability", "reasons", "openQuotas", "closedQuotas", "liveEntryLinks"}
+	"loi", "incidence", "epc", "epcSource", "sendability", "reasons", "openQuotas", "closedQuotas", "liveEntryLinks"}
 
 // WriteSubsamplesCSV writes reports as CSV, the same fields as the JSON;
 // entry links are "locale link" pairs joined with "; ".
@@ -295,7 +311,7 @@ func WriteSubsamplesCSV(w io.Writer, reports []SubsampleReport) error {
 			}
 		}
 		err := out.Write(itoa(j.SubsampleID), itoa(j.EventID), j.Name, j.EventName, j.Status, j.Country,
-			optFloat(j.CPI, 2), j.Currency, optFloat(j.LOI, 0), optFloat(j.Incidence, 0), string(j.Sendability),
+			optFloat(j.CPI, 2), j.Currency, optFloat(j.LOI, 0), optFloat(j.Incidence, 0), optFloat(j.EPC, 2), j.EPCSource, string(j.Sendability),
 			strings.Join(j.Reasons, " "), strconv.Itoa(j.OpenQuotas), strconv.Itoa(j.ClosedQuotas), strings.Join(links, "; "))
 		if err != nil {
 			return err

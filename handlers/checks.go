@@ -43,6 +43,8 @@ type SubsampleReport struct {
 	store.SubsampleRow
 	Verdict rules.Verdict
 	Links   []EntryLinks
+	// EPC is the expected earnings per entrant of a live subsample.
+	EPC rules.EPC
 }
 
 // EntryLinks are one locale's entry links, prepared by rules.EntryLink. A
@@ -139,11 +141,11 @@ func (c *Checker) current(ctx context.Context) (*snapshot, error) {
 	// The live list's rows take the verdicts just decided for the reports.
 	snap.live = make([]views.LiveRow, len(rows))
 	for i, r := range rows {
-		verdict := rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}
+		row := views.LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}
 		if j, ok := snap.byID[r.SubsampleID]; ok {
-			verdict = snap.reports[j].Verdict
+			row.Verdict, row.EPC = snap.reports[j].Verdict, snap.reports[j].EPC
 		}
-		snap.live[i] = views.LiveRow{LiveRow: r, Verdict: verdict}
+		snap.live[i] = row
 	}
 	snap.liveOptions = liveOptions(snap.live)
 	// Keep it only when nothing was written while it was read: the parts
@@ -223,8 +225,12 @@ func facts(row store.SubsampleRow, quotas []client.Quota) rules.SubsampleFacts {
 // report builds one subsample's report; panelistID, when set, is filled in
 // the entry links.
 func (snap *snapshot) report(row store.SubsampleRow, panelistID string) SubsampleReport {
-	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(facts(row, snap.quotas[row.SubsampleID]))}
+	quotas := snap.quotas[row.SubsampleID]
+	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(facts(row, quotas))}
 	r.Links = snap.entryLinks(row, panelistID)
+	if row.Live && row.CPI != nil {
+		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
+	}
 	return r
 }
 

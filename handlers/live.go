@@ -111,7 +111,7 @@ func liveOptions(rows []views.LiveRow) views.LiveOptions {
 
 // liveHeader is the header of the live list's CSV.
 var liveHeader = []string{"subsampleId", "eventId", "name", "eventName", "sendability", "reasons", "status", "apiCompatible",
-	"cpi", "currency", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
+	"cpi", "currency", "epc", "epcSource", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
 	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining"}
 
 func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
@@ -121,7 +121,7 @@ func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
 	for _, r := range rows {
 		err := w.Write(itoa(r.SubsampleID), itoa(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
 			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
-			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, optFloat(r.ExpectedLOI, 0), optFloat(r.ExpectedIncidence, 0),
+			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, optFloat(epcValue(r.EPC), 2), string(r.EPC.Source), optFloat(r.ExpectedLOI, 0), optFloat(r.ExpectedIncidence, 0),
 			views.Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
 			optTime(r.FieldStart), optTime(r.FieldEnd), optInt(r.TotalAchieved), optInt(r.TotalRemaining))
 		if err != nil {

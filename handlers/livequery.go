@@ -39,6 +39,7 @@ var liveSorts = map[string]func(a, b views.LiveRow) int{
 	"name":  func(a, b views.LiveRow) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) },
 	"state": func(a, b views.LiveRow) int { return strings.Compare(string(a.Verdict.State), string(b.Verdict.State)) },
 	"cpi":   func(a, b views.LiveRow) int { return cmp.Compare(a.CPI, b.CPI) },
+	"epc":   compareEPC,
 	"loi":   func(a, b views.LiveRow) int { return cmp.Compare(deref64(a.ExpectedLOI), deref64(b.ExpectedLOI)) },
 	"ir": func(a, b views.LiveRow) int {
 		return cmp.Compare(deref64(a.ExpectedIncidence), deref64(b.ExpectedIncidence))
@@ -209,4 +210,21 @@ func timeKey(t *time.Time) int64 {
 		return 0
 	}
 	return t.UnixMilli()
+}
+
+// compareEPC orders by expected earnings per entrant within a currency:
+// figures in different currencies are not compared as numbers, so rows
+// group by currency first; rows without a figure come first (last when
+// descending, where the best are wanted).
+func compareEPC(a, b views.LiveRow) int {
+	if a.EPC.Known() != b.EPC.Known() {
+		if a.EPC.Known() {
+			return 1
+		}
+		return -1
+	}
+	if c := strings.Compare(a.EPC.Currency, b.EPC.Currency); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.EPC.Value, b.EPC.Value)
 }

@@ -27,7 +27,7 @@ func (h *Handler) Subsample(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict}
+	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict, EPC: parts.EPC}
 	if v.Summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}

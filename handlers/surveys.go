@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -52,6 +54,7 @@ func (snap *snapshot) prepareTargets() {
 		t.linkParts = snap.linkParts(t.report)
 		snap.targets = append(snap.targets, t)
 	}
+	slices.SortStableFunc(snap.targets, func(a, b liveTarget) int { return byEarnings(a.report.EPC, b.report.EPC) })
 	targets := make([]rules.Target, len(snap.targets))
 	ruleSets := make([]client.EligibilityRules, len(snap.targets))
 	for i, t := range snap.targets {
@@ -60,14 +63,34 @@ func (snap *snapshot) prepareTargets() {
 	snap.book = rules.NewRuleBook(targets, ruleSets, snap.parents)
 }
 
+// byEarnings ranks subsamples for a panelist: the highest expected
+// earnings per entrant first, those without a figure last. Figures are
+// compared as numbers whatever their currency: a supplier paid in several
+// currencies sees each figure's currency beside it.
+func byEarnings(a, b rules.EPC) int {
+	switch {
+	case a.Known() != b.Known():
+		if a.Known() {
+			return -1
+		}
+		return 1
+	case a.Value != b.Value:
+		return cmp.Compare(b.Value, a.Value)
+	}
+	return 0
+}
+
 func fixedJSON(r *SubsampleReport) []byte {
 	b, _ := json.Marshal(struct {
 		SubsampleID        int64       `json:"subsampleId"`
 		EventID            int64       `json:"eventId"`
 		Name               string      `json:"name"`
+		Currency           string      `json:"currency,omitempty"`
+		EPC                *float64    `json:"epc"`
+		EPCSource          string      `json:"epcSource"`
 		Sendability        rules.State `json:"sendability"`
 		SendabilityReasons []string    `json:"sendabilityReasons"`
-	}{r.SubsampleID, r.EventID, r.Name, r.Verdict.State, nonNil(r.Verdict.Reasons)})
+	}{r.SubsampleID, r.EventID, r.Name, r.Currency, epcValue(r.EPC), string(r.EPC.Source), r.Verdict.State, nonNil(r.Verdict.Reasons)})
 	return b[1 : len(b)-1]
 }
 

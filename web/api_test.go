@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -154,6 +155,12 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 		t.Errorf("P1 may enter %d and not %d subsamples; want some of each", len(surveys.MayEnter), len(surveys.Others))
 	}
 	agreesWithLookupCSV(t, a, "P1", surveys)
+	for i := 1; i < len(surveys.MayEnter); i++ {
+		prev, cur := surveys.MayEnter[i-1].EPC, surveys.MayEnter[i].EPC
+		if cur != nil && (prev == nil || *prev < *cur) {
+			t.Errorf("may-enter entries %d and %d are not ranked by epc, highest first: %v then %v", i-1, i, prev, cur)
+		}
+	}
 	a.getJSON(t, "/api/v1/panelists/P%2F2/surveys", &surveys)
 	agreesWithLookupCSV(t, a, "P/2", surveys)
 
@@ -515,5 +522,53 @@ func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys handle
 		if !slices.Equal(got, csvSide) {
 			t.Errorf("%s on %d:\n JSON %q\n CSV  %q", panelistID, s.SubsampleID, got, csvSide)
 		}
+	}
+}
+
+func TestEPCInTheAPIAndTheLiveList(t *testing.T) {
+	a := refreshed(t)
+	var all []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)
+	sources := map[string]int{}
+	for _, s := range all {
+		sources[s.EPCSource]++
+		switch s.EPCSource {
+		case "field", "estimate":
+			if s.EPC == nil || s.CPI == nil || *s.EPC <= 0 || *s.EPC > *s.CPI {
+				t.Errorf("subsample %d: epc %v from %s with CPI %v; want a figure in (0, CPI]", s.SubsampleID, s.EPC, s.EPCSource, s.CPI)
+			}
+			if s.EPCSource == "estimate" && s.Incidence != nil && math.Abs(*s.EPC-*s.CPI**s.Incidence/100) > 0.006 {
+				t.Errorf("subsample %d: estimated epc %v, want CPI %v x incidence %v%%", s.SubsampleID, *s.EPC, *s.CPI, *s.Incidence)
+			}
+		case "":
+			if s.EPC != nil {
+				t.Errorf("subsample %d: epc %v without a source", s.SubsampleID, *s.EPC)
+			}
+		default:
+			t.Errorf("subsample %d: epcSource %q", s.SubsampleID, s.EPCSource)
+		}
+	}
+	if sources["field"] == 0 || sources["estimate"] == 0 {
+		t.Errorf("epc sources over the live subsamples: %v; want both field and estimate", sources)
+	}
+	rows := a.getCSV(t, "/live.csv?sort=-epc", "live-subsamples")
+	col := slices.Index(rows[0], "epc")
+	src := slices.Index(rows[0], "epcSource")
+	if col < 0 || src < 0 {
+		t.Fatalf("the live CSV has no epc or epcSource column: %v", rows[0])
+	}
+	cur := slices.Index(rows[0], "currency")
+	for i := 2; i < len(rows); i++ {
+		if rows[i][cur] != rows[i-1][cur] || rows[i][col] == "" {
+			continue
+		}
+		prev, _ := strconv.ParseFloat(rows[i-1][col], 64)
+		this, _ := strconv.ParseFloat(rows[i][col], 64)
+		if this > prev {
+			t.Errorf("sort=-epc: line %d (%v) after %v within %s", i, this, prev, rows[i][cur])
+		}
+	}
+	if _, body := a.do(t, "GET", "/live?sort=-epc", nil); !strings.Contains(body, `title="`) || !strings.Contains(body, "per entry") {
+		t.Errorf("the live list does not explain its EPC figures in a tooltip")
 	}
 }

@@ -83,6 +83,12 @@ func (g *generator) quotas(ss *subsample) {
 	case statusCanceled:
 		achieved = int64(float64(target) * 0.6 * rng.Float64())
 	}
+	// One normal live subsample in eight has just opened: no complete yet,
+	// so nothing is measured in field and a supplier's earnings can only be
+	// estimated. Decided by id, so the random draws stay as they were.
+	if ss.base == statusLive && scenario == scenarioNormal && ss.id%8 == 0 {
+		achieved = 0
+	}
 	remaining := target - achieved
 
 	switch {

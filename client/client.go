@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"mime"
 	"net"
@@ -37,7 +38,9 @@ const (
 const (
 	// maxBackoff caps the exponential delay between attempts.
 	maxBackoff = 5 * time.Second
-	// maxRetryAfter caps the delay a 429 or 503 response may ask for.
+	// maxRetryAfter is the longest delay a 429 or 503 response may ask
+	// for in Retry-After and be waited out; a call asked to wait longer
+	// gives up at once (see Client).
 	maxRetryAfter = 30 * time.Second
 	// errorBodyPeek is how much of a non-2xx body is read for the error
 	// message, and errorSnippetBytes how much of it is shown.
@@ -89,9 +92,15 @@ type Config struct {
 // runs out of Config.Timeout, meets a network error or gets a 5xx or 429
 // response; other responses and undecodable bodies are final. Retries wait an
 // exponential, jittered backoff, or what a 429 or 503 response asks for in
-// Retry-After (at most 30s). The caller's context ends the call at once, and
-// when its deadline would fall before the next attempt, the last error is
-// returned without waiting.
+// Retry-After, in seconds or as an HTTP date. A Retry-After over 30s (a
+// hostile 1e9 included) ends the call at once with the response's error:
+// retrying sooner would go against the provider's wish, and waiting would
+// hold a whole refresh, whose next run asks again anyway. The caller's
+// context ends the call at once, and when its deadline would fall before the
+// next attempt, the last error is returned without waiting.
+//
+// Error messages never hold the values of Config.Header, whatever the
+// provider echoes back.
 type Client struct {
 	base        string // scheme://host[/prefix], no trailing slash
 	header      http.Header
@@ -220,7 +229,7 @@ type attemptResult struct {
 func (c *Client) call(ctx context.Context, method, path string, body []byte, out any) error {
 	endpoint := method + " " + path
 	fail := func(attempts, status int, err error) error {
-		return &Error{Endpoint: endpoint, StatusCode: status, Attempts: attempts, Err: err}
+		return &Error{Endpoint: c.redact(endpoint), StatusCode: status, Attempts: attempts, Err: c.redactErr(err)}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(0, 0, err)
@@ -242,6 +251,10 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		}
 		wait := c.delay(attempt)
 		if r.hasAfter {
+			if r.retryAfter > maxRetryAfter {
+				return fail(attempt, r.status, fmt.Errorf("%w; its Retry-After asks to wait %s, longer than the %s a call waits",
+					r.err, r.retryAfter.Round(time.Second), maxRetryAfter))
+			}
 			wait = r.retryAfter
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
@@ -377,24 +390,22 @@ func retryableTransport(err error) bool {
 	return true
 }
 
-// parseRetryAfter reads a Retry-After header, as seconds or an HTTP date,
-// capped at 30s. ok is false when the header is absent or unreadable.
+// parseRetryAfter reads a Retry-After header, as seconds or an HTTP date; a
+// number of seconds too large for a Duration reads as the largest one. ok is
+// false when the header is absent or unreadable.
 func parseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(maxRetryAfter/time.Second) {
-			return maxRetryAfter, true
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if secs > uint64(math.MaxInt64/int64(time.Second)) {
+			return math.MaxInt64, true
 		}
 		return time.Duration(secs) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return min(max(t.Sub(now), 0), maxRetryAfter), true
+		return max(t.Sub(now), 0), true
 	}
 	return 0, false
 }
@@ -403,17 +414,7 @@ func parseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 // configured header values redacted, whitespace runs collapsed, control
 // characters dropped, at most errorSnippetBytes bytes.
 func (c *Client) snippet(body []byte) string {
-	s := strings.ToValidUTF8(string(body), "\uFFFD")
-	for _, values := range c.header {
-		for _, v := range values {
-			s = redact(s, v)
-			for _, f := range strings.Fields(v) {
-				if len(f) >= 8 {
-					s = redact(s, f)
-				}
-			}
-		}
-	}
+	s := c.redact(strings.ToValidUTF8(string(body), "\uFFFD"))
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -430,16 +431,55 @@ func (c *Client) snippet(body []byte) string {
 		space = false
 		b.WriteRune(r)
 	}
-	out := b.String()
-	if len(out) <= errorSnippetBytes {
-		return out
-	}
-	cut := errorSnippetBytes
-	for cut > 0 && !utf8.RuneStart(out[cut]) {
-		cut--
-	}
-	return out[:cut] + "…"
+	return clipText(b.String(), errorSnippetBytes)
 }
+
+// redact replaces the configured header values in s, and each of their
+// words of 8 bytes or more (the token of "Bearer <token>"), with
+// [redacted].
+func (c *Client) redact(s string) string {
+	for _, values := range c.header {
+		for _, v := range values {
+			s = redact(s, v)
+			for _, f := range strings.Fields(v) {
+				if len(f) >= 8 {
+					s = redact(s, f)
+				}
+			}
+		}
+	}
+	return s
+}
+
+// redactErr hides the configured header values in err's message: a hostile
+// or broken provider can echo them anywhere, in an error body, a field that
+// does not decode, a content type or a status line. errors.Is and As still
+// see the cause.
+func (c *Client) redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *decodeError
+	if errors.As(err, &de) {
+		// Its message is clipped: the cause loses the secret first, or a
+		// clip through the middle of it would leave a piece.
+		de.err = c.redactErr(de.err)
+	}
+	msg := err.Error()
+	if clean := c.redact(msg); clean != msg {
+		return &redactedError{msg: clean, err: err}
+	}
+	return err
+}
+
+// redactedError is an error whose message had a secret taken out.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 func redact(s, secret string) string {
 	if strings.TrimSpace(secret) == "" {
@@ -455,10 +495,45 @@ func decode(data []byte, contentType string, out any) error {
 	if err == nil {
 		return nil
 	}
+	what := "response"
 	if mt, _, _ := mime.ParseMediaType(contentType); mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
 		// An HTML login page or a proxy's error: say so, it explains the
 		// syntax error.
-		return fmt.Errorf("decoding %s response: %w", mt, err)
+		what = clipText(mt, maxMediaTypeBytes) + " response"
 	}
-	return fmt.Errorf("decoding response: %w", err)
+	return &decodeError{what: what, err: err}
+}
+
+// Bounds of a decode error's message, which is shown on the dashboard and
+// stored with the refresh: encoding/json quotes a number of the body in
+// full, a date error the date, and the media type is the sender's.
+const (
+	maxMediaTypeBytes   = 60
+	maxDecodeCauseBytes = 200
+)
+
+// decodeError is a 2xx body that could not be decoded into the endpoint's
+// resource. Its message is one line of bounded length; Unwrap gives the
+// full cause.
+type decodeError struct {
+	what string // "response", or "text/html response" and the like
+	err  error
+}
+
+func (e *decodeError) Error() string {
+	return "decoding " + e.what + ": " + clipText(e.err.Error(), maxDecodeCauseBytes)
+}
+
+func (e *decodeError) Unwrap() error { return e.err }
+
+// clipText shortens s to at most n bytes and an ellipsis, on a rune
+// boundary.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"fieldboard/client"
 )
 
 func TestFailPath(t *testing.T) {
@@ -176,5 +179,147 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	if s.Requests() != 8*20*2 {
 		t.Errorf("Requests() = %d, want %d", s.Requests(), 8*20*2)
+	}
+}
+
+func TestFailReset(t *testing.T) {
+	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	s.FailPathTimes(pathAll, FailReset, 1)
+
+	// POST is not replayed by the transport, so each request is one try.
+	resp, err := http.Post(srv.URL+pathAll, "application/json", strings.NewReader("{}"))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("request survived a reset connection: status %d", resp.StatusCode)
+	}
+	resp, err = http.Post(srv.URL+pathAll, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatalf("the request after the one reset: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || s.Requests() != 2 {
+		t.Errorf("after the reset: status %d, %d requests seen", resp.StatusCode, s.Requests())
+	}
+}
+
+func TestFailRateLimited(t *testing.T) {
+	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
+	if rec := do(s, "GET", pathCountry); rec.Code != http.StatusOK || len(s.RetryWaits()) != 0 {
+		t.Fatalf("before any 429: %d, waits %v", rec.Code, s.RetryWaits())
+	}
+
+	s.SetRetryAfter("7")
+	s.FailPathTimes(pathCountry, FailRateLimited, 2)
+	for i := range 2 {
+		rec := do(s, "GET", pathCountry)
+		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "7" {
+			t.Fatalf("request %d: %d with Retry-After %q, want 429 with 7", i, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+	time.Sleep(30 * time.Millisecond)
+	if rec := do(s, "GET", pathCountry); rec.Code != http.StatusOK {
+		t.Fatalf("third request: %d, want the two failures used up", rec.Code)
+	}
+	waits := s.RetryWaits()
+	if len(waits) != 2 || waits[0] < 0 || waits[1] < 30*time.Millisecond {
+		t.Errorf("RetryWaits() = %v, want two, the second at least 30ms", waits)
+	}
+	do(s, "GET", pathCountry)
+	if n := len(s.RetryWaits()); n != 2 {
+		t.Errorf("a request after a 200 counted as a wait (%d waits)", n)
+	}
+}
+
+func TestFailWrongTypes(t *testing.T) {
+	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
+	id := s.LiveSubsampleIDs()[0]
+	for _, p := range [][2]string{{"GET", pathCountry}, {"POST", pathLive}, {"GET", quotasPath(id)}, {"GET", rulesPath(id)}} {
+		s.FailPath(p[1], FailWrongTypes)
+		rec := do(s, p[0], p[1])
+		if rec.Code != http.StatusOK || !json.Valid(rec.Body.Bytes()) {
+			t.Errorf("%s: %d, valid JSON %v; want 200 with valid JSON", p[1], rec.Code, json.Valid(rec.Body.Bytes()))
+		}
+		var v any
+		dec := json.NewDecoder(rec.Body)
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || hasNumber(v) {
+			t.Errorf("%s: a number is left in %.200s", p[1], rec.Body)
+		}
+	}
+	var countries []client.Country
+	err := json.Unmarshal(do(s, "GET", pathCountry).Body.Bytes(), &countries)
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		t.Errorf("decoding the countries: %v, want a type error", err)
+	}
+}
+
+func hasNumber(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		return true
+	case []any:
+		for _, e := range x {
+			if hasNumber(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasNumber(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestFailHugeBody(t *testing.T) {
+	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	want := fetch[[]client.Country](t, s, "GET", pathCountry)
+	s.FailPath(pathCountry, FailHugeBody)
+
+	resp, err := http.Get(srv.URL + pathCountry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || n < DefaultHugeBodySize || resp.ContentLength != -1 {
+		t.Errorf("huge body: %d bytes (Content-Length %d), %v; want at least %d, streamed", n, resp.ContentLength, err, DefaultHugeBodySize)
+	}
+
+	// It is the real answer, only padded: valid JSON all the same.
+	s.SetHugeBodySize(1 << 20)
+	rec := do(s, "GET", pathCountry)
+	var got []client.Country
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got) != len(want) || rec.Body.Len() < 1<<20 {
+		t.Errorf("padded body of %d bytes: %d countries, %v; want the %d countries", rec.Body.Len(), len(got), err, len(want))
+	}
+
+	// A client that stops reading stops the stream.
+	s.SetHugeBodySize(1 << 40)
+	resp, err = http.Get(srv.URL + pathCountry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.CopyN(io.Discard, resp.Body, 1<<20)
+	resp.Body.Close()
+	srv.Close() // waits for the handler: it must have stopped
+}
+
+func TestFailEmptyList(t *testing.T) {
+	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
+	s.FailPath(pathLive, FailEmptyList)
+	if rec := do(s, "POST", pathLive); rec.Code != http.StatusOK || rec.Body.String() != "[]" {
+		t.Errorf("FailEmptyList: %d %q", rec.Code, rec.Body)
+	}
+	s.ClearFailures()
+	if live := liveDetails(t, s); len(live) == 0 {
+		t.Error("live-details is empty after ClearFailures")
 	}
 }

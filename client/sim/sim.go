@@ -8,6 +8,7 @@ package sim
 
 import (
 	"context"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -24,7 +25,7 @@ type Options struct {
 	QuestionsPerLocale int              // default 40; the core profiling questions always exist, filler questions make up the rest
 	AnswersPerQuestion int              // answers of filler questions; default 6, at least 2
 	Latency            time.Duration    // added to every request; a canceled request stops waiting
-	FailRate           float64          // probability 0..1 that a request fails with a random FailMode
+	FailRate           float64          // probability 0..1 that a request fails with one of the first three FailModes, drawn at random
 	Now                func() time.Time // clock; default time.Now. The world is generated relative to Now() at New.
 	EntryURL           string           // base of entry links; default "https://survey.provider.test/start"
 }
@@ -70,7 +71,15 @@ const (
 	FailServerError FailMode = iota + 1 // 503 with a short text body
 	FailTimeout                         // hang until the request context is done
 	FailMalformed                       // 200 with a truncated JSON body
+	FailReset                           // the connection is reset before any response
+	FailRateLimited                     // 429 with a Retry-After header (SetRetryAfter); see RetryWaits
+	FailWrongTypes                      // 200 with the real body's numbers turned into strings
+	FailHugeBody                        // 200 with the real body padded to a huge size (SetHugeBodySize), streamed
+	FailEmptyList                       // 200 with an empty JSON array
 )
+
+// randomModes is how many modes, from the first, the fail rate draws from.
+const randomModes = 3
 
 // Simulator is the provider. It is safe for concurrent use.
 type Simulator struct {
@@ -82,9 +91,13 @@ type Simulator struct {
 	latency  atomic.Int64  // time.Duration
 	failRate atomic.Uint64 // math.Float64bits of the rate
 
-	mu      sync.Mutex // guards rng and failing
-	rng     *rand.Rand // draws failures
-	failing map[string]FailMode
+	mu         sync.Mutex // guards the fields below
+	rng        *rand.Rand // draws failures
+	failing    map[string]failRule
+	retryAfter string               // Retry-After value of FailRateLimited
+	hugeBody   int64                // padding of FailHugeBody, in bytes
+	limitedAt  map[string]time.Time // when a path was last answered 429
+	waits      []time.Duration      // see RetryWaits
 }
 
 // New generates the world for opts and returns a simulator serving it.
@@ -92,10 +105,13 @@ type Simulator struct {
 func New(opts Options) *Simulator {
 	opts = opts.withDefaults()
 	s := &Simulator{
-		world:   newWorld(opts),
-		now:     opts.Now,
-		rng:     rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa11)),
-		failing: make(map[string]FailMode),
+		world:      newWorld(opts),
+		now:        opts.Now,
+		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa11)),
+		failing:    make(map[string]failRule),
+		retryAfter: DefaultRetryAfter,
+		hugeBody:   DefaultHugeBodySize,
+		limitedAt:  make(map[string]time.Time),
 	}
 	s.SetLatency(opts.Latency)
 	s.SetFailRate(opts.FailRate)
@@ -107,10 +123,15 @@ func New(opts Options) *Simulator {
 // request when a failure switch says so and otherwise serves the endpoint.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
+	arrived := time.Now()
+	// Read the request body first: net/http notices a client hanging up,
+	// and cancels r's context, only once the body is consumed; a POST
+	// held by the latency or FailTimeout would otherwise never let go.
+	io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 	if d := time.Duration(s.latency.Load()); d > 0 && !sleep(r.Context(), d) {
 		return
 	}
-	if mode := s.failure(r.URL.Path); mode != 0 {
+	if mode := s.failure(r.URL.Path, arrived); mode != 0 {
 		s.fail(w, r, mode)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +24,9 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	summaries, err := r.provider.AllSubsamples(ctx)
 	c.add(err)
 	ru.step()
+	if err == nil && len(summaries) == 0 {
+		err = r.emptyEventList(ctx)
+	}
 	if err != nil {
 		return r.fail(ctx, run, c, err)
 	}
@@ -55,6 +59,21 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	}
 	r.done(run)
 	return nil
+}
+
+// emptyEventList judges an empty event/all. The spec has it list every
+// subsample the supplier has or had an allocation in, whatever its status,
+// so once it listed some, an empty list is a broken provider rather than
+// news: the refresh fails and the last good snapshot stays. (An empty
+// live-details is taken as it comes: no live work is a real answer, and the
+// careful one.)
+func (r *Refresher) emptyEventList(ctx context.Context) error {
+	had, err := r.store.CountSubsamples(ctx)
+	if err != nil || had == 0 {
+		return err
+	}
+	return &client.Error{Endpoint: "POST /supplier/v1/event/all", StatusCode: http.StatusOK, Attempts: 1,
+		Err: fmt.Errorf("the provider listed no subsamples where the last good refresh had %d; that one is kept", had)}
 }
 
 // fetchDetail reads one subsample's quotas and eligibility rules.

@@ -1,0 +1,266 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The fuzz targets below feed arbitrary 2xx bodies to each of the nine
+// endpoints through the whole client (call, decode, normalisation), with an
+// in-memory transport so that an input costs microseconds. Every target
+// checks the same contract:
+//
+//   - no panic, whatever the body or its Content-Type;
+//   - an error is an *Error naming the endpoint and saying the body could
+//     not be decoded, in one line of bounded length;
+//   - a result is sane: no nil list at any level (a provider's null is an
+//     empty list), status names normalised, dates placed in the provider's
+//     zone.
+//
+// Seeds: the fixtures of decode_test.go, the malformed bodies below, and a
+// real body of the simulator in testdata/fuzz/<target>/simulator.
+
+// maxDecodeErrorBytes bounds the message of a decode error: it is shown on
+// the dashboard and stored with the refresh.
+const maxDecodeErrorBytes = 400
+
+// malformedBodies are seeds every endpoint gets: truncated, mistyped and
+// oddly encoded JSON, and what a proxy sends instead.
+var malformedBodies = []struct{ body, contentType string }{
+	{"", "application/json"},
+	{"null", "application/json"},
+	{"{}", "application/json"},
+	{"[]", "application/json"},
+	{"[null]", "application/json"},
+	{"[1, \"x\", true]", "application/json"},
+	{"[{}]", "application/json"},
+	{"[{", "application/json"},
+	{"[{\"id\": 1.5}]", "application/json"},
+	{"[{\"id\": 1e400}]", "application/json"},
+	{"[{\"id\": 99999999999999999999}]", "application/json"},
+	{"[{\"id\": -1, \"subsampleId\": \"123\"}]", "application/json"},
+	{"[{\"fieldStartDate\": \"2026-13-45T25:61:61.000\"}]", "application/json"},
+	{"[{\"fieldStartDate\": 20261120}]", "application/json"},
+	{"[{\"fieldEndDate\": \"2026-11-20T09:30:00+14:00\"}]", "application/json"},
+	{"[{\"subsampleStatus\": \"  LIVE FOR TESTING \"}]", "application/json"},
+	{"[{\"questions\": [{\"answers\": null}, null]}]", "application/json"},
+	{"{\"surveys\": [null, {\"returnCodes\": null}], \"events\": {}}", "application/json"},
+	{"\xEF\xBB\xBF[]", "application/json"},
+	{"[\"\xff\xfe\"]", "application/json"},
+	{"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "application/json"},
+	{"<html><body>Sign in</body></html>", "text/html; charset=utf-8"},
+	{"Service temporarily unavailable", "text/plain"},
+	{"[] trailing", "application/json"},
+	{"[]", "application/json; charset=\"unterminated"},
+}
+
+// bodyTransport answers every request with status 200 and one body.
+type bodyTransport struct {
+	body        []byte
+	contentType string
+}
+
+func (b bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {b.contentType}},
+		Body:          io.NopCloser(bytes.NewReader(b.body)),
+		ContentLength: int64(len(b.body)),
+		Request:       req,
+	}, nil
+}
+
+// fuzzEndpoint runs one endpoint's fuzz target: call decodes body through
+// the endpoint, sane checks a result and says what is wrong with it.
+func fuzzEndpoint[T any](f *testing.F, endpoint string, fixture string, call func(*Client, context.Context) (T, error), sane func(T) error) {
+	f.Helper()
+	f.Add([]byte(fixture), "application/json;charset=UTF-8")
+	for _, m := range malformedBodies {
+		f.Add([]byte(m.body), m.contentType)
+	}
+	loc, err := time.LoadLocation("Europe/Amsterdam")
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		c, err := New(Config{BaseURL: "http://provider.test", Location: loc, MaxAttempts: 1,
+			HTTPClient: &http.Client{Transport: bodyTransport{body, contentType}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := call(c, ctx)
+		if err != nil {
+			checkDecodeError(t, endpoint, err)
+			return
+		}
+		if err := sane(got); err != nil {
+			t.Fatalf("%s decoded %q into an insane result: %v", endpoint, body, err)
+		}
+	})
+}
+
+// checkDecodeError fails t unless err is the clear error of an
+// undecodable body of endpoint.
+func checkDecodeError(t *testing.T, endpoint string, err error) {
+	t.Helper()
+	var ce *Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T) is not a *client.Error", err, err)
+	}
+	if ce.Endpoint != endpoint || ce.StatusCode != http.StatusOK || ce.Attempts != 1 {
+		t.Errorf("error names %q, status %d, %d attempts; want %q, 200, 1", ce.Endpoint, ce.StatusCode, ce.Attempts, endpoint)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, endpoint+": decoding ") {
+		t.Errorf("error %q does not say which endpoint it could not decode", msg)
+	}
+	if strings.ContainsAny(msg, "\r\n") {
+		t.Errorf("error %q is not one line", msg)
+	}
+	if len(msg) > maxDecodeErrorBytes {
+		t.Errorf("error is %d bytes long, more than %d: %.200q…", len(msg), maxDecodeErrorBytes, msg)
+	}
+}
+
+// Checks of a decoded result, shared by the endpoints.
+
+func listOK[T any](what string, s []T) error {
+	if s == nil {
+		return fmt.Errorf("%s is nil, want an empty list", what)
+	}
+	return nil
+}
+
+func statusOK(what, name string) error {
+	if NormalizeStatus(name) != name {
+		return fmt.Errorf("%s %q is not normalised (%q)", what, name, NormalizeStatus(name))
+	}
+	return nil
+}
+
+// placedOK checks that a date left the zone it is decoded in: it is either
+// absent, in the provider's zone, or in the zone it carried.
+func placedOK(what string, t LocalTime) error {
+	if !t.IsZero() && t.Location() == wallClock {
+		return fmt.Errorf("%s %v was not placed in the provider's zone", what, t.Time)
+	}
+	return nil
+}
+
+func FuzzDecodeAllSubsamples(f *testing.F) {
+	fuzzEndpoint(f, "POST /supplier/v1/event/all", allSubsamplesJSON, (*Client).AllSubsamples,
+		func(got []SubsampleSummary) error {
+			err := listOK("subsamples", got)
+			for i, s := range got {
+				err = errors.Join(err,
+					statusOK(fmt.Sprintf("[%d].subsampleStatus", i), s.SubsampleStatus),
+					placedOK(fmt.Sprintf("[%d].fieldStartDate", i), s.FieldStartDate),
+					placedOK(fmt.Sprintf("[%d].fieldEndDate", i), s.FieldEndDate))
+			}
+			return err
+		})
+}
+
+func FuzzDecodeLiveSubsamples(f *testing.F) {
+	fuzzEndpoint(f, "POST /supplier/v1/event/live-details", liveDetailsJSON, (*Client).LiveSubsamples,
+		func(got []LiveSubsample) error {
+			err := listOK("subsamples", got)
+			for i, s := range got {
+				at := func(field string) string { return fmt.Sprintf("[%d].%s", i, field) }
+				err = errors.Join(err,
+					statusOK(at("subsampleStatus"), s.SubsampleStatus),
+					listOK(at("categories"), s.Categories),
+					listOK(at("countries"), s.Countries),
+					listOK(at("locales"), s.Locales),
+					placedOK(at("fieldStartDate"), s.FieldStartDate),
+					placedOK(at("fieldEndDate"), s.FieldEndDate))
+			}
+			return err
+		})
+}
+
+func FuzzDecodeQuotas(f *testing.F) {
+	quotas := func(c *Client, ctx context.Context) ([]Quota, error) { return c.Quotas(ctx, 90001) }
+	fuzzEndpoint(f, "GET /supplier/v1/subsamples/90001/quotas", quotasJSON, quotas,
+		func(got []Quota) error {
+			err := listOK("quotas", got)
+			for i, q := range got {
+				err = errors.Join(err,
+					statusOK(fmt.Sprintf("[%d].subsampleStatus", i), q.SubsampleStatus),
+					listOK(fmt.Sprintf("[%d].questions", i), q.Questions))
+				for j, question := range q.Questions {
+					err = errors.Join(err, listOK(fmt.Sprintf("[%d].questions[%d].answers", i, j), question.Answers))
+				}
+			}
+			return err
+		})
+}
+
+func FuzzDecodeEligibilityRules(f *testing.F) {
+	eligibility := func(c *Client, ctx context.Context) (EligibilityRules, error) {
+		return c.EligibilityRules(ctx, 90001)
+	}
+	fuzzEndpoint(f, "GET /supplier/v1/subsamples/90001/eligibility-rules", eligibilityJSON, eligibility,
+		func(got EligibilityRules) error {
+			err := errors.Join(listOK("surveys", got.Surveys), listOK("researchTypes", got.ResearchTypes),
+				listOK("categories", got.Categories), listOK("events", got.Events))
+			for i, r := range got.Surveys {
+				err = errors.Join(err, listOK(fmt.Sprintf("surveys[%d].returnCodes", i), r.ReturnCodes))
+			}
+			for i, r := range got.ResearchTypes {
+				err = errors.Join(err, listOK(fmt.Sprintf("researchTypes[%d].returnCodes", i), r.ReturnCodes))
+			}
+			for i, r := range got.Categories {
+				err = errors.Join(err, listOK(fmt.Sprintf("categories[%d].returnCodes", i), r.ReturnCodes))
+			}
+			for i, r := range got.Events {
+				err = errors.Join(err, listOK(fmt.Sprintf("events[%d].returnCodes", i), r.ReturnCodes))
+			}
+			return err
+		})
+}
+
+func FuzzDecodeQuestions(f *testing.F) {
+	questions := func(c *Client, ctx context.Context) ([]Question, error) { return c.Questions(ctx, "nl-nl") }
+	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions", questionsJSON, questions,
+		func(got []Question) error { return listOK("questions", got) })
+}
+
+func FuzzDecodeAnswers(f *testing.F) {
+	answers := func(c *Client, ctx context.Context) ([]Answer, error) { return c.Answers(ctx, "nl-nl", 43) }
+	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions/43/answers", answersJSON, answers,
+		func(got []Answer) error { return listOK("answers", got) })
+}
+
+func FuzzDecodeCountries(f *testing.F) {
+	fuzzEndpoint(f, "GET /supplier/v1/countries", countriesJSON, (*Client).Countries,
+		func(got []Country) error { return listOK("countries", got) })
+}
+
+func FuzzDecodeLocales(f *testing.F) {
+	fuzzEndpoint(f, "GET /supplier/v1/locales", localesJSON, (*Client).Locales,
+		func(got []Locale) error { return listOK("locales", got) })
+}
+
+func FuzzDecodeSurveyStatuses(f *testing.F) {
+	fuzzEndpoint(f, "GET /supplier/v1/survey-statuses", statusesJSON, (*Client).SurveyStatuses,
+		func(got []SurveyStatus) error {
+			err := listOK("statuses", got)
+			for i, s := range got {
+				err = errors.Join(err, statusOK(fmt.Sprintf("[%d].statusName", i), s.StatusName))
+			}
+			return err
+		})
+}

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net/url"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,13 +84,15 @@ func (s *Store) Close() error {
 }
 
 // migrate applies, in order and each in its own transaction, every embedded
-// migration newer than the version recorded in the database.
+// migration not yet recorded in the database. Each applied migration has
+// its row, so one that lands after a higher-numbered one was applied (005
+// after 006) is still applied.
 func migrate(ctx context.Context, db *sqlx.DB) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return err
 	}
-	var current int
-	if err := db.GetContext(ctx, &current, `SELECT COALESCE(MAX(version), 0) FROM schema_version`); err != nil {
+	var applied []int
+	if err := db.SelectContext(ctx, &applied, `SELECT version FROM schema_version`); err != nil {
 		return err
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
@@ -103,7 +106,7 @@ func migrate(ctx context.Context, db *sqlx.DB) error {
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with its number", base)
 		}
-		if version <= current {
+		if slices.Contains(applied, version) {
 			continue
 		}
 		body, err := migrations.ReadFile(name)

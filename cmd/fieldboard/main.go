@@ -10,6 +10,8 @@
 //	fieldboard subsamples [flags]    print the subsamples with their sendability (JSON or CSV)
 //	fieldboard eligible [flags]      check a file of panelist ids against a subsample (CSV)
 //	fieldboard history import FILE   import respondent history (CSV), all or nothing
+//	fieldboard profiles import FILE  import panelist profiles (CSV), all or nothing
+//	fieldboard profiles generate     write simulated profiles that fit the built-in simulator (CSV)
 //	fieldboard user add NAME         add a user who may sign in (also passwd, list)
 //	fieldboard token create --name N create a bearer token for scripts (also revoke, list)
 //
@@ -43,6 +45,7 @@ func commands() []command {
 		{"subsamples", "print every subsample with its sendability and reasons, as JSON or CSV", runSubsamples},
 		{"eligible", "check a file of panelist ids against one subsample; prints panelistId,eligible,reasons", runEligible},
 		{"history", "history import FILE: import respondent history from CSV, all or nothing", runHistory},
+		{"profiles", "profiles import FILE: import panelist profiles from CSV, all or nothing; profiles generate: simulated ones", runProfiles},
 		{"user", "user add|passwd|list: the people who may sign in to the dashboard", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runUser(ctx, args, os.Stdin, stdout, stderr)
 		}},

@@ -485,3 +485,72 @@ func TestDemoCreatesAdminOnce(t *testing.T) {
 		t.Errorf("users after two demo starts: %v", users)
 	}
 }
+
+func TestProfilesGenerateAndImportCommands(t *testing.T) {
+	_, url := newSim(t, sim.Options{Seed: 5})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fb.db")
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"refresh", "--upstream", url, "--db", db}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+
+	out.Reset()
+	if err := run(ctx, []string{"profiles", "generate", "--panelists", "50", "--seed", "2", "--sim-seed", "5", "--sim-subsamples", "40"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if lines[0] != store.ProfileHeader || !strings.HasPrefix(lines[1], "P0000000,") || !strings.HasPrefix(lines[len(lines)-1], "P0000049,") {
+		t.Fatalf("profiles generate wrote %d lines from %q to %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	profiles := filepath.Join(dir, "profiles.csv")
+	os.WriteFile(profiles, out.Bytes(), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"profiles", "import", "--db", db, profiles}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d records, %d answers written", len(lines)-1, len(lines)-1); !strings.Contains(out.String(), want) || strings.Contains(out.String(), "warning") {
+		t.Errorf("profiles import said %q, want %q and no warning: the profiles fit the simulator's library", out.String(), want)
+	}
+
+	unknown := filepath.Join(dir, "unknown.csv")
+	os.WriteFile(unknown, []byte(store.ProfileHeader+"\nP0000001,999999,1\n"), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"profiles", "import", "--db", db, unknown}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "warning: 1 records answer questions not in the stored library, among them 999999") {
+		t.Errorf("importing an unknown question said %q", out.String())
+	}
+
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte(store.ProfileHeader+"\nP1,43,101\nP1,-1,2026-02-30\nP2,x,1\n"), 0o644)
+	err := run(ctx, []string{"profiles", "import", "--db", db, bad}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "2 bad lines") || !strings.Contains(err.Error(), "\n  line 3: value must be a birth date") ||
+		!strings.Contains(err.Error(), "\n  line 4: questionId") || exitCode(err) != 1 {
+		t.Errorf("importing a bad file: %v, want the bad lines 3 and 4 listed", err)
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, err := st.CountProfiles(ctx); err != nil || n != 50 {
+		t.Errorf("CountProfiles = %d, %v; want the 50 generated panelists, the bad file written not at all", n, err)
+	}
+
+	for _, f := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profiles", "export"}, "import or generate"},
+		{[]string{"profiles", "import", "--db", db}, "one FILE"},
+		{[]string{"profiles", "import", "--db", db, filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{[]string{"profiles", "generate", "--panelists", "0"}, "--panelists"},
+	} {
+		if err := run(ctx, f.args, &out, &errOut); err == nil || !strings.Contains(err.Error(), f.want) {
+			t.Errorf("run(%q) = %v, want an error containing %q", f.args, err, f.want)
+		}
+	}
+}

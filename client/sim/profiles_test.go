@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	fbrules "fieldboard/rules"
+)
+
+func TestProfilesFitTheWorld(t *testing.T) {
+	s, _ := newSim(Options{Seed: 3})
+	collect := func(seed int64, n int) []ProfileRow {
+		return slices.Collect(s.Profiles(seed, n))
+	}
+	const panelists = 2000
+	rows := collect(5, panelists)
+	if !slices.Equal(rows, collect(5, panelists)) {
+		t.Fatal("two runs with the same seed differ")
+	}
+	if slices.Equal(rows, collect(6, panelists)) {
+		t.Error("two seeds give the same profiles")
+	}
+	if n := len(collect(5, 0)); n != 0 {
+		t.Errorf("0 panelists gave %d rows", n)
+	}
+
+	lib := s.world.library
+	regionOf := map[int64]string{} // region answer id -> country code
+	for cc, as := range lib.regions {
+		for _, a := range as {
+			regionOf[a.id] = cc
+		}
+	}
+	profiles := map[string]fbrules.Profile{}
+	var order []string
+	for _, r := range rows {
+		p, ok := profiles[r.PanelistID]
+		if !ok {
+			if len(order) > 0 && r.PanelistID <= order[len(order)-1] {
+				t.Fatalf("rows not grouped by panelist: %s after %s", r.PanelistID, order[len(order)-1])
+			}
+			order = append(order, r.PanelistID)
+			p = fbrules.Profile{Answers: map[int64][]int64{}}
+		}
+		if r.QuestionID == qAgeRange {
+			birth, err := time.Parse(time.DateOnly, r.Value)
+			if err != nil || !p.BirthDate.IsZero() {
+				t.Fatalf("%s: birth date %q (%v), or a second one", r.PanelistID, r.Value, err)
+			}
+			if age := fbrules.AgeOn(birth, testStart); age < 18 || age > 80 {
+				t.Fatalf("%s: born %s is %d years old", r.PanelistID, r.Value, age)
+			}
+			p.BirthDate = birth
+			profiles[r.PanelistID] = p
+			continue
+		}
+		id, err := strconv.ParseInt(r.Value, 10, 64)
+		if err != nil {
+			t.Fatalf("%s: answer %q of question %d", r.PanelistID, r.Value, r.QuestionID)
+		}
+		if r.QuestionID == qRegion {
+			if _, ok := regionOf[id]; !ok || len(p.Answers[qRegion]) > 0 {
+				t.Fatalf("%s: region %d is no country's, or a second one", r.PanelistID, id)
+			}
+		} else if !slices.ContainsFunc(lib.answersOf(r.QuestionID, ""), func(a answerDef) bool { return a.id == id && !a.nullValue }) {
+			t.Fatalf("%s: %d is not an answer of question %d", r.PanelistID, id, r.QuestionID)
+		}
+		if slices.Contains(p.Answers[r.QuestionID], id) {
+			t.Fatalf("%s: answer %d of question %d twice", r.PanelistID, id, r.QuestionID)
+		}
+		p.Answers[r.QuestionID] = append(p.Answers[r.QuestionID], id)
+		profiles[r.PanelistID] = p
+	}
+	if len(order) != panelists || order[0] != "P0000000" || order[panelists-1] != fmt.Sprintf("P%07d", panelists-1) {
+		t.Fatalf("%d panelists from %s to %s, want %d from P0000000", len(order), order[0], order[len(order)-1], panelists)
+	}
+	if avg := float64(len(rows)) / panelists; avg < 8 || avg > 12 {
+		t.Errorf("%.1f rows per panelist, want about ten", avg)
+	}
+	lacking := 0
+	for _, p := range profiles {
+		if p.BirthDate.IsZero() || len(p.Answers[qGender]) == 0 || len(p.Answers[qRegion]) == 0 || len(p.Answers[qIncome]) == 0 {
+			lacking++
+		}
+		if kids := p.Answers[qChildren]; len(kids) == 0 || len(kids) > 3 {
+			t.Errorf("children answers %v", kids)
+		}
+	}
+	if share := float64(lacking) / panelists; share < 0.02 || share > 0.09 {
+		t.Errorf("%.1f%% of panelists lack a core answer, want about 5%%", 100*share)
+	}
+
+	// Matched against the live subsamples' quotas, every verdict is common.
+	verdicts := map[fbrules.QuotaVerdict]int{}
+	checks := 0
+	for _, d := range liveDetails(t, s) {
+		cells := fbrules.CompileQuotas(quotas(t, s, d.SubsampleID))
+		for _, id := range order[:500] {
+			verdicts[cells.Verdict(profiles[id], testStart)]++
+			checks++
+		}
+	}
+	t.Logf("verdicts over %d checks: %v", checks, verdicts)
+	for _, v := range []fbrules.QuotaVerdict{fbrules.QuotaFits, fbrules.QuotaOffTarget, fbrules.QuotaFull, fbrules.QuotaUnknown} {
+		if share := float64(verdicts[v]) / float64(checks); share < 0.01 {
+			t.Errorf("%s in %.2f%% of checks, want at least 1%%", v, 100*share)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"fieldboard/client/sim"
+	"fieldboard/store"
+)
+
+func runProfiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "import":
+			return runProfilesImport(ctx, args[1:], stdout, stderr)
+		case "generate":
+			return runProfilesGenerate(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintln(stderr, "Usage: fieldboard profiles import --db PATH FILE\n       fieldboard profiles generate --panelists N --seed S > FILE")
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		return nil
+	}
+	return fmt.Errorf("%w: profiles takes the subcommand import or generate", errUsage)
+}
+
+func runProfilesImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profiles import", "Imports panelist profiles from a CSV file with the header "+store.ProfileHeader+": for a library question, value is one answer id (a row per answer of a multi-punch question); for the age question -1 it is the birth date yyyy-MM-dd. The file is checked line by line and written in one transaction: a file with any bad line is rejected whole, listing each bad line, and nothing is written. A panelist's answers to a question in the file replace that panelist's earlier answers to it; questions not in the stored library are accepted with a warning.", stderr)
+	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: profiles import takes one FILE (- for standard input)", errUsage)
+	}
+	if err := applyEnv(fs); err != nil {
+		return err
+	}
+	in, err := openInput(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	library, err := st.LibraryQuestionIDs(ctx)
+	if err != nil {
+		return err
+	}
+	// Without a stored library (no refresh yet), no question is checked.
+	var known func(int64) bool
+	if len(library) > 0 {
+		known = func(id int64) bool { return library[id] }
+	}
+	report, err := st.ImportProfilesCSV(ctx, in, known)
+	if err != nil {
+		return withLineErrors(fmt.Errorf("%s: %w", fs.Arg(0), err), report.Errors)
+	}
+	fmt.Fprintf(stdout, "imported %s: %d records, %d answers written, %d earlier answers replaced\n",
+		fs.Arg(0), report.Records, report.Inserted, report.Replaced)
+	switch {
+	case known == nil:
+		fmt.Fprintln(stdout, "note: no question library is stored yet (run 'fieldboard refresh'), so question ids were not checked")
+	case report.UnknownQuestions > 0:
+		ids := make([]string, len(report.UnknownQuestionIDs))
+		for i, id := range report.UnknownQuestionIDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		fmt.Fprintf(stdout, "warning: %d records answer questions not in the stored library, among them %s\n",
+			report.UnknownQuestions, strings.Join(ids, ", "))
+	}
+	return nil
+}
+
+func runProfilesGenerate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profiles generate", "Writes to standard output a CSV profile file ("+store.ProfileHeader+") of simulated panelists P0000000, P0000001, ... whose answers fit the built-in simulator's question library, regions and quotas: import it with 'fieldboard profiles import' to try the dashboard on the simulator.", stderr)
+	panelists := fs.Int("panelists", 1000, "number of panelists")
+	seed := fs.Int64("seed", 1, "seed of the profiles: the same seed gives the same file")
+	simSeed := fs.Int64("sim-seed", 1, "seed of the simulator the profiles fit (serve's --sim-seed)")
+	simSize := fs.Int("sim-subsamples", 240, "subsamples of that simulator (serve's --sim-subsamples)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *panelists < 1:
+		return errFlag("panelists", "must be at least 1")
+	case *simSize < 1:
+		return errFlag("sim-subsamples", "must be at least 1")
+	}
+	provider := sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize})
+	w := csv.NewWriter(stdout)
+	w.Write(strings.Split(store.ProfileHeader, ","))
+	for r := range provider.Profiles(*seed, *panelists) {
+		if err := w.Write([]string{r.PanelistID, strconv.FormatInt(r.QuestionID, 10), r.Value}); err != nil {
+			return fmt.Errorf("write profiles: %w", err)
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("write profiles: %w", err)
+	}
+	return nil
+}

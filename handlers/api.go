@@ -105,19 +105,25 @@ type ReasonJSON struct {
 
 // EligibilityJSON answers whether a panelist may enter a subsample.
 type EligibilityJSON struct {
-	PanelistID         string       `json:"panelistId"`
-	SubsampleID        int64        `json:"subsampleId"`
-	EventID            int64        `json:"eventId"`
-	Name               string       `json:"name"`
-	Currency           string       `json:"currency,omitempty"`
-	EPC                *float64     `json:"epc"`
-	EPCSource          string       `json:"epcSource"`
-	Eligible           bool         `json:"eligible"`
-	Sendability        rules.State  `json:"sendability"`
-	SendabilityReasons []string     `json:"sendabilityReasons"`
-	MayEnter           bool         `json:"mayEnter"`
-	Reasons            []ReasonJSON `json:"reasons"`
-	EntryLinks         []EntryLinks `json:"entryLinks,omitempty"`
+	PanelistID         string      `json:"panelistId"`
+	SubsampleID        int64       `json:"subsampleId"`
+	EventID            int64       `json:"eventId"`
+	Name               string      `json:"name"`
+	Currency           string      `json:"currency,omitempty"`
+	EPC                *float64    `json:"epc"`
+	EPCSource          string      `json:"epcSource"`
+	Eligible           bool        `json:"eligible"`
+	Sendability        rules.State `json:"sendability"`
+	SendabilityReasons []string    `json:"sendabilityReasons"`
+	// Quota is the panelist's quota verdict (fits, quota_full, off_target,
+	// unknown); QuotaReasons explain one other than fits, where given.
+	Quota        rules.QuotaVerdict `json:"quota"`
+	QuotaReasons []string           `json:"quotaReasons,omitempty"`
+	// Send: sendable, eligible and surely in an open cell (the send list).
+	Send       bool         `json:"send"`
+	MayEnter   bool         `json:"mayEnter"`
+	Reasons    []ReasonJSON `json:"reasons"`
+	EntryLinks []EntryLinks `json:"entryLinks,omitempty"`
 }
 
 func (p PanelistCheck) toJSON(panelistID string) EligibilityJSON {
@@ -125,6 +131,7 @@ func (p PanelistCheck) toJSON(panelistID string) EligibilityJSON {
 		PanelistID: panelistID, SubsampleID: p.SubsampleID, EventID: p.EventID, Name: p.Name,
 		Currency: p.Currency, EPC: epcValue(p.EPC), EPCSource: string(p.EPC.Source),
 		Eligible: p.Eligible(), Sendability: p.Verdict.State, SendabilityReasons: nonNil(p.Verdict.Reasons),
+		Quota: p.Quota, QuotaReasons: p.QuotaWhy, Send: p.Send(),
 		MayEnter: p.MayEnter(), Reasons: p.reasons(),
 	}
 	if out.MayEnter {
@@ -210,22 +217,11 @@ func (h *Handler) APIImportHistory(c echo.Context) error {
 	if !strings.Contains(contentType, "csv") && !strings.Contains(contentType, "json") {
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the history as text/csv or application/json.")
 	}
-	spool, err := os.CreateTemp("", "fieldboard-history-*")
+	spool, err := spoolUpload(c, "history")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(spool.Name())
 	defer spool.Close()
-	if _, err := io.Copy(spool, http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes)); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d bytes; import it with fieldboard history import.", maxImportBytes))
-		}
-		return echo.NewHTTPError(http.StatusBadRequest, "The upload was interrupted: "+err.Error())
-	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
 	report, err := h.importHistory(c, spool, contentType)
 	if errors.Is(err, store.ErrInvalidImport) {
 		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: nonNil(report.Errors)})
@@ -235,6 +231,29 @@ func (h *Handler) APIImportHistory(c echo.Context) error {
 	}
 	report.Errors = nonNil(report.Errors)
 	return c.JSON(http.StatusOK, report)
+}
+
+// spoolUpload copies a request's body to a temporary file, removed when it
+// is closed, so a slow upload never holds the database's single writer.
+func spoolUpload(c echo.Context, what string) (*os.File, error) {
+	spool, err := os.CreateTemp("", "fieldboard-"+what+"-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(spool.Name()) // gone once closed; the open file stays readable
+	if _, err := io.Copy(spool, http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes)); err != nil {
+		spool.Close()
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d bytes; import it with fieldboard %s import.", maxImportBytes, what))
+		}
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "The upload was interrupted: "+err.Error())
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		spool.Close()
+		return nil, err
+	}
+	return spool, nil
 }
 
 func (h *Handler) importHistory(c echo.Context, body io.Reader, contentType string) (store.ImportReport, error) {

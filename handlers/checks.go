@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"net/url"
 	"strings"
 	"sync"
@@ -27,10 +26,16 @@ import (
 type Checker struct {
 	Store *store.Store
 	Now   func() time.Time
+	// ProviderLocation is the provider's time zone: a panelist's age for
+	// the quota cells is counted on its calendar day. UTC when nil.
+	ProviderLocation *time.Location
 
 	mu      sync.Mutex
 	cached  *snapshot  // nil until the first read
 	loading sync.Mutex // one read of the whole snapshot at a time
+	// sendList lets one send list be computed at a time: each holds two
+	// of the store's few reader connections, and pages need the rest.
+	sendList sync.Mutex
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current
@@ -75,6 +80,7 @@ type snapshot struct {
 	// targets are the live subsamples prepared for panelist checks, in the
 	// order a panelist's surveys are listed, and book their rules.
 	targets     []liveTarget
+	targetOf    map[int64]int // index in targets of a live subsample
 	book        *rules.RuleBook
 	live        []views.LiveRow
 	liveOptions views.LiveOptions
@@ -305,6 +311,12 @@ type PanelistCheck struct {
 	// RulesUnread is set when the subsample's eligibility rules could not
 	// be read: the panelist is then not eligible, since nothing confirms it.
 	RulesUnread string
+	// Quota is the panelist's quota verdict: do they fit an open cell?
+	Quota rules.QuotaVerdict
+	// QuotaWhy explains a quota verdict other than fits, a sentence per
+	// table; filled by PanelistSurveys and Eligibility, not by the JSON
+	// writer.
+	QuotaWhy []string
 	// PanelistLinks are the entry links filled for the panelist; set only
 	// when the panelist may enter.
 	PanelistLinks []EntryLinks
@@ -314,9 +326,11 @@ type PanelistCheck struct {
 // were read.
 func (p PanelistCheck) Eligible() bool { return p.RulesUnread == "" && p.Eligibility.Eligible }
 
-// MayEnter reports whether the panelist may be sent in now: the subsample
-// is sendable and the panelist eligible.
-func (p PanelistCheck) MayEnter() bool { return p.Verdict.State == rules.Sendable && p.Eligible() }
+// MayEnter reports whether the panelist may be sent in now (rules.MayEnter).
+func (p PanelistCheck) MayEnter() bool { return rules.MayEnter(p.Verdict.State, p.Eligible(), p.Quota) }
+
+// Send reports whether the panelist belongs on the send list (rules.Send).
+func (p PanelistCheck) Send() bool { return rules.Send(p.Verdict.State, p.Eligible(), p.Quota) }
 
 // Eligibility checks one panelist against one live subsample, reading only
 // that subsample.
@@ -349,29 +363,68 @@ func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string) ([]Pan
 }
 
 // checks collects eachCheck's answers, with entry links filled for the
-// panelist where they may enter.
+// panelist where they may enter and the quota verdicts explained.
 func (c *Checker) checks(ctx context.Context, panelistID string, snap *snapshot) ([]PanelistCheck, error) {
 	out := make([]PanelistCheck, 0, len(snap.targets))
-	err := c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, pc PanelistCheck) {
+	err := c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, profile rules.Profile, pc PanelistCheck) {
 		if pc.MayEnter() {
 			pc.PanelistLinks = withPanelist(pc.Links, panelistID, func() []EntryLinks { return snap.entryLinks(pc.SubsampleRow, panelistID) })
+		}
+		if pc.Quota != rules.QuotaFits {
+			pc.QuotaWhy = explainQuota(&t.cells, profile, c.now())
 		}
 		out = append(out, pc)
 	})
 	return out, err
 }
 
+// noProfile explains the quota verdict of a panelist without a profile.
+const noProfile = "No profile on file for this panelist: whether they fit an open quota cell is unknown."
+
+// explainQuota says why a panelist's quota verdict is not fits: one
+// sentence for a panelist without a profile, else one per table.
+func explainQuota(cells *rules.QuotaCells, profile rules.Profile, now time.Time) []string {
+	if len(profile.Answers) == 0 && profile.BirthDate.IsZero() {
+		return []string{noProfile}
+	}
+	return quotaWhy(cells.Match(profile, now))
+}
+
+// quotaWhy is the sentences of a quota match's tables that are not fine.
+func quotaWhy(m rules.QuotaMatch) []string {
+	var out []string
+	for _, t := range m.Tables {
+		if t.Verdict != rules.QuotaFits && t.Reason != "" {
+			out = append(out, t.Reason)
+		}
+	}
+	return out
+}
+
+// now is the time of a check in the provider's time zone.
+func (c *Checker) now() time.Time {
+	if c.ProviderLocation == nil {
+		return c.Now().UTC()
+	}
+	return c.Now().In(c.ProviderLocation)
+}
+
 // eachCheck decides, for every live subsample of snap in rank order,
 // whether the panelist may enter it, and hands each answer to fn. The
 // panelist's history is read once and checked by the snapshot's rule book.
-func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapshot, fn func(*liveTarget, PanelistCheck)) error {
+func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapshot, fn func(*liveTarget, rules.Profile, PanelistCheck)) error {
 	history, err := c.Store.HistoryOf(ctx, panelistID)
 	if err != nil {
 		return err
 	}
-	snap.book.Check(history, c.Now(), func(i int, r rules.EligibilityResult) {
+	profile, err := c.Store.ProfileOf(ctx, panelistID)
+	if err != nil {
+		return err
+	}
+	now := c.now()
+	snap.book.Check(history, now, func(i int, r rules.EligibilityResult) {
 		t := &snap.targets[i]
-		fn(t, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r})
+		fn(t, profile, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r, Quota: t.cells.Verdict(profile, now)})
 	})
 	return nil
 }
@@ -384,47 +437,4 @@ func rulesUnread(row *store.SubsampleRow) string {
 		return "Eligibility rules could not be read at the last refresh (" + row.RulesError + ")."
 	}
 	return ""
-}
-
-// BulkResult is one panelist's line of a bulk check.
-type BulkResult struct {
-	PanelistID string
-	Eligible   bool
-	Reasons    []string
-}
-
-// BulkCheck checks many panelists against one live subsample, calling emit
-// once per panelist in input order. Only the history records that can
-// matter for the subsample's rules are read, a chunk of panelists at a
-// time, so memory does not grow with the history.
-func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
-	row, err := c.Store.SubsampleRowOf(ctx, subsampleID)
-	if err != nil {
-		return err
-	}
-	if !row.Live {
-		return fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
-	}
-	ruleSet, err := c.Store.EligibilityRulesOf(ctx, subsampleID)
-	if err != nil {
-		return err
-	}
-	parents, err := c.Store.CategoryParents(ctx)
-	if err != nil {
-		return err
-	}
-	unread := rulesUnread(&row)
-	target := rules.Target{SubsampleID: subsampleID, EventID: row.EventID}
-	now := c.Now()
-	return c.Store.ScanHistory(ctx, panelists, store.HistoryFilter(rules.Relevant(target, ruleSet, parents)), func(id string, records []rules.HistoryRecord) error {
-		res := rules.Eligibility(target, ruleSet, records, parents, now)
-		out := BulkResult{PanelistID: id, Eligible: res.Eligible && unread == ""}
-		if unread != "" {
-			out.Reasons = append(out.Reasons, unread)
-		}
-		for _, e := range res.Exclusions {
-			out.Reasons = append(out.Reasons, e.Reason)
-		}
-		return emit(out)
-	})
 }

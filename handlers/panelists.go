@@ -113,11 +113,12 @@ func isRecoverable(err error) bool {
 }
 
 // BulkHeader is the header of a bulk check's answer.
-var bulkHeader = []string{"panelistId", "eligible", "reasons"}
+var bulkHeader = []string{"panelistId", "eligible", "quota", "send", "reasons"}
 
 // WriteBulkCSV checks ids against a live subsample and writes
-// `panelistId,eligible,reasons`, one line per id in input order; reasons
-// are joined with "; ". With exactIDs (the API and the CLI, whose answers
+// `panelistId,eligible,quota,send,reasons`, one line per id in input
+// order: quota is the panelist's quota verdict, send whether to invite them
+// (rules.Send); reasons are joined with "; ". With exactIDs (the API and the CLI, whose answers
 // scripts join back to their input) the ids are echoed byte for byte;
 // otherwise (a download for a spreadsheet) they are neutralised like every
 // other cell.
@@ -127,10 +128,11 @@ func WriteBulkCSV(ctx context.Context, checker *Checker, subsampleID int64, ids 
 		return err
 	}
 	err := checker.BulkCheck(ctx, subsampleID, slices.Values(ids), func(r BulkResult) error {
+		eligible, quota, send, reasons := strconv.FormatBool(r.Eligible), string(r.Quota), strconv.FormatBool(r.Send), strings.Join(r.Reasons, "; ")
 		if !exactIDs {
-			return out.Write(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
+			return out.Write(r.PanelistID, eligible, quota, send, reasons)
 		}
-		return out.WriteKeyed(r.PanelistID, strconv.FormatBool(r.Eligible), strings.Join(r.Reasons, "; "))
+		return out.WriteKeyed(r.PanelistID, eligible, quota, send, reasons)
 	})
 	if err != nil {
 		return err

@@ -60,7 +60,7 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 	for _, pc := range checks {
 		sc := views.SurveyCheck{
 			SubsampleID: pc.SubsampleID, EventID: pc.EventID, Name: pc.Name, Country: pc.CountryCode,
-			State: pc.Verdict.State, StateWhy: pc.Verdict.Reasons, Eligible: pc.Eligible(),
+			State: pc.Verdict.State, StateWhy: pc.Verdict.Reasons, Eligible: pc.Eligible(), Quota: pc.Quota, EPC: pc.EPC,
 		}
 		if pc.CPI != nil {
 			sc.CPI = views.Money(*pc.CPI, pc.Currency)
@@ -71,6 +71,7 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 					sc.Links = append(sc.Links, views.LinkView{Locale: l.Locale, URL: l.Live})
 				}
 			}
+			sc.Why = pc.QuotaWhy // an unknown verdict says which answer is missing
 			r.MayEnter = append(r.MayEnter, sc)
 			continue
 		}
@@ -81,6 +82,7 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 		for _, e := range pc.Eligibility.Exclusions {
 			sc.Why = append(sc.Why, e.Reason)
 		}
+		sc.Why = append(sc.Why, pc.QuotaWhy...)
 		r.Others = append(r.Others, sc)
 	}
 	return r, nil
@@ -191,7 +193,7 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 		return err
 	}
 	return h.sendCSV(c, "panelist-surveys", snapshot, func(w *csvWriter) error {
-		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "sendability", "eligible", "mayEnter", "why", "liveEntryLinks"); err != nil {
+		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
 			return err
 		}
 		for _, pc := range checks {
@@ -205,8 +207,9 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 				links = append(links, l.Locale+" "+l.Live)
 			}
 			if err := w.Write(panelistID, itoa(pc.SubsampleID), pc.Name, pc.CountryCode, optFloat(pc.CPI, 2), pc.Currency,
-				string(j.Sendability), strconv.FormatBool(j.Eligible), strconv.FormatBool(j.MayEnter),
-				strings.Join(why, " "), strings.Join(links, "; ")); err != nil {
+				optFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
+				strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
+				strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {
 				return err
 			}
 		}

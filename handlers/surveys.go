@@ -21,7 +21,8 @@ type liveTarget struct {
 	report *SubsampleReport
 	target rules.Target
 	rules  client.EligibilityRules
-	unread string // rulesUnread of the subsample
+	unread string           // rulesUnread of the subsample
+	cells  rules.QuotaCells // its quotas, compiled for matching profiles
 
 	// fixedJSON is `"subsampleId":…,"eventId":…,"name":…,"sendability":…,
 	// "sendabilityReasons":[…]`, without braces.
@@ -49,6 +50,7 @@ func (snap *snapshot) prepareTargets() {
 			target: rules.Target{SubsampleID: row.SubsampleID, EventID: row.EventID},
 			rules:  snap.rules[row.SubsampleID],
 			unread: rulesUnread(row),
+			cells:  rules.CompileQuotas(snap.quotas[row.SubsampleID]),
 		}
 		t.fixedJSON = fixedJSON(t.report)
 		t.linkParts = snap.linkParts(t.report)
@@ -57,8 +59,10 @@ func (snap *snapshot) prepareTargets() {
 	slices.SortStableFunc(snap.targets, func(a, b liveTarget) int { return byEarnings(a.report.EPC, b.report.EPC) })
 	targets := make([]rules.Target, len(snap.targets))
 	ruleSets := make([]client.EligibilityRules, len(snap.targets))
+	snap.targetOf = make(map[int64]int, len(snap.targets))
 	for i, t := range snap.targets {
 		targets[i], ruleSets[i] = t.target, t.rules
+		snap.targetOf[t.target.SubsampleID] = i
 	}
 	snap.book = rules.NewRuleBook(targets, ruleSets, snap.parents)
 }
@@ -141,7 +145,7 @@ func (c *Checker) PanelistSurveysJSON(ctx context.Context, panelistID string) (*
 	out.WriteString(`,"mayEnter":[`)
 	mayEnter := 0
 	reasons := reasonWriter{}
-	err = c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, pc PanelistCheck) {
+	err = c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, _ rules.Profile, pc PanelistCheck) {
 		w, n := others, others.Len()
 		enter := pc.MayEnter()
 		if enter {
@@ -157,6 +161,10 @@ func (c *Checker) PanelistSurveysJSON(ctx context.Context, panelistID string) (*
 		w.Write(t.fixedJSON)
 		w.WriteString(`,"eligible":`)
 		w.WriteString(strconv.FormatBool(pc.Eligible()))
+		w.WriteString(`,"quota":"`)
+		w.WriteString(string(pc.Quota))
+		w.WriteString(`","send":`)
+		w.WriteString(strconv.FormatBool(pc.Send()))
 		w.WriteString(`,"mayEnter":`)
 		w.WriteString(strconv.FormatBool(enter))
 		w.WriteString(`,"reasons":`)

@@ -198,17 +198,17 @@ func TestAPIBulkEligibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"panelistId", "eligible", "reasons"}, {"P1", "false"}, {"P2", "true"}, {"=cmd", "true"}}
+	want := [][]string{{"panelistId", "eligible", "quota", "send", "reasons"}, {"P1", "false", "unknown", "false"}, {"P2", "true", "unknown", "false"}, {"=cmd", "true", "unknown", "false"}}
 	if len(rows) != len(want) {
 		t.Fatalf("bulk answer has %d lines, want %d:\n%s", len(rows), len(want), body)
 	}
 	for i, w := range want {
-		if rows[i][0] != w[0] || rows[i][1] != w[1] {
+		if !slices.Equal(rows[i][:len(w)], w) {
 			t.Errorf("line %d = %q, want %q", i+1, rows[i], w)
 		}
 	}
-	if !strings.Contains(rows[1][2], "Screen out") {
-		t.Errorf("P1's reason %q does not name the status of the record", rows[1][2])
+	if !strings.Contains(rows[1][4], "Screen out") || !strings.Contains(rows[2][4], "No profile") {
+		t.Errorf("reasons %q, %q: want P1's to name the status of the record, and both to say there is no profile", rows[1][4], rows[2][4])
 	}
 
 	bad := []struct {
@@ -284,7 +284,7 @@ func TestPanelistsPage(t *testing.T) {
 
 	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\nP1\nP9\n")
 	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
-	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,eligible,reasons\nP1,false,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,eligible,quota,send,reasons\nP1,false,unknown,false,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
 		t.Errorf("bulk form: %d %s", resp.StatusCode, page)
 	}
 	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\n\n")
@@ -513,12 +513,12 @@ func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys handle
 			}
 		}
 		got := []string{s.PanelistID, strconv.FormatInt(s.SubsampleID, 10), s.Name, string(s.Sendability),
-			strconv.FormatBool(s.Eligible), strconv.FormatBool(s.MayEnter), strings.Join(why, " "), strings.Join(links, "; ")}
+			strconv.FormatBool(s.Eligible), string(s.Quota), strconv.FormatBool(s.Send), strconv.FormatBool(s.MayEnter), strings.Join(why, " "), strings.Join(links, "; ")}
 		if r == nil {
 			t.Errorf("%s: subsample %d is not in the CSV", panelistID, s.SubsampleID)
 			continue
 		}
-		csvSide := []string{r[0], r[1], r[2], r[6], r[7], r[8], r[9], r[10]}
+		csvSide := []string{r[0], r[1], r[2], r[8], r[9], r[10], r[11], r[12], r[13], r[15]}
 		if !slices.Equal(got, csvSide) {
 			t.Errorf("%s on %d:\n JSON %q\n CSV  %q", panelistID, s.SubsampleID, got, csvSide)
 		}

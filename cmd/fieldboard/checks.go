@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,12 +64,17 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eligible", "Checks a file of panelist ids (a panelistId header line, then one id a line) against one live subsample and prints panelistId,eligible,reasons as CSV.", stderr)
+	fs := newFlagSet("eligible", "Checks a file of panelist ids (a panelistId header line, then one id a line) against one live subsample and prints panelistId,eligible,quota,send,reasons as CSV (quota: the panelist's quota verdict from their profile; send: sendable, eligible and in an open cell).", stderr)
 	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
 	subsample := fs.Int64("subsample", 0, "the live subsample to check against (required)")
 	panelists := fs.String("panelists", "", "CSV file of panelist ids (required; - for standard input)")
+	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	loc, err := time.LoadLocation(*providerTZ)
+	if err != nil {
+		return fmt.Errorf("--provider-tz %q: %w", *providerTZ, err)
 	}
 	if *subsample <= 0 {
 		return errFlag("subsample", "a positive subsample id is required")
@@ -89,7 +96,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer st.Close()
-	checker := &handlers.Checker{Store: st, Now: time.Now}
+	checker := &handlers.Checker{Store: st, Now: time.Now, ProviderLocation: loc}
 	if err := handlers.WriteBulkCSV(ctx, checker, *subsample, ids, stdout, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
@@ -163,4 +170,48 @@ func withLineErrors(err error, lines []store.LineError) error {
 		msg += fmt.Sprintf("\n  line %d: %s", l.Line, l.Reason)
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("targets", "Prints the send list of a live subsample as CSV panelistId,entryLink: every profiled panelist who may enter it now and surely fits an open quota cell, in panelist id order, with the live entry link filled for them.", stderr)
+	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	subsample := fs.Int64("subsample", 0, "the live subsample (required)")
+	limit := fs.Int("limit", 0, "at most this many panelists (0: all)")
+	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *subsample <= 0 {
+		return errFlag("subsample", "a positive subsample id is required")
+	}
+	if *limit < 0 {
+		return errFlag("limit", "must not be negative")
+	}
+	loc, err := time.LoadLocation(*providerTZ)
+	if err != nil {
+		return fmt.Errorf("--provider-tz %q: %w", *providerTZ, err)
+	}
+	st, err := openStore(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	checker := &handlers.Checker{Store: st, Now: time.Now, ProviderLocation: loc}
+	out := bufio.NewWriter(stdout)
+	w := csv.NewWriter(out)
+	w.Write([]string{"panelistId", "entryLink"})
+	err = checker.Targets(ctx, *subsample, *limit, func(id, link string) error { return w.Write([]string{id, link}) })
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
+	case errors.Is(err, handlers.ErrNotLive):
+		return fmt.Errorf("subsample %d is not live in the current snapshot", *subsample)
+	case err != nil:
+		return err
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return out.Flush()
 }

@@ -366,7 +366,7 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || lines[0] != "panelistId,eligible,reasons" || !strings.HasPrefix(lines[2], "P2,true") {
+	if len(lines) != 3 || lines[0] != "panelistId,eligible,quota,send,reasons" || !strings.HasPrefix(lines[2], "P2,true,unknown,false") {
 		t.Errorf("eligible printed:\n%s", out.String())
 	}
 
@@ -551,6 +551,64 @@ func TestProfilesGenerateAndImportCommands(t *testing.T) {
 	} {
 		if err := run(ctx, f.args, &out, &errOut); err == nil || !strings.Contains(err.Error(), f.want) {
 			t.Errorf("run(%q) = %v, want an error containing %q", f.args, err, f.want)
+		}
+	}
+}
+
+func TestProfilesAndTargetsCommands(t *testing.T) {
+	simulator, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fb.db")
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"refresh", "--upstream", url, "--db", db}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var profiles strings.Builder
+	profiles.WriteString(store.ProfileHeader + "\n")
+	for r := range simulator.Profiles(3, 500) {
+		fmt.Fprintf(&profiles, "%s,%d,%s\n", r.PanelistID, r.QuestionID, r.Value)
+	}
+	file := filepath.Join(dir, "profiles.csv")
+	os.WriteFile(file, []byte(profiles.String()), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"profiles", "import", "--db", db, file}, &out, &errOut); err != nil {
+		t.Fatalf("profiles import: %v\n%s", err, errOut.String())
+	}
+	out.Reset()
+	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var subs []struct {
+		SubsampleID  int64 `json:"subsampleId"`
+		OpenQuotas   int   `json:"openQuotas"`
+		ClosedQuotas int   `json:"closedQuotas"`
+	}
+	json.Unmarshal(out.Bytes(), &subs)
+	total := 0
+	for _, s := range subs {
+		out.Reset()
+		if err := run(ctx, []string{"targets", "--db", db, "--subsample", strconv.FormatInt(s.SubsampleID, 10), "--limit", "400"}, &out, &errOut); err != nil {
+			t.Fatalf("targets of %d: %v", s.SubsampleID, err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if lines[0] != "panelistId,entryLink" {
+			t.Fatalf("targets printed %q first", lines[0])
+		}
+		for _, l := range lines[1:] {
+			id, link, _ := strings.Cut(l, ",")
+			if !strings.HasSuffix(link, "id="+id) {
+				t.Errorf("targets line %q: the link is not filled for the panelist", l)
+			}
+		}
+		total += len(lines) - 1
+	}
+	if total == 0 {
+		t.Error("no sendable subsample has anyone on its send list")
+	}
+	for _, args := range [][]string{{"targets", "--db", db}, {"targets", "--db", db, "--subsample", "999999999"}, {"targets", "--db", db, "--subsample", "1", "--limit", "-1"}} {
+		if err := run(ctx, args, &out, &errOut); err == nil {
+			t.Errorf("%q succeeded", args)
 		}
 	}
 }

@@ -93,7 +93,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Concurrency: up.concurrency, Retention: *retention, Logger: logger,
 	})
 	server := &web.Server{
-		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: refresher,
+		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now, ProviderLocation: provider.Location()}, Refresher: refresher,
 			Auth:   auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
 			Logger: logger, Now: time.Now, Location: loc, ProviderLocation: provider.Location()},
 		Refresher:    refresher,

@@ -1,0 +1,186 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"fieldboard/rules"
+	"fieldboard/store"
+)
+
+// ErrNotSendable is returned for a send list of a subsample that may not
+// be sent to now: nobody is on it.
+var ErrNotSendable = errors.New("not sendable now")
+
+// bulkChunk is how many panelists a bulk check decides per round: one
+// read of their profiles, one of their history.
+const bulkChunk = 500
+
+// liveTarget returns the prepared live subsample subsampleID of the current
+// snapshot, or an error wrapping store.ErrNotFound or ErrNotLive.
+func (c *Checker) liveTarget(ctx context.Context, subsampleID int64) (*snapshot, *liveTarget, error) {
+	snap, err := c.current(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := snap.byID[subsampleID]; !ok {
+		return nil, nil, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+	}
+	i, ok := snap.targetOf[subsampleID]
+	if !ok {
+		return nil, nil, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
+	}
+	return snap, &snap.targets[i], nil
+}
+
+// BulkResult is one panelist's line of a bulk check.
+type BulkResult struct {
+	PanelistID string
+	Eligible   bool
+	Quota      rules.QuotaVerdict
+	Send       bool // rules.Send: sendable, eligible, surely in an open cell
+	Reasons    []string
+}
+
+// BulkCheck checks many panelists against one live subsample, calling emit
+// once per panelist in input order: eligibility, quota verdict and whether
+// to send. Panelists are decided bulkChunk at a time, reading their
+// profiles and only the history records that can matter for the
+// subsample's rules, so memory does not grow with the input or the
+// history.
+func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
+	snap, t, err := c.liveTarget(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
+	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, snap.parents))
+	now := c.now()
+	decide := func(chunk []string) error {
+		profiles, err := c.Store.ProfilesOf(ctx, chunk)
+		if err != nil {
+			return err
+		}
+		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []rules.HistoryRecord) error {
+			profile := profiles[id]
+			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread,
+				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now), Quota: t.cells.Verdict(profile, now)}
+			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
+			if pc.RulesUnread != "" {
+				out.Reasons = append(out.Reasons, pc.RulesUnread)
+			}
+			for _, e := range pc.Eligibility.Exclusions {
+				out.Reasons = append(out.Reasons, e.Reason)
+			}
+			if pc.Quota != rules.QuotaFits {
+				out.Reasons = append(out.Reasons, explainQuota(&t.cells, profile, now)...)
+			}
+			return emit(out)
+		})
+	}
+	chunk := make([]string, 0, bulkChunk)
+	for id := range panelists {
+		if chunk = append(chunk, id); len(chunk) == bulkChunk {
+			if err := decide(chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
+		}
+	}
+	if len(chunk) > 0 {
+		return decide(chunk)
+	}
+	return nil
+}
+
+// errEnough stops a send list at its limit.
+var errEnough = errors.New("limit reached")
+
+// Targets streams the send list of a live subsample: every profiled
+// panelist who may enter it now and surely fits an open quota cell
+// (rules.Send), in panelist id order, with the subsample's live entry link
+// filled for them; at most limit of them (0: no limit). A subsample that is
+// not sendable has nobody on it: the error wraps ErrNotSendable with why.
+//
+// Profiles are scanned once; only the panelists who fit a cell have their
+// history read, bulkChunk at a time, so memory does not grow with the
+// number of panelists. One send list is computed at a time.
+func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error {
+	snap, t, err := c.liveTarget(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
+	if t.report.Verdict.State != rules.Sendable {
+		return fmt.Errorf("subsample %d is %s: %s %w", subsampleID, t.report.Verdict.State.Label(), strings.Join(t.report.Verdict.Reasons, " "), ErrNotSendable)
+	}
+	link := firstLiveLink(t.report.Links)
+	if link.Live == "" {
+		return fmt.Errorf("subsample %d has no usable live entry link: %w", subsampleID, ErrNotSendable)
+	}
+	c.sendList.Lock()
+	defer c.sendList.Unlock()
+	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, snap.parents))
+	now := c.now()
+	sent := 0
+	send := func(chunk []string) error {
+		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []rules.HistoryRecord) error {
+			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Quota: rules.QuotaFits,
+				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now)}
+			if !pc.Send() {
+				return nil
+			}
+			filled := withPanelist([]EntryLinks{link}, id, func() []EntryLinks { return firstLinkFor(snap, t, id) })
+			if err := emit(id, filled[0].Live); err != nil {
+				return err
+			}
+			if sent++; limit > 0 && sent >= limit {
+				return errEnough
+			}
+			return nil
+		})
+	}
+	// Fitting panelists are collected during the profile scan and their
+	// history read after it, chunk by chunk: nesting the reads would hold
+	// two reader connections per send list for the whole scan.
+	var fitting []string
+	flush := func() error {
+		err := send(fitting)
+		fitting = fitting[:0]
+		return err
+	}
+	err = c.Store.ScanProfiles(ctx, func(id string, p rules.Profile) error {
+		if t.cells.Verdict(p, now) == rules.QuotaFits {
+			fitting = append(fitting, id)
+		}
+		if len(fitting) == bulkChunk {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(fitting) > 0 {
+		err = flush()
+	}
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
+}
+
+// firstLiveLink is the first locale's usable live entry link.
+func firstLiveLink(links []EntryLinks) EntryLinks {
+	for _, l := range links {
+		if l.Problem == "" && l.Live != "" {
+			return EntryLinks{Locale: l.Locale, Live: l.Live}
+		}
+	}
+	return EntryLinks{}
+}
+
+// firstLinkFor prepares the first live link again for one panelist, for a
+// link that does not end with the id's place.
+func firstLinkFor(snap *snapshot, t *liveTarget, panelistID string) []EntryLinks {
+	return []EntryLinks{firstLiveLink(snap.entryLinks(t.report.SubsampleRow, panelistID))}
+}

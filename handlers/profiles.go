@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// ProfileImportErrorJSON is the answer to a rejected profile file.
+type ProfileImportErrorJSON = ImportErrorJSON
+
+// APIImportProfiles answers POST /api/v1/profiles: panelist profiles as CSV
+// (`panelistId,questionId,value`, Content-Type text/csv) or a JSON array of
+// the same fields, written all or nothing.
+func (h *Handler) APIImportProfiles(c echo.Context) error {
+	contentType := c.Request().Header.Get(echo.HeaderContentType)
+	if !strings.Contains(contentType, "csv") && !strings.Contains(contentType, "json") {
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the profiles as text/csv or application/json.")
+	}
+	spool, err := spoolUpload(c, "profiles")
+	if err != nil {
+		return err
+	}
+	defer spool.Close()
+	report, err := h.importProfiles(c.Request().Context(), spool, strings.Contains(contentType, "json"))
+	if errors.Is(err, store.ErrInvalidImport) {
+		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: nonNil(report.Errors)})
+	}
+	if err != nil {
+		return err
+	}
+	report.Errors, report.UnknownQuestionIDs = nonNil(report.Errors), nonNil(report.UnknownQuestionIDs)
+	return c.JSON(http.StatusOK, report)
+}
+
+// importProfiles imports a profile file, counting the questions that the
+// stored library does not know (all are known while no library is stored).
+func (h *Handler) importProfiles(ctx context.Context, body io.Reader, asJSON bool) (store.ProfileImportReport, error) {
+	library, err := h.Store.LibraryQuestionIDs(ctx)
+	if err != nil {
+		return store.ProfileImportReport{}, err
+	}
+	var known func(int64) bool
+	if len(library) > 0 {
+		known = func(id int64) bool { return library[id] }
+	}
+	if asJSON {
+		return h.Store.ImportProfilesJSON(ctx, body, known)
+	}
+	return h.Store.ImportProfilesCSV(ctx, body, known)
+}
+
+// UploadProfiles answers POST /panelists/profiles: the profile import
+// form. htmx gets the outcome alone; a plain form post gets the page.
+func (h *Handler) UploadProfiles(c echo.Context) error {
+	result := views.ProfileImportResult{}
+	status := http.StatusOK
+	file, err := c.FormFile("file")
+	switch {
+	case err != nil:
+		result.Err, status = "Choose a CSV file of profiles to import.", http.StatusBadRequest
+	default:
+		result.FileName = file.Filename
+		f, err := file.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		result.Report, err = h.importProfiles(c.Request().Context(), f, false)
+		if errors.Is(err, store.ErrInvalidImport) {
+			result.Err, status = err.Error()+".", http.StatusUnprocessableEntity
+		} else if err != nil {
+			return err
+		}
+	}
+	if isHTMX(c) {
+		return render(c, status, views.ProfileImportOutcome(result))
+	}
+	v := views.PanelistsView{Page: h.page("Panelists", "panelists"), ProfileImport: &result}
+	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
+		return err
+	}
+	return render(c, status, views.PanelistsPage(v))
+}

@@ -1,0 +1,218 @@
+package web_test
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"fieldboard/handlers"
+	"fieldboard/store"
+)
+
+// profiled is a refreshed app with the simulator's profiles of n panelists
+// imported through the API, and their ids.
+func profiled(t *testing.T, n int) (*app, []string) {
+	t.Helper()
+	a := refreshed(t)
+	var b strings.Builder
+	b.WriteString(store.ProfileHeader + "\n")
+	var ids []string
+	for r := range a.sim.Profiles(7, n) {
+		if len(ids) == 0 || ids[len(ids)-1] != r.PanelistID {
+			ids = append(ids, r.PanelistID)
+		}
+		fmt.Fprintf(&b, "%s,%d,%s\n", r.PanelistID, r.QuestionID, r.Value)
+	}
+	if resp, body := a.post(t, "/api/v1/profiles", "text/csv", b.String()); resp.StatusCode != 200 {
+		t.Fatalf("profile import: %d %s", resp.StatusCode, body)
+	}
+	return a, ids
+}
+
+// sendableWithCells finds the sendable subsample with the most quota cells
+// besides the total.
+func sendableWithCells(t *testing.T, a *app) handlers.SubsampleJSON {
+	t.Helper()
+	var all []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &all)
+	var best handlers.SubsampleJSON
+	for _, s := range all {
+		if s.OpenQuotas+s.ClosedQuotas > best.OpenQuotas+best.ClosedQuotas && len(s.EntryLinks) > 0 {
+			best = s
+		}
+	}
+	if best.OpenQuotas+best.ClosedQuotas < 2 {
+		t.Fatal("no sendable subsample with quota cells")
+	}
+	return best
+}
+
+func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
+	a, ids := profiled(t, 2000)
+	target := sendableWithCells(t, a)
+
+	resp, body := a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets", target.SubsampleID), nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("send list: %d %s", resp.StatusCode, body)
+	}
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || !slices.Equal(rows[0], []string{"panelistId", "entryLink"}) {
+		t.Fatalf("send list header %v: %v", rows[0], err)
+	}
+	listed := map[string]bool{}
+	for _, r := range rows[1:] {
+		listed[r[0]] = true
+		if !strings.HasSuffix(r[1], "&id="+r[0]) || !strings.HasPrefix(r[1], "http") {
+			t.Errorf("%s's entry link %q is not filled for them with the id last", r[0], r[1])
+		}
+	}
+	if !slices.IsSortedFunc(rows[1:], func(x, y []string) int { return strings.Compare(x[0], y[0]) }) {
+		t.Error("the send list is not in panelist id order")
+	}
+
+	// The bulk check of every profiled panelist, plus one without a
+	// profile, must say send=true for exactly the listed ones.
+	input := "panelistId\n" + strings.Join(ids, "\n") + "\nNOPROFILE\n"
+	resp, body = a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", input)
+	if resp.StatusCode != 200 {
+		t.Fatalf("bulk check: %d %s", resp.StatusCode, body)
+	}
+	bulk, _ := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if !slices.Equal(bulk[0], []string{"panelistId", "eligible", "quota", "send", "reasons"}) {
+		t.Fatalf("bulk header %v", bulk[0])
+	}
+	verdicts := map[string]int{}
+	for _, r := range bulk[1:] {
+		verdicts[r[2]]++
+		send := r[3] == "true"
+		if send != listed[r[0]] {
+			t.Errorf("%s: bulk says send=%v (eligible %s, quota %s) but the send list %s it", r[0], send, r[1], r[2], map[bool]string{true: "has", false: "lacks"}[listed[r[0]]])
+		}
+		if send && (r[1] != "true" || r[2] != "fits") {
+			t.Errorf("%s: send without being eligible and fitting: %v", r[0], r)
+		}
+		if r[2] != "fits" && r[4] == "" {
+			t.Errorf("%s: quota %s without a reason", r[0], r[2])
+		}
+	}
+	last := bulk[len(bulk)-1]
+	if last[0] != "NOPROFILE" || last[2] != "unknown" || !strings.Contains(last[4], "No profile") {
+		t.Errorf("a panelist without a profile: %v", last)
+	}
+	if len(listed) == 0 || verdicts["fits"] == 0 || verdicts["off_target"]+verdicts["quota_full"] == 0 {
+		t.Errorf("verdicts %v and %d to send: the simulator's profiles should show matching at work", verdicts, len(listed))
+	}
+	t.Logf("subsample %d: %d of %d profiled panelists to send; verdicts %v", target.SubsampleID, len(listed), len(ids), verdicts)
+
+	// The page counts the same panelists; JSON and limit work.
+	_, count := a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets/count", target.SubsampleID), map[string]string{"HX-Request": "true"})
+	if !strings.Contains(count, fmt.Sprintf("<strong>%d</strong> of %d profiled panelists", len(listed), len(ids))) {
+		t.Errorf("the page's count says %s; want %d of %d", count, len(listed), len(ids))
+	}
+	var limited []handlers.TargetJSON
+	resp, body = a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=3", target.SubsampleID), map[string]string{"Accept": "application/json"})
+	if err := json.Unmarshal([]byte(body), &limited); err != nil {
+		t.Fatalf("JSON send list: %v\n%s", err, body)
+	}
+	if resp.StatusCode != 200 || len(limited) != min(3, len(listed)) || (len(limited) > 0 && limited[0].PanelistID != rows[1][0]) {
+		t.Errorf("JSON send list, limit 3: %d %v", resp.StatusCode, limited)
+	}
+}
+
+func TestSendListRefusals(t *testing.T) {
+	a, _ := profiled(t, 50)
+	var all []handlers.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)
+	var paused int64
+	for _, s := range all {
+		if s.Sendability != "sendable" {
+			paused = s.SubsampleID
+			break
+		}
+	}
+	tests := []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{fmt.Sprintf("/api/v1/subsamples/%d/targets", paused), http.StatusConflict, "nobody is on its send list"},
+		{"/api/v1/subsamples/999999999/targets", 404, "not in the current snapshot"},
+		{"/api/v1/subsamples/abc/targets", 400, "not a positive whole number"},
+		{fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=-2", paused), 400, "limit"},
+	}
+	for _, tt := range tests {
+		resp, body := a.do(t, "GET", tt.path, nil)
+		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+			t.Errorf("GET %s = %d %s, want %d with %q", tt.path, resp.StatusCode, body, tt.status, tt.want)
+		}
+	}
+}
+
+func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
+	a, ids := profiled(t, 300)
+	seen := map[string]int{}
+	for _, id := range ids[:40] {
+		var s handlers.PanelistSurveysJSON
+		a.getJSON(t, "/api/v1/panelists/"+id+"/surveys", &s)
+		for i, e := range s.MayEnter {
+			if e.Quota != "fits" && e.Quota != "unknown" {
+				t.Errorf("%s may enter %d with quota %s", id, e.SubsampleID, e.Quota)
+			}
+			if e.Send != (e.Quota == "fits") {
+				t.Errorf("%s on %d: send %v with quota %s", id, e.SubsampleID, e.Send, e.Quota)
+			}
+			if i > 0 && e.EPC != nil && (s.MayEnter[i-1].EPC == nil || *s.MayEnter[i-1].EPC < *e.EPC) {
+				t.Errorf("%s: may-enter list not ranked by epc at %d", id, i)
+			}
+		}
+		for _, e := range s.Others {
+			seen[string(e.Quota)]++
+			if e.Quota == "" {
+				t.Errorf("%s on %d: no quota verdict beside the eligibility", id, e.SubsampleID)
+			}
+		}
+	}
+	if seen["off_target"]+seen["quota_full"] == 0 {
+		t.Errorf("no other subsample is refused on quota grounds: %v", seen)
+	}
+	var one handlers.EligibilityJSON
+	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=%s&subsampleId=%d", ids[0], sendableWithCells(t, a).SubsampleID), &one)
+	if one.Quota == "" || (one.Quota != "fits" && len(one.QuotaReasons) == 0) {
+		t.Errorf("single check: quota %q with reasons %v; want a verdict, explained unless it fits", one.Quota, one.QuotaReasons)
+	}
+	_, page := a.do(t, "GET", "/panelists?panelist="+ids[0], nil)
+	if !strings.Contains(page, `class="quota-verdict`) {
+		t.Error("the lookup page shows no quota verdict")
+	}
+}
+
+func TestProfileUploads(t *testing.T) {
+	a := refreshed(t)
+	body, contentType := multipartFile(t, nil, "profiles.csv", store.ProfileHeader+"\nP1,43,1\nP1,-1,1980-02-29\n")
+	resp, page := a.postRaw(t, "/panelists/profiles", contentType, body, map[string]string{"HX-Request": "true"})
+	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="profile-import-ok"`) {
+		t.Errorf("profile upload: %d %s", resp.StatusCode, page)
+	}
+	body, contentType = multipartFile(t, nil, "bad.csv", store.ProfileHeader+"\nP1,43,1\nP2,abc,1\nP3,-1,1980-02-30\n")
+	resp, page = a.postRaw(t, "/panelists/profiles", contentType, body, map[string]string{"HX-Request": "true"})
+	if resp.StatusCode != 422 || !strings.Contains(page, "Line 3") || !strings.Contains(page, "Line 4") {
+		t.Errorf("bad profile upload: %d %s", resp.StatusCode, page)
+	}
+	resp, text := a.post(t, "/api/v1/profiles", "text/csv", "panelistId,question,value\nP1,43,1\n")
+	var e handlers.ImportErrorJSON
+	json.Unmarshal([]byte(text), &e)
+	if resp.StatusCode != 400 || e.BadLines == 0 || e.Lines[0].Line != 1 {
+		t.Errorf("API import with a wrong header: %d %s", resp.StatusCode, text)
+	}
+	resp, text = a.post(t, "/api/v1/profiles", "application/json", `[{"panelistId":"P5","questionId":43,"value":"2"}]`)
+	if resp.StatusCode != 200 || !strings.Contains(text, `"inserted":1`) {
+		t.Errorf("JSON profile import: %d %s", resp.StatusCode, text)
+	}
+	if resp, _ := a.post(t, "/api/v1/profiles", "text/plain", "x"); resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain profiles: %d, want 415", resp.StatusCode)
+	}
+}

@@ -16,14 +16,24 @@ import (
 // be sent to now: nobody is on it.
 var ErrNotSendable = errors.New("not sendable now")
 
+// notSendable says why a subsample's send list is empty; it is
+// ErrNotSendable.
+type notSendable string
+
+func (e notSendable) Error() string        { return string(e) }
+func (e notSendable) Is(target error) bool { return target == ErrNotSendable }
+
 // bulkChunk is how many panelists a bulk check decides per round: one
 // read of their profiles, one of their history.
 const bulkChunk = 500
 
 // liveTarget returns the prepared live subsample subsampleID of the current
-// snapshot, or an error wrapping store.ErrNotFound or ErrNotLive.
+// snapshot, or an error wrapping store.ErrNotFound or ErrNotLive. It takes
+// the cached snapshot when it is current, and otherwise reads that one
+// subsample alone: a command-line send list does not wait for the whole
+// snapshot.
 func (c *Checker) liveTarget(ctx context.Context, subsampleID int64) (*snapshot, *liveTarget, error) {
-	snap, err := c.current(ctx)
+	snap, err := c.cachedOr(ctx, func() (*snapshot, error) { return c.load(ctx, subsampleID) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,7 +77,7 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []rules.HistoryRecord) error {
 			profile := profiles[id]
 			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread,
-				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now), Quota: t.cells.Verdict(profile, now)}
+				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if pc.RulesUnread != "" {
 				out.Reasons = append(out.Reasons, pc.RulesUnread)
@@ -76,7 +86,7 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 				out.Reasons = append(out.Reasons, e.Reason)
 			}
 			if pc.Quota != rules.QuotaFits {
-				out.Reasons = append(out.Reasons, explainQuota(&t.cells, profile, now)...)
+				out.Reasons = append(out.Reasons, t.explainQuota(profile, now)...)
 			}
 			return emit(out)
 		})
@@ -114,14 +124,17 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 		return err
 	}
 	if t.report.Verdict.State != rules.Sendable {
-		return fmt.Errorf("subsample %d is %s: %s %w", subsampleID, t.report.Verdict.State.Label(), strings.Join(t.report.Verdict.Reasons, " "), ErrNotSendable)
+		return notSendable(fmt.Sprintf("Subsample %d is %s now. %s", subsampleID, strings.ToLower(t.report.Verdict.State.Label()), strings.Join(t.report.Verdict.Reasons, " ")))
 	}
 	link := firstLiveLink(t.report.Links)
 	if link.Live == "" {
-		return fmt.Errorf("subsample %d has no usable live entry link: %w", subsampleID, ErrNotSendable)
+		return notSendable(fmt.Sprintf("Subsample %d has no usable live entry link.", subsampleID))
 	}
-	c.sendList.Lock()
-	defer c.sendList.Unlock()
+	release, err := c.acquireSendList(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, snap.parents))
 	now := c.now()
 	sent := 0
@@ -142,9 +155,9 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 			return nil
 		})
 	}
-	// Fitting panelists are collected during the profile scan and their
-	// history read after it, chunk by chunk: nesting the reads would hold
-	// two reader connections per send list for the whole scan.
+	// Fitting panelists are collected during the profile scan, and each
+	// chunk of them has its history read from inside it: a send list holds
+	// two reader connections, which is why one runs at a time.
 	var fitting []string
 	flush := func() error {
 		err := send(fitting)
@@ -152,7 +165,7 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 		return err
 	}
 	err = c.Store.ScanProfiles(ctx, func(id string, p rules.Profile) error {
-		if t.cells.Verdict(p, now) == rules.QuotaFits {
+		if t.quotaVerdict(p, now) == rules.QuotaFits {
 			fitting = append(fitting, id)
 		}
 		if len(fitting) == bulkChunk {
@@ -183,4 +196,16 @@ func firstLiveLink(links []EntryLinks) EntryLinks {
 // link that does not end with the id's place.
 func firstLinkFor(snap *snapshot, t *liveTarget, panelistID string) []EntryLinks {
 	return []EntryLinks{firstLiveLink(snap.entryLinks(t.report.SubsampleRow, panelistID))}
+}
+
+// acquireSendList waits for the turn to compute a send list, or for ctx to
+// end (the client went away); release gives the turn back.
+func (c *Checker) acquireSendList(ctx context.Context) (release func(), err error) {
+	c.sendListOnce.Do(func() { c.sendList = make(chan struct{}, 1) })
+	select {
+	case c.sendList <- struct{}{}:
+		return func() { <-c.sendList }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

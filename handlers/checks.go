@@ -34,8 +34,11 @@ type Checker struct {
 	cached  *snapshot  // nil until the first read
 	loading sync.Mutex // one read of the whole snapshot at a time
 	// sendList lets one send list be computed at a time: each holds two
-	// of the store's few reader connections, and pages need the rest.
-	sendList sync.Mutex
+	// of the store's few reader connections (the profile scan's, and the
+	// history's of each chunk of fitting panelists read inside it), and
+	// pages need the rest.
+	sendListOnce sync.Once
+	sendList     chan struct{}
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current
@@ -108,6 +111,22 @@ func (c *Checker) load(ctx context.Context, subsampleID int64) (*snapshot, error
 	}
 	snap.prepareTargets()
 	return snap, nil
+}
+
+// cachedOr returns the cached snapshot when its version is still the
+// store's, else what read returns (without caching it).
+func (c *Checker) cachedOr(ctx context.Context, read func() (*snapshot, error)) (*snapshot, error) {
+	version, err := c.Store.SnapshotVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	cached := c.cached
+	c.mu.Unlock()
+	if cached != nil && cached.version == version {
+		return cached, nil
+	}
+	return read()
 }
 
 // current returns the whole snapshot, from memory when its version is still
@@ -248,10 +267,13 @@ func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLink
 	id := url.QueryEscape(panelistID)
 	out := make([]EntryLinks, len(links))
 	for i, l := range links {
-		if l.Problem != "" || !strings.HasSuffix(l.Live, "id=") || !strings.HasSuffix(l.Testing, "id=") {
+		if l.Problem != "" || !strings.HasSuffix(l.Live, "id=") || l.Testing != "" && !strings.HasSuffix(l.Testing, "id=") {
 			return slow()
 		}
-		out[i] = EntryLinks{Locale: l.Locale, Live: l.Live + id, Testing: l.Testing + id}
+		out[i] = EntryLinks{Locale: l.Locale, Live: l.Live + id}
+		if l.Testing != "" {
+			out[i].Testing = l.Testing + id
+		}
 	}
 	return out
 }
@@ -371,7 +393,7 @@ func (c *Checker) checks(ctx context.Context, panelistID string, snap *snapshot)
 			pc.PanelistLinks = withPanelist(pc.Links, panelistID, func() []EntryLinks { return snap.entryLinks(pc.SubsampleRow, panelistID) })
 		}
 		if pc.Quota != rules.QuotaFits {
-			pc.QuotaWhy = explainQuota(&t.cells, profile, c.now())
+			pc.QuotaWhy = t.explainQuota(profile, c.now())
 		}
 		out = append(out, pc)
 	})
@@ -424,7 +446,7 @@ func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapsh
 	now := c.now()
 	snap.book.Check(history, now, func(i int, r rules.EligibilityResult) {
 		t := &snap.targets[i]
-		fn(t, profile, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r, Quota: t.cells.Verdict(profile, now)})
+		fn(t, profile, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r, Quota: t.quotaVerdict(profile, now)})
 	})
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"fieldboard/client"
 	"fieldboard/rules"
@@ -23,6 +25,9 @@ type liveTarget struct {
 	rules  client.EligibilityRules
 	unread string           // rulesUnread of the subsample
 	cells  rules.QuotaCells // its quotas, compiled for matching profiles
+	// quotasUnread says why the quotas cannot be matched ("" when they can):
+	// kept quotas from before a failed read are not matched against.
+	quotasUnread string
 
 	// fixedJSON is `"subsampleId":…,"eventId":…,"name":…,"sendability":…,
 	// "sendabilityReasons":[…]`, without braces.
@@ -52,6 +57,12 @@ func (snap *snapshot) prepareTargets() {
 			unread: rulesUnread(row),
 			cells:  rules.CompileQuotas(snap.quotas[row.SubsampleID]),
 		}
+		switch {
+		case row.QuotasOK == nil:
+			t.quotasUnread = "Quotas not read yet: whether the panelist fits a cell is unknown."
+		case !*row.QuotasOK:
+			t.quotasUnread = "Quotas could not be read at the last refresh (" + row.QuotasError + "): whether the panelist fits a cell is unknown."
+		}
 		t.fixedJSON = fixedJSON(t.report)
 		t.linkParts = snap.linkParts(t.report)
 		snap.targets = append(snap.targets, t)
@@ -68,9 +79,9 @@ func (snap *snapshot) prepareTargets() {
 }
 
 // byEarnings ranks subsamples for a panelist: the highest expected
-// earnings per entrant first, those without a figure last. Figures are
-// compared as numbers whatever their currency: a supplier paid in several
-// currencies sees each figure's currency beside it.
+// earnings per entrant first within a currency (figures in different
+// currencies are never compared as numbers, so currencies form groups, in
+// code order), those without a figure last.
 func byEarnings(a, b rules.EPC) int {
 	switch {
 	case a.Known() != b.Known():
@@ -78,10 +89,27 @@ func byEarnings(a, b rules.EPC) int {
 			return -1
 		}
 		return 1
-	case a.Value != b.Value:
-		return cmp.Compare(b.Value, a.Value)
+	case a.Currency != b.Currency:
+		return strings.Compare(a.Currency, b.Currency)
 	}
-	return 0
+	return cmp.Compare(b.Value, a.Value)
+}
+
+// quotaVerdict is a panelist's quota verdict on t: unknown while t's
+// quotas are not read.
+func (t *liveTarget) quotaVerdict(p rules.Profile, now time.Time) rules.QuotaVerdict {
+	if t.quotasUnread != "" {
+		return rules.QuotaUnknown
+	}
+	return t.cells.Verdict(p, now)
+}
+
+// explainQuota says why a panelist's quota verdict on t is not fits.
+func (t *liveTarget) explainQuota(p rules.Profile, now time.Time) []string {
+	if t.quotasUnread != "" {
+		return []string{t.quotasUnread}
+	}
+	return explainQuota(&t.cells, p, now)
 }
 
 func fixedJSON(r *SubsampleReport) []byte {

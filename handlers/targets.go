@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -57,8 +58,14 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 		return nil
 	}
 	csvOut := newCSVWriter(res)
+	// A client that stops reading must not hold the send list's turn and
+	// its read transaction: each write has 30 seconds.
+	rc := http.NewResponseController(res)
 	n := 0
 	err = h.Checker.Targets(ctx, id, limit, func(panelistID, link string) error {
+		if n%1000 == 0 {
+			rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+		}
 		if !started {
 			if err := start(); err != nil {
 				return err
@@ -82,7 +89,7 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 	})
 	switch {
 	case errors.Is(err, ErrNotSendable) && !started:
-		return echo.NewHTTPError(http.StatusConflict, err.Error()+": nobody is on its send list.")
+		return echo.NewHTTPError(http.StatusConflict, "Nobody is on the send list. "+err.Error())
 	case err != nil && !started:
 		return subsampleNotFound(err, id)
 	case err != nil:

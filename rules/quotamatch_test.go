@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -326,9 +327,8 @@ func TestQuotaMatchNamesTables(t *testing.T) {
 	m := MatchQuotas(aged(40, nil), []client.Quota{ageCell(10, "35", "54", 0, 0)}, checkDay)
 	want := []TableMatch{{TableID: 2, TableName: "Age", Verdict: QuotaFull, Cells: []int64{10},
 		Reason: "Age 40 falls in cell 35-54, which is full."}}
-	if len(m.Tables) != 1 || m.Tables[0].TableID != want[0].TableID || m.Tables[0].TableName != want[0].TableName ||
-		m.Tables[0].Reason != want[0].Reason || m.Tables[0].Undecided != nil {
-		t.Errorf("tables %+v, want %+v", m.Tables, want)
+	if !reflect.DeepEqual(m.Tables, want) || m.Verdict != QuotaFull {
+		t.Errorf("match %s with tables %+v, want quota_full with %+v", m.Verdict, m.Tables, want)
 	}
 }
 

@@ -156,9 +156,8 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 	}
 	agreesWithLookupCSV(t, a, "P1", surveys)
 	for i := 1; i < len(surveys.MayEnter); i++ {
-		prev, cur := surveys.MayEnter[i-1].EPC, surveys.MayEnter[i].EPC
-		if cur != nil && (prev == nil || *prev < *cur) {
-			t.Errorf("may-enter entries %d and %d are not ranked by epc, highest first: %v then %v", i-1, i, prev, cur)
+		if !rankedByEPC(surveys.MayEnter[i-1], surveys.MayEnter[i]) {
+			t.Errorf("may-enter entries %d and %d are not ranked by epc, highest first within a currency", i-1, i)
 		}
 	}
 	a.getJSON(t, "/api/v1/panelists/P%2F2/surveys", &surveys)

@@ -308,3 +308,103 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 		t.Errorf("a 21st failure from one address: %d, want 429", resp.StatusCode)
 	}
 }
+
+// concrete fills a route's parameters with plausible values.
+func concrete(path string) string {
+	path = strings.ReplaceAll(path, ":id", "1")
+	path = strings.ReplaceAll(path, ":qid", "1")
+	path = strings.ReplaceAll(path, ":locale", "en-us")
+	path = strings.ReplaceAll(path, ":table", "countries")
+	return strings.ReplaceAll(path, "/*", "/app.js")
+}
+
+// TestNoRouteIsOpenByMistake walks every route of the server: only the
+// health check, the static files and the sign-in page answer someone who
+// is not signed in.
+func TestNoRouteIsOpenByMistake(t *testing.T) {
+	a := newApp(t)
+	open := map[string]bool{"/healthz": true, "/login": true, "/static/*": true}
+	for _, r := range a.routes {
+		req, _ := http.NewRequest(r.Method, a.url+concrete(r.Path), strings.NewReader(""))
+		resp, err := a.anonymous.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		refused := resp.StatusCode == 401 || resp.StatusCode == 303 && strings.HasPrefix(resp.Header.Get("Location"), "/login")
+		if open[r.Path] == refused && !(r.Path == "/login" && r.Method == "POST") {
+			t.Errorf("%s %s answers %d to someone not signed in; open routes are %v", r.Method, r.Path, resp.StatusCode, open)
+		}
+	}
+}
+
+// TestEveryChangeNeedsTheCSRFToken walks every state-changing route with a
+// session cookie but no CSRF token: all are refused, the API's included.
+func TestEveryChangeNeedsTheCSRFToken(t *testing.T) {
+	a := newApp(t)
+	cookie, _ := a.login(t, "tester", testerPassword)
+	for _, r := range a.routes {
+		if r.Method == "GET" || r.Path == "/login" {
+			continue
+		}
+		req, _ := http.NewRequest(r.Method, a.url+concrete(r.Path), strings.NewReader("_csrf=wrong"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(cookie)
+		resp, err := a.anonymous.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s %s with a session and a wrong CSRF token: %d, want 403", r.Method, r.Path, resp.StatusCode)
+		}
+	}
+}
+
+// TestBodiesAreCapped sends bodies larger than a route allows: a declared
+// length is refused at once, and a chunked body is not read past the cap.
+func TestBodiesAreCapped(t *testing.T) {
+	a := newApp(t)
+	req, _ := http.NewRequest("POST", a.url+"/login", strings.NewReader(strings.Repeat("x", 200<<10)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := a.anonymous.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 200 KiB sign-in form: %d, want 413", resp.StatusCode)
+	}
+	body := &countingReader{left: 64 << 20}
+	req, _ = http.NewRequest("POST", a.url+"/login", body)
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=x")
+	resp, err = a.anonymous.Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if body.read > 8<<20 {
+		t.Errorf("the server read %d bytes of a chunked 64 MiB sign-in body; want it to stop near 64 KiB", body.read)
+	}
+}
+
+// countingReader is a multipart form whose one file part is left bytes
+// of "x", counting what was read.
+type countingReader struct{ left, read int }
+
+const partHeader = "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n"
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.left)
+	for i := range n {
+		p[i] = 'x'
+	}
+	if r.read == 0 {
+		n = copy(p, partHeader)
+	}
+	r.left -= n
+	r.read += n
+	return n, nil
+}

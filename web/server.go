@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,6 +47,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(secureHeaders)
 	e.Use(sameOrigin)
 	e.Use(readableQuery)
+	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Handler.Auth.Middleware)
 
 	h := s.Handler
@@ -80,18 +82,18 @@ func (s *Server) Routes() *echo.Echo {
 
 	e.GET("/panelists", h.Panelists)
 	e.GET("/panelists.csv", h.Panelists)
-	e.POST("/panelists/history", h.UploadHistory, uploadLimit)
-	e.POST("/panelists/bulk", h.BulkCheck, uploadLimit)
-	e.POST("/panelists/profiles", h.UploadProfiles, uploadLimit)
+	e.POST("/panelists/history", h.UploadHistory)
+	e.POST("/panelists/bulk", h.BulkCheck)
+	e.POST("/panelists/profiles", h.UploadProfiles)
 
 	api := e.Group("/api/v1")
 	api.GET("/subsamples", h.APISubsamples)
-	api.POST("/subsamples/:id/eligibility", h.APIBulkEligibility, uploadLimit)
+	api.POST("/subsamples/:id/eligibility", h.APIBulkEligibility)
 	api.GET("/subsamples/:id/targets", h.SubsampleTargets)
-	api.POST("/profiles", h.APIImportProfiles, uploadLimit)
+	api.POST("/profiles", h.APIImportProfiles)
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
-	api.POST("/history", h.APIImportHistory, uploadLimit)
+	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)
 	e.StaticFS("/static", static.Files)
@@ -152,9 +154,36 @@ func readableQuery(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// uploadLimit bounds the body of the routes that take files: history files
+// Request bodies are capped before anything reads them: files on the
+// upload routes, small forms everywhere else.
+const (
+	maxUploadBytes = 1 << 30
+	maxFormBytes   = 64 << 10
+)
+
+// uploadRoutes are the routes that take files: history and profile files
 // and lists of panelist ids.
-var uploadLimit = middleware.BodyLimit("1G")
+var uploadRoutes = map[string]bool{
+	"/panelists/history": true, "/panelists/bulk": true, "/panelists/profiles": true,
+	"/api/v1/history": true, "/api/v1/profiles": true, "/api/v1/subsamples/:id/eligibility": true,
+}
+
+// bodyLimits refuses a body declared larger than its route allows (413)
+// and stops reading one that grows past it, chunked or not.
+func bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		limit := int64(maxFormBytes)
+		if uploadRoutes[c.Path()] {
+			limit = maxUploadBytes
+		}
+		req := c.Request()
+		if req.ContentLength > limit {
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", limit))
+		}
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+		return next(c)
+	}
+}
 
 // Serve listens on ln and runs the refresh schedule until ctx is done,
 // then shuts the server down gracefully and cancels the refresh in flight.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
@@ -35,6 +37,7 @@ type app struct {
 	// anonymous follows no redirects and signs in as nobody.
 	anonymous *http.Client
 	token     string
+	routes    []*echo.Route // every route the server has
 }
 
 // newApp serves the dashboard over loopback on a temporary database that
@@ -69,9 +72,10 @@ func newApp(t *testing.T) *app {
 // serveApp serves s over loopback and signs in to it.
 func serveApp(t *testing.T, s *web.Server, st *store.Store, r *refresh.Refresher, simulator *sim.Simulator) *app {
 	t.Helper()
-	srv := httptest.NewServer(s.Routes())
+	e := s.Routes()
+	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	a := &app{url: srv.URL, store: st, refresher: r, sim: simulator, anonymous: noRedirects(nil)}
+	a := &app{url: srv.URL, store: st, refresher: r, sim: simulator, anonymous: noRedirects(nil), routes: e.Routes()}
 	a.signIn(t)
 	return a
 }

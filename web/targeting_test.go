@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"fieldboard/client/sim"
 	"fieldboard/handlers"
 	"fieldboard/store"
+	"fieldboard/web/refresh"
 )
 
 // profiled is a refreshed app with the simulator's profiles of n panelists
@@ -66,8 +69,8 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	listed := map[string]bool{}
 	for _, r := range rows[1:] {
 		listed[r[0]] = true
-		if !strings.HasSuffix(r[1], "&id="+r[0]) || !strings.HasPrefix(r[1], "http") {
-			t.Errorf("%s's entry link %q is not filled for them with the id last", r[0], r[1])
+		if !strings.HasSuffix(r[1], "&id="+r[0]) || !strings.HasPrefix(r[1], "http") || !strings.Contains(r[1], "SAPI=1&") {
+			t.Errorf("%s's entry link %q is not filled for them with SAPI=1 and the id last", r[0], r[1])
 		}
 	}
 	if !slices.IsSortedFunc(rows[1:], func(x, y []string) int { return strings.Compare(x[0], y[0]) }) {
@@ -139,7 +142,7 @@ func TestSendListRefusals(t *testing.T) {
 		status int
 		want   string
 	}{
-		{fmt.Sprintf("/api/v1/subsamples/%d/targets", paused), http.StatusConflict, "nobody is on its send list"},
+		{fmt.Sprintf("/api/v1/subsamples/%d/targets", paused), http.StatusConflict, "Nobody is on the send list. Subsample"},
 		{"/api/v1/subsamples/999999999/targets", 404, "not in the current snapshot"},
 		{"/api/v1/subsamples/abc/targets", 400, "not a positive whole number"},
 		{fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=-2", paused), 400, "limit"},
@@ -165,7 +168,7 @@ func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
 			if e.Send != (e.Quota == "fits") {
 				t.Errorf("%s on %d: send %v with quota %s", id, e.SubsampleID, e.Send, e.Quota)
 			}
-			if i > 0 && e.EPC != nil && (s.MayEnter[i-1].EPC == nil || *s.MayEnter[i-1].EPC < *e.EPC) {
+			if i > 0 && !rankedByEPC(s.MayEnter[i-1], e) {
 				t.Errorf("%s: may-enter list not ranked by epc at %d", id, i)
 			}
 		}
@@ -214,5 +217,41 @@ func TestProfileUploads(t *testing.T) {
 	}
 	if resp, _ := a.post(t, "/api/v1/profiles", "text/plain", "x"); resp.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("text/plain profiles: %d, want 415", resp.StatusCode)
+	}
+}
+
+// rankedByEPC reports whether b may follow a in a panelist's ranked list:
+// figures before none, currencies in code order, highest figure first
+// within a currency.
+func rankedByEPC(a, b handlers.EligibilityJSON) bool {
+	switch {
+	case b.EPC == nil:
+		return true
+	case a.EPC == nil:
+		return false
+	case a.Currency != b.Currency:
+		return a.Currency < b.Currency
+	}
+	return *a.EPC >= *b.EPC
+}
+
+// TestQuotasNotReadMakeTheVerdictUnknown: after a failed quota read the
+// kept quotas are not matched against; the verdict is unknown, and says why.
+func TestQuotasNotReadMakeTheVerdictUnknown(t *testing.T) {
+	a, ids := profiled(t, 200)
+	target := sendableWithCells(t, a)
+	a.sim.FailPath(fmt.Sprintf("/supplier/v1/subsamples/%d/quotas", target.SubsampleID), sim.FailServerError)
+	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
+		t.Logf("refresh with one failing subsample: %v", err)
+	}
+	resp, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", "panelistId\n"+strings.Join(ids[:50], "\n")+"\n")
+	if resp.StatusCode != 200 {
+		t.Fatalf("bulk check: %d %s", resp.StatusCode, body)
+	}
+	rows, _ := csv.NewReader(strings.NewReader(body)).ReadAll()
+	for _, r := range rows[1:] {
+		if r[2] != "unknown" || r[3] != "false" || !strings.Contains(r[4], "Quotas could not be read") {
+			t.Fatalf("%v: want quota unknown because the quotas could not be read, and no send", r)
+		}
 	}
 }

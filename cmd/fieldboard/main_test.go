@@ -570,7 +570,9 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 		fmt.Fprintf(&profiles, "%s,%d,%s\n", r.PanelistID, r.QuestionID, r.Value)
 	}
 	file := filepath.Join(dir, "profiles.csv")
-	os.WriteFile(file, []byte(profiles.String()), 0o644)
+	if err := os.WriteFile(file, []byte(profiles.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out.Reset()
 	if err := run(ctx, []string{"profiles", "import", "--db", db, file}, &out, &errOut); err != nil {
 		t.Fatalf("profiles import: %v\n%s", err, errOut.String())
@@ -584,16 +586,18 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 		OpenQuotas   int   `json:"openQuotas"`
 		ClosedQuotas int   `json:"closedQuotas"`
 	}
-	json.Unmarshal(out.Bytes(), &subs)
+	if err := json.Unmarshal(out.Bytes(), &subs); err != nil {
+		t.Fatal(err)
+	}
 	total := 0
 	for _, s := range subs {
 		out.Reset()
-		if err := run(ctx, []string{"targets", "--db", db, "--subsample", strconv.FormatInt(s.SubsampleID, 10), "--limit", "400"}, &out, &errOut); err != nil {
+		if err := run(ctx, []string{"targets", "--db", db, "--subsample", strconv.FormatInt(s.SubsampleID, 10), "--limit", "3"}, &out, &errOut); err != nil {
 			t.Fatalf("targets of %d: %v", s.SubsampleID, err)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if lines[0] != "panelistId,entryLink" {
-			t.Fatalf("targets printed %q first", lines[0])
+		if lines[0] != "panelistId,entryLink" || len(lines) > 4 {
+			t.Fatalf("targets --limit 3 printed %d lines, first %q", len(lines), lines[0])
 		}
 		for _, l := range lines[1:] {
 			id, link, _ := strings.Cut(l, ",")

@@ -66,8 +66,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	baseURL := up.url
+	var demo *sim.Simulator
 	if baseURL == "" {
-		simURL, stopSim, err := startSimulator(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency})
+		demo = sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency})
+		simURL, stopSim, err := startSimulator(demo)
 		if err != nil {
 			return err
 		}
@@ -84,8 +86,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	if err := checkUsers(ctx, st, up.url == "", *dbPath, logger); err != nil {
+	if err := checkUsers(ctx, st, demo != nil, *dbPath, logger); err != nil {
 		return err
+	}
+	if demo != nil {
+		if err := demoProfiles(ctx, st, demo, *simSeed, logger); err != nil {
+			return err
+		}
 	}
 
 	refresher := refresh.New(provider, st, refresh.Options{
@@ -110,12 +117,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // startSimulator serves a provider simulator on a loopback port and returns
 // its URL and a function that stops it.
-func startSimulator(opts sim.Options) (string, func(), error) {
+func startSimulator(s *sim.Simulator) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("start the built-in simulator: %w", err)
 	}
-	srv := &http.Server{Handler: sim.New(opts), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
@@ -147,5 +154,30 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 		return err
 	}
 	logger.Info("demo: created the user admin; its password is shown this once (change it with fieldboard user passwd)", "user", "admin", "password", password)
+	return nil
+}
+
+// demoPanelists is how many simulated panelists the demo profiles.
+const demoPanelists = 5000
+
+// demoProfiles gives the demo the simulator's own panelist profiles on its
+// first start, so quota matching, send lists and earnings per entrant can
+// be seen at work without a file of one's own.
+func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, seed int64, logger *slog.Logger) error {
+	n, err := st.CountProfiles(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	records := func(yield func(store.ProfileRecord) bool) {
+		for r := range demo.Profiles(seed, demoPanelists) {
+			if !yield(store.ProfileRecord{PanelistID: r.PanelistID, QuestionID: r.QuestionID, Value: r.Value}) {
+				return
+			}
+		}
+	}
+	if _, err := st.ImportProfiles(ctx, records, nil); err != nil {
+		return fmt.Errorf("demo profiles: %w", err)
+	}
+	logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)
 	return nil
 }

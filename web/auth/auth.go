@@ -93,8 +93,13 @@ func New(st *store.Store, opts Options) *Auth {
 func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, address string) (*http.Cookie, error) {
 	now := a.opts.Now()
 	userKey := strings.ToLower(name)
-	if wait := max(a.perAddress.wait(address, now), a.perUser.wait(userKey, now)); wait > 0 {
-		a.opts.Logger.Warn("sign-in refused: too many failures", "user", name, "address", address)
+	if wait := a.perAddress.reserve(address, now); wait > 0 {
+		a.opts.Logger.Warn("sign-in refused: too many failures from the address", "user", name, "address", address)
+		return nil, &RateLimitedError{RetryAfter: wait}
+	}
+	if wait := a.perUser.reserve(userKey, now); wait > 0 {
+		a.perAddress.undo(address, now)
+		a.opts.Logger.Warn("sign-in refused: too many failures for the user", "user", name, "address", address)
 		return nil, &RateLimitedError{RetryAfter: wait}
 	}
 	hash, err := a.store.PasswordHash(ctx, name)
@@ -111,12 +116,11 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 		}
 	}
 	if err != nil {
-		a.perAddress.fail(address, now)
-		a.perUser.fail(userKey, now)
 		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address)
-		return nil, err
+		return nil, err // counted by reserve
 	}
 	a.perUser.forget(userKey)
+	a.perAddress.undo(address, now)
 	secret := newSecret()
 	sess := store.Session{SecretHash: hashSecret(secret), UserName: name, CSRFToken: newSecret(), CreatedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL)}
 	if err := a.store.CreateSession(ctx, sess); err != nil {

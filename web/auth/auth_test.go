@@ -2,9 +2,12 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,23 +38,61 @@ func TestSafeNext(t *testing.T) {
 func TestLimiterForgetsAfterTheWindow(t *testing.T) {
 	l := newLimiter(2, time.Minute)
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	l.fail("a", t0)
-	if l.wait("a", t0) != 0 {
-		t.Fatal("one failure of two allowed already waits")
+	if l.reserve("a", t0) != 0 || l.reserve("a", t0.Add(10*time.Second)) != 0 {
+		t.Fatal("the first two attempts of two allowed already wait")
 	}
-	l.fail("a", t0.Add(10*time.Second))
-	if got := l.wait("a", t0.Add(20*time.Second)); got != 40*time.Second {
+	if got := l.reserve("a", t0.Add(20*time.Second)); got != 40*time.Second {
 		t.Errorf("wait after 2 failures = %v, want 40s (until the first leaves the window)", got)
 	}
-	if l.wait("b", t0) != 0 {
+	if l.reserve("b", t0) != 0 {
 		t.Error("another key waits")
 	}
-	if got := l.wait("a", t0.Add(time.Minute)); got != 0 {
+	l.undo("b", t0) // b signed in
+	if got := l.reserve("a", t0.Add(time.Minute)); got != 0 {
 		t.Errorf("wait once the first failure left the window = %v, want 0", got)
 	}
-	l.fail("c", t0.Add(5*time.Minute)) // sweeps
+	l.reserve("c", t0.Add(5*time.Minute)) // sweeps
 	if len(l.failures) != 1 {
 		t.Errorf("after a window, %d keys are kept, want only the new one", len(l.failures))
+	}
+}
+
+// TestParallelSignInsAreLimited sends many wrong passwords at once: no more
+// than the limit may be checked, however the attempts interleave.
+func TestParallelSignInsAreLimited(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hash, _ := bcrypt.GenerateFromPassword([]byte("a long enough secret"), bcrypt.MinCost)
+	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	a := New(st, Options{})
+	var mu sync.Mutex
+	checked := map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := "maria"
+			if i%2 == 1 {
+				name = "nobody" + strconv.Itoa(i) // many names from one address
+			}
+			_, err := a.SignIn(ctx, httptest.NewRequest("POST", "/login", nil), name, "wrong guess!!", "192.0.2.7")
+			if errors.Is(err, ErrBadCredentials) {
+				mu.Lock()
+				checked[name[:5]]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if checked["maria"] > failuresPerUser || checked["maria"]+checked["nobod"] > failuresPerAddress {
+		t.Errorf("checked %v in parallel; want at most %d for the user and %d from the address", checked, failuresPerUser, failuresPerAddress)
 	}
 }
 

@@ -22,22 +22,19 @@ func newLimiter(max int, window time.Duration) *limiter {
 	return &limiter{max: max, window: window, failures: map[string][]time.Time{}}
 }
 
-// wait returns how long key must wait before trying again; 0 when it may.
-func (l *limiter) wait(key string, now time.Time) time.Duration {
+// reserve counts an attempt of key as failed before it is made, and
+// returns 0; or, when key has reached max, returns how long it must wait
+// and counts nothing. Counting first, in the same locked step as the
+// check, keeps parallel attempts from all passing the check: an attempt
+// that succeeds is taken back with undo.
+func (l *limiter) reserve(key string, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	recent := l.recent(key, now)
-	if len(recent) < l.max {
-		return 0
+	if len(recent) >= l.max {
+		return recent[0].Add(l.window).Sub(now)
 	}
-	return recent[0].Add(l.window).Sub(now)
-}
-
-// fail records a failed attempt of key.
-func (l *limiter) fail(key string, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.failures[key] = append(l.recent(key, now), now)
+	l.failures[key] = append(recent, now)
 	if now.Sub(l.swept) > l.window {
 		for k := range l.failures {
 			if len(l.recent(k, now)) == 0 {
@@ -45,6 +42,20 @@ func (l *limiter) fail(key string, now time.Time) {
 			}
 		}
 		l.swept = now
+	}
+	return 0
+}
+
+// undo takes back one attempt of key counted at at.
+func (l *limiter) undo(key string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.failures[key]
+	for i := len(f) - 1; i >= 0; i-- {
+		if f[i].Equal(at) {
+			l.failures[key] = append(f[:i], f[i+1:]...)
+			return
+		}
 	}
 }
 

@@ -158,8 +158,16 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	live := load(t, base, token, func(int) string { return "/live" })
 	rows = append(rows, Row{Figure: "3 /live page, default filters, 50 a page (p99)", Value: ms(live), Unit: "ms",
 		Target: "<= 15 ms", Met: live <= 15*time.Millisecond})
-	liveRate, liveSize := throughput(t, base, token, "/live")
-	staticRate, staticSize := throughput(t, base, token, "/static/"+static.HTMX)
+	// Throughput moves with the shared machine: the best of three rounds of
+	// each, interleaved.
+	var liveRate, staticRate float64
+	var liveSize, staticSize int64
+	for range 3 {
+		r, n := throughput(t, base, token, "/live")
+		liveRate, liveSize = max(liveRate, r), n
+		r, n = throughput(t, base, token, "/static/"+static.HTMX)
+		staticRate, staticSize = max(staticRate, r), n
+	}
 	ratio := liveRate / staticRate
 	rows = append(rows, Row{Figure: fmt.Sprintf("3 /live throughput (%d KiB) against the static %s (%d KiB), MiB/s", liveSize>>10, static.HTMX, staticSize>>10),
 		Value: round(liveRate / (1 << 20)), Unit: "MiB/s", Floor: round(staticRate / (1 << 20)), Ratio: round(ratio), Target: ">= 0.33 x floor", Met: ratio >= 1.0/3})

@@ -87,6 +87,44 @@ type snapshot struct {
 	book        *rules.RuleBook
 	live        []views.LiveRow
 	liveOptions views.LiveOptions
+
+	// fragments are parts of pages rendered from this snapshot alone (the
+	// live list for a query), kept until the snapshot changes.
+	fragMu    sync.Mutex
+	fragments map[string][]byte
+}
+
+// maxFragments bounds the fragments kept per snapshot; beyond it they are
+// rendered every time.
+const maxFragments = 256
+
+// LiveFragment returns the page part called key, rendered by build from
+// the live rows and filter choices of the current snapshot the first time
+// and kept with the snapshot: asked again, it costs a map lookup. build's
+// output must depend on nothing but those rows and key.
+func (c *Checker) LiveFragment(ctx context.Context, key string, build func(rows []views.LiveRow, options views.LiveOptions) ([]byte, error)) ([]byte, error) {
+	snap, err := c.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap.fragMu.Lock()
+	b, ok := snap.fragments[key]
+	snap.fragMu.Unlock()
+	if ok {
+		return b, nil
+	}
+	if b, err = build(snap.live, snap.liveOptions); err != nil {
+		return nil, err
+	}
+	snap.fragMu.Lock()
+	if snap.fragments == nil {
+		snap.fragments = map[string][]byte{}
+	}
+	if len(snap.fragments) < maxFragments {
+		snap.fragments[key] = b
+	}
+	snap.fragMu.Unlock()
+	return b, nil
 }
 
 // load reads only subsampleID, for a single check that should not wait for

@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"bytes"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/store"
@@ -22,28 +24,42 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
 	}
-	all, options, err := h.Checker.LiveRows(ctx)
-	if err != nil {
-		return err
-	}
-	matching := q.Filter(all)
 	if wantsCSV(c) {
+		all, _, err := h.Checker.LiveRows(ctx)
+		if err != nil {
+			return err
+		}
 		snapshot, err := h.snapshotTime(ctx, store.DatasetEvents)
 		if err != nil {
 			return err
 		}
+		matching := q.Filter(all)
 		return h.sendCSV(c, "live-subsamples", snapshot, func(w *csvWriter) error { return writeLiveCSV(w, matching) })
 	}
-	table := liveTable(q, all, matching, options)
+	// The filters and the table depend only on the snapshot and the query,
+	// so they are rendered once per snapshot and query; the rest of the
+	// page (times, the refresh panel, the viewer) every time.
 	p := h.page("Live subsamples", "live")
+	part, component := "page?", views.LiveFiltersAndTable
 	if isHTMX(c) {
-		return render(c, http.StatusOK, views.LiveTable(p, table))
+		part, component = "table?", views.LiveTable
+	}
+	html, err := h.Checker.LiveFragment(ctx, part+c.QueryString(), func(all []views.LiveRow, options views.LiveOptions) ([]byte, error) {
+		var buf bytes.Buffer
+		err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
+		return buf.Bytes(), err
+	})
+	if err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		return c.HTMLBlob(http.StatusOK, html)
 	}
 	rv, err := h.refreshView(ctx)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Table: table}))
+	return render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}))
 }
 
 // liveTable builds the view of one page of the list, with the URLs of its

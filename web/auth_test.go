@@ -335,6 +335,21 @@ func TestNoRouteIsOpenByMistake(t *testing.T) {
 		if open[r.Path] == refused && !(r.Path == "/login" && r.Method == "POST") {
 			t.Errorf("%s %s answers %d to someone not signed in; open routes are %v", r.Method, r.Path, resp.StatusCode, open)
 		}
+		if r.Method != "GET" || r.Path == "/login" { // signed in already: sent on
+			continue
+		}
+		// A bearer token is accepted on every GET route: pages, downloads
+		// and the API, for scheduled reports.
+		req, _ = http.NewRequest("GET", a.url+concrete(r.Path), nil)
+		req.Header.Set("Authorization", "Bearer "+a.token)
+		resp, err = a.anonymous.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 401 || resp.StatusCode == 403 || resp.StatusCode == 303 {
+			t.Errorf("GET %s with a bearer token: %d", r.Path, resp.StatusCode)
+		}
 	}
 }
 

@@ -148,3 +148,24 @@ func TestSessionsExpire(t *testing.T) {
 		t.Errorf("after a password change the old session is seen as %q, want refused", got)
 	}
 }
+
+func TestCookieIsSecureOverTLSOrWhenAsked(t *testing.T) {
+	plain := httptest.NewRequest("POST", "/login", nil)
+	tls := httptest.NewRequest("POST", "https://fieldboard.example/login", nil)
+	tests := []struct {
+		name   string
+		opts   Options
+		req    *http.Request
+		secure bool
+	}{
+		{"plain HTTP", Options{}, plain, false},
+		{"over TLS", Options{}, tls, true},
+		{"behind a TLS proxy (--secure-cookies)", Options{SecureCookies: true}, plain, true},
+	}
+	for _, tt := range tests {
+		c := (&Auth{opts: tt.opts}).cookie(tt.req, "secret", time.Now().Add(time.Hour))
+		if c.Secure != tt.secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+			t.Errorf("%s: cookie Secure %v HttpOnly %v SameSite %v; want Secure %v, HttpOnly, Lax", tt.name, c.Secure, c.HttpOnly, c.SameSite, tt.secure)
+		}
+	}
+}

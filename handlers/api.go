@@ -265,7 +265,7 @@ func (h *Handler) importHistory(c echo.Context, body io.Reader, contentType stri
 }
 
 // APIBulkEligibility answers POST /api/v1/subsamples/{id}/eligibility: a
-// CSV of panelist ids in, `panelistId,eligible,reasons` out.
+// CSV of panelist ids in, `panelistId,eligible,quota,send,reasons` out.
 func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	subsampleID, err := parseID("subsample id", c.Param("id"))
 	if err != nil {

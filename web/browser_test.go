@@ -49,7 +49,7 @@ func chromium(t *testing.T) string {
 // liveServer runs the real dashboard server (web.Server.Serve) over
 // loopback on a fresh database, reading a simulator with some latency so
 // that progress can be watched.
-func liveServer(t *testing.T) string {
+func liveServer(t *testing.T) (string, *sim.Simulator, *store.Store) {
 	t.Helper()
 	simulator := sim.New(sim.Options{Seed: 11, Subsamples: 120, QuestionsPerLocale: 12, Latency: 15 * time.Millisecond})
 	upstream := newLoopback(t, simulator)
@@ -88,7 +88,7 @@ func liveServer(t *testing.T) string {
 		<-done
 		st.Close()
 	})
-	return "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), simulator, st
 }
 
 func newLoopback(t *testing.T, h http.Handler) string {
@@ -172,7 +172,7 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	base := liveServer(t)
+	base, _, _ := liveServer(t)
 	ctx := newBrowser(t)
 
 	// The overview before any data, then Refresh now: the progress shows
@@ -294,13 +294,32 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	base := liveServer(t)
+	base, simulator, st := liveServer(t)
 	ctx := newBrowser(t)
+	// Profiles of the simulator's panelists, so the page counts a send list.
+	records := func(yield func(store.ProfileRecord) bool) {
+		for r := range simulator.Profiles(11, 3000) {
+			if !yield(store.ProfileRecord{PanelistID: r.PanelistID, QuestionID: r.QuestionID, Value: r.Value}) {
+				return
+			}
+		}
+	}
+	if _, err := st.ImportProfiles(context.Background(), records, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	// Refresh, then open the first sendable subsample from the live list.
 	var bars, conditions int
-	var conditionText, checks string
+	var conditionText, checks, targets string
 	err := chromedp.Run(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(`#login-name`),
+	)
+	if err != nil {
+		t.Fatalf("the sign-in page: %v", err)
+	}
+	screenshot(t, ctx, "login.png")
+	err = chromedp.Run(ctx,
 		signInAs(base, "/", "tester", testerPassword),
 		chromedp.Click(`#refresh button`),
 		chromedp.WaitVisible(`[data-testid="sendability-counts"]`),
@@ -311,9 +330,14 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll('[data-testid="condition"]').length`, &conditions),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="condition"]')].map(c => c.textContent).join(" | ")`, &conditionText),
 		chromedp.Text(`[data-testid="checks"]`, &checks),
+		chromedp.WaitVisible(`[data-testid="target-count"]`),
+		chromedp.Text(`[data-testid="target-count"]`, &targets),
 	)
 	if err != nil {
 		t.Fatalf("open a subsample: %v", err)
+	}
+	if !strings.Contains(targets, "of 3000 profiled panelists fit an open cell and are eligible") {
+		t.Errorf("the send list count reads %q", targets)
 	}
 	if bars < 2 || conditions == 0 {
 		t.Errorf("subsample page shows %d progress bars and %d conditions", bars, conditions)
@@ -352,6 +376,21 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		t.Error("the answers table is empty")
 	}
 	screenshot(t, ctx, "library.png")
+
+	// One panelist's surveys, with the quota verdicts beside eligibility.
+	var verdicts int
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/panelists?panelist=P0000002"),
+		chromedp.WaitVisible(`[data-testid="not-now"]`),
+		chromedp.Evaluate(`document.querySelectorAll('#lookup .quota-verdict').length`, &verdicts),
+	)
+	if err != nil {
+		t.Fatalf("look a panelist up: %v", err)
+	}
+	if verdicts == 0 {
+		t.Error("the lookup shows no quota verdicts")
+	}
+	screenshot(t, ctx, "panelists.png")
 }
 
 // signInAs opens path, which sends the browser to the sign-in page, signs

@@ -44,7 +44,7 @@ func commands() []command {
 		{"refresh", "read the provider once into the database and exit; non-zero with the failing endpoint on error", runRefresh},
 		{"provider-sim", "serve the provider simulator: all nine endpoints with deterministic, moving data", runProviderSim},
 		{"subsamples", "print every subsample with its sendability and reasons, as JSON or CSV", runSubsamples},
-		{"eligible", "check a file of panelist ids against one subsample; prints panelistId,eligible,reasons", runEligible},
+		{"eligible", "check a file of panelist ids against one subsample; prints panelistId,eligible,quota,send,reasons", runEligible},
 		{"history", "history import FILE: import respondent history from CSV, all or nothing", runHistory},
 		{"targets", "print a subsample's send list: profiled panelists who may enter and fit an open cell, with entry links (CSV)", runTargets},
 		{"profiles", "profiles import FILE: import panelist profiles from CSV, all or nothing; profiles generate: simulated ones", runProfiles},

@@ -182,11 +182,16 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 		return fmt.Sprintf("/api/v1/panelists/P%07d/surveys", rng.IntN(s.panelists))
 	}
 	surveys := load(t, base, token, panelist)
-	rows = append(rows, Row{Figure: "5 one panelist against every live subsample (p99)", Value: ms(surveys), Unit: "ms",
-		Target: "<= 5 ms", Met: surveys <= 5*time.Millisecond})
+	// What stands in the way of 5 ms: the answer's size. Its floor is the
+	// p99 of a plain net/http server sending a fixed body of that size,
+	// loaded the same way.
+	size := bodySize(t, base, token, panelist(0))
+	floor := staticAnswer(t, size)
+	rows = append(rows, Row{Figure: fmt.Sprintf("5 one panelist against every live subsample (p99; answer %d KiB, floor: a static answer of that size)", size>>10),
+		Value: ms(surveys), Unit: "ms", Floor: ms(floor), Ratio: round(surveys.Seconds() / floor.Seconds()), Target: "<= 5 ms", Met: surveys <= 5*time.Millisecond})
 	ranked := load(t, base, token, panelist)
-	rows = append(rows, Row{Figure: "11 one panelist's surveys ranked by epc, profile matching included, 1,000,000 profiles (p99)", Value: ms(ranked), Unit: "ms",
-		Target: "<= 5 ms", Met: ranked <= 5*time.Millisecond})
+	rows = append(rows, Row{Figure: "11 one panelist's surveys ranked by epc, profile matching included, 1,000,000 profiles (p99; floor as in 5)", Value: ms(ranked), Unit: "ms",
+		Floor: ms(floor), Ratio: round(ranked.Seconds() / floor.Seconds()), Target: "<= 5 ms", Met: ranked <= 5*time.Millisecond})
 	rows = append(rows, sendList(t, bin, db, tenCells))
 	rss := rssMiB(t, cmd.Process.Pid)
 	rows = append(rows, Row{Figure: "8 RSS of fieldboard serve after the page runs", Value: rss, Unit: "MiB",
@@ -422,4 +427,34 @@ type countingWriter struct{ lines int }
 func (w *countingWriter) Write(p []byte) (int, error) {
 	w.lines += bytes.Count(p, []byte("\n"))
 	return len(p), nil
+}
+
+// bodySize is the size of one answer of path.
+func bodySize(t *testing.T, base, token, path string) int {
+	req, _ := http.NewRequest("GET", base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n, _ := io.Copy(io.Discard, resp.Body)
+	return int(n)
+}
+
+// staticAnswer is the p99 of a plain net/http server answering a fixed
+// JSON body of size bytes, loaded like the pages.
+func staticAnswer(t *testing.T, size int) time.Duration {
+	body := bytes.Repeat([]byte("x"), size)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	return load(t, "http://"+ln.Addr().String(), "", func(int) string { return "/static-answer" })
 }

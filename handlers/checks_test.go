@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"testing"
+	"time"
 
 	"fieldboard/rules"
 )
@@ -27,5 +28,24 @@ func TestWithPanelistMatchesEntryLink(t *testing.T) {
 				t.Errorf("%s for %q: got %s, EntryLink says %s", raw, panelist, got[0].Live, want)
 			}
 		}
+	}
+}
+
+// TestChecksCountAgesOnTheProvidersDay: at 23:30 UTC it is already the
+// next day in Auckland, so a panelist born on that date has their birthday
+// for a provider there.
+func TestChecksCountAgesOnTheProvidersDay(t *testing.T) {
+	auckland, err := time.LoadLocation("Pacific/Auckland")
+	if err != nil {
+		t.Skip("no time zone data")
+	}
+	utc := time.Date(2026, 6, 14, 23, 30, 0, 0, time.UTC)
+	c := &Checker{Now: func() time.Time { return utc }, ProviderLocation: auckland}
+	born := time.Date(1986, 6, 15, 0, 0, 0, 0, time.UTC)
+	if got := rules.AgeOn(born, c.now()); got != 40 {
+		t.Errorf("age on the provider's day = %d, want 40 (15 June in Auckland)", got)
+	}
+	if got := rules.AgeOn(born, (&Checker{Now: func() time.Time { return utc }}).now()); got != 39 {
+		t.Errorf("age on the UTC day = %d, want 39 (still 14 June)", got)
 	}
 }

@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -306,85 +304,19 @@ func (im *historyImport) exec(stmt *sql.Stmt, args []any) error {
 	return nil
 }
 
-// readCSV reads a CSV history file line by line. Lines are cut by a
-// bufio.Reader the size of maxLineBytes, so a longer line is reported and
-// skipped without being held; each line is then handed alone to the
-// csv.Reader, which keeps line numbers exact and makes a quoted field that
-// runs over a line break an error (no field of a record may hold one).
+// readCSV reads a CSV history file line by line (readImportCSV).
 func (im *historyImport) readCSV(r io.Reader) error {
-	lines := bufio.NewReaderSize(r, maxLineBytes)
-	if bom, _ := lines.Peek(3); bytes.Equal(bom, []byte("\xEF\xBB\xBF")) {
-		lines.Discard(3)
-	}
-	feed := &lineFeed{}
-	cr := csv.NewReader(feed)
-	cr.FieldsPerRecord = len(historyFields)
-	cr.ReuseRecord = true
-	cr.LazyQuotes = false
+	return readImportCSV(r, historyFields[:], HistoryHeader, im)
+}
 
-	lineNo, headerLine := 0, 0
-	for {
-		line, err := lines.ReadSlice('\n')
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		lineNo++
-		if errors.Is(err, bufio.ErrBufferFull) {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = lines.ReadSlice('\n')
-			}
-			if err != nil && err != io.EOF {
-				return fmt.Errorf("read line %d: %w", lineNo, err)
-			}
-			if headerLine == 0 {
-				im.bad(lineNo, fmt.Sprintf("the first line is longer than %d KiB; it must be the header %s", maxLineBytes>>10, HistoryHeader))
-				return nil
-			}
-			im.bad(lineNo, fmt.Sprintf("line is longer than %d KiB", maxLineBytes>>10))
-			if err == io.EOF {
-				break
-			}
-			continue
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("read line %d: %w", lineNo, err)
-		}
-		if len(bytes.TrimRight(line, "\r\n")) == 0 {
-			if err == io.EOF {
-				break
-			}
-			continue // blank line
-		}
+// addFields and counts make historyImport readImportCSV's sink.
+func (im *historyImport) addFields(line int, record []string) error {
+	f := [7]string(record)
+	return im.add(line, &f)
+}
 
-		feed.line = line
-		record, perr := cr.Read()
-		feed.line = nil
-		if headerLine == 0 {
-			headerLine = lineNo
-			if perr != nil || [7]string(record) != historyFields {
-				im.bad(lineNo, fmt.Sprintf("the first line must be the header %s, not %s",
-					HistoryHeader, clip(strconv.Quote(string(bytes.TrimRight(line, "\r\n"))), 200)))
-				return nil
-			}
-		} else if perr != nil {
-			im.bad(lineNo, csvReason(perr, len(record)))
-		} else {
-			f := [7]string(record)
-			if err := im.add(lineNo, &f); err != nil {
-				return err
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	switch {
-	case headerLine == 0:
-		im.bad(1, "no records: the file is empty; its first line must be the header "+HistoryHeader)
-	case im.report.Records == 0 && im.report.BadLines == 0:
-		im.bad(headerLine, "no records: the file has a header but no lines after it")
-	}
-	return nil
+func (im *historyImport) counts() (records, badLines int) {
+	return im.report.Records, im.report.BadLines
 }
 
 // lineFeed hands the csv.Reader one line at a time: the line, then io.EOF
@@ -398,23 +330,6 @@ func (f *lineFeed) Read(p []byte) (int, error) {
 	n := copy(p, f.line)
 	f.line = f.line[n:]
 	return n, nil
-}
-
-// csvReason words a csv.Reader error for a user.
-func csvReason(err error, fields int) string {
-	var pe *csv.ParseError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	switch {
-	case errors.Is(pe.Err, csv.ErrFieldCount):
-		return fmt.Sprintf("expected %d columns (%s), found %d", len(historyFields), HistoryHeader, fields)
-	case errors.Is(pe.Err, csv.ErrBareQuote):
-		return fmt.Sprintf(`column %d: a quote (") in a field that is not quoted`, pe.Column)
-	case errors.Is(pe.Err, csv.ErrQuote):
-		return fmt.Sprintf(`column %d: a quoted field is not closed on its line, or a quote inside it is not doubled`, pe.Column)
-	}
-	return fmt.Sprintf("column %d: %v", pe.Column, pe.Err)
 }
 
 // readJSON reads a JSON array of history records one element at a time.

@@ -89,9 +89,38 @@ type snapshot struct {
 	liveOptions views.LiveOptions
 
 	// fragments are parts of pages rendered from this snapshot alone (the
-	// live list for a query), kept until the snapshot changes.
-	fragMu    sync.Mutex
-	fragments map[string][]byte
+	// live list for a query), and targetCounts the sizes of send lists,
+	// kept until the version changes (imports of history and profiles
+	// move it on too).
+	fragMu       sync.Mutex
+	fragments    map[string][]byte
+	targetCounts map[int64]int
+}
+
+// TargetCount returns how many panelists are on a subsample's send list,
+// counted once per version: a subsample page asks on every view, and a
+// count scans every profile.
+func (c *Checker) TargetCount(ctx context.Context, subsampleID int64) (int, error) {
+	snap, err := c.current(ctx)
+	if err != nil {
+		return 0, err
+	}
+	snap.fragMu.Lock()
+	n, ok := snap.targetCounts[subsampleID]
+	snap.fragMu.Unlock()
+	if ok {
+		return n, nil
+	}
+	if err := c.Targets(ctx, subsampleID, 0, func(string, string) error { n++; return nil }); err != nil {
+		return 0, err
+	}
+	snap.fragMu.Lock()
+	if snap.targetCounts == nil {
+		snap.targetCounts = map[int64]int{}
+	}
+	snap.targetCounts[subsampleID] = n
+	snap.fragMu.Unlock()
+	return n, nil
 }
 
 // maxFragments bounds the fragments kept per snapshot; beyond it they are

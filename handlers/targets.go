@@ -118,7 +118,7 @@ func (h *Handler) SubsampleTargetCount(c echo.Context) error {
 		return err
 	}
 	v := views.TargetCountView{SubsampleID: id}
-	err = h.Checker.Targets(c.Request().Context(), id, 0, func(string, string) error { v.Count++; return nil })
+	v.Count, err = h.Checker.TargetCount(c.Request().Context(), id)
 	switch {
 	case errors.Is(err, ErrNotSendable):
 		v.NotSendable = err.Error()

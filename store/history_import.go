@@ -174,7 +174,10 @@ func (s *Store) importHistory(ctx context.Context, what string, loc *time.Locati
 		if im.report.BadLines > 0 {
 			return errRejected
 		}
-		return im.flush()
+		if err := im.flush(); err != nil {
+			return err
+		}
+		return bumpVersion(ctx, tx) // what the checks decide on changed
 	})
 	if restoreCache != "" {
 		// The writer is a single connection: this is the one the import used.

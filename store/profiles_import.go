@@ -184,7 +184,7 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 		if _, err := tx.ExecContext(ctx, `UPDATE profile_imports SET records = ? WHERE import_id = ?`, im.report.Records, im.importID); err != nil {
 			return fmt.Errorf("finish import: %w", err)
 		}
-		return nil
+		return bumpVersion(ctx, tx) // what the checks decide on changed
 	})
 	if restoreCache != "" {
 		// The writer is a single connection: this is the one the import used.

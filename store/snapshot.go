@@ -187,7 +187,9 @@ func bumpVersion(ctx context.Context, tx *sqlx.Tx) error {
 }
 
 // SnapshotVersion returns a number that changes whenever snapshot data
-// (events, quotas, rules, library, reference data, refresh state) does.
+// (events, quotas, rules, library, reference data, refresh state) does,
+// and whenever a history or profile import writes: whatever a check or a
+// send list decides on.
 func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 	var v int64
 	if err := s.reader.GetContext(ctx, &v, `SELECT version FROM snapshot_version WHERE id = 1`); err != nil {

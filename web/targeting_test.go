@@ -116,6 +116,22 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	if !strings.Contains(count, fmt.Sprintf("<strong>%d</strong> of %d profiled panelists", len(listed), len(ids))) {
 		t.Errorf("the page's count says %s; want %d of %d", count, len(listed), len(ids))
 	}
+	// A profile import moves the version on: the count is not kept past it.
+	var twin strings.Builder
+	twin.WriteString(store.ProfileHeader + "\n")
+	for r := range a.sim.Profiles(7, len(ids)) {
+		if r.PanelistID == rows[1][0] {
+			fmt.Fprintf(&twin, "ZZ-twin,%d,%s\n", r.QuestionID, r.Value)
+		}
+	}
+	if resp, body := a.post(t, "/api/v1/profiles", "text/csv", twin.String()); resp.StatusCode != 200 {
+		t.Fatalf("twin's profile: %d %s", resp.StatusCode, body)
+	}
+	_, count = a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets/count", target.SubsampleID), map[string]string{"HX-Request": "true"})
+	if !strings.Contains(count, fmt.Sprintf("<strong>%d</strong> of %d profiled panelists", len(listed)+1, len(ids)+1)) {
+		t.Errorf("after one more fitting profile the count says %s; want %d of %d", count, len(listed)+1, len(ids)+1)
+	}
+
 	var limited []handlers.TargetJSON
 	resp, body = a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=3", target.SubsampleID), map[string]string{"Accept": "application/json"})
 	if err := json.Unmarshal([]byte(body), &limited); err != nil {

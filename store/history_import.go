@@ -137,6 +137,36 @@ func (s *Store) ImportHistory(ctx context.Context, records []rules.HistoryRecord
 	})
 }
 
+// growPageCache gives the writer importCacheKiB of page cache for an
+// import, and returns the statement that gives it its own back ("" when it
+// already had as much).
+func growPageCache(ctx context.Context, tx *sqlx.Tx) (string, error) {
+	var cacheSize int64
+	if err := tx.GetContext(ctx, &cacheSize, `PRAGMA cache_size`); err != nil {
+		return "", fmt.Errorf("page cache size: %w", err)
+	}
+	if cacheSize <= -importCacheKiB {
+		return "", nil
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -importCacheKiB)); err != nil {
+		return "", fmt.Errorf("page cache size: %w", err)
+	}
+	return fmt.Sprintf(`PRAGMA cache_size = %d`, cacheSize), nil
+}
+
+// restorePageCache runs growPageCache's restoring statement, after the
+// import's transaction, and returns err, or the restore's error if err is
+// nil. The writer is a single connection: it is the one the import used.
+func (s *Store) restorePageCache(ctx context.Context, restore string, err error) error {
+	if restore == "" {
+		return err
+	}
+	if _, cacheErr := s.writer.ExecContext(context.WithoutCancel(ctx), restore); cacheErr != nil && err == nil {
+		return fmt.Errorf("page cache size: %w", cacheErr)
+	}
+	return err
+}
+
 // errRejected rolls the import's transaction back when a line was bad.
 var errRejected = errors.New("rejected")
 
@@ -149,17 +179,10 @@ func (s *Store) importHistory(ctx context.Context, what string, loc *time.Locati
 	im := &historyImport{ctx: ctx, loc: loc, latest: time.Now().Add(futureSlack)}
 	var restoreCache string // the statement that gives the writer its own page cache back
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		var cacheSize int64
-		if err := tx.GetContext(ctx, &cacheSize, `PRAGMA cache_size`); err != nil {
-			return fmt.Errorf("page cache size: %w", err)
-		}
-		if cacheSize > -importCacheKiB {
-			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -importCacheKiB)); err != nil {
-				return fmt.Errorf("page cache size: %w", err)
-			}
-			restoreCache = fmt.Sprintf(`PRAGMA cache_size = %d`, cacheSize)
-		}
 		var err error
+		if restoreCache, err = growPageCache(ctx, tx); err != nil {
+			return err
+		}
 		if im.insertOne, err = tx.PrepareContext(ctx, insertHistory(1)); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
@@ -179,12 +202,7 @@ func (s *Store) importHistory(ctx context.Context, what string, loc *time.Locati
 		}
 		return bumpVersion(ctx, tx) // what the checks decide on changed
 	})
-	if restoreCache != "" {
-		// The writer is a single connection: this is the one the import used.
-		if _, cacheErr := s.writer.ExecContext(context.WithoutCancel(ctx), restoreCache); cacheErr != nil && err == nil {
-			err = fmt.Errorf("page cache size: %w", cacheErr)
-		}
-	}
+	err = s.restorePageCache(ctx, restoreCache, err)
 	switch {
 	case errors.Is(err, errRejected):
 		im.report.Inserted, im.report.Duplicates = 0, 0
@@ -335,77 +353,16 @@ func (f *lineFeed) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readJSON reads a JSON array of history records one element at a time.
+// readJSON reads a JSON array of history records (readImportJSON).
 func (im *historyImport) readJSON(r io.Reader) error {
-	capped := &cappedReader{r: r, limit: maxJSONElementBytes}
-	dec := json.NewDecoder(capped)
-	tok, err := dec.Token()
-	switch {
-	case err == io.EOF:
-		im.bad(0, "no records: the file is empty; it must be a JSON array of history records")
-		return nil
-	case err != nil:
-		return im.jsonFailure(0, err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		im.bad(0, "the file must be a JSON array of history records, with the fields "+HistoryHeader)
-		return nil
-	}
-	index := 0
-	for dec.More() {
-		index++
-		capped.limit = dec.InputOffset() + maxJSONElementBytes
-		var e jsonHistoryRecord
-		if err := dec.Decode(&e); err != nil {
-			var typeErr *json.UnmarshalTypeError
-			if errors.As(err, &typeErr) {
-				im.bad(index, "the element must be an object with the fields "+HistoryHeader)
-				continue
-			}
-			return im.jsonFailure(index, err)
-		}
+	return readImportJSON(r, "history", HistoryHeader, im.bad, func(index int, e *jsonHistoryRecord) error {
 		if reason := e.kindErrors(); reason != "" {
 			im.bad(index, reason)
-			continue
+			return nil
 		}
 		f := e.fields()
-		if err := im.add(index, &f); err != nil {
-			return err
-		}
-	}
-	capped.limit = dec.InputOffset() + maxJSONElementBytes
-	if _, err := dec.Token(); err != nil { // the closing ]
-		return im.jsonFailure(index+1, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err != nil {
-			return im.jsonFailure(0, err)
-		}
-		im.bad(0, "there is more after the end of the array")
-		return nil
-	}
-	if index == 0 {
-		im.bad(0, "no records: the array is empty")
-	}
-	return nil
-}
-
-// jsonFailure reports an error that stops the JSON decoder at element
-// index: broken JSON, an element over the size cap or a file cut short.
-// Only an error reading the file itself is returned.
-func (im *historyImport) jsonFailure(index int, err error) error {
-	var syntax *json.SyntaxError
-	switch {
-	case errors.As(err, &syntax):
-		im.bad(index, fmt.Sprintf("not valid JSON at byte %d: %v", syntax.Offset, err))
-	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
-		im.bad(index, "the file ends before the array is closed")
-	case errors.Is(err, errElementTooLarge):
-		im.bad(index, fmt.Sprintf("the element is larger than %d KiB", maxJSONElementBytes>>10))
-	default:
-		return fmt.Errorf("read element %d: %w", index, err)
-	}
-	return nil
+		return im.add(index, &f)
+	})
 }
 
 var errElementTooLarge = errors.New("element too large")

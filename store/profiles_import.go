@@ -186,12 +186,7 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 		}
 		return bumpVersion(ctx, tx) // what the checks decide on changed
 	})
-	if restoreCache != "" {
-		// The writer is a single connection: this is the one the import used.
-		if _, cacheErr := s.writer.ExecContext(context.WithoutCancel(ctx), restoreCache); cacheErr != nil && err == nil {
-			err = fmt.Errorf("page cache size: %w", cacheErr)
-		}
-	}
+	err = s.restorePageCache(ctx, restoreCache, err)
 	switch {
 	case errors.Is(err, errRejected):
 		im.report.Inserted, im.report.Replaced = 0, 0
@@ -210,23 +205,6 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 		return im.report, fmt.Errorf("import %s: %w", what, err)
 	}
 	return im.report, nil
-}
-
-// growPageCache gives the writer importCacheKiB of page cache for an
-// import, as the history import does, and returns the statement that
-// gives it its own back ("" when it already had as much).
-func growPageCache(ctx context.Context, tx *sqlx.Tx) (string, error) {
-	var cacheSize int64
-	if err := tx.GetContext(ctx, &cacheSize, `PRAGMA cache_size`); err != nil {
-		return "", fmt.Errorf("page cache size: %w", err)
-	}
-	if cacheSize <= -importCacheKiB {
-		return "", nil
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -importCacheKiB)); err != nil {
-		return "", fmt.Errorf("page cache size: %w", err)
-	}
-	return fmt.Sprintf(`PRAGMA cache_size = %d`, cacheSize), nil
 }
 
 // profileImport is the state of one profile import. Records come in

@@ -219,75 +219,83 @@ func csvLineReason(err error, got, want int, header string) string {
 	return fmt.Sprintf("column %d: %v", pe.Column, pe.Err)
 }
 
-// readJSON reads a JSON array of profile records one element at a time.
+// readJSON reads a JSON array of profile records (readImportJSON).
 func (im *profileImport) readJSON(r io.Reader) error {
+	return readImportJSON(r, "profile", ProfileHeader, im.bad, func(index int, e *jsonProfileRecord) error {
+		if reason := e.kindErrors(); reason != "" {
+			im.bad(index, reason)
+			return nil
+		}
+		f := [3]string{e.PanelistID.text, e.QuestionID.text, e.Value.text}
+		return im.add(index, &f)
+	})
+}
+
+// readImportJSON reads a JSON array of import records one element at a
+// time, each at most maxJSONElementBytes, and hands each decoded element
+// to add with its 1-based index. what names the records in messages
+// ("history"), header their fields. Problems of the file are reported to
+// bad (element 0 for the file as a whole); only an error reading r or from
+// add is returned.
+func readImportJSON[T any](r io.Reader, what, header string, bad func(index int, reason string), add func(index int, e *T) error) error {
 	capped := &cappedReader{r: r, limit: maxJSONElementBytes}
 	dec := json.NewDecoder(capped)
+	fail := func(index int, err error) error {
+		var syntax *json.SyntaxError
+		switch {
+		case errors.As(err, &syntax):
+			bad(index, fmt.Sprintf("not valid JSON at byte %d: %v", syntax.Offset, err))
+		case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+			bad(index, "the file ends before the array is closed")
+		case errors.Is(err, errElementTooLarge):
+			bad(index, fmt.Sprintf("the element is larger than %d KiB", maxJSONElementBytes>>10))
+		default:
+			return fmt.Errorf("read element %d: %w", index, err)
+		}
+		return nil
+	}
 	tok, err := dec.Token()
 	switch {
 	case err == io.EOF:
-		im.bad(0, "no records: the file is empty; it must be a JSON array of profile records")
+		bad(0, "no records: the file is empty; it must be a JSON array of "+what+" records")
 		return nil
 	case err != nil:
-		return im.jsonFailure(0, err)
+		return fail(0, err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		im.bad(0, "the file must be a JSON array of profile records, with the fields "+ProfileHeader)
+		bad(0, "the file must be a JSON array of "+what+" records, with the fields "+header)
 		return nil
 	}
 	index := 0
 	for dec.More() {
 		index++
 		capped.limit = dec.InputOffset() + maxJSONElementBytes
-		var e jsonProfileRecord
+		var e T
 		if err := dec.Decode(&e); err != nil {
 			var typeErr *json.UnmarshalTypeError
 			if errors.As(err, &typeErr) {
-				im.bad(index, "the element must be an object with the fields "+ProfileHeader)
+				bad(index, "the element must be an object with the fields "+header)
 				continue
 			}
-			return im.jsonFailure(index, err)
+			return fail(index, err)
 		}
-		if reason := e.kindErrors(); reason != "" {
-			im.bad(index, reason)
-			continue
-		}
-		f := [3]string{e.PanelistID.text, e.QuestionID.text, e.Value.text}
-		if err := im.add(index, &f); err != nil {
+		if err := add(index, &e); err != nil {
 			return err
 		}
 	}
 	capped.limit = dec.InputOffset() + maxJSONElementBytes
 	if _, err := dec.Token(); err != nil { // the closing ]
-		return im.jsonFailure(index+1, err)
+		return fail(index+1, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		if err != nil {
-			return im.jsonFailure(0, err)
+			return fail(0, err)
 		}
-		im.bad(0, "there is more after the end of the array")
+		bad(0, "there is more after the end of the array")
 		return nil
 	}
 	if index == 0 {
-		im.bad(0, "no records: the array is empty")
-	}
-	return nil
-}
-
-// jsonFailure reports an error that stops the JSON decoder at element
-// index: broken JSON, an element over the size cap or a file cut short.
-// Only an error reading the file itself is returned.
-func (im *profileImport) jsonFailure(index int, err error) error {
-	var syntax *json.SyntaxError
-	switch {
-	case errors.As(err, &syntax):
-		im.bad(index, fmt.Sprintf("not valid JSON at byte %d: %v", syntax.Offset, err))
-	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
-		im.bad(index, "the file ends before the array is closed")
-	case errors.Is(err, errElementTooLarge):
-		im.bad(index, fmt.Sprintf("the element is larger than %d KiB", maxJSONElementBytes>>10))
-	default:
-		return fmt.Errorf("read element %d: %w", index, err)
+		bad(0, "no records: the array is empty")
 	}
 	return nil
 }

@@ -147,10 +147,14 @@ func (p PanelistCheck) reasons() []ReasonJSON {
 		out = append(out, ReasonJSON{Kind: "rulesUnread", Reason: p.RulesUnread})
 	}
 	for _, e := range p.Eligibility.Exclusions {
-		record := e.Record
-		out = append(out, ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &record})
+		out = append(out, exclusionJSON(e))
 	}
 	return out
+}
+
+// exclusionJSON is one exclusion as the API gives it.
+func exclusionJSON(e rules.Exclusion) ReasonJSON {
+	return ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &e.Record}
 }
 
 // APIEligibility answers GET /api/v1/eligibility?panelistId=P&subsampleId=S.
@@ -277,11 +281,7 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	}
 	// Check the subsample before the first byte of CSV is written, so an
 	// unknown or closed one still gets a 404.
-	row, err := h.Store.SubsampleRowOf(c.Request().Context(), subsampleID)
-	if err == nil && !row.Live {
-		err = ErrNotLive
-	}
-	if err != nil {
+	if _, _, err := h.Checker.liveTarget(c.Request().Context(), subsampleID); err != nil {
 		return subsampleNotFound(err, subsampleID)
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")

@@ -180,6 +180,16 @@ func (c *Checker) load(ctx context.Context, subsampleID int64) (*snapshot, error
 	return snap, nil
 }
 
+// cachedAt returns the cached snapshot if it is of version, else nil.
+func (c *Checker) cachedAt(version int64) *snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cached != nil && c.cached.version == version {
+		return c.cached
+	}
+	return nil
+}
+
 // cachedOr returns the cached snapshot when its version is still the
 // store's, else what read returns (without caching it).
 func (c *Checker) cachedOr(ctx context.Context, read func() (*snapshot, error)) (*snapshot, error) {
@@ -187,11 +197,8 @@ func (c *Checker) cachedOr(ctx context.Context, read func() (*snapshot, error)) 
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	cached := c.cached
-	c.mu.Unlock()
-	if cached != nil && cached.version == version {
-		return cached, nil
+	if snap := c.cachedAt(version); snap != nil {
+		return snap, nil
 	}
 	return read()
 }
@@ -199,26 +206,23 @@ func (c *Checker) cachedOr(ctx context.Context, read func() (*snapshot, error)) 
 // current returns the whole snapshot, from memory when its version is still
 // the store's.
 func (c *Checker) current(ctx context.Context) (*snapshot, error) {
-	version, err := c.Store.SnapshotVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	cached := c.cached
-	c.mu.Unlock()
-	if cached != nil && cached.version == version {
-		return cached, nil
-	}
-	// Requests that miss together wait for one read instead of each
-	// making their own.
-	c.loading.Lock()
-	defer c.loading.Unlock()
-	c.mu.Lock()
-	cached = c.cached
-	c.mu.Unlock()
-	if cached != nil && cached.version == version {
-		return cached, nil
-	}
+	return c.cachedOr(ctx, func() (*snapshot, error) {
+		// Requests that miss together wait for one read instead of each
+		// making their own.
+		c.loading.Lock()
+		defer c.loading.Unlock()
+		if version, err := c.Store.SnapshotVersion(ctx); err == nil {
+			if snap := c.cachedAt(version); snap != nil {
+				return snap, nil
+			}
+		}
+		return c.readWhole(ctx)
+	})
+}
+
+// readWhole reads the whole snapshot and keeps it when nothing was written
+// while it was read.
+func (c *Checker) readWhole(ctx context.Context) (*snapshot, error) {
 	snap, err := c.load(ctx, 0)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ import (
 // selects the lookup section from it.
 func (h *Handler) Panelists(c echo.Context) error {
 	ctx := c.Request().Context()
-	v := views.PanelistsView{Page: h.page("Panelists", "panelists")}
+	var v views.PanelistsView
 	status := http.StatusOK
 	if raw := c.QueryParam("panelist"); raw != "" {
 		v.LookupID = raw
@@ -39,11 +40,7 @@ func (h *Handler) Panelists(c echo.Context) error {
 	} else if wantsCSV(c) {
 		return echo.NewHTTPError(http.StatusBadRequest, "Name a panelist: /panelists.csv?panelist=P.")
 	}
-	var err error
-	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
-		return err
-	}
-	return render(c, status, views.PanelistsPage(v))
+	return h.panelistsPage(c, status, v)
 }
 
 // lookup checks one panelist against every live subsample.
@@ -104,32 +101,50 @@ func (h *Handler) bulkForm(ctx context.Context, selected int64) (views.BulkForm,
 // UploadHistory answers POST /panelists/history: the history import form.
 // htmx gets the outcome alone; a plain form post gets the whole page.
 func (h *Handler) UploadHistory(c echo.Context) error {
-	ctx := c.Request().Context()
-	result := views.ImportResult{}
-	status := http.StatusOK
-	file, err := c.FormFile("file")
-	switch {
-	case err != nil:
-		result.Err, status = "Choose a CSV file to import.", http.StatusBadRequest
-	default:
-		result.FileName = file.Filename
-		f, err := file.Open()
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		result.Report, err = h.Store.ImportHistoryCSV(ctx, f, h.ProviderLocation)
-		if errors.Is(err, store.ErrInvalidImport) {
-			result.Err, status = err.Error()+".", http.StatusUnprocessableEntity
-		} else if err != nil {
-			return err
-		}
+	var result views.ImportResult
+	name, status, rejected, err := importForm(c, "Choose a CSV file to import.", func(r io.Reader) (err error) {
+		result.Report, err = h.Store.ImportHistoryCSV(c.Request().Context(), r, h.ProviderLocation)
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	result.FileName, result.Err = name, rejected
 	if isHTMX(c) {
 		return render(c, status, views.ImportOutcome(result))
 	}
-	v := views.PanelistsView{Page: h.page("Panelists", "panelists"), Import: &result}
-	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
+	return h.panelistsPage(c, status, views.PanelistsView{Import: &result})
+}
+
+// importForm runs imp on the file of an upload form. It returns the
+// file's name, the status to answer, and the sentence to show when there
+// is no file or imp rejected it (store.ErrInvalidImport); other errors
+// are returned as they are.
+func importForm(c echo.Context, noFile string, imp func(io.Reader) error) (name string, status int, rejected string, err error) {
+	file, err := c.FormFile("file")
+	if err != nil {
+		return "", http.StatusBadRequest, noFile, nil
+	}
+	f, err := file.Open()
+	if err != nil {
+		return file.Filename, 0, "", err
+	}
+	defer f.Close()
+	switch err := imp(f); {
+	case errors.Is(err, store.ErrInvalidImport):
+		return file.Filename, http.StatusUnprocessableEntity, err.Error() + ".", nil
+	case err != nil:
+		return file.Filename, 0, "", err
+	}
+	return file.Filename, http.StatusOK, "", nil
+}
+
+// panelistsPage renders the whole /panelists page around v, with the bulk
+// check's form.
+func (h *Handler) panelistsPage(c echo.Context, status int, v views.PanelistsView) error {
+	v.Page = h.page("Panelists", "panelists")
+	var err error
+	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
 		return err
 	}
 	return render(c, status, views.PanelistsPage(v))
@@ -155,8 +170,8 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	if subsampleID <= 0 {
 		return fail(http.StatusBadRequest, "Pick a live subsample.", nil)
 	}
-	row, err := h.Store.SubsampleRowOf(ctx, subsampleID)
-	if errors.Is(err, store.ErrNotFound) || err == nil && !row.Live {
+	_, _, err = h.Checker.liveTarget(ctx, subsampleID)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotLive) {
 		return fail(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot.", subsampleID), nil)
 	}
 	if err != nil {

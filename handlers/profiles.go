@@ -60,32 +60,17 @@ func (h *Handler) importProfiles(ctx context.Context, body io.Reader, asJSON boo
 // UploadProfiles answers POST /panelists/profiles: the profile import
 // form. htmx gets the outcome alone; a plain form post gets the page.
 func (h *Handler) UploadProfiles(c echo.Context) error {
-	result := views.ProfileImportResult{}
-	status := http.StatusOK
-	file, err := c.FormFile("file")
-	switch {
-	case err != nil:
-		result.Err, status = "Choose a CSV file of profiles to import.", http.StatusBadRequest
-	default:
-		result.FileName = file.Filename
-		f, err := file.Open()
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		result.Report, err = h.importProfiles(c.Request().Context(), f, false)
-		if errors.Is(err, store.ErrInvalidImport) {
-			result.Err, status = err.Error()+".", http.StatusUnprocessableEntity
-		} else if err != nil {
-			return err
-		}
+	var result views.ProfileImportResult
+	name, status, rejected, err := importForm(c, "Choose a CSV file of profiles to import.", func(r io.Reader) (err error) {
+		result.Report, err = h.importProfiles(c.Request().Context(), r, false)
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	result.FileName, result.Err = name, rejected
 	if isHTMX(c) {
 		return render(c, status, views.ProfileImportOutcome(result))
 	}
-	v := views.PanelistsView{Page: h.page("Panelists", "panelists"), ProfileImport: &result}
-	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
-		return err
-	}
-	return render(c, status, views.PanelistsPage(v))
+	return h.panelistsPage(c, status, views.PanelistsView{ProfileImport: &result})
 }

@@ -383,13 +383,9 @@ func (h *Handler) subsampleRefreshView(id int64) views.SubsampleRefreshView {
 // SubsampleVerdictCSV answers GET /subsamples/{id}/verdict.csv: each
 // sendability rule's outcome, in the spec's order.
 func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
-	id, err := parseID("Subsample id", c.Param("id"))
+	id, report, err := h.subsampleOf(c)
 	if err != nil {
 		return err
-	}
-	report, err := h.Checker.Subsample(c.Request().Context(), id)
-	if err != nil {
-		return subsampleNotFound(err, id)
 	}
 	at, err := h.snapshotTime(c.Request().Context(), store.DatasetEvents)
 	if err != nil {
@@ -411,13 +407,9 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 // SubsampleLinksCSV answers GET /subsamples/{id}/links.csv: the entry links
 // per locale, prepared as the page shows them.
 func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
-	id, err := parseID("Subsample id", c.Param("id"))
+	id, report, err := h.subsampleOf(c)
 	if err != nil {
 		return err
-	}
-	report, err := h.Checker.Subsample(c.Request().Context(), id)
-	if err != nil {
-		return subsampleNotFound(err, id)
 	}
 	at, err := h.snapshotTime(c.Request().Context(), store.DatasetEvents)
 	if err != nil {

@@ -257,8 +257,7 @@ func (rw reasonWriter) write(w *bytes.Buffer, pc PanelistCheck) {
 		e.Index = 0 // not part of the answer
 		b, ok := rw[e]
 		if !ok {
-			record := e.Record
-			b, _ = json.Marshal(ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &record})
+			b, _ = json.Marshal(exclusionJSON(e))
 			rw[e] = b
 		}
 		w.Write(b)

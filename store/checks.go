@@ -84,17 +84,6 @@ func subsampleRows(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 	return rows, nil
 }
 
-// SubsampleRowOf returns one subsample of the current snapshot, or
-// ErrNotFound.
-func (s *Store) SubsampleRowOf(ctx context.Context, subsampleID int64) (SubsampleRow, error) {
-	var row SubsampleRow
-	err := s.reader.GetContext(ctx, &row, `SELECT * FROM (`+subsampleRowsQuery+`) WHERE subsample_id = ?`, subsampleID)
-	if err != nil {
-		return SubsampleRow{}, fmt.Errorf("subsample %d: %w", subsampleID, notFound(err))
-	}
-	return row, nil
-}
-
 // allQuotas reads the quotas of every live subsample, or only of
 // subsampleID when it is not 0.
 func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.Quota, error) {

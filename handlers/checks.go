@@ -471,29 +471,6 @@ func (c *Checker) checks(ctx context.Context, panelistID string, snap *snapshot)
 	return out, err
 }
 
-// noProfile explains the quota verdict of a panelist without a profile.
-const noProfile = "No profile on file for this panelist: whether they fit an open quota cell is unknown."
-
-// explainQuota says why a panelist's quota verdict is not fits: one
-// sentence for a panelist without a profile, else one per table.
-func explainQuota(cells *rules.QuotaCells, profile rules.Profile, now time.Time) []string {
-	if len(profile.Answers) == 0 && profile.BirthDate.IsZero() {
-		return []string{noProfile}
-	}
-	return quotaWhy(cells.Match(profile, now))
-}
-
-// quotaWhy is the sentences of a quota match's tables that are not fine.
-func quotaWhy(m rules.QuotaMatch) []string {
-	var out []string
-	for _, t := range m.Tables {
-		if t.Verdict != rules.QuotaFits && t.Reason != "" {
-			out = append(out, t.Reason)
-		}
-	}
-	return out
-}
-
 // now is the time of a check in the provider's time zone.
 func (c *Checker) now() time.Time {
 	if c.ProviderLocation == nil {
@@ -520,14 +497,4 @@ func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapsh
 		fn(t, profile, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r, Quota: t.quotaVerdict(profile, now)})
 	})
 	return nil
-}
-
-func rulesUnread(row *store.SubsampleRow) string {
-	switch {
-	case row.RulesOK == nil:
-		return "Eligibility rules not read yet."
-	case !*row.RulesOK:
-		return "Eligibility rules could not be read at the last refresh (" + row.RulesError + ")."
-	}
-	return ""
 }

@@ -43,13 +43,9 @@ func (h *Handler) APIImportProfiles(c echo.Context) error {
 // importProfiles imports a profile file, counting the questions that the
 // stored library does not know (all are known while no library is stored).
 func (h *Handler) importProfiles(ctx context.Context, body io.Reader, asJSON bool) (store.ProfileImportReport, error) {
-	library, err := h.Store.LibraryQuestionIDs(ctx)
+	known, err := h.Store.KnownQuestions(ctx)
 	if err != nil {
 		return store.ProfileImportReport{}, err
-	}
-	var known func(int64) bool
-	if len(library) > 0 {
-		known = func(id int64) bool { return library[id] }
 	}
 	if asJSON {
 		return h.Store.ImportProfilesJSON(ctx, body, known)

@@ -54,15 +54,10 @@ func (snap *snapshot) prepareTargets() {
 			report: &snap.reports[i],
 			target: rules.Target{SubsampleID: row.SubsampleID, EventID: row.EventID},
 			rules:  snap.rules[row.SubsampleID],
-			unread: rulesUnread(row),
+			unread: rules.RulesNotRead(row.RulesOK, row.RulesError),
 			cells:  rules.CompileQuotas(snap.quotas[row.SubsampleID]),
 		}
-		switch {
-		case row.QuotasOK == nil:
-			t.quotasUnread = "Quotas not read yet: whether the panelist fits a cell is unknown."
-		case !*row.QuotasOK:
-			t.quotasUnread = "Quotas could not be read at the last refresh (" + row.QuotasError + "): whether the panelist fits a cell is unknown."
-		}
+		t.quotasUnread = rules.QuotasNotRead(row.QuotasOK, row.QuotasError)
 		t.fixedJSON = fixedJSON(t.report)
 		t.linkParts = snap.linkParts(t.report)
 		snap.targets = append(snap.targets, t)
@@ -109,7 +104,7 @@ func (t *liveTarget) explainQuota(p rules.Profile, now time.Time) []string {
 	if t.quotasUnread != "" {
 		return []string{t.quotasUnread}
 	}
-	return explainQuota(&t.cells, p, now)
+	return t.cells.Explain(p, now)
 }
 
 func fixedJSON(r *SubsampleReport) []byte {

@@ -348,3 +348,13 @@ func TestQuotaVerdictLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestQuotaCellsExplain(t *testing.T) {
+	cells := CompileQuotas([]client.Quota{ageCell(10, "35", "54", 0, 0)})
+	if got := cells.Explain(aged(40, nil), checkDay); !reflect.DeepEqual(got, []string{"Age 40 falls in cell 35-54, which is full."}) {
+		t.Errorf("Explain of a panelist in a full cell = %q", got)
+	}
+	if got := cells.Explain(Profile{}, checkDay); !reflect.DeepEqual(got, []string{NoProfile}) {
+		t.Errorf("Explain of a panelist without a profile = %q, want the one no-profile sentence", got)
+	}
+}

@@ -5,9 +5,29 @@ package rules
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"fieldboard/client"
 )
+
+// NoProfile explains the quota verdict of a panelist without a profile.
+const NoProfile = "No profile on file for this panelist: whether they fit an open quota cell is unknown."
+
+// Explain says why a panelist's quota verdict on c is not fits: NoProfile
+// for a panelist with no profile at all, else the sentence of each table
+// that is not fine.
+func (c *QuotaCells) Explain(p Profile, now time.Time) []string {
+	if len(p.Answers) == 0 && p.BirthDate.IsZero() {
+		return []string{NoProfile}
+	}
+	var out []string
+	for _, t := range c.Match(p, now).Tables {
+		if t.Verdict != QuotaFits && t.Reason != "" {
+			out = append(out, t.Reason)
+		}
+	}
+	return out
+}
 
 // explainer builds the tables of a Match.
 type explainer struct {

@@ -15,3 +15,29 @@ func MayEnter(state State, eligible bool, quota QuotaVerdict) bool {
 func Send(state State, eligible bool, quota QuotaVerdict) bool {
 	return MayEnter(state, eligible, quota) && quota == QuotaFits
 }
+
+// RulesNotRead says why a subsample's eligibility rules cannot be checked,
+// from the state of their last read (nil: never read; problem: why the
+// last read failed); "" when they were read. No panelist is eligible
+// then: nothing confirms it.
+func RulesNotRead(read *bool, problem string) string {
+	switch {
+	case read == nil:
+		return "Eligibility rules not read yet."
+	case !*read:
+		return "Eligibility rules could not be read at the last refresh (" + problem + ")."
+	}
+	return ""
+}
+
+// QuotasNotRead is RulesNotRead for a subsample's quotas: quotas kept from
+// before a failed read are not matched, and the quota verdict is unknown.
+func QuotasNotRead(read *bool, problem string) string {
+	switch {
+	case read == nil:
+		return "Quotas not read yet: whether the panelist fits a cell is unknown."
+	case !*read:
+		return "Quotas could not be read at the last refresh (" + problem + "): whether the panelist fits a cell is unknown."
+	}
+	return ""
+}

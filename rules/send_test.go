@@ -27,3 +27,24 @@ func TestMayEnterAndSend(t *testing.T) {
 		}
 	}
 }
+
+func TestRulesAndQuotasNotRead(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		read          *bool
+		problem       string
+		rules, quotas string
+	}{
+		{nil, "", "Eligibility rules not read yet.", "Quotas not read yet: whether the panelist fits a cell is unknown."},
+		{&no, "503", "Eligibility rules could not be read at the last refresh (503).", "Quotas could not be read at the last refresh (503): whether the panelist fits a cell is unknown."},
+		{&yes, "", "", ""},
+	}
+	for _, tt := range tests {
+		if got := RulesNotRead(tt.read, tt.problem); got != tt.rules {
+			t.Errorf("RulesNotRead(%v, %q) = %q, want %q", tt.read, tt.problem, got, tt.rules)
+		}
+		if got := QuotasNotRead(tt.read, tt.problem); got != tt.quotas {
+			t.Errorf("QuotasNotRead(%v, %q) = %q, want %q", tt.read, tt.problem, got, tt.quotas)
+		}
+	}
+}

@@ -53,6 +53,17 @@ func (s *Store) LibraryQuestionIDs(ctx context.Context) (map[int64]bool, error) 
 	return known, nil
 }
 
+// KnownQuestions returns the test a profile import counts unknown
+// questions with: in the stored library, in any locale. It is nil (every
+// question known) while no library is stored, before the first refresh.
+func (s *Store) KnownQuestions(ctx context.Context) (func(questionID int64) bool, error) {
+	library, err := s.LibraryQuestionIDs(ctx)
+	if err != nil || len(library) == 0 {
+		return nil, err
+	}
+	return func(id int64) bool { return library[id] }, nil
+}
+
 // profileScanChunk is how many panelists ScanProfiles reads per query.
 const profileScanChunk = 1000
 

@@ -50,14 +50,9 @@ func runProfilesImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	defer st.Close()
-	library, err := st.LibraryQuestionIDs(ctx)
+	known, err := st.KnownQuestions(ctx) // nil without a stored library: nothing is checked
 	if err != nil {
 		return err
-	}
-	// Without a stored library (no refresh yet), no question is checked.
-	var known func(int64) bool
-	if len(library) > 0 {
-		known = func(id int64) bool { return library[id] }
 	}
 	report, err := st.ImportProfilesCSV(ctx, in, known)
 	if err != nil {

@@ -172,7 +172,7 @@ func (c *Checker) load(ctx context.Context, subsampleID int64) (*snapshot, error
 	snap.byID = make(map[int64]int, len(snap.rows))
 	snap.byEvent = make(map[int64][]int)
 	for i, row := range snap.rows {
-		snap.reports[i] = snap.report(row, "")
+		snap.reports[i] = snap.report(row)
 		snap.byID[row.SubsampleID] = i
 		snap.byEvent[row.EventID] = append(snap.byEvent[row.EventID], i)
 	}
@@ -318,12 +318,12 @@ func facts(row store.SubsampleRow, quotas []client.Quota) rules.SubsampleFacts {
 	return f
 }
 
-// report builds one subsample's report; panelistID, when set, is filled in
-// the entry links.
-func (snap *snapshot) report(row store.SubsampleRow, panelistID string) SubsampleReport {
+// report builds one subsample's report, its entry links prepared for no
+// panelist in particular.
+func (snap *snapshot) report(row store.SubsampleRow) SubsampleReport {
 	quotas := snap.quotas[row.SubsampleID]
 	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(facts(row, quotas))}
-	r.Links = snap.entryLinks(row, panelistID)
+	r.Links = snap.entryLinks(row, "")
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
 	}

@@ -13,9 +13,6 @@ import (
 	"fieldboard/views"
 )
 
-// ProfileImportErrorJSON is the answer to a rejected profile file.
-type ProfileImportErrorJSON = ImportErrorJSON
-
 // APIImportProfiles answers POST /api/v1/profiles: panelist profiles as CSV
 // (`panelistId,questionId,value`, Content-Type text/csv) or a JSON array of
 // the same fields, written all or nothing.

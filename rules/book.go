@@ -100,9 +100,6 @@ func NewRuleBook(targets []Target, rules []client.EligibilityRules, parents Cate
 	return b
 }
 
-// Len is the number of targets.
-func (b *RuleBook) Len() int { return len(b.targets) }
-
 // Check decides one panelist's eligibility for every target, calling fn
 // with each target's index, in increasing order, and the result
 // Eligibility would give. Exclusions that come from the same entry and

@@ -133,16 +133,6 @@ const (
 	cellNotUnderstood                    // the cell itself is not understood
 )
 
-// MatchQuotas matches one panelist against one subsample's quotas; now is
-// the day of the check in the provider's time zone. It compiles the quotas
-// and calls Match: to check many panelists against one subsample, or one
-// panelist against many, compile each subsample's quotas once per snapshot
-// and call Verdict, keeping Match for what a page shows.
-func MatchQuotas(p Profile, quotas []client.Quota, now time.Time) QuotaMatch {
-	cells := CompileQuotas(quotas)
-	return cells.Match(p, now)
-}
-
 // CompileQuotas prepares a subsample's quotas for matching. The total
 // quota (client.Quota.IsTotal) is left out: sendability covers it.
 //

@@ -63,11 +63,12 @@ func BenchmarkMatchQuotas(b *testing.B) {
 			}
 		}
 	})
-	b.Run("2000 subsamples, MatchQuotas from raw quotas", func(b *testing.B) {
+	b.Run("2000 subsamples, compiled and matched from raw quotas", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for i := range raw {
-				MatchQuotas(p, raw[i], checkDay)
+				cells := CompileQuotas(raw[i])
+				cells.Match(p, checkDay)
 			}
 		}
 	})

@@ -279,7 +279,7 @@ func TestMatchQuotas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := MatchQuotas(tt.profile, tt.quotas, checkDay)
+			m := matchQuotas(tt.profile, tt.quotas)
 			if m.Verdict != tt.want {
 				t.Errorf("verdict %s, want %s; tables %+v", m.Verdict, tt.want, m.Tables)
 			}
@@ -324,7 +324,7 @@ func reasonOf(m QuotaMatch) string {
 }
 
 func TestQuotaMatchNamesTables(t *testing.T) {
-	m := MatchQuotas(aged(40, nil), []client.Quota{ageCell(10, "35", "54", 0, 0)}, checkDay)
+	m := matchQuotas(aged(40, nil), []client.Quota{ageCell(10, "35", "54", 0, 0)})
 	want := []TableMatch{{TableID: 2, TableName: "Age", Verdict: QuotaFull, Cells: []int64{10},
 		Reason: "Age 40 falls in cell 35-54, which is full."}}
 	if !reflect.DeepEqual(m.Tables, want) || m.Verdict != QuotaFull {
@@ -357,4 +357,10 @@ func TestQuotaCellsExplain(t *testing.T) {
 	if got := cells.Explain(Profile{}, checkDay); !reflect.DeepEqual(got, []string{NoProfile}) {
 		t.Errorf("Explain of a panelist without a profile = %q, want the one no-profile sentence", got)
 	}
+}
+
+// matchQuotas compiles quotas and matches p on checkDay.
+func matchQuotas(p Profile, quotas []client.Quota) QuotaMatch {
+	cells := CompileQuotas(quotas)
+	return cells.Match(p, checkDay)
 }

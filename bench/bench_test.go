@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"log/slog"
@@ -110,7 +111,7 @@ func cachedScenario(t *testing.T, s sizes) string {
 	t.Logf("refresh: %v", time.Since(start).Round(time.Millisecond))
 
 	start = time.Now()
-	batch := make([]rules.HistoryRecord, 0, 500_000)
+	batch := make([]domain.HistoryRecord, 0, 500_000)
 	for rec := range simulator.History(s.seed, s.history, s.panelists) {
 		batch = append(batch, rec)
 		if len(batch) == cap(batch) {
@@ -145,14 +146,7 @@ func withProfiles(t *testing.T, s sizes, db string) {
 	}
 	defer st.Close()
 	start := time.Now()
-	records := func(yield func(store.ProfileRecord) bool) {
-		for r := range sim.New(simOptions(s)).Profiles(s.seed, s.panelists) {
-			if !yield(store.ProfileRecord{PanelistID: r.PanelistID, QuestionID: r.QuestionID, Value: r.Value}) {
-				return
-			}
-		}
-	}
-	report, err := st.ImportProfiles(ctx, records, nil)
+	report, err := st.ImportProfiles(ctx, sim.New(simOptions(s)).Profiles(s.seed, s.panelists), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,17 +222,17 @@ func bulkCheck(t *testing.T, db string, s sizes) Row {
 
 // busiestSubsample picks the sendable subsample with the most applicable
 // eligibility entries.
-func busiestSubsample(t *testing.T, st *store.Store) (rules.Target, client.EligibilityRules) {
+func busiestSubsample(t *testing.T, st *store.Store) (rules.Target, domain.EligibilityRules) {
 	ctx := context.Background()
 	rows, err := st.LiveRows(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var best rules.Target
-	var bestRules client.EligibilityRules
+	var bestRules domain.EligibilityRules
 	most := -1
 	for _, r := range rows {
-		if r.Status != client.StatusLive {
+		if r.Status != domain.StatusLive {
 			continue
 		}
 		rs, err := st.EligibilityRulesOf(ctx, r.SubsampleID)
@@ -265,7 +259,7 @@ func busiestSubsample(t *testing.T, st *store.Store) (rules.Target, client.Eligi
 // panelists among ids that the subsample's rules or the unique-respondents
 // rule exclude. The ids are loaded into a temporary table before the clock
 // starts.
-func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, r client.EligibilityRules, now time.Time) (int, time.Duration) {
+func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, r domain.EligibilityRules, now time.Time) (int, time.Duration) {
 	ctx := context.Background()
 	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -190,7 +191,7 @@ func TestDecode(t *testing.T) {
 				if want := time.Date(2026, 7, 1, 10, 0, 0, 0, time.UTC); !a.FieldEndDate.Equal(want) {
 					t.Errorf("fieldEndDate = %v, want the instant %v", a.FieldEndDate, want)
 				}
-				if b.SubsampleStatus != StatusLiveForTesting || b.BillingEntity != "Acme Research BV" {
+				if b.SubsampleStatus != domain.StatusLiveForTesting || b.BillingEntity != "Acme Research BV" {
 					t.Errorf("second = %+v", b)
 				}
 				if !b.FieldStartDate.IsZero() || !b.FieldEndDate.IsZero() {
@@ -233,12 +234,12 @@ func TestDecode(t *testing.T) {
 					t.Fatalf("got %d subsamples, want 2", len(got))
 				}
 				full, sparse := got[0], got[1]
-				if full.EventName != "Snack tracker" || full.SubsampleStatus != StatusLive || !full.SurveyAPICompatibility ||
+				if full.EventName != "Snack tracker" || full.SubsampleStatus != domain.StatusLive || !full.SurveyAPICompatibility ||
 					full.TargetedCPI != 1.75 || full.TargetedCurrency != "EUR" || full.ResearchTypeID != 7 ||
 					!full.AllowDesktop || !full.AllowMobile || full.AllowTablet {
 					t.Errorf("required fields = %+v", full)
 				}
-				if want := (Category{"Food", 1, "Snacks", 12, "Crisps", 123}); len(full.Categories) != 1 || full.Categories[0] != want {
+				if want := (domain.Category{MainCategory: "Food", MainCategoryID: 1, GenericCategory: "Snacks", GenericCategoryID: 12, Category: "Crisps", CategoryID: 123}); len(full.Categories) != 1 || full.Categories[0] != want {
 					t.Errorf("categories = %+v, want [%+v]", full.Categories, want)
 				}
 				if len(full.Locales) != 1 || full.Locales[0].Name != "nl-nl" || full.Locales[0].LiveEntryLink != "https://entry.example/s?p=tok&rType=1&id=" {
@@ -262,7 +263,7 @@ func TestDecode(t *testing.T) {
 					t.Errorf("fieldStartDate = %v, want the instant %v", full.FieldStartDate, want)
 				}
 
-				if sparse.SubsampleStatus != StatusLiveForTesting || sparse.TargetedCPI != 0 || sparse.SurveyAPICompatibility {
+				if sparse.SubsampleStatus != domain.StatusLiveForTesting || sparse.TargetedCPI != 0 || sparse.SurveyAPICompatibility {
 					t.Errorf("sparse required fields = %+v", sparse)
 				}
 				if sparse.JobBookID != nil || sparse.BillingEntity != nil || sparse.PrimaryProjectManager != nil ||
@@ -303,14 +304,14 @@ func TestDecode(t *testing.T) {
 				if !total.IsTotal() || total.Remaining() != 42 || total.AchievedInterviews != 158 || total.ActualClientAbandonRate != 4.25 {
 					t.Errorf("total quota = %+v", total)
 				}
-				if total.SubsampleStatus != StatusLiveForTesting {
-					t.Errorf("subsampleStatus = %q, want %q", total.SubsampleStatus, StatusLiveForTesting)
+				if total.SubsampleStatus != domain.StatusLiveForTesting {
+					t.Errorf("subsampleStatus = %q, want %q", total.SubsampleStatus, domain.StatusLiveForTesting)
 				}
-				if hard.IsTotal() || hard.QuotaType != QuotaTypeHard || len(hard.Questions) != 2 {
+				if hard.IsTotal() || hard.QuotaType != domain.QuotaTypeHard || len(hard.Questions) != 2 {
 					t.Fatalf("hard quota = %+v", hard)
 				}
 				age := hard.Questions[0]
-				if age.ID != AgeRangeQuestionID || age.Operator != "OR" || age.Locale != nil || len(age.Answers) != 1 ||
+				if age.ID != domain.AgeRangeQuestionID || age.Operator != "OR" || age.Locale != nil || len(age.Answers) != 1 ||
 					!age.Answers[0].IsRange() || *age.Answers[0].RangeStart != "18" || *age.Answers[0].RangeEnd != "34" || age.Answers[0].ID != nil {
 					t.Errorf("range question = %+v", age)
 				}
@@ -342,19 +343,19 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := EligibilityRules{
-					Surveys: []SurveyRule{
+				want := domain.EligibilityRules{
+					Surveys: []domain.SurveyRule{
 						{ID: ptr[int64](90000), NumDays: 0, ReturnCodes: []int64{3, 82}},
 						{ID: ptr[int64](90005), NumDays: 30, ReturnCodes: []int64{3}},
 					},
-					ResearchTypes: []ResearchTypeRule{
+					ResearchTypes: []domain.ResearchTypeRule{
 						{ID: ptr[int64](9), NumDays: 14, ReturnCodes: []int64{2, 3}},
 						{ID: ptr[int64](0), NumDays: 0, ReturnCodes: []int64{0}},
 					},
-					Categories: []CategoryRule{
+					Categories: []domain.CategoryRule{
 						{MainCategoryID: ptr[int64](1), SpecificCategoryID: ptr[int64](123), NumDays: 7, ReturnCodes: []int64{3}},
 					},
-					Events: []EventRule{
+					Events: []domain.EventRule{
 						{ID: ptr[int64](5001), Name: ptr("Snack tracker"), NumDays: 0, ReturnCodes: []int64{}},
 					},
 				}
@@ -388,7 +389,7 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := []Question{
+				want := []domain.Question{
 					{Type: "Range", ID: -1, Name: "agerange", Text: "agerange"},
 					{Type: "Single Punch", Translation: "Wat is uw geslacht?", ID: 43, Name: "GENDER", Text: "What is your gender?"},
 				}
@@ -438,7 +439,7 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := []Country{{150, "NL", "Netherlands", "Europe"}, {840, "US", "United States", ""}}
+				want := []domain.Country{{ID: 150, Code: "NL", Name: "Netherlands", RegionName: "Europe"}, {ID: 840, Code: "US", Name: "United States"}}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("got %+v, want %+v", got, want)
 				}
@@ -452,7 +453,7 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := []Locale{{ID: 12, CountryID: 150, Name: "Dutch (Netherlands)", Locale: "nl-nl", ShortLocale: "nl",
+				want := []domain.Locale{{ID: 12, CountryID: 150, Name: "Dutch (Netherlands)", Locale: "nl-nl", ShortLocale: "nl",
 					CountryDefault: true, CountryName: "Netherlands", CountryCode: "nl"}}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("got %+v, want %+v", got, want)
@@ -467,8 +468,9 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := []SurveyStatus{{1, StatusPending}, {2, "Pending(do not use)"}, {3, StatusLive},
-					{4, StatusComplete}, {5, StatusCanceled}, {6, StatusLiveForTesting}}
+				want := []domain.SurveyStatus{{ID: 1, StatusName: domain.StatusPending}, {ID: 2, StatusName: "Pending(do not use)"},
+					{ID: 3, StatusName: domain.StatusLive}, {ID: 4, StatusName: domain.StatusComplete}, {ID: 5, StatusName: domain.StatusCanceled},
+					{ID: 6, StatusName: domain.StatusLiveForTesting}}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("got %+v, want %+v", got, want)
 				}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,17 +18,17 @@ const emptyObject = "{}"
 
 // AllSubsamples lists every subsample the supplier has or had an allocation
 // in, whatever its status (POST /supplier/v1/event/all, no filters).
-func (c *Client) AllSubsamples(ctx context.Context) ([]SubsampleSummary, error) {
-	var out []SubsampleSummary
+func (c *Client) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, error) {
+	var out []domain.SubsampleSummary
 	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/all", []byte(emptyObject), &out); err != nil {
 		return nil, err
 	}
 	out = nonNil(out)
 	for i := range out {
 		s := &out[i]
-		s.SubsampleStatus = NormalizeStatus(s.SubsampleStatus)
-		s.FieldStartDate = s.FieldStartDate.in(c.loc)
-		s.FieldEndDate = s.FieldEndDate.in(c.loc)
+		s.SubsampleStatus = domain.NormalizeStatus(s.SubsampleStatus)
+		s.FieldStartDate = s.FieldStartDate.PlaceIn(c.loc)
+		s.FieldEndDate = s.FieldEndDate.PlaceIn(c.loc)
 	}
 	return out, nil
 }
@@ -35,17 +36,17 @@ func (c *Client) AllSubsamples(ctx context.Context) ([]SubsampleSummary, error) 
 // LiveSubsamples lists the subsamples open to the supplier in status Live or
 // Live for testing, with their properties and entry links
 // (POST /supplier/v1/event/live-details).
-func (c *Client) LiveSubsamples(ctx context.Context) ([]LiveSubsample, error) {
-	var out []LiveSubsample
+func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, error) {
+	var out []domain.LiveSubsample
 	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/live-details", []byte(emptyObject), &out); err != nil {
 		return nil, err
 	}
 	out = nonNil(out)
 	for i := range out {
 		s := &out[i]
-		s.SubsampleStatus = NormalizeStatus(s.SubsampleStatus)
-		s.FieldStartDate = s.FieldStartDate.in(c.loc)
-		s.FieldEndDate = s.FieldEndDate.in(c.loc)
+		s.SubsampleStatus = domain.NormalizeStatus(s.SubsampleStatus)
+		s.FieldStartDate = s.FieldStartDate.PlaceIn(c.loc)
+		s.FieldEndDate = s.FieldEndDate.PlaceIn(c.loc)
 		s.Categories = nonNil(s.Categories)
 		s.Countries = nonNil(s.Countries)
 		s.Locales = nonNil(s.Locales)
@@ -55,15 +56,15 @@ func (c *Client) LiveSubsamples(ctx context.Context) ([]LiveSubsample, error) {
 
 // Quotas lists the quotas of a subsample with the completes still needed
 // (GET /supplier/v1/subsamples/{id}/quotas).
-func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]Quota, error) {
-	var out []Quota
+func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error) {
+	var out []domain.Quota
 	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "quotas"), nil, &out); err != nil {
 		return nil, err
 	}
 	out = nonNil(out)
 	for i := range out {
 		q := &out[i]
-		q.SubsampleStatus = NormalizeStatus(q.SubsampleStatus)
+		q.SubsampleStatus = domain.NormalizeStatus(q.SubsampleStatus)
 		q.Questions = nonNil(q.Questions)
 		for j := range q.Questions {
 			q.Questions[j].Answers = nonNil(q.Questions[j].Answers)
@@ -75,10 +76,10 @@ func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]Quota, error)
 // EligibilityRules returns the exclusion rules of a subsample
 // (GET /supplier/v1/subsamples/{id}/eligibility-rules). The provider's Id/id
 // and NumDays/numDays spellings both decode.
-func (c *Client) EligibilityRules(ctx context.Context, subsampleID int64) (EligibilityRules, error) {
-	var out EligibilityRules
+func (c *Client) EligibilityRules(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error) {
+	var out domain.EligibilityRules
 	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "eligibility-rules"), nil, &out); err != nil {
-		return EligibilityRules{}, err
+		return domain.EligibilityRules{}, err
 	}
 	out.Surveys = nonNil(out.Surveys)
 	for i := range out.Surveys {
@@ -101,11 +102,11 @@ func (c *Client) EligibilityRules(ctx context.Context, subsampleID int64) (Eligi
 
 // Questions lists the standard questions of a locale such as "en-us"
 // (GET /supplier/v1/locales/{locale}/questions).
-func (c *Client) Questions(ctx context.Context, locale string) ([]Question, error) {
+func (c *Client) Questions(ctx context.Context, locale string) ([]domain.Question, error) {
 	if locale == "" {
 		return nil, errors.New("questions: empty locale")
 	}
-	var out []Question
+	var out []domain.Question
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales/"+url.PathEscape(locale)+"/questions", nil, &out); err != nil {
 		return nil, err
 	}
@@ -114,13 +115,13 @@ func (c *Client) Questions(ctx context.Context, locale string) ([]Question, erro
 
 // Answers lists the answers of one library question in a locale
 // (GET /supplier/v1/locales/{locale}/questions/{questionId}/answers),
-// the NULL VALUE entry included (see Answer.IsNullValue).
-func (c *Client) Answers(ctx context.Context, locale string, questionID int64) ([]Answer, error) {
+// the NULL VALUE entry included (see domain.Answer.IsNullValue).
+func (c *Client) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error) {
 	if locale == "" {
 		return nil, errors.New("answers: empty locale")
 	}
 	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions/" + strconv.FormatInt(questionID, 10) + "/answers"
-	var out []Answer
+	var out []domain.Answer
 	if err := c.call(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, err
 	}
@@ -128,8 +129,8 @@ func (c *Client) Answers(ctx context.Context, locale string, questionID int64) (
 }
 
 // Countries lists all countries (GET /supplier/v1/countries).
-func (c *Client) Countries(ctx context.Context) ([]Country, error) {
-	var out []Country
+func (c *Client) Countries(ctx context.Context) ([]domain.Country, error) {
+	var out []domain.Country
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/countries", nil, &out); err != nil {
 		return nil, err
 	}
@@ -137,8 +138,8 @@ func (c *Client) Countries(ctx context.Context) ([]Country, error) {
 }
 
 // Locales lists all locales (GET /supplier/v1/locales).
-func (c *Client) Locales(ctx context.Context) ([]Locale, error) {
-	var out []Locale
+func (c *Client) Locales(ctx context.Context) ([]domain.Locale, error) {
+	var out []domain.Locale
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales", nil, &out); err != nil {
 		return nil, err
 	}
@@ -148,14 +149,14 @@ func (c *Client) Locales(ctx context.Context) ([]Locale, error) {
 // SurveyStatuses lists the subsample statuses (GET /supplier/v1/survey-statuses),
 // names normalised: the provider's "live for testing" becomes
 // StatusLiveForTesting.
-func (c *Client) SurveyStatuses(ctx context.Context) ([]SurveyStatus, error) {
-	var out []SurveyStatus
+func (c *Client) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error) {
+	var out []domain.SurveyStatus
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/survey-statuses", nil, &out); err != nil {
 		return nil, err
 	}
 	out = nonNil(out)
 	for i := range out {
-		out[i].StatusName = NormalizeStatus(out[i].StatusName)
+		out[i].StatusName = domain.NormalizeStatus(out[i].StatusName)
 	}
 	return out, nil
 }

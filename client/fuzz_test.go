@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"net/http"
@@ -144,16 +145,18 @@ func listOK[T any](what string, s []T) error {
 }
 
 func statusOK(what, name string) error {
-	if NormalizeStatus(name) != name {
-		return fmt.Errorf("%s %q is not normalised (%q)", what, name, NormalizeStatus(name))
+	if domain.NormalizeStatus(name) != name {
+		return fmt.Errorf("%s %q is not normalised (%q)", what, name, domain.NormalizeStatus(name))
 	}
 	return nil
 }
 
 // placedOK checks that a date left the zone it is decoded in: it is either
 // absent, in the provider's zone, or in the zone it carried.
-func placedOK(what string, t LocalTime) error {
-	if !t.IsZero() && t.Location() == wallClock {
+func placedOK(what string, t domain.LocalTime) error {
+	// A time still on the decoder's wall clock moves when placed in
+	// another zone; a placed one stays where it is.
+	if !t.IsZero() && !t.PlaceIn(time.FixedZone("elsewhere", 3600)).Equal(t.Time) {
 		return fmt.Errorf("%s %v was not placed in the provider's zone", what, t.Time)
 	}
 	return nil
@@ -161,7 +164,7 @@ func placedOK(what string, t LocalTime) error {
 
 func FuzzDecodeAllSubsamples(f *testing.F) {
 	fuzzEndpoint(f, "POST /supplier/v1/event/all", allSubsamplesJSON, (*Client).AllSubsamples,
-		func(got []SubsampleSummary) error {
+		func(got []domain.SubsampleSummary) error {
 			err := listOK("subsamples", got)
 			for i, s := range got {
 				err = errors.Join(err,
@@ -175,7 +178,7 @@ func FuzzDecodeAllSubsamples(f *testing.F) {
 
 func FuzzDecodeLiveSubsamples(f *testing.F) {
 	fuzzEndpoint(f, "POST /supplier/v1/event/live-details", liveDetailsJSON, (*Client).LiveSubsamples,
-		func(got []LiveSubsample) error {
+		func(got []domain.LiveSubsample) error {
 			err := listOK("subsamples", got)
 			for i, s := range got {
 				at := func(field string) string { return fmt.Sprintf("[%d].%s", i, field) }
@@ -192,9 +195,9 @@ func FuzzDecodeLiveSubsamples(f *testing.F) {
 }
 
 func FuzzDecodeQuotas(f *testing.F) {
-	quotas := func(c *Client, ctx context.Context) ([]Quota, error) { return c.Quotas(ctx, 90001) }
+	quotas := func(c *Client, ctx context.Context) ([]domain.Quota, error) { return c.Quotas(ctx, 90001) }
 	fuzzEndpoint(f, "GET /supplier/v1/subsamples/90001/quotas", quotasJSON, quotas,
-		func(got []Quota) error {
+		func(got []domain.Quota) error {
 			err := listOK("quotas", got)
 			for i, q := range got {
 				err = errors.Join(err,
@@ -209,11 +212,11 @@ func FuzzDecodeQuotas(f *testing.F) {
 }
 
 func FuzzDecodeEligibilityRules(f *testing.F) {
-	eligibility := func(c *Client, ctx context.Context) (EligibilityRules, error) {
+	eligibility := func(c *Client, ctx context.Context) (domain.EligibilityRules, error) {
 		return c.EligibilityRules(ctx, 90001)
 	}
 	fuzzEndpoint(f, "GET /supplier/v1/subsamples/90001/eligibility-rules", eligibilityJSON, eligibility,
-		func(got EligibilityRules) error {
+		func(got domain.EligibilityRules) error {
 			err := errors.Join(listOK("surveys", got.Surveys), listOK("researchTypes", got.ResearchTypes),
 				listOK("categories", got.Categories), listOK("events", got.Events))
 			for i, r := range got.Surveys {
@@ -233,30 +236,30 @@ func FuzzDecodeEligibilityRules(f *testing.F) {
 }
 
 func FuzzDecodeQuestions(f *testing.F) {
-	questions := func(c *Client, ctx context.Context) ([]Question, error) { return c.Questions(ctx, "nl-nl") }
+	questions := func(c *Client, ctx context.Context) ([]domain.Question, error) { return c.Questions(ctx, "nl-nl") }
 	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions", questionsJSON, questions,
-		func(got []Question) error { return listOK("questions", got) })
+		func(got []domain.Question) error { return listOK("questions", got) })
 }
 
 func FuzzDecodeAnswers(f *testing.F) {
-	answers := func(c *Client, ctx context.Context) ([]Answer, error) { return c.Answers(ctx, "nl-nl", 43) }
+	answers := func(c *Client, ctx context.Context) ([]domain.Answer, error) { return c.Answers(ctx, "nl-nl", 43) }
 	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions/43/answers", answersJSON, answers,
-		func(got []Answer) error { return listOK("answers", got) })
+		func(got []domain.Answer) error { return listOK("answers", got) })
 }
 
 func FuzzDecodeCountries(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/countries", countriesJSON, (*Client).Countries,
-		func(got []Country) error { return listOK("countries", got) })
+		func(got []domain.Country) error { return listOK("countries", got) })
 }
 
 func FuzzDecodeLocales(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/locales", localesJSON, (*Client).Locales,
-		func(got []Locale) error { return listOK("locales", got) })
+		func(got []domain.Locale) error { return listOK("locales", got) })
 }
 
 func FuzzDecodeSurveyStatuses(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/survey-statuses", statusesJSON, (*Client).SurveyStatuses,
-		func(got []SurveyStatus) error {
+		func(got []domain.SurveyStatus) error {
 			err := listOK("statuses", got)
 			for i, s := range got {
 				err = errors.Join(err, statusOK(fmt.Sprintf("[%d].statusName", i), s.StatusName))

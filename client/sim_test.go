@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestAgainstSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	known := map[string]bool{client.StatusPending: true, client.StatusLive: true, client.StatusComplete: true, client.StatusCanceled: true, client.StatusLiveForTesting: true}
+	known := map[string]bool{domain.StatusPending: true, domain.StatusLive: true, domain.StatusComplete: true, domain.StatusCanceled: true, domain.StatusLiveForTesting: true}
 
 	all, err := c.AllSubsamples(ctx)
 	if err != nil {
@@ -47,7 +48,7 @@ func TestAgainstSimulator(t *testing.T) {
 		t.Fatal("live-details is empty")
 	}
 	for _, s := range live {
-		if s.SubsampleStatus != client.StatusLive && s.SubsampleStatus != client.StatusLiveForTesting {
+		if s.SubsampleStatus != domain.StatusLive && s.SubsampleStatus != domain.StatusLiveForTesting {
 			t.Errorf("subsample %d has status %q in live-details", s.SubsampleID, s.SubsampleStatus)
 		}
 		if !inAll[s.SubsampleID] {
@@ -96,7 +97,7 @@ func TestAgainstSimulator(t *testing.T) {
 	}
 	answered := 0
 	for _, q := range questions[:min(5, len(questions))] {
-		if q.ID == client.AgeRangeQuestionID {
+		if q.ID == domain.AgeRangeQuestionID {
 			continue
 		}
 		answers, err := c.Answers(ctx, locale, q.ID)
@@ -126,10 +127,10 @@ func TestAgainstSimulator(t *testing.T) {
 	}
 	hasTesting := false
 	for _, s := range statuses {
-		hasTesting = hasTesting || (s.ID == 6 && s.StatusName == client.StatusLiveForTesting)
+		hasTesting = hasTesting || (s.ID == 6 && s.StatusName == domain.StatusLiveForTesting)
 	}
 	if !hasTesting {
-		t.Errorf("survey-statuses %+v lack 6 %q", statuses, client.StatusLiveForTesting)
+		t.Errorf("survey-statuses %+v lack 6 %q", statuses, domain.StatusLiveForTesting)
 	}
 	t.Logf("%d subsamples, %d live, %d questions in %s, %d countries, %d locales",
 		len(all), len(live), len(questions), locale, len(countries), len(locales))

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"math"
@@ -97,10 +98,10 @@ func (h *Handler) APISubsamples(c echo.Context) error {
 
 // ReasonJSON is one reason a panelist may not enter a subsample.
 type ReasonJSON struct {
-	Kind   string               `json:"kind"` // surveys, researchTypes, categories, events, uniqueEvent, or rulesUnread
-	Rule   string               `json:"rule,omitempty"`
-	Reason string               `json:"reason"`
-	Record *rules.HistoryRecord `json:"record,omitempty"`
+	Kind   string                `json:"kind"` // surveys, researchTypes, categories, events, uniqueEvent, or rulesUnread
+	Rule   string                `json:"rule,omitempty"`
+	Reason string                `json:"reason"`
+	Record *domain.HistoryRecord `json:"record,omitempty"`
 }
 
 // EligibilityJSON answers whether a panelist may enter a subsample.
@@ -159,7 +160,7 @@ func exclusionJSON(e rules.Exclusion) ReasonJSON {
 
 // APIEligibility answers GET /api/v1/eligibility?panelistId=P&subsampleId=S.
 func (h *Handler) APIEligibility(c echo.Context) error {
-	panelistID, err := ParsePanelistID(c.QueryParam("panelistId"))
+	panelistID, err := domain.ParsePanelistID(c.QueryParam("panelistId"))
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelistId: "+err.Error())
 	}
@@ -189,7 +190,7 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: not a valid URL path segment")
 	}
-	panelistID, err := ParsePanelistID(raw)
+	panelistID, err := domain.ParsePanelistID(raw)
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: "+err.Error())
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"slices"
@@ -74,7 +75,7 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		if err != nil {
 			return err
 		}
-		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []rules.HistoryRecord) error {
+		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
 			profile := profiles[id]
 			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread,
 				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now), Quota: t.quotaVerdict(profile, now)}
@@ -139,7 +140,7 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 	now := c.now()
 	sent := 0
 	send := func(chunk []string) error {
-		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []rules.HistoryRecord) error {
+		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
 			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Quota: rules.QuotaFits,
 				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now)}
 			if !pc.Send() {
@@ -164,7 +165,7 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 		fitting = fitting[:0]
 		return err
 	}
-	err = c.Store.ScanProfiles(ctx, func(id string, p rules.Profile) error {
+	err = c.Store.ScanProfiles(ctx, func(id string, p domain.Profile) error {
 		if t.quotaVerdict(p, now) == rules.QuotaFits {
 			fitting = append(fitting, id)
 		}

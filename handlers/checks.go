@@ -3,13 +3,13 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/rules"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -69,10 +69,10 @@ type EntryLinks struct {
 type snapshot struct {
 	version int64
 	rows    []store.SubsampleRow
-	quotas  map[int64][]client.Quota
-	rules   map[int64]client.EligibilityRules
-	links   map[int64][]client.SubsampleLocale
-	parents rules.CategoryParents
+	quotas  map[int64][]domain.Quota
+	rules   map[int64]domain.EligibilityRules
+	links   map[int64][]domain.SubsampleLocale
+	parents domain.CategoryParents
 	// reports are rows with their verdicts and entry links (no panelist),
 	// in the same order; live the live list's rows.
 	reports []SubsampleReport
@@ -269,8 +269,8 @@ func (c *Checker) LiveRows(ctx context.Context) ([]views.LiveRow, views.LiveOpti
 // its verdict. Quotas and Rules are the snapshot's: read-only.
 type SubsampleParts struct {
 	SubsampleReport
-	Quotas   []client.Quota
-	Rules    client.EligibilityRules
+	Quotas   []domain.Quota
+	Rules    domain.EligibilityRules
 	Siblings []SubsampleReport // the other subsamples of its event
 	// LibraryLocales are the locales whose question library is stored,
 	// lowercase, with when each was read.
@@ -298,7 +298,7 @@ func (c *Checker) Subsample(ctx context.Context, subsampleID int64) (SubsamplePa
 }
 
 // facts gathers what sendability is decided on for one subsample.
-func facts(row store.SubsampleRow, quotas []client.Quota) rules.SubsampleFacts {
+func facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 	f := rules.SubsampleFacts{
 		Status:        row.Status,
 		APICompatible: row.APICompatible,
@@ -382,7 +382,7 @@ func (c *Checker) Subsamples(ctx context.Context, filter SubsampleFilter) ([]Sub
 	}
 	out := make([]SubsampleReport, 0, len(snap.rows))
 	for i, row := range snap.rows {
-		if filter.Status != "" && client.NormalizeStatus(filter.Status) != row.Status {
+		if filter.Status != "" && domain.NormalizeStatus(filter.Status) != row.Status {
 			continue
 		}
 		if filter.Country != "" && !strings.EqualFold(filter.Country, row.CountryCode) {
@@ -459,7 +459,7 @@ func (c *Checker) PanelistSurveys(ctx context.Context, panelistID string) ([]Pan
 // panelist where they may enter and the quota verdicts explained.
 func (c *Checker) checks(ctx context.Context, panelistID string, snap *snapshot) ([]PanelistCheck, error) {
 	out := make([]PanelistCheck, 0, len(snap.targets))
-	err := c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, profile rules.Profile, pc PanelistCheck) {
+	err := c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, profile domain.Profile, pc PanelistCheck) {
 		if pc.MayEnter() {
 			pc.PanelistLinks = withPanelist(pc.Links, panelistID, func() []EntryLinks { return snap.entryLinks(pc.SubsampleRow, panelistID) })
 		}
@@ -482,7 +482,7 @@ func (c *Checker) now() time.Time {
 // eachCheck decides, for every live subsample of snap in rank order,
 // whether the panelist may enter it, and hands each answer to fn. The
 // panelist's history is read once and checked by the snapshot's rule book.
-func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapshot, fn func(*liveTarget, rules.Profile, PanelistCheck)) error {
+func (c *Checker) eachCheck(ctx context.Context, panelistID string, snap *snapshot, fn func(*liveTarget, domain.Profile, PanelistCheck)) error {
 	history, err := c.Store.HistoryOf(ctx, panelistID)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,14 +12,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/client"
 	"fieldboard/store"
 	"fieldboard/views"
 )
 
 // eventStatuses are the subsample statuses the events page filters on, in
 // the order a coordinator looks for them.
-var eventStatuses = []string{client.StatusLive, client.StatusLiveForTesting, client.StatusPending, client.StatusComplete, client.StatusCanceled}
+var eventStatuses = []string{domain.StatusLive, domain.StatusLiveForTesting, domain.StatusPending, domain.StatusComplete, domain.StatusCanceled}
 
 // EventFilter narrows the events page. Status, Country and Q apply to each
 // subsample; From and To to the field period of its whole event. Zero
@@ -47,7 +47,7 @@ func ParseEventFilter(q url.Values, loc *time.Location) (EventFilter, error) {
 		Q:       strings.TrimSpace(q.Get("q")),
 	}
 	if s := strings.TrimSpace(q.Get("status")); s != "" {
-		f.Status = client.NormalizeStatus(s)
+		f.Status = domain.NormalizeStatus(s)
 		if !slices.Contains(eventStatuses, f.Status) {
 			return f, fmt.Errorf("status %q is not one of %s", s, strings.Join(eventStatuses, ", "))
 		}

@@ -1,13 +1,13 @@
 package handlers_test
 
 import (
+	"fieldboard/rules/domain"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/handlers"
 	"fieldboard/rules"
 	"fieldboard/store"
@@ -153,9 +153,9 @@ func TestSearchQuestions(t *testing.T) {
 		{"STANDARD_EDUCATION", "What is the highest level of education?", ""},
 		{"agerange", "What is your age?", "Quel âge avez-vous ?"},
 	}
-	var questions []client.Question
+	var questions []domain.Question
 	for i, q := range qs {
-		questions = append(questions, client.Question{ID: int64(i), Name: q.name, Text: q.text, Translation: q.translation})
+		questions = append(questions, domain.Question{ID: int64(i), Name: q.name, Text: q.text, Translation: q.translation})
 	}
 	tests := []struct {
 		q    string

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,19 +11,18 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/client"
 	"fieldboard/store"
 	"fieldboard/views"
 )
 
 // SearchQuestions returns the questions whose name, text or translation
 // contains q, in any case; all of them when q is empty.
-func SearchQuestions(questions []client.Question, q string) []client.Question {
+func SearchQuestions(questions []domain.Question, q string) []domain.Question {
 	q = strings.ToLower(strings.TrimSpace(q))
 	if q == "" {
 		return questions
 	}
-	var out []client.Question
+	var out []domain.Question
 	for _, question := range questions {
 		if strings.Contains(strings.ToLower(question.Name), q) ||
 			strings.Contains(strings.ToLower(question.Text), q) ||
@@ -143,7 +143,7 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(questions, func(q client.Question) bool { return q.ID == qid })
+	i := slices.IndexFunc(questions, func(q domain.Question) bool { return q.ID == qid })
 	if i < 0 {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Question %d is not in the library of %s.", qid, locale.Code))
 	}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/client"
 	"fieldboard/rules"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -44,7 +44,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 	if err != nil {
 		return f, err
 	}
-	for _, s := range []string{client.StatusLive, client.StatusLiveForTesting, client.StatusPending, client.StatusComplete, client.StatusCanceled} {
+	for _, s := range []string{domain.StatusLive, domain.StatusLiveForTesting, domain.StatusPending, domain.StatusComplete, domain.StatusCanceled} {
 		f.Statuses = append(f.Statuses, views.Count{Label: s, N: statuses[s], Href: "/events?status=" + url.QueryEscape(s)})
 		f.Total += statuses[s]
 		delete(statuses, s)

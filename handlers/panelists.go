@@ -10,28 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
-
-// maxPanelistIDBytes bounds a panelist id, as the history import does.
-const maxPanelistIDBytes = 128
-
-// ParsePanelistID validates a panelist id: not empty, at most 128 bytes, no
-// control characters. Surrounding spaces are dropped.
-func ParsePanelistID(raw string) (string, error) {
-	id := strings.TrimSpace(raw)
-	switch {
-	case id == "":
-		return "", errors.New("is empty")
-	case len(id) > maxPanelistIDBytes:
-		return "", fmt.Errorf("is %d bytes long; at most %d", len(id), maxPanelistIDBytes)
-	case strings.IndexFunc(id, unicode.IsControl) >= 0:
-		return "", errors.New("holds control characters")
-	}
-	return id, nil
-}
 
 // maxListErrors bounds the bad lines listed for a rejected file.
 const maxListErrors = 100
@@ -80,7 +62,7 @@ func ParsePanelistList(r io.Reader) ([]string, []store.LineError, error) {
 			reason = "expected one column, found " + strconv.Itoa(len(rec))
 		default:
 			line, _ = cr.FieldPos(0)
-			id, perr := ParsePanelistID(rec[0])
+			id, perr := domain.ParsePanelistID(rec[0])
 			if perr != nil {
 				reason = "panelistId " + perr.Error()
 			} else {

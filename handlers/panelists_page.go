@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
 )
@@ -24,7 +25,7 @@ func (h *Handler) Panelists(c echo.Context) error {
 	status := http.StatusOK
 	if raw := c.QueryParam("panelist"); raw != "" {
 		v.LookupID = raw
-		id, err := ParsePanelistID(raw)
+		id, err := domain.ParsePanelistID(raw)
 		switch {
 		case err != nil && wantsCSV(c):
 			return echo.NewHTTPError(http.StatusBadRequest, "Panelist id "+err.Error()+".")

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/client"
 	"fieldboard/rules"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -109,8 +109,8 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 }
 
 // fillTotalTrend reads the stored counts of the subsample's total quota.
-func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []client.Quota) error {
-	var total *client.Quota
+func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []domain.Quota) error {
+	var total *domain.Quota
 	for i := range quotas {
 		if quotas[i].IsTotal() {
 			if total != nil {
@@ -136,7 +136,7 @@ func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, qu
 // quotaLibraryFor reads, from the first of the subsample's locales that has a
 // question library, the questions and answers the quotas' conditions use.
 // Without one the library is empty and conditions fall back to ids.
-func (h *Handler) quotaLibraryFor(ctx context.Context, parts SubsampleParts, locales []client.SubsampleLocale) (QuotaLibrary, error) {
+func (h *Handler) quotaLibraryFor(ctx context.Context, parts SubsampleParts, locales []domain.SubsampleLocale) (QuotaLibrary, error) {
 	var ids []int64
 	for _, q := range parts.Quotas {
 		for _, cond := range q.Questions {
@@ -165,14 +165,14 @@ func (h *Handler) quotaLibraryFor(ctx context.Context, parts SubsampleParts, loc
 // answer id. The zero value is an empty library.
 type QuotaLibrary struct {
 	Locale    string
-	Questions map[int64]client.Question
-	Answers   map[int64]map[int64]client.Answer
+	Questions map[int64]domain.Question
+	Answers   map[int64]map[int64]domain.Answer
 }
 
 // QuotaViews prepares quotas for the page and the CSV: the total quota
 // first, the others in the provider's order, each with its conditions as
 // sentences.
-func QuotaViews(quotas []client.Quota, lib QuotaLibrary) []views.QuotaView {
+func QuotaViews(quotas []domain.Quota, lib QuotaLibrary) []views.QuotaView {
 	out := make([]views.QuotaView, 0, len(quotas))
 	for _, total := range []bool{true, false} {
 		for _, q := range quotas {
@@ -196,9 +196,9 @@ func QuotaViews(quotas []client.Quota, lib QuotaLibrary) []views.QuotaView {
 // condition's operator (OR). What the library lacks is named by its id
 // ("question 1234: answer 5 or 6"), so a missing library never hides a
 // condition.
-func ConditionText(q client.QuotaQuestion, lib QuotaLibrary) string {
+func ConditionText(q domain.QuotaQuestion, lib QuotaLibrary) string {
 	var parts []string
-	ages := q.ID == client.AgeRangeQuestionID
+	ages := q.ID == domain.AgeRangeQuestionID
 	byID := false // the last part named an answer by its id
 	for _, a := range q.Answers {
 		switch {
@@ -241,7 +241,7 @@ func conditionQuestion(id int64, lib QuotaLibrary) string {
 	}
 	switch {
 	case !ok || name == "" && text == "":
-		if id == client.AgeRangeQuestionID {
+		if id == domain.AgeRangeQuestionID {
 			return "Age"
 		}
 		return "question " + strconv.FormatInt(id, 10)
@@ -255,7 +255,7 @@ func conditionQuestion(id int64, lib QuotaLibrary) string {
 
 // conditionAnswer names an answer by its text in the locale, its text or
 // its name; known is false when the library has none of them.
-func conditionAnswer(a client.Answer) (text string, known bool) {
+func conditionAnswer(a domain.Answer) (text string, known bool) {
 	for _, s := range []string{a.Translation, a.Text, a.Name} {
 		if s = strings.TrimSpace(s); s != "" {
 			return s, true
@@ -265,7 +265,7 @@ func conditionAnswer(a client.Answer) (text string, known bool) {
 }
 
 // conditionRange writes a range answer as "18–34", "18 or more" or "up to 34".
-func conditionRange(a client.QuotaAnswer) string {
+func conditionRange(a domain.QuotaAnswer) string {
 	var from, to string
 	if a.RangeStart != nil {
 		from = strings.TrimSpace(*a.RangeStart)
@@ -284,7 +284,7 @@ func conditionRange(a client.QuotaAnswer) string {
 	return "any"
 }
 
-func allRangeAnswers(answers []client.QuotaAnswer) bool {
+func allRangeAnswers(answers []domain.QuotaAnswer) bool {
 	for _, a := range answers {
 		if !a.IsRange() {
 			return false

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"net/url"
 	"slices"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/rules"
 )
 
@@ -22,7 +22,7 @@ import (
 type liveTarget struct {
 	report *SubsampleReport
 	target rules.Target
-	rules  client.EligibilityRules
+	rules  domain.EligibilityRules
 	unread string           // rulesUnread of the subsample
 	cells  rules.QuotaCells // its quotas, compiled for matching profiles
 	// quotasUnread says why the quotas cannot be matched ("" when they can):
@@ -64,7 +64,7 @@ func (snap *snapshot) prepareTargets() {
 	}
 	slices.SortStableFunc(snap.targets, func(a, b liveTarget) int { return byEarnings(a.report.EPC, b.report.EPC) })
 	targets := make([]rules.Target, len(snap.targets))
-	ruleSets := make([]client.EligibilityRules, len(snap.targets))
+	ruleSets := make([]domain.EligibilityRules, len(snap.targets))
 	snap.targetOf = make(map[int64]int, len(snap.targets))
 	for i, t := range snap.targets {
 		targets[i], ruleSets[i] = t.target, t.rules
@@ -92,7 +92,7 @@ func byEarnings(a, b rules.EPC) int {
 
 // quotaVerdict is a panelist's quota verdict on t: unknown while t's
 // quotas are not read.
-func (t *liveTarget) quotaVerdict(p rules.Profile, now time.Time) rules.QuotaVerdict {
+func (t *liveTarget) quotaVerdict(p domain.Profile, now time.Time) rules.QuotaVerdict {
 	if t.quotasUnread != "" {
 		return rules.QuotaUnknown
 	}
@@ -100,7 +100,7 @@ func (t *liveTarget) quotaVerdict(p rules.Profile, now time.Time) rules.QuotaVer
 }
 
 // explainQuota says why a panelist's quota verdict on t is not fits.
-func (t *liveTarget) explainQuota(p rules.Profile, now time.Time) []string {
+func (t *liveTarget) explainQuota(p domain.Profile, now time.Time) []string {
 	if t.quotasUnread != "" {
 		return []string{t.quotasUnread}
 	}
@@ -168,7 +168,7 @@ func (c *Checker) PanelistSurveysJSON(ctx context.Context, panelistID string) (*
 	out.WriteString(`,"mayEnter":[`)
 	mayEnter := 0
 	reasons := reasonWriter{}
-	err = c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, _ rules.Profile, pc PanelistCheck) {
+	err = c.eachCheck(ctx, panelistID, snap, func(t *liveTarget, _ domain.Profile, pc PanelistCheck) {
 		w, n := others, others.Len()
 		enter := pc.MayEnter()
 		if enter {

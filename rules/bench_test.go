@@ -1,36 +1,35 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"testing"
 	"time"
-
-	"fieldboard/client"
 )
 
 // benchRules is a typical rule set: two earlier waves, a research type, a
 // generic category, the event itself, and a placeholder.
-func benchRules() client.EligibilityRules {
-	return client.EligibilityRules{
-		Surveys: []client.SurveyRule{{ID: id64(150001), NumDays: 90, ReturnCodes: []int64{3, 82}},
+func benchRules() domain.EligibilityRules {
+	return domain.EligibilityRules{
+		Surveys: []domain.SurveyRule{{ID: id64(150001), NumDays: 90, ReturnCodes: []int64{3, 82}},
 			{ID: id64(150002), NumDays: 0, ReturnCodes: []int64{3}}, {ID: id64(0), ReturnCodes: []int64{0}}},
-		ResearchTypes: []client.ResearchTypeRule{{ID: id64(6), NumDays: 90, ReturnCodes: []int64{3}}},
-		Categories:    []client.CategoryRule{{GenericCategoryID: id64(13), NumDays: 30, ReturnCodes: []int64{3, 82, 83}}},
-		Events:        []client.EventRule{{ID: id64(424242), NumDays: 0, ReturnCodes: []int64{3, 82, 83, 92}}},
+		ResearchTypes: []domain.ResearchTypeRule{{ID: id64(6), NumDays: 90, ReturnCodes: []int64{3}}},
+		Categories:    []domain.CategoryRule{{GenericCategoryID: id64(13), NumDays: 30, ReturnCodes: []int64{3, 82, 83}}},
+		Events:        []domain.EventRule{{ID: id64(424242), NumDays: 0, ReturnCodes: []int64{3, 82, 83, 92}}},
 	}
 }
 
 // benchHistory is 30 records of one panelist, none of which excludes from benchRules.
-func benchHistory() []HistoryRecord {
-	h := make([]HistoryRecord, 30)
+func benchHistory() []domain.HistoryRecord {
+	h := make([]domain.HistoryRecord, 30)
 	for i := range h {
-		h[i] = HistoryRecord{PanelistID: "P1", SubsampleID: int64(100000 + i), StatusID: []int64{3, 82, 83, 92}[i%4],
+		h[i] = domain.HistoryRecord{PanelistID: "P1", SubsampleID: int64(100000 + i), StatusID: []int64{3, 82, 83, 92}[i%4],
 			RegisteredAt: now.Add(-time.Duration(i) * 36 * time.Hour), EventID: int64(20000 + i), CategoryID: 55, ResearchTypeID: 1}
 	}
 	return h
 }
 
 func BenchmarkSendability(b *testing.B) {
-	quotas := []client.Quota{total(40, 10)}
+	quotas := []domain.Quota{total(40, 10)}
 	for i := range 12 {
 		quotas = append(quotas, quota(int64(i+2), int64(i%3), 0))
 	}
@@ -62,7 +61,7 @@ func BenchmarkRuleBook(b *testing.B) {
 	rules, history := benchRules(), benchHistory()
 	history[0].ResearchTypeID, history[0].RegisteredAt = 6, now.Add(-time.Hour)
 	targets := make([]Target, 2000)
-	ruleSets := make([]client.EligibilityRules, len(targets))
+	ruleSets := make([]domain.EligibilityRules, len(targets))
 	for s := range targets {
 		targets[s] = Target{SubsampleID: 300000 + int64(s), EventID: 400000 + int64(s)}
 		ruleSets[s] = rules

@@ -1,9 +1,8 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"time"
-
-	"fieldboard/client"
 )
 
 // RuleBook is the eligibility rules of many targets (every live subsample
@@ -14,7 +13,7 @@ import (
 // cost follows the history and the entries it touches, not the number of
 // subsamples. Its answers are exactly Eligibility's, target by target.
 type RuleBook struct {
-	parents CategoryParents
+	parents domain.CategoryParents
 	entries []bookEntry
 	// byKey finds the entries naming a record's subsample, research type,
 	// category (at each level) or event.
@@ -50,7 +49,7 @@ type bookTarget struct {
 type entryUse struct{ entry, index int32 }
 
 // NewRuleBook compiles rules[i], the rules of targets[i], for every i.
-func NewRuleBook(targets []Target, rules []client.EligibilityRules, parents CategoryParents) *RuleBook {
+func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents domain.CategoryParents) *RuleBook {
 	b := &RuleBook{parents: parents, byKey: map[bookKey][]int32{}, byEvent: map[int64][]int32{}, targets: make([]bookTarget, len(targets))}
 	bySentence := map[string]int32{}
 	for i, t := range targets {
@@ -104,7 +103,7 @@ func NewRuleBook(targets []Target, rules []client.EligibilityRules, parents Cate
 // with each target's index, in increasing order, and the result
 // Eligibility would give. Exclusions that come from the same entry and
 // record share their strings.
-func (b *RuleBook) Check(history []HistoryRecord, now time.Time, fn func(target int, r EligibilityResult)) {
+func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(target int, r EligibilityResult)) {
 	eligible := EligibilityResult{Eligible: true}
 	if len(history) == 0 {
 		for i := range b.targets {

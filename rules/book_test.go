@@ -1,12 +1,11 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
-
-	"fieldboard/client"
 )
 
 // TestRuleBookAgreesWithEligibility checks the book's promise on random
@@ -18,31 +17,31 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 	small := func() int64 { return rng.Int64N(6) } // 0 is the placeholder id
 	codes := func() []int64 { return [][]int64{{0}, {41}, {3, 41}, {41, 3}, {}}[rng.IntN(5)] }
 	days := func() int64 { return []int64{0, -1, 1, 30}[rng.IntN(4)] }
-	parents := CategoryParents{}
+	parents := domain.CategoryParents{}
 	for specific := int64(1); specific < 6; specific++ {
-		parents[specific] = CategoryPath{GenericID: specific % 3, MainID: specific % 2}
+		parents[specific] = domain.CategoryPath{GenericID: specific % 3, MainID: specific % 2}
 	}
 	var excluded int
 	for round := range 300 {
 		var targets []Target
-		var ruleSets []client.EligibilityRules
+		var ruleSets []domain.EligibilityRules
 		for i := range 20 {
 			targets = append(targets, Target{SubsampleID: int64(i), EventID: small()})
-			ruleSets = append(ruleSets, client.EligibilityRules{
-				Surveys:       []client.SurveyRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days()}, {ID: id64(small()), ReturnCodes: codes()}},
-				ResearchTypes: []client.ResearchTypeRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days()}},
-				Categories: []client.CategoryRule{
+			ruleSets = append(ruleSets, domain.EligibilityRules{
+				Surveys:       []domain.SurveyRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days()}, {ID: id64(small()), ReturnCodes: codes()}},
+				ResearchTypes: []domain.ResearchTypeRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days()}},
+				Categories: []domain.CategoryRule{
 					{SpecificCategoryID: id64(small()), ReturnCodes: codes(), NumDays: days()},
 					{GenericCategoryID: id64(small()), ReturnCodes: codes()},
 					{MainCategoryID: id64(small()), GenericCategoryID: id64(0), ReturnCodes: codes()},
 				},
-				Events: []client.EventRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days(), Name: str("Wave " + string(rune('A'+rng.IntN(2))))}},
+				Events: []domain.EventRule{{ID: id64(small()), ReturnCodes: codes(), NumDays: days(), Name: str("Wave " + string(rune('A'+rng.IntN(2))))}},
 			})
 		}
 		book := NewRuleBook(targets, ruleSets, parents)
-		var history []HistoryRecord
+		var history []domain.HistoryRecord
 		for range rng.IntN(5) {
-			history = append(history, HistoryRecord{SubsampleID: small(), StatusID: []int64{3, 41, 0}[rng.IntN(3)], EventID: small(),
+			history = append(history, domain.HistoryRecord{SubsampleID: small(), StatusID: []int64{3, 41, 0}[rng.IntN(3)], EventID: small(),
 				CategoryID: small(), ResearchTypeID: small(), RegisteredAt: now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)})
 		}
 		next := 0

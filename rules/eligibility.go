@@ -1,12 +1,11 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-
-	"fieldboard/client"
 )
 
 // Kinds of exclusion: the four arrays of the eligibility rules, and the
@@ -22,22 +21,14 @@ const (
 // Target is the subsample a panelist is checked for.
 type Target struct{ SubsampleID, EventID int64 }
 
-// CategoryParents gives, for a specific category id, its generic and main
-// category ids (from the categories seen in live details).
-type CategoryParents map[int64]CategoryPath
-
-// CategoryPath is where a specific category sits: its generic and main
-// categories.
-type CategoryPath struct{ GenericID, MainID int64 }
-
 // Exclusion is one reason a panelist may not enter: the rule kind, the rule
 // entry as a sentence, and the history record that triggered it.
 type Exclusion struct {
-	Kind   string        // KindSurveys, KindResearchTypes, KindCategories, KindEvents or KindUniqueEvent
-	Index  int           // position of the entry in its array; -1 for KindUniqueEvent
-	Rule   string        // the entry as a sentence
-	Record HistoryRecord // the record that matched (the most recent one)
-	Reason string        // one sentence naming both
+	Kind   string               // KindSurveys, KindResearchTypes, KindCategories, KindEvents or KindUniqueEvent
+	Index  int                  // position of the entry in its array; -1 for KindUniqueEvent
+	Rule   string               // the entry as a sentence
+	Record domain.HistoryRecord // the record that matched (the most recent one)
+	Reason string               // one sentence naming both
 }
 
 // EligibilityResult says whether a panelist may enter a subsample, and if
@@ -79,7 +70,7 @@ type EligibilityResult struct {
 // EventID is 0 (not known).
 //
 // When nothing excludes, Eligibility allocates nothing.
-func Eligibility(target Target, rules client.EligibilityRules, history []HistoryRecord, parents CategoryParents, now time.Time) EligibilityResult {
+func Eligibility(target Target, rules domain.EligibilityRules, history []domain.HistoryRecord, parents domain.CategoryParents, now time.Time) EligibilityResult {
 	var out []Exclusion
 	for i := range rules.Surveys {
 		r := &rules.Surveys[i]
@@ -120,7 +111,7 @@ func Eligibility(target Target, rules client.EligibilityRules, history []History
 }
 
 // uniqueEventExclusion is the unique-respondents rule's exclusion by rec.
-func uniqueEventExclusion(target Target, rec HistoryRecord) Exclusion {
+func uniqueEventExclusion(target Target, rec domain.HistoryRecord) Exclusion {
 	return Exclusion{
 		Kind: KindUniqueEvent, Index: -1, Rule: UniqueEventRule(target.EventID), Record: rec,
 		Reason: recordPhrase(rec) + " of the same event " + strconv.FormatInt(rec.EventID, 10) +
@@ -147,7 +138,7 @@ type RuleSentence struct {
 // subsample page), in the order surveys, researchTypes, categories, events.
 // Entries that do not apply (0 or null id, returnCodes empty or only the
 // placeholder 0) have Applies false and a sentence beginning "ignored: ".
-func DescribeRules(rules client.EligibilityRules) []RuleSentence {
+func DescribeRules(rules domain.EligibilityRules) []RuleSentence {
 	n := len(rules.Surveys) + len(rules.ResearchTypes) + len(rules.Categories) + len(rules.Events)
 	if n == 0 {
 		return nil
@@ -207,7 +198,7 @@ func idOf(id *int64) int64 {
 
 // categoryLevel is the most specific non-null, non-zero level of a
 // category entry and its id; id 0 when none is set.
-func categoryLevel(r *client.CategoryRule) (match, int64) {
+func categoryLevel(r *domain.CategoryRule) (match, int64) {
 	if id := idOf(r.SpecificCategoryID); id != 0 {
 		return matchSpecificCategory, id
 	}
@@ -219,7 +210,7 @@ func categoryLevel(r *client.CategoryRule) (match, int64) {
 
 // mostRecent returns the index of the most recent record matching the
 // entry (the first of equally recent ones), or -1. It allocates nothing.
-func mostRecent(history []HistoryRecord, field match, id int64, parents CategoryParents, codes []int64, numDays int64, now time.Time) int {
+func mostRecent(history []domain.HistoryRecord, field match, id int64, parents domain.CategoryParents, codes []int64, numDays int64, now time.Time) int {
 	if !hasRealCode(codes) {
 		return -1
 	}
@@ -250,7 +241,7 @@ func windowStart(numDays int64, now time.Time) (limited bool, cutoff time.Time) 
 	return true, now.Add(-time.Duration(numDays) * 24 * time.Hour)
 }
 
-func fieldMatches(rec *HistoryRecord, field match, id int64, parents CategoryParents) bool {
+func fieldMatches(rec *domain.HistoryRecord, field match, id int64, parents domain.CategoryParents) bool {
 	switch field {
 	case matchSubsample:
 		return rec.SubsampleID == id
@@ -295,7 +286,7 @@ func hasRealCode(codes []int64) bool {
 
 // sameEventElsewhere returns the index of the most recent record on another
 // subsample of the target's event, or -1.
-func sameEventElsewhere(target Target, history []HistoryRecord) int {
+func sameEventElsewhere(target Target, history []domain.HistoryRecord) int {
 	if target.EventID == 0 {
 		return -1
 	}
@@ -314,7 +305,7 @@ func sameEventElsewhere(target Target, history []HistoryRecord) int {
 
 // exclusion builds the Exclusion of an entry that matched rec. Only called
 // when something excludes, so sentences cost nothing otherwise.
-func exclusion(kind string, index int, rule string, rec HistoryRecord, numDays int64, now time.Time) Exclusion {
+func exclusion(kind string, index int, rule string, rec domain.HistoryRecord, numDays int64, now time.Time) Exclusion {
 	reason := recordPhrase(rec)
 	switch kind {
 	case KindResearchTypes:
@@ -337,11 +328,11 @@ func exclusion(kind string, index int, rule string, rec HistoryRecord, numDays i
 }
 
 // recordPhrase is "Complete on subsample 123".
-func recordPhrase(rec HistoryRecord) string {
+func recordPhrase(rec domain.HistoryRecord) string {
 	return statusName(rec.StatusID) + " on subsample " + strconv.FormatInt(rec.SubsampleID, 10)
 }
 
-func dateOf(rec HistoryRecord) string {
+func dateOf(rec domain.HistoryRecord) string {
 	if rec.RegisteredAt.IsZero() {
 		return "an unknown date"
 	}
@@ -400,7 +391,7 @@ func excludesWith(codes []int64) string {
 
 // statusName names a return code, "status 45" for an unknown one.
 func statusName(code int64) string {
-	if name := ReturnCodeName(code); name != "" {
+	if name := domain.ReturnCodeName(code); name != "" {
 		return name
 	}
 	return "status " + strconv.FormatInt(code, 10)

@@ -2,12 +2,11 @@ package rules
 
 import (
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"fieldboard/client"
 )
 
 var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -15,14 +14,17 @@ var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 func daysAgo(d float64) time.Time { return now.Add(-time.Duration(d * float64(24*time.Hour))) }
 
 // rec is a history record of panelist P1.
-func rec(subsample, status int64, at time.Time) HistoryRecord {
-	return HistoryRecord{PanelistID: "P1", SubsampleID: subsample, StatusID: status, RegisteredAt: at,
+func rec(subsample, status int64, at time.Time) domain.HistoryRecord {
+	return domain.HistoryRecord{PanelistID: "P1", SubsampleID: subsample, StatusID: status, RegisteredAt: at,
 		EventID: 900 + subsample%100, CategoryID: 0, ResearchTypeID: 1}
 }
 
-func with(r HistoryRecord, edit func(*HistoryRecord)) HistoryRecord { edit(&r); return r }
+func with(r domain.HistoryRecord, edit func(*domain.HistoryRecord)) domain.HistoryRecord {
+	edit(&r)
+	return r
+}
 
-var parents = CategoryParents{
+var parents = domain.CategoryParents{
 	55: {GenericID: 12, MainID: 3},
 	56: {GenericID: 12, MainID: 3},
 	60: {GenericID: 13, MainID: 4},
@@ -30,15 +32,15 @@ var parents = CategoryParents{
 
 func TestEligibility(t *testing.T) {
 	target := Target{SubsampleID: 5000, EventID: 777}
-	surveys := func(id *int64, days int64, codes ...int64) client.EligibilityRules {
-		return client.EligibilityRules{Surveys: []client.SurveyRule{{ID: id, NumDays: days, ReturnCodes: codes}}}
+	surveys := func(id *int64, days int64, codes ...int64) domain.EligibilityRules {
+		return domain.EligibilityRules{Surveys: []domain.SurveyRule{{ID: id, NumDays: days, ReturnCodes: codes}}}
 	}
-	categories := func(main, generic, specific *int64) client.EligibilityRules {
-		return client.EligibilityRules{Categories: []client.CategoryRule{{MainCategoryID: main, GenericCategoryID: generic,
+	categories := func(main, generic, specific *int64) domain.EligibilityRules {
+		return domain.EligibilityRules{Categories: []domain.CategoryRule{{MainCategoryID: main, GenericCategoryID: generic,
 			SpecificCategoryID: specific, NumDays: 0, ReturnCodes: []int64{3}}}}
 	}
-	inCategory := func(cat int64) HistoryRecord {
-		return with(rec(123, StatusComplete, daysAgo(400)), func(r *HistoryRecord) { r.CategoryID = cat })
+	inCategory := func(cat int64) domain.HistoryRecord {
+		return with(rec(123, domain.ReturnComplete, daysAgo(400)), func(r *domain.HistoryRecord) { r.CategoryID = cat })
 	}
 	type excl struct {
 		kind  string
@@ -47,71 +49,71 @@ func TestEligibility(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		rules   client.EligibilityRules
-		history []HistoryRecord
+		rules   domain.EligibilityRules
+		history []domain.HistoryRecord
 		want    []excl
 	}{
 		{"no history, no exclusion", surveys(id64(123), 30, 3), nil, nil},
 		{"surveys: a history on the subsample whose id is Id excludes",
-			surveys(id64(123), 30, 3, 82), []HistoryRecord{rec(123, StatusScreenOut, daysAgo(2))}, []excl{{KindSurveys, 0, 123}}},
+			surveys(id64(123), 30, 3, 82), []domain.HistoryRecord{rec(123, domain.ReturnScreenOut, daysAgo(2))}, []excl{{KindSurveys, 0, 123}}},
 		{"status not in returnCodes does not exclude",
-			surveys(id64(123), 30, 3, 82), []HistoryRecord{rec(123, StatusAbandon, daysAgo(2))}, nil},
+			surveys(id64(123), 30, 3, 82), []domain.HistoryRecord{rec(123, domain.ReturnAbandon, daysAgo(2))}, nil},
 		{"record older than numDays does not exclude",
-			surveys(id64(123), 30, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(30).Add(-time.Second))}, nil},
+			surveys(id64(123), 30, 3), []domain.HistoryRecord{rec(123, domain.ReturnComplete, daysAgo(30).Add(-time.Second))}, nil},
 		{"exactly numDays days ago still excludes",
-			surveys(id64(123), 30, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(30))}, []excl{{KindSurveys, 0, 123}}},
+			surveys(id64(123), 30, 3), []domain.HistoryRecord{rec(123, domain.ReturnComplete, daysAgo(30))}, []excl{{KindSurveys, 0, 123}}},
 		{"numDays 0 means forever",
-			surveys(id64(123), 0, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(20000))}, []excl{{KindSurveys, 0, 123}}},
+			surveys(id64(123), 0, 3), []domain.HistoryRecord{rec(123, domain.ReturnComplete, daysAgo(20000))}, []excl{{KindSurveys, 0, 123}}},
 		{"a record dated after now (clock skew) still excludes",
-			surveys(id64(123), 30, 3), []HistoryRecord{rec(123, StatusComplete, now.Add(time.Hour))}, []excl{{KindSurveys, 0, 123}}},
+			surveys(id64(123), 30, 3), []domain.HistoryRecord{rec(123, domain.ReturnComplete, now.Add(time.Hour))}, []excl{{KindSurveys, 0, 123}}},
 		{"0 id is a placeholder and applies to nothing",
-			surveys(id64(0), 0, 3), []HistoryRecord{with(rec(0, StatusComplete, daysAgo(1)), func(r *HistoryRecord) { r.SubsampleID = 0 })}, nil},
+			surveys(id64(0), 0, 3), []domain.HistoryRecord{with(rec(0, domain.ReturnComplete, daysAgo(1)), func(r *domain.HistoryRecord) { r.SubsampleID = 0 })}, nil},
 		{"null id is a placeholder and applies to nothing",
-			surveys(nil, 0, 3), []HistoryRecord{rec(123, StatusComplete, daysAgo(1))}, nil},
+			surveys(nil, 0, 3), []domain.HistoryRecord{rec(123, domain.ReturnComplete, daysAgo(1))}, nil},
 		{"returnCodes [0] exclude nothing",
-			surveys(id64(123), 0, 0), []HistoryRecord{with(rec(123, 0, daysAgo(1)), func(r *HistoryRecord) { r.StatusID = 0 })}, nil},
+			surveys(id64(123), 0, 0), []domain.HistoryRecord{with(rec(123, 0, daysAgo(1)), func(r *domain.HistoryRecord) { r.StatusID = 0 })}, nil},
 		{"empty returnCodes exclude nothing",
-			surveys(id64(123), 0), []HistoryRecord{rec(123, StatusComplete, daysAgo(1))}, nil},
+			surveys(id64(123), 0), []domain.HistoryRecord{rec(123, domain.ReturnComplete, daysAgo(1))}, nil},
 		{"researchTypes: a history on surveys of research type id excludes",
-			client.EligibilityRules{ResearchTypes: []client.ResearchTypeRule{{ID: id64(7), NumDays: 90, ReturnCodes: []int64{3}}}},
-			[]HistoryRecord{rec(1, StatusComplete, daysAgo(10)), with(rec(2, StatusComplete, daysAgo(5)), func(r *HistoryRecord) { r.ResearchTypeID = 7 })},
+			domain.EligibilityRules{ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), NumDays: 90, ReturnCodes: []int64{3}}}},
+			[]domain.HistoryRecord{rec(1, domain.ReturnComplete, daysAgo(10)), with(rec(2, domain.ReturnComplete, daysAgo(5)), func(r *domain.HistoryRecord) { r.ResearchTypeID = 7 })},
 			[]excl{{KindResearchTypes, 0, 2}}},
 		{"events: a history on any subsample of the event whose id is Id excludes",
-			client.EligibilityRules{Events: []client.EventRule{{ID: id64(950), Name: str("Tracker"), NumDays: 0, ReturnCodes: []int64{3, 82}}}},
-			[]HistoryRecord{with(rec(8, StatusScreenOut, daysAgo(5)), func(r *HistoryRecord) { r.EventID = 950 })},
+			domain.EligibilityRules{Events: []domain.EventRule{{ID: id64(950), Name: str("Tracker"), NumDays: 0, ReturnCodes: []int64{3, 82}}}},
+			[]domain.HistoryRecord{with(rec(8, domain.ReturnScreenOut, daysAgo(5)), func(r *domain.HistoryRecord) { r.EventID = 950 })},
 			[]excl{{KindEvents, 0, 8}}},
 		{"specific category compares the record's category",
-			categories(id64(3), id64(12), id64(55)), []HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
+			categories(id64(3), id64(12), id64(55)), []domain.HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
 		{"the most specific level is compared: a sibling specific category does not match",
-			categories(id64(3), id64(12), id64(55)), []HistoryRecord{inCategory(56)}, nil},
+			categories(id64(3), id64(12), id64(55)), []domain.HistoryRecord{inCategory(56)}, nil},
 		{"generic category entry matches via parents",
-			categories(id64(3), id64(12), nil), []HistoryRecord{inCategory(56)}, []excl{{KindCategories, 0, 123}}},
+			categories(id64(3), id64(12), nil), []domain.HistoryRecord{inCategory(56)}, []excl{{KindCategories, 0, 123}}},
 		{"a 0 specific id falls back to the generic level",
-			categories(id64(0), id64(12), id64(0)), []HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
+			categories(id64(0), id64(12), id64(0)), []domain.HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
 		{"main category entry matches via parents",
-			categories(id64(4), nil, nil), []HistoryRecord{inCategory(55), inCategory(60)}, []excl{{KindCategories, 0, 123}}},
+			categories(id64(4), nil, nil), []domain.HistoryRecord{inCategory(55), inCategory(60)}, []excl{{KindCategories, 0, 123}}},
 		{"unknown category cannot match generic entry",
-			categories(nil, id64(12), nil), []HistoryRecord{inCategory(99)}, nil},
+			categories(nil, id64(12), nil), []domain.HistoryRecord{inCategory(99)}, nil},
 		{"unknown category cannot match main entry",
-			categories(id64(3), nil, nil), []HistoryRecord{inCategory(99)}, nil},
+			categories(id64(3), nil, nil), []domain.HistoryRecord{inCategory(99)}, nil},
 		{"a category entry with all three ids 0 or null applies to nothing",
-			categories(id64(0), nil, id64(0)), []HistoryRecord{inCategory(55)}, nil},
+			categories(id64(0), nil, id64(0)), []domain.HistoryRecord{inCategory(55)}, nil},
 		{"unique respondents within an event",
-			client.EligibilityRules{}, []HistoryRecord{with(rec(5001, StatusQuotaFull, daysAgo(3000)), func(r *HistoryRecord) { r.EventID = 777 })},
+			domain.EligibilityRules{}, []domain.HistoryRecord{with(rec(5001, domain.ReturnQuotaFull, daysAgo(3000)), func(r *domain.HistoryRecord) { r.EventID = 777 })},
 			[]excl{{KindUniqueEvent, -1, 5001}}},
 		{"same subsample does not trigger unique-event rule",
-			client.EligibilityRules{}, []HistoryRecord{with(rec(5000, StatusComplete, daysAgo(1)), func(r *HistoryRecord) { r.EventID = 777 })}, nil},
+			domain.EligibilityRules{}, []domain.HistoryRecord{with(rec(5000, domain.ReturnComplete, daysAgo(1)), func(r *domain.HistoryRecord) { r.EventID = 777 })}, nil},
 		{"when an array has several entries, each is applied; every excluding entry is listed in order",
-			client.EligibilityRules{
-				Surveys: []client.SurveyRule{{ID: id64(123), ReturnCodes: []int64{3}}, {ID: id64(0), ReturnCodes: []int64{0}},
+			domain.EligibilityRules{
+				Surveys: []domain.SurveyRule{{ID: id64(123), ReturnCodes: []int64{3}}, {ID: id64(0), ReturnCodes: []int64{0}},
 					{ID: id64(124), NumDays: 30, ReturnCodes: []int64{82}}, {ID: id64(125), ReturnCodes: []int64{3}}},
-				ResearchTypes: []client.ResearchTypeRule{{ID: id64(1), NumDays: 365, ReturnCodes: []int64{3, 82}}},
-				Events:        []client.EventRule{{ID: id64(924), ReturnCodes: []int64{82}}},
+				ResearchTypes: []domain.ResearchTypeRule{{ID: id64(1), NumDays: 365, ReturnCodes: []int64{3, 82}}},
+				Events:        []domain.EventRule{{ID: id64(924), ReturnCodes: []int64{82}}},
 			},
-			[]HistoryRecord{
-				rec(123, StatusComplete, daysAgo(100)),
-				rec(124, StatusScreenOut, daysAgo(10)),
-				with(rec(5002, StatusAbandon, daysAgo(1)), func(r *HistoryRecord) { r.EventID = 777 }),
+			[]domain.HistoryRecord{
+				rec(123, domain.ReturnComplete, daysAgo(100)),
+				rec(124, domain.ReturnScreenOut, daysAgo(10)),
+				with(rec(5002, domain.ReturnAbandon, daysAgo(1)), func(r *domain.HistoryRecord) { r.EventID = 777 }),
 			},
 			[]excl{{KindSurveys, 0, 123}, {KindSurveys, 2, 124}, {KindResearchTypes, 0, 124}, {KindEvents, 0, 124}, {KindUniqueEvent, -1, 5002}}},
 	}
@@ -136,12 +138,12 @@ func TestEligibility(t *testing.T) {
 }
 
 func TestEligibilityMostRecentRecordPerEntry(t *testing.T) {
-	rules := client.EligibilityRules{Surveys: []client.SurveyRule{{ID: id64(123), NumDays: 30, ReturnCodes: []int64{3, 82}}}}
-	history := []HistoryRecord{
-		rec(123, StatusComplete, daysAgo(20)),
-		rec(123, StatusScreenOut, daysAgo(2)),
-		rec(123, StatusComplete, daysAgo(40)),
-		rec(123, StatusAbandon, daysAgo(1)),
+	rules := domain.EligibilityRules{Surveys: []domain.SurveyRule{{ID: id64(123), NumDays: 30, ReturnCodes: []int64{3, 82}}}}
+	history := []domain.HistoryRecord{
+		rec(123, domain.ReturnComplete, daysAgo(20)),
+		rec(123, domain.ReturnScreenOut, daysAgo(2)),
+		rec(123, domain.ReturnComplete, daysAgo(40)),
+		rec(123, domain.ReturnAbandon, daysAgo(1)),
 	}
 	res := Eligibility(Target{SubsampleID: 9}, rules, history, nil, now)
 	if len(res.Exclusions) != 1 {
@@ -160,11 +162,11 @@ func TestEligibilityMostRecentRecordPerEntry(t *testing.T) {
 }
 
 func TestEligibilityUniqueEventReason(t *testing.T) {
-	history := []HistoryRecord{
-		{SubsampleID: 11, EventID: 5, StatusID: StatusScreenOut, RegisteredAt: daysAgo(9)},
-		{SubsampleID: 12, EventID: 5, StatusID: StatusInSurvey, RegisteredAt: daysAgo(1)},
+	history := []domain.HistoryRecord{
+		{SubsampleID: 11, EventID: 5, StatusID: domain.ReturnScreenOut, RegisteredAt: daysAgo(9)},
+		{SubsampleID: 12, EventID: 5, StatusID: domain.ReturnInSurvey, RegisteredAt: daysAgo(1)},
 	}
-	res := Eligibility(Target{SubsampleID: 10, EventID: 5}, client.EligibilityRules{}, history, nil, now)
+	res := Eligibility(Target{SubsampleID: 10, EventID: 5}, domain.EligibilityRules{}, history, nil, now)
 	if res.Eligible || len(res.Exclusions) != 1 {
 		t.Fatalf("got %+v, want one unique-event exclusion", res)
 	}
@@ -175,7 +177,7 @@ func TestEligibilityUniqueEventReason(t *testing.T) {
 	if want := "In survey on subsample 12 of the same event 5 on 2026-11-19 (respondents must be unique within an event)."; e.Reason != want {
 		t.Errorf("reason = %q, want %q", e.Reason, want)
 	}
-	if res := Eligibility(Target{SubsampleID: 10}, client.EligibilityRules{}, history, nil, now); !res.Eligible {
+	if res := Eligibility(Target{SubsampleID: 10}, domain.EligibilityRules{}, history, nil, now); !res.Eligible {
 		t.Errorf("an unknown target event (0) must not group unrelated records: %+v", res)
 	}
 }
@@ -190,13 +192,13 @@ func TestEligibilityKeyCasing(t *testing.T) {
 		"researchTypes":[{"id":7,"numDays":0,"returnCodes":[3]}],
 		"categories":[{"mainCategoryId":null,"genericCategoryId":12,"specificCategoryId":null,"numDays":0,"returnCodes":[3]}],
 		"events":[{"id":950,"name":"Tracker","numDays":0,"returnCodes":[3]}]}`
-	history := []HistoryRecord{
-		{SubsampleID: 123, StatusID: StatusComplete, RegisteredAt: daysAgo(29), ResearchTypeID: 7, CategoryID: 55, EventID: 950},
+	history := []domain.HistoryRecord{
+		{SubsampleID: 123, StatusID: domain.ReturnComplete, RegisteredAt: daysAgo(29), ResearchTypeID: 7, CategoryID: 55, EventID: 950},
 	}
 	t.Run("Id and id casing decode the same", func(t *testing.T) {
 		var want []Exclusion
 		for i, doc := range []string{upper, lower} {
-			var rules client.EligibilityRules
+			var rules domain.EligibilityRules
 			if err := json.Unmarshal([]byte(doc), &rules); err != nil {
 				t.Fatal(err)
 			}
@@ -216,17 +218,17 @@ func TestEligibilityKeyCasing(t *testing.T) {
 }
 
 func TestDescribeRules(t *testing.T) {
-	rules := client.EligibilityRules{
-		Surveys: []client.SurveyRule{{ID: id64(123), NumDays: 30, ReturnCodes: []int64{3, 82}}, {ID: id64(0), ReturnCodes: []int64{0}}},
-		ResearchTypes: []client.ResearchTypeRule{{ID: id64(7), NumDays: 1, ReturnCodes: []int64{3, 82, 83}},
+	rules := domain.EligibilityRules{
+		Surveys: []domain.SurveyRule{{ID: id64(123), NumDays: 30, ReturnCodes: []int64{3, 82}}, {ID: id64(0), ReturnCodes: []int64{0}}},
+		ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), NumDays: 1, ReturnCodes: []int64{3, 82, 83}},
 			{ID: id64(8), ReturnCodes: []int64{0}}},
-		Categories: []client.CategoryRule{
+		Categories: []domain.CategoryRule{
 			{SpecificCategoryID: id64(55), GenericCategoryID: id64(12), ReturnCodes: []int64{3}},
 			{GenericCategoryID: id64(12), ReturnCodes: []int64{3}},
 			{MainCategoryID: id64(3), GenericCategoryID: id64(0), ReturnCodes: []int64{3, 0, 45}},
 			{ReturnCodes: []int64{3}},
 		},
-		Events: []client.EventRule{{ID: id64(950), Name: str("Brand tracker"), ReturnCodes: []int64{2, 3, 82, 83, 92, 98, 99}}, {ReturnCodes: []int64{}}},
+		Events: []domain.EventRule{{ID: id64(950), Name: str("Brand tracker"), ReturnCodes: []int64{2, 3, 82, 83, 92, 98, 99}}, {ReturnCodes: []int64{}}},
 	}
 	want := []RuleSentence{
 		{KindSurveys, 0, true, "Excludes panelists with status Complete or Screen out on subsample 123 in the last 30 days."},
@@ -249,7 +251,7 @@ func TestDescribeRules(t *testing.T) {
 			t.Errorf("sentence %d\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
-	if DescribeRules(client.EligibilityRules{}) != nil {
+	if DescribeRules(domain.EligibilityRules{}) != nil {
 		t.Error("no rules, no sentences")
 	}
 }

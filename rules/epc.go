@@ -1,11 +1,10 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"math"
 	"strconv"
 	"strings"
-
-	"fieldboard/client"
 )
 
 // EPCSource says which conversion an EPC is built on.
@@ -96,7 +95,7 @@ func ExpectedEarnings(cpi float64, currency string, fieldConversion float64, exp
 // FieldConversion is the actualClientConversionRate of the subsample's
 // total quota, for ExpectedEarnings; 0 (nothing measured) when there is no
 // total quota or more than one, since which one counts is then unclear.
-func FieldConversion(quotas []client.Quota) float64 {
+func FieldConversion(quotas []domain.Quota) float64 {
 	rate, totals := 0.0, 0
 	for i := range quotas {
 		if quotas[i].IsTotal() {

@@ -1,10 +1,9 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"math"
 	"testing"
-
-	"fieldboard/client"
 )
 
 func incidence(v float64) *float64 { return &v }
@@ -95,17 +94,17 @@ func TestExpectedEarnings(t *testing.T) {
 }
 
 func TestFieldConversion(t *testing.T) {
-	withRate := func(q client.Quota, rate float64) client.Quota { q.ActualClientConversionRate = rate; return q }
+	withRate := func(q domain.Quota, rate float64) domain.Quota { q.ActualClientConversionRate = rate; return q }
 	tests := []struct {
 		name   string
-		quotas []client.Quota
+		quotas []domain.Quota
 		want   float64
 	}{
-		{"the total quota's actualClientConversionRate", []client.Quota{withRate(quota(2, 1, 0), 99), withRate(total(5, 0), 42)}, 42},
-		{"no total quota: nothing measured", []client.Quota{withRate(quota(2, 1, 0), 99)}, 0},
+		{"the total quota's actualClientConversionRate", []domain.Quota{withRate(quota(2, 1, 0), 99), withRate(total(5, 0), 42)}, 42},
+		{"no total quota: nothing measured", []domain.Quota{withRate(quota(2, 1, 0), 99)}, 0},
 		{"no quotas: nothing measured", nil, 0},
 		{"two total quotas: which counts is unclear, nothing measured",
-			[]client.Quota{withRate(total(5, 0), 42), withRate(total(5, 0), 43)}, 0},
+			[]domain.Quota{withRate(total(5, 0), 42), withRate(total(5, 0), 43)}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,31 +1,30 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"testing"
-
-	"fieldboard/client"
 )
 
 // quota builds a quota of the table "Age" with the given remaining counts.
-func quota(id, exclusive, shared int64) client.Quota {
-	return client.Quota{
-		QuotaID: id, TableID: 2, TableName: "Age", QuotaName: "Cell " + string(rune('A'+id%26)), QuotaType: client.QuotaTypeHard,
-		Questions:          []client.QuotaQuestion{{ID: client.AgeRangeQuestionID, Operator: "OR"}},
+func quota(id, exclusive, shared int64) domain.Quota {
+	return domain.Quota{
+		QuotaID: id, TableID: 2, TableName: "Age", QuotaName: "Cell " + string(rune('A'+id%26)), QuotaType: domain.QuotaTypeHard,
+		Questions:          []domain.QuotaQuestion{{ID: domain.AgeRangeQuestionID, Operator: "OR"}},
 		RemainingExclusive: exclusive, RemainingShared: shared,
 	}
 }
 
 // total builds the total quota (counting, Total Quota, no questions).
-func total(exclusive, shared int64) client.Quota {
-	return client.Quota{
-		QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: client.QuotaTypeCounting,
+func total(exclusive, shared int64) domain.Quota {
+	return domain.Quota{
+		QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: domain.QuotaTypeCounting,
 		RemainingExclusive: exclusive, RemainingShared: shared, AchievedInterviews: 10,
 	}
 }
 
 // liveFacts is a Live, API-compatible, priced subsample with the given quotas loaded.
-func liveFacts(quotas ...client.Quota) SubsampleFacts {
-	return SubsampleFacts{Status: client.StatusLive, APICompatible: true, CPI: 1.5, Currency: "USD", Quotas: quotas, QuotasLoaded: true}
+func liveFacts(quotas ...domain.Quota) SubsampleFacts {
+	return SubsampleFacts{Status: domain.StatusLive, APICompatible: true, CPI: 1.5, Currency: "USD", Quotas: quotas, QuotasLoaded: true}
 }
 
 func id64(v int64) *int64 { return &v }

@@ -1,24 +1,11 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"strconv"
 	"strings"
 	"time"
-
-	"fieldboard/client"
 )
-
-// Profile is what the supplier knows of one panelist, as quota matching
-// needs it.
-type Profile struct {
-	// Answers are the panelist's answer ids per library question id,
-	// several for a multi-punch question. A question that is absent, or
-	// present with no ids, is not answered.
-	Answers map[int64][]int64
-	// BirthDate is zero when not known. Only its year, month and day are
-	// used, as written, whatever its location.
-	BirthDate time.Time
-}
 
 // QuotaVerdict says whether a panelist fits a subsample's quota cells.
 type QuotaVerdict string
@@ -134,7 +121,7 @@ const (
 )
 
 // CompileQuotas prepares a subsample's quotas for matching. The total
-// quota (client.Quota.IsTotal) is left out: sendability covers it.
+// quota (domain.Quota.IsTotal) is left out: sendability covers it.
 //
 // A cell is not understood, and never guessed at, when its quotaType is
 // neither hard nor counting; when it has no questions; when a question's
@@ -144,7 +131,7 @@ const (
 // other than the age question (-1), or an answer id on the age question;
 // or when a range's ends are not whole numbers (spaces trimmed) or its
 // start is after its end.
-func CompileQuotas(quotas []client.Quota) QuotaCells {
+func CompileQuotas(quotas []domain.Quota) QuotaCells {
 	c := QuotaCells{tables: make([]quotaTable, 0, 4)}
 	// First pass: the tables, how many cells each holds, and how much room
 	// the conditions need, so the second pass allocates each slice once.
@@ -194,7 +181,7 @@ func CompileQuotas(quotas []client.Quota) QuotaCells {
 		t.hi++
 		t.hard = t.hard || (cell.hard && cell.broken == "")
 		for _, k := range cell.conds {
-			c.needsAge = c.needsAge || k.question == client.AgeRangeQuestionID
+			c.needsAge = c.needsAge || k.question == domain.AgeRangeQuestionID
 		}
 	}
 	return c
@@ -221,7 +208,7 @@ type condBuffers struct {
 }
 
 // compile turns one quota into a cell.
-func (b *condBuffers) compile(q *client.Quota) quotaCell {
+func (b *condBuffers) compile(q *domain.Quota) quotaCell {
 	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: max(q.Remaining(), 0)}
 	notUnderstood := func(why string) {
 		if cell.broken == "" {
@@ -229,9 +216,9 @@ func (b *condBuffers) compile(q *client.Quota) quotaCell {
 		}
 	}
 	switch {
-	case strings.EqualFold(q.QuotaType, client.QuotaTypeHard):
+	case strings.EqualFold(q.QuotaType, domain.QuotaTypeHard):
 		cell.hard = true
-	case strings.EqualFold(q.QuotaType, client.QuotaTypeCounting):
+	case strings.EqualFold(q.QuotaType, domain.QuotaTypeCounting):
 	default:
 		notUnderstood("its quota type " + strconv.Quote(q.QuotaType) + " is neither hard nor counting")
 	}
@@ -253,7 +240,7 @@ func (b *condBuffers) compile(q *client.Quota) quotaCell {
 			switch {
 			case a.IsRange() && a.ID != nil:
 				notUnderstood(question() + " has an answer that is both an id and a range")
-			case a.IsRange() && qq.ID != client.AgeRangeQuestionID:
+			case a.IsRange() && qq.ID != domain.AgeRangeQuestionID:
 				notUnderstood(question() + " has a range answer; only age ranges (question -1) are understood")
 			case a.IsRange():
 				r, ok := parseAgeRange(a)
@@ -264,7 +251,7 @@ func (b *condBuffers) compile(q *client.Quota) quotaCell {
 				b.ages = append(b.ages, r)
 			case a.ID == nil:
 				notUnderstood(question() + " has an answer with neither an id nor a range")
-			case qq.ID == client.AgeRangeQuestionID:
+			case qq.ID == domain.AgeRangeQuestionID:
 				notUnderstood("the age question lists an answer id, not a range")
 			default:
 				b.ids = append(b.ids, *a.ID)
@@ -280,7 +267,7 @@ func (b *condBuffers) compile(q *client.Quota) quotaCell {
 
 // parseAgeRange reads rangeStart..rangeEnd; both must be whole numbers,
 // the start not after the end.
-func parseAgeRange(a client.QuotaAnswer) (ageRange, bool) {
+func parseAgeRange(a domain.QuotaAnswer) (ageRange, bool) {
 	if a.RangeStart == nil || a.RangeEnd == nil {
 		return ageRange{}, false
 	}
@@ -293,7 +280,7 @@ func parseAgeRange(a client.QuotaAnswer) (ageRange, bool) {
 }
 
 // rangeText writes a range as the provider sent it, for a reason.
-func rangeText(a client.QuotaAnswer) string {
+func rangeText(a domain.QuotaAnswer) string {
 	end := func(s *string) string {
 		if s == nil {
 			return "(none)"
@@ -346,7 +333,7 @@ func AgeOn(birth, now time.Time) int {
 // not in it) even when another of its conditions lacks an answer. Across
 // tables the verdict is quota_full if any table says so, else off_target,
 // else unknown, else fits.
-func (c *QuotaCells) Verdict(p Profile, now time.Time) QuotaVerdict {
+func (c *QuotaCells) Verdict(p domain.Profile, now time.Time) QuotaVerdict {
 	age := c.ageOf(p, now)
 	verdict := QuotaFits
 	for t := range c.tables {
@@ -365,7 +352,7 @@ func (c *QuotaCells) Verdict(p Profile, now time.Time) QuotaVerdict {
 // and the reason in words. It decides as Verdict does; the reasons cost a
 // few allocations per table, so bulk checks call Verdict and Match only
 // for what is shown.
-func (c *QuotaCells) Match(p Profile, now time.Time) QuotaMatch {
+func (c *QuotaCells) Match(p domain.Profile, now time.Time) QuotaMatch {
 	m := QuotaMatch{Verdict: QuotaFits}
 	if len(c.tables) == 0 {
 		return m
@@ -386,7 +373,7 @@ func (c *QuotaCells) Match(p Profile, now time.Time) QuotaMatch {
 }
 
 // ageOf is the panelist's age when a cell asks it, -1 otherwise.
-func (c *QuotaCells) ageOf(p Profile, now time.Time) int {
+func (c *QuotaCells) ageOf(p domain.Profile, now time.Time) int {
 	if !c.needsAge {
 		return -1
 	}
@@ -400,7 +387,7 @@ type tableTally struct {
 	notUnderstood                  bool
 }
 
-func (c *QuotaCells) tally(t *quotaTable, p Profile, age int) tableTally {
+func (c *QuotaCells) tally(t *quotaTable, p domain.Profile, age int) tableTally {
 	var s tableTally
 	for i := t.lo; i < t.hi; i++ {
 		s.add(&c.cells[i], c.cells[i].outcome(p, age))
@@ -437,7 +424,7 @@ func (s tableTally) verdict(hard bool) QuotaVerdict {
 	return QuotaOffTarget
 }
 
-func (cell *quotaCell) outcome(p Profile, age int) cellOutcome {
+func (cell *quotaCell) outcome(p domain.Profile, age int) cellOutcome {
 	if cell.broken != "" {
 		return cellNotUnderstood
 	}
@@ -459,8 +446,8 @@ func (cell *quotaCell) outcome(p Profile, age int) cellOutcome {
 // holds is cellYes when one of the panelist's answers is listed (OR), or
 // the age lies in a listed range; cellUndecided when there is no answer or
 // no age.
-func (k *cellCond) holds(p Profile, age int) cellOutcome {
-	if k.question == client.AgeRangeQuestionID {
+func (k *cellCond) holds(p domain.Profile, age int) cellOutcome {
+	if k.question == domain.AgeRangeQuestionID {
 		if age < 0 {
 			return cellUndecided
 		}

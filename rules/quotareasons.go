@@ -3,11 +3,10 @@ package rules
 // The sentences a quota match gives per table, for coordinators.
 
 import (
+	"fieldboard/rules/domain"
 	"strconv"
 	"strings"
 	"time"
-
-	"fieldboard/client"
 )
 
 // NoProfile explains the quota verdict of a panelist without a profile.
@@ -16,7 +15,7 @@ const NoProfile = "No profile on file for this panelist: whether they fit an ope
 // Explain says why a panelist's quota verdict on c is not fits: NoProfile
 // for a panelist with no profile at all, else the sentence of each table
 // that is not fine.
-func (c *QuotaCells) Explain(p Profile, now time.Time) []string {
+func (c *QuotaCells) Explain(p domain.Profile, now time.Time) []string {
 	if len(p.Answers) == 0 && p.BirthDate.IsZero() {
 		return []string{NoProfile}
 	}
@@ -31,7 +30,7 @@ func (c *QuotaCells) Explain(p Profile, now time.Time) []string {
 
 // explainer builds the tables of a Match.
 type explainer struct {
-	p    Profile
+	p    domain.Profile
 	age  int
 	outs []cellOutcome // per cell of the QuotaCells
 	ids  []int64       // backing of every TableMatch's Cells and Undecided
@@ -239,7 +238,7 @@ func (x *explainer) subject(b *strings.Builder, v tableView, k pick) {
 			b.WriteString(" and ")
 		}
 		first := phrases == 1
-		if q == client.AgeRangeQuestionID {
+		if q == domain.AgeRangeQuestionID {
 			if x.age < 0 {
 				lead(b, "no birth date", first)
 			} else {
@@ -291,7 +290,7 @@ func (x *explainer) subject(b *strings.Builder, v tableView, k pick) {
 func (x *explainer) missing(b *strings.Builder, v tableView) {
 	phrases := 0
 	v.eachQuestion(pickUndecided, func(q int64) {
-		age := q == client.AgeRangeQuestionID
+		age := q == domain.AgeRangeQuestionID
 		if (age && x.age >= 0) || (!age && len(x.p.Answers[q]) > 0) {
 			return
 		}
@@ -363,7 +362,7 @@ func cellName(b *strings.Builder, cell *quotaCell) {
 		if i > 0 {
 			b.WriteString(" & ")
 		}
-		if k.question == client.AgeRangeQuestionID {
+		if k.question == domain.AgeRangeQuestionID {
 			for j, r := range k.ages {
 				if j > 0 {
 					b.WriteByte('/')

@@ -1,9 +1,8 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"slices"
-
-	"fieldboard/client"
 )
 
 // RelevantHistory names the history records that can exclude a panelist
@@ -23,7 +22,7 @@ type RelevantHistory struct {
 }
 
 // Relevant returns the history that can matter for target under rules.
-func Relevant(target Target, rules client.EligibilityRules, parents CategoryParents) RelevantHistory {
+func Relevant(target Target, rules domain.EligibilityRules, parents domain.CategoryParents) RelevantHistory {
 	r := RelevantHistory{EventID: target.EventID}
 	add := func(ids *[]int64, id int64, codes []int64) {
 		if id == 0 || !hasRealCode(codes) {
@@ -55,7 +54,7 @@ func Relevant(target Target, rules client.EligibilityRules, parents CategoryPare
 			continue
 		}
 		for specific := range parents {
-			if fieldMatches(&HistoryRecord{CategoryID: specific}, level, id, parents) {
+			if fieldMatches(&domain.HistoryRecord{CategoryID: specific}, level, id, parents) {
 				add(&r.CategoryIDs, specific, e.ReturnCodes)
 			}
 		}

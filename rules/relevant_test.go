@@ -1,22 +1,21 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"slices"
 	"testing"
-
-	"fieldboard/client"
 )
 
 func TestRelevantHistory(t *testing.T) {
-	parents := CategoryParents{101: {GenericID: 10, MainID: 1}, 102: {GenericID: 10, MainID: 1}, 201: {GenericID: 20, MainID: 1}}
-	rules := client.EligibilityRules{
-		Surveys:       []client.SurveyRule{{ID: id64(123), ReturnCodes: []int64{3, 82}}, {ID: id64(0), ReturnCodes: []int64{3}}},
-		ResearchTypes: []client.ResearchTypeRule{{ID: id64(7), ReturnCodes: []int64{0}}},
-		Categories: []client.CategoryRule{
+	parents := domain.CategoryParents{101: {GenericID: 10, MainID: 1}, 102: {GenericID: 10, MainID: 1}, 201: {GenericID: 20, MainID: 1}}
+	rules := domain.EligibilityRules{
+		Surveys:       []domain.SurveyRule{{ID: id64(123), ReturnCodes: []int64{3, 82}}, {ID: id64(0), ReturnCodes: []int64{3}}},
+		ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), ReturnCodes: []int64{0}}},
+		Categories: []domain.CategoryRule{
 			{GenericCategoryID: id64(10), ReturnCodes: []int64{92}},
 			{MainCategoryID: id64(1), GenericCategoryID: id64(0), SpecificCategoryID: nil, ReturnCodes: []int64{3}},
 		},
-		Events: []client.EventRule{{ID: id64(950), ReturnCodes: []int64{3}}},
+		Events: []domain.EventRule{{ID: id64(950), ReturnCodes: []int64{3}}},
 	}
 	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents)
 	slices.Sort(got.Statuses)

@@ -1,10 +1,9 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"strconv"
 	"strings"
-
-	"fieldboard/client"
 )
 
 // State is the sendability of a subsample: whether real respondents may be
@@ -46,14 +45,14 @@ func (s State) Label() string {
 
 // SubsampleFacts is what sendability is decided on.
 type SubsampleFacts struct {
-	Status        string // subsampleStatus, canonical spelling (client.NormalizeStatus already applied)
+	Status        string // subsampleStatus, canonical spelling (domain.NormalizeStatus already applied)
 	APICompatible bool
 	CPI           float64
 	Currency      string
 	// Quotas are the subsample's stored quotas. QuotasLoaded is false when
 	// they were never read or the last read failed (QuotasError says why);
 	// then they must not be trusted.
-	Quotas       []client.Quota
+	Quotas       []domain.Quota
 	QuotasLoaded bool
 	QuotasError  string
 	// Unlisted is set for a subsample of the event list that live-details
@@ -128,9 +127,9 @@ type Verdict struct {
 func Sendability(f SubsampleFacts) Verdict {
 	v := Verdict{Checks: make([]Check, 0, sendabilityChecks)}
 
-	testing := f.Status == client.StatusLiveForTesting
+	testing := f.Status == domain.StatusLiveForTesting
 	switch {
-	case f.Status == client.StatusLive:
+	case f.Status == domain.StatusLive:
 		v.pass(RuleStatus, "Status is Live.")
 	case testing:
 		v.fail(RuleStatus, "Status is Live for testing, not Live: only testers may enter.")
@@ -140,7 +139,7 @@ func Sendability(f SubsampleFacts) Verdict {
 		v.fail(RuleStatus, "Status is "+f.Status+", not Live.")
 	}
 	if f.Unlisted {
-		if f.Status == client.StatusLive || testing {
+		if f.Status == domain.StatusLive || testing {
 			v.Reasons = append(v.Reasons, "Not listed by live-details: no allocation is open to the supplier.")
 		}
 		v.State = NotSendable
@@ -248,7 +247,7 @@ func (v *Verdict) undecided(reason string) Verdict {
 // fillQuotas sorts the quotas into Total, Open and Closed and returns how
 // many total quotas there are. With more than one, Total stays nil and
 // none of them is listed.
-func (v *Verdict) fillQuotas(quotas []client.Quota) int {
+func (v *Verdict) fillQuotas(quotas []domain.Quota) int {
 	totals := 0
 	for i := range quotas {
 		q := &quotas[i]
@@ -272,7 +271,7 @@ func (v *Verdict) fillQuotas(quotas []client.Quota) int {
 }
 
 // fillOf is the fill of one quota; a negative remaining counts as 0.
-func fillOf(q *client.Quota) QuotaFill {
+func fillOf(q *domain.Quota) QuotaFill {
 	remaining := max(q.Remaining(), 0)
 	return QuotaFill{
 		QuotaID: q.QuotaID, TableID: q.TableID,

@@ -1,16 +1,15 @@
 package rules
 
 import (
+	"fieldboard/rules/domain"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-
-	"fieldboard/client"
 )
 
 func TestSendability(t *testing.T) {
-	threeOpen := []client.Quota{total(40, 10), quota(2, 5, 0), quota(3, 0, 0), quota(4, 0, 3)}
+	threeOpen := []domain.Quota{total(40, 10), quota(2, 5, 0), quota(3, 0, 0), quota(4, 0, 3)}
 	tests := []struct {
 		name    string
 		facts   SubsampleFacts
@@ -29,31 +28,31 @@ func TestSendability(t *testing.T) {
 		},
 		{
 			name:  "live-details lists only subsamples open to the supplier: a Live one it leaves out is not sendable",
-			facts: SubsampleFacts{Status: client.StatusLive, Unlisted: true},
+			facts: SubsampleFacts{Status: domain.StatusLive, Unlisted: true},
 			state: NotSendable, reasons: []string{"Not listed by live-details: no allocation is open to the supplier."},
 			outcomes: []Outcome{Pass, Skipped, Skipped, Skipped, Skipped},
 		},
 		{
 			name:  "a Complete subsample of the event list is not sendable for its status alone",
-			facts: SubsampleFacts{Status: client.StatusComplete, Unlisted: true},
+			facts: SubsampleFacts{Status: domain.StatusComplete, Unlisted: true},
 			state: NotSendable, reasons: []string{"Status is Complete, not Live."},
 			outcomes: []Outcome{Fail, Skipped, Skipped, Skipped, Skipped},
 		},
 		{
 			name:  "consider only subsamples whose subsampleStatus is Live",
-			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = client.StatusComplete; return f }(),
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = domain.StatusComplete; return f }(),
 			state: NotSendable, reasons: []string{"Status is Complete, not Live."},
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
 			name:  "Live for testing is its own state",
-			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = client.StatusLiveForTesting; return f }(),
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.Status = domain.StatusLiveForTesting; return f }(),
 			state: Testing, reasons: []string{"Status is Live for testing, not Live: only testers may enter."},
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
 			name:  "Live for testing stays testing when API and CPI also fail; those are still reasons",
-			facts: SubsampleFacts{Status: client.StatusLiveForTesting, CPI: 0, Currency: "EUR"},
+			facts: SubsampleFacts{Status: domain.StatusLiveForTesting, CPI: 0, Currency: "EUR"},
 			state: Testing,
 			reasons: []string{"Status is Live for testing, not Live: only testers may enter.", "Not API compatible.",
 				"CPI is 0.00 EUR; it must be greater than 0."},
@@ -79,7 +78,7 @@ func TestSendability(t *testing.T) {
 		},
 		{
 			name:     "every failing condition is listed",
-			facts:    SubsampleFacts{Status: client.StatusPending, CPI: 0, Currency: "USD"},
+			facts:    SubsampleFacts{Status: domain.StatusPending, CPI: 0, Currency: "USD"},
 			state:    NotSendable,
 			reasons:  []string{"Status is Pending, not Live.", "Not API compatible.", "CPI is 0.00 USD; it must be greater than 0."},
 			outcomes: []Outcome{Fail, Fail, Fail, Skipped, Skipped},
@@ -206,7 +205,7 @@ func TestSendabilityQuotaFill(t *testing.T) {
 
 func TestSendabilityFillsQuotasWhenDecidedEarlier(t *testing.T) {
 	f := liveFacts(total(0, 0), quota(2, 1, 0))
-	f.Status = client.StatusComplete
+	f.Status = domain.StatusComplete
 	v := Sendability(f)
 	if v.State != NotSendable || v.Total == nil || len(v.Open) != 1 {
 		t.Errorf("got state %q total %v open %v: loaded quotas are shown whatever decides", v.State, v.Total, v.Open)

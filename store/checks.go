@@ -4,12 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/client"
 )
 
 // SubsampleRow is one subsample of the current snapshot as the checks see
@@ -86,7 +85,7 @@ func subsampleRows(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 
 // allQuotas reads the quotas of every live subsample, or only of
 // subsampleID when it is not 0.
-func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.Quota, error) {
+func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]domain.Quota, error) {
 	rows, err := q.QueryxContext(ctx, `
 		SELECT subsample_id, subsample_status, actual_incidence, actual_conversion, actual_abandon,
 			estimated_incidence, remaining_exclusive, remaining_shared, actual_loi, estimated_loi,
@@ -96,10 +95,10 @@ func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (m
 		return nil, fmt.Errorf("all quotas: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[int64][]client.Quota)
+	out := make(map[int64][]domain.Quota)
 	for rows.Next() {
 		var id int64
-		var q client.Quota
+		var q domain.Quota
 		var questions string
 		if err := rows.Scan(&id, &q.SubsampleStatus, &q.ActualClientIncidenceRate, &q.ActualClientConversionRate,
 			&q.ActualClientAbandonRate, &q.EstimatedIncidence, &q.RemainingExclusive, &q.RemainingShared,
@@ -120,7 +119,7 @@ func allQuotas(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (m
 	return out, nil
 }
 
-func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64]client.EligibilityRules, error) {
+func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64]domain.EligibilityRules, error) {
 	var rows []struct {
 		SubsampleID int64 `db:"subsample_id"`
 		ruleRow
@@ -131,7 +130,7 @@ func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID
 	if err != nil {
 		return nil, fmt.Errorf("all eligibility rules: %w", err)
 	}
-	out := make(map[int64]client.EligibilityRules)
+	out := make(map[int64]domain.EligibilityRules)
 	for _, r := range rows {
 		rules := out[r.SubsampleID]
 		if err := r.ruleRow.appendTo(&rules); err != nil {
@@ -142,7 +141,7 @@ func allEligibilityRules(ctx context.Context, q sqlx.QueryerContext, subsampleID
 	return out, nil
 }
 
-func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]client.SubsampleLocale, error) {
+func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]domain.SubsampleLocale, error) {
 	var rows []struct {
 		SubsampleID int64  `db:"subsample_id"`
 		Locale      string `db:"locale"`
@@ -155,9 +154,9 @@ func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 	if err != nil {
 		return nil, fmt.Errorf("entry links: %w", err)
 	}
-	out := make(map[int64][]client.SubsampleLocale)
+	out := make(map[int64][]domain.SubsampleLocale)
 	for _, r := range rows {
-		out[r.SubsampleID] = append(out[r.SubsampleID], client.SubsampleLocale{Name: r.Locale, LiveEntryLink: r.Live, TestingEntryLink: r.Testing})
+		out[r.SubsampleID] = append(out[r.SubsampleID], domain.SubsampleLocale{Name: r.Locale, LiveEntryLink: r.Live, TestingEntryLink: r.Testing})
 	}
 	return out, nil
 }
@@ -168,9 +167,9 @@ func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 type CheckData struct {
 	Version int64 // the snapshot version the data was read at
 	Rows    []SubsampleRow
-	Quotas  map[int64][]client.Quota
-	Rules   map[int64]client.EligibilityRules
-	Links   map[int64][]client.SubsampleLocale
+	Quotas  map[int64][]domain.Quota
+	Rules   map[int64]domain.EligibilityRules
+	Links   map[int64][]domain.SubsampleLocale
 }
 
 // CheckData reads every subsample, or only subsampleID when it is not 0,

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bufio"
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/store"
 )
 
@@ -30,12 +30,12 @@ func bigSnapshot(gen int) store.EventsSnapshot {
 	}
 	tag := "gen-" + strconv.Itoa(gen)
 	for i := int64(1); i <= 1500; i++ {
-		snap.Summaries = append(snap.Summaries, client.SubsampleSummary{EventID: i, SubsampleID: i, SubsampleName: tag, SubsampleStatus: client.StatusLive})
-		snap.Live = append(snap.Live, client.LiveSubsample{EventID: i, EventName: tag, SubsampleID: i, SubsampleName: tag,
-			SubsampleStatus: client.StatusLive, Locales: []client.SubsampleLocale{{Name: "en-us"}}})
-		var quotas []client.Quota
+		snap.Summaries = append(snap.Summaries, domain.SubsampleSummary{EventID: i, SubsampleID: i, SubsampleName: tag, SubsampleStatus: domain.StatusLive})
+		snap.Live = append(snap.Live, domain.LiveSubsample{EventID: i, EventName: tag, SubsampleID: i, SubsampleName: tag,
+			SubsampleStatus: domain.StatusLive, Locales: []domain.SubsampleLocale{{Name: "en-us"}}})
+		var quotas []domain.Quota
 		for q := int64(1); q <= 10; q++ {
-			quotas = append(quotas, client.Quota{QuotaID: q, TableName: tag, QuotaType: "hard", AchievedInterviews: int64(gen)})
+			quotas = append(quotas, domain.Quota{QuotaID: q, TableName: tag, QuotaType: "hard", AchievedInterviews: int64(gen)})
 		}
 		snap.Details[i] = store.SubsampleDetail{FetchedAt: at, Quotas: quotas}
 	}

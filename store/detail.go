@@ -3,10 +3,9 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"fmt"
 	"time"
-
-	"fieldboard/client"
 )
 
 // liveSubsampleRow is one row of live_subsamples, as stored.
@@ -52,7 +51,7 @@ type liveSubsampleRow struct {
 // live-details sent it: its properties with its categories, countries and
 // locales in the provider's order. It returns ErrNotFound when the
 // subsample is not live.
-func (s *Store) LiveSubsample(ctx context.Context, subsampleID int64) (client.LiveSubsample, error) {
+func (s *Store) LiveSubsample(ctx context.Context, subsampleID int64) (domain.LiveSubsample, error) {
 	var r liveSubsampleRow
 	err := s.reader.GetContext(ctx, &r, `
 		SELECT subsample_id, event_id, event_name, name, status, job_book_id, billing_entity,
@@ -63,9 +62,9 @@ func (s *Store) LiveSubsample(ctx context.Context, subsampleID int64) (client.Li
 			auto_increment, feasibility_id, automation, marketplace_enabled, need_recontact
 		FROM live_subsamples WHERE subsample_id = ?`, subsampleID)
 	if err != nil {
-		return client.LiveSubsample{}, fmt.Errorf("live subsample %d: %w", subsampleID, notFound(err))
+		return domain.LiveSubsample{}, fmt.Errorf("live subsample %d: %w", subsampleID, notFound(err))
 	}
-	l := client.LiveSubsample{
+	l := domain.LiveSubsample{
 		EventID: r.EventID, EventName: r.EventName, SubsampleID: r.SubsampleID, SubsampleName: r.Name,
 		SubsampleStatus: r.Status, JobBookID: r.JobBookID, BillingEntity: r.BillingEntity,
 		PrimaryProjectManager: r.PrimaryManager, SecondaryProjectManager: r.SecondaryManager,
@@ -93,24 +92,24 @@ func (s *Store) LiveSubsample(ctx context.Context, subsampleID int64) (client.Li
 		SELECT main AS maincategory, main_id AS maincategoryid, generic AS genericcategory,
 			generic_id AS genericcategoryid, category, category_id AS categoryid
 		FROM live_categories WHERE subsample_id = ? ORDER BY position`, subsampleID); err != nil {
-		return client.LiveSubsample{}, fmt.Errorf("categories of live subsample %d: %w", subsampleID, err)
+		return domain.LiveSubsample{}, fmt.Errorf("categories of live subsample %d: %w", subsampleID, err)
 	}
 	if err := s.reader.SelectContext(ctx, &l.Countries, `
 		SELECT country_id AS id, code, name, region AS regionname
 		FROM live_countries WHERE subsample_id = ? ORDER BY position`, subsampleID); err != nil {
-		return client.LiveSubsample{}, fmt.Errorf("countries of live subsample %d: %w", subsampleID, err)
+		return domain.LiveSubsample{}, fmt.Errorf("countries of live subsample %d: %w", subsampleID, err)
 	}
 	if err := s.reader.SelectContext(ctx, &l.Locales, `
 		SELECT locale AS name, live_link AS liveentrylink, testing_link AS testingentrylink
 		FROM live_locales WHERE subsample_id = ? ORDER BY position`, subsampleID); err != nil {
-		return client.LiveSubsample{}, fmt.Errorf("locales of live subsample %d: %w", subsampleID, err)
+		return domain.LiveSubsample{}, fmt.Errorf("locales of live subsample %d: %w", subsampleID, err)
 	}
 	return l, nil
 }
 
 // SubsampleSummary returns a subsample's entry in the event list
 // (event/all), or ErrNotFound when the event list does not hold it.
-func (s *Store) SubsampleSummary(ctx context.Context, subsampleID int64) (client.SubsampleSummary, error) {
+func (s *Store) SubsampleSummary(ctx context.Context, subsampleID int64) (domain.SubsampleSummary, error) {
 	var r struct {
 		SubsampleID   int64      `db:"subsample_id"`
 		EventID       int64      `db:"event_id"`
@@ -129,12 +128,12 @@ func (s *Store) SubsampleSummary(ctx context.Context, subsampleID int64) (client
 			country_name, country_region, field_start, field_end
 		FROM subsamples WHERE subsample_id = ?`, subsampleID)
 	if err != nil {
-		return client.SubsampleSummary{}, fmt.Errorf("event list entry of subsample %d: %w", subsampleID, notFound(err))
+		return domain.SubsampleSummary{}, fmt.Errorf("event list entry of subsample %d: %w", subsampleID, notFound(err))
 	}
-	out := client.SubsampleSummary{
+	out := domain.SubsampleSummary{
 		EventID: r.EventID, BillingEntity: r.BillingEntity, SubsampleID: r.SubsampleID,
 		SubsampleStatus: r.Status, SubsampleName: r.Name,
-		Country: client.Country{ID: r.CountryID, Code: r.CountryCode, Name: r.CountryName, RegionName: r.CountryRegion},
+		Country: domain.Country{ID: r.CountryID, Code: r.CountryCode, Name: r.CountryName, RegionName: r.CountryRegion},
 	}
 	if r.FieldStart != nil {
 		out.FieldStartDate.Time = *r.FieldStart
@@ -148,14 +147,14 @@ func (s *Store) SubsampleSummary(ctx context.Context, subsampleID int64) (client
 // Library returns the questions among questionIDs that a locale's library
 // holds, by id, with their answers by question id and answer id. Questions
 // the library lacks are simply absent.
-func (s *Store) Library(ctx context.Context, locale string, questionIDs []int64) (map[int64]client.Question, map[int64]map[int64]client.Answer, error) {
-	questions := make(map[int64]client.Question)
-	answers := make(map[int64]map[int64]client.Answer)
+func (s *Store) Library(ctx context.Context, locale string, questionIDs []int64) (map[int64]domain.Question, map[int64]map[int64]domain.Answer, error) {
+	questions := make(map[int64]domain.Question)
+	answers := make(map[int64]map[int64]domain.Answer)
 	if len(questionIDs) == 0 {
 		return questions, answers, nil
 	}
 	args := appendIDs([]any{locale}, questionIDs)
-	var qs []client.Question
+	var qs []domain.Question
 	if err := s.reader.SelectContext(ctx, &qs, `
 		SELECT question_id AS id, type, name, text, translation FROM questions
 		WHERE locale = ? AND question_id IN (`+placeholders(len(questionIDs))+`)`, args...); err != nil {
@@ -166,7 +165,7 @@ func (s *Store) Library(ctx context.Context, locale string, questionIDs []int64)
 	}
 	var as []struct {
 		QuestionID int64 `db:"question_id"`
-		client.Answer
+		domain.Answer
 	}
 	if err := s.reader.SelectContext(ctx, &as, `
 		SELECT question_id, answer_id AS id, type, name, text, translation, is_exclusive AS isexclusive
@@ -175,7 +174,7 @@ func (s *Store) Library(ctx context.Context, locale string, questionIDs []int64)
 	}
 	for _, a := range as {
 		if answers[a.QuestionID] == nil {
-			answers[a.QuestionID] = make(map[int64]client.Answer)
+			answers[a.QuestionID] = make(map[int64]domain.Answer)
 		}
 		answers[a.QuestionID][a.ID] = a.Answer
 	}

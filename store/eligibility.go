@@ -3,9 +3,8 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"fmt"
-
-	"fieldboard/client"
 )
 
 // Eligibility rule kinds, named after the arrays of the provider's
@@ -30,7 +29,7 @@ type ruleRow struct {
 	ReturnCodesJSON    string  `db:"return_codes"`
 }
 
-func ruleRows(r client.EligibilityRules) []ruleRow {
+func ruleRows(r domain.EligibilityRules) []ruleRow {
 	var rows []ruleRow
 	for _, e := range r.Surveys {
 		rows = append(rows, ruleRow{Kind: RuleSurveys, RefID: e.ID, NumDays: e.NumDays, ReturnCodes: e.ReturnCodes})
@@ -56,34 +55,34 @@ func ruleRows(r client.EligibilityRules) []ruleRow {
 
 // EligibilityRulesOf returns the eligibility rules of a live subsample as
 // the provider sent them, in their original order.
-func (s *Store) EligibilityRulesOf(ctx context.Context, subsampleID int64) (client.EligibilityRules, error) {
+func (s *Store) EligibilityRulesOf(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error) {
 	if subsampleID == 0 {
-		return client.EligibilityRules{}, nil
+		return domain.EligibilityRules{}, nil
 	}
 	rules, err := allEligibilityRules(ctx, s.reader, subsampleID)
 	if err != nil {
-		return client.EligibilityRules{}, err
+		return domain.EligibilityRules{}, err
 	}
 	return rules[subsampleID], nil
 }
 
 // appendTo adds the entry to the array of rules it belongs to.
-func (r ruleRow) appendTo(rules *client.EligibilityRules) error {
+func (r ruleRow) appendTo(rules *domain.EligibilityRules) error {
 	var codes []int64
 	if err := json.Unmarshal([]byte(r.ReturnCodesJSON), &codes); err != nil {
 		return fmt.Errorf("return codes: %w", err)
 	}
 	switch r.Kind {
 	case RuleSurveys:
-		rules.Surveys = append(rules.Surveys, client.SurveyRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
+		rules.Surveys = append(rules.Surveys, domain.SurveyRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
 	case RuleResearchTypes:
-		rules.ResearchTypes = append(rules.ResearchTypes, client.ResearchTypeRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
+		rules.ResearchTypes = append(rules.ResearchTypes, domain.ResearchTypeRule{ID: r.RefID, NumDays: r.NumDays, ReturnCodes: codes})
 	case RuleCategories:
-		rules.Categories = append(rules.Categories, client.CategoryRule{MainCategoryID: r.MainCategoryID,
+		rules.Categories = append(rules.Categories, domain.CategoryRule{MainCategoryID: r.MainCategoryID,
 			GenericCategoryID: r.GenericCategoryID, SpecificCategoryID: r.SpecificCategoryID,
 			NumDays: r.NumDays, ReturnCodes: codes})
 	case RuleEvents:
-		rules.Events = append(rules.Events, client.EventRule{ID: r.RefID, Name: r.Name, NumDays: r.NumDays, ReturnCodes: codes})
+		rules.Events = append(rules.Events, domain.EventRule{ID: r.RefID, Name: r.Name, NumDays: r.NumDays, ReturnCodes: codes})
 	default:
 		return fmt.Errorf("unknown rule kind %q", r.Kind)
 	}

@@ -3,21 +3,20 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"strings"
-
-	"fieldboard/rules"
 )
 
-// historyColumns are the columns of a rules.HistoryRecord, in the order
+// historyColumns are the columns of a domain.HistoryRecord, in the order
 // scanHistoryRow reads them.
 const historyColumns = `panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id`
 
 // HistoryOf returns every record of one panelist, newest first. A panelist
 // without history has no records, which is not an error.
-func (s *Store) HistoryOf(ctx context.Context, panelistID string) ([]rules.HistoryRecord, error) {
-	out := []rules.HistoryRecord{}
+func (s *Store) HistoryOf(ctx context.Context, panelistID string) ([]domain.HistoryRecord, error) {
+	out := []domain.HistoryRecord{}
 	err := s.reader.SelectContext(ctx, &out, `
 		SELECT `+historyColumns+` FROM history WHERE panelist_id = ?
 		ORDER BY registered_at DESC, subsample_id, status_id`, panelistID)
@@ -38,16 +37,16 @@ func (s *Store) CountHistory(ctx context.Context) (int64, error) {
 
 // CategoryParents returns the category tree seen in live details: for each
 // specific category, its generic and main categories.
-func (s *Store) CategoryParents(ctx context.Context) (rules.CategoryParents, error) {
+func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT category_id, generic_id, main_id FROM categories`)
 	if err != nil {
 		return nil, fmt.Errorf("category tree: %w", err)
 	}
 	defer rows.Close()
-	parents := rules.CategoryParents{}
+	parents := domain.CategoryParents{}
 	for rows.Next() {
 		var id int64
-		var p rules.CategoryPath
+		var p domain.CategoryPath
 		if err := rows.Scan(&id, &p.GenericID, &p.MainID); err != nil {
 			return nil, fmt.Errorf("category tree: %w", err)
 		}
@@ -141,7 +140,7 @@ const scanChunk = 500
 //
 // Measured on 10,000,000 records over 1,000,000 panelists: 100,000 ids in
 // about 1 s, the same as loading them into a TEMP table and joining.
-func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], filter HistoryFilter, fn func(panelistID string, records []rules.HistoryRecord) error) error {
+func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], filter HistoryFilter, fn func(panelistID string, records []domain.HistoryRecord) error) error {
 	cond, condArgs := filter.where()
 	if cond == "" {
 		for id := range panelists {
@@ -170,7 +169,7 @@ func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], fil
 	args := make([]any, scanChunk, scanChunk+len(condArgs))
 	args = append(args, condArgs...)
 	chunk := make([]string, 0, scanChunk)
-	found := make(map[string][]rules.HistoryRecord, scanChunk)
+	found := make(map[string][]domain.HistoryRecord, scanChunk)
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
@@ -202,14 +201,14 @@ func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], fil
 }
 
 // scanChunkRows runs one chunk's query and groups its records by panelist.
-func scanChunkRows(ctx context.Context, stmt *sql.Stmt, args []any, found map[string][]rules.HistoryRecord) error {
+func scanChunkRows(ctx context.Context, stmt *sql.Stmt, args []any, found map[string][]domain.HistoryRecord) error {
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r rules.HistoryRecord
+		var r domain.HistoryRecord
 		if err := rows.Scan(&r.PanelistID, &r.SubsampleID, &r.StatusID, &r.RegisteredAt, &r.EventID, &r.CategoryID, &r.ResearchTypeID); err != nil {
 			return err
 		}

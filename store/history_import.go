@@ -6,17 +6,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/rules"
 )
 
 // HistoryHeader is the exact CSV header of a history file (JSON uses the
@@ -57,8 +55,6 @@ const (
 	// maxJSONElementBytes caps how far the JSON decoder may read beyond the
 	// start of one array element.
 	maxJSONElementBytes = 1 << 20
-	// maxPanelistIDBytes caps a panelist id.
-	maxPanelistIDBytes = 128
 	// futureSlack is how far in the future a record may be registered
 	// (clocks differ; a day more is a mistake).
 	futureSlack = 24 * time.Hour
@@ -124,7 +120,7 @@ func (s *Store) ImportHistoryJSON(ctx context.Context, r io.Reader, loc *time.Lo
 
 // ImportHistory writes records that are already valid, in one transaction,
 // skipping those already stored.
-func (s *Store) ImportHistory(ctx context.Context, records []rules.HistoryRecord) (ImportReport, error) {
+func (s *Store) ImportHistory(ctx context.Context, records []domain.HistoryRecord) (ImportReport, error) {
 	return s.importHistory(ctx, "history records", nil, func(im *historyImport) error {
 		for _, r := range records {
 			im.report.Records++
@@ -446,26 +442,19 @@ func parseHistoryFields(f *[7]string, loc *time.Location, latest time.Time) (his
 	var reasons []string
 	fail := func(format string, args ...any) { reasons = append(reasons, fmt.Sprintf(format, args...)) }
 
-	row.panelistID = strings.TrimSpace(f[0])
-	switch {
-	case row.panelistID == "":
-		fail("panelistId is empty")
-	case len(row.panelistID) > maxPanelistIDBytes:
-		fail("panelistId is longer than %d bytes", maxPanelistIDBytes)
-	case !utf8.ValidString(row.panelistID):
-		fail("panelistId is not valid UTF-8")
-	case hasControl(row.panelistID):
-		fail("panelistId %s holds a control character", clip(strconv.Quote(row.panelistID), 60))
+	var err error
+	if row.panelistID, err = domain.ParsePanelistID(f[0]); err != nil {
+		fail("panelistId %v", err)
 	}
 
 	var ok bool
 	if row.subsampleID, ok = parseID(f[1], 1); !ok {
 		fail("subsampleId must be a positive integer, not %s", quoteField(f[1]))
 	}
-	if row.statusID, ok = parseID(f[2], 0); !ok || rules.ReturnCodeName(row.statusID) == "" {
+	if row.statusID, ok = parseID(f[2], 0); !ok || domain.ReturnCodeName(row.statusID) == "" {
 		fail("statusId must be a respondent return code (2, 3, 82, 83, 92, 98 or 99), not %s", quoteField(f[2]))
 	}
-	if at, err := ParseRegisteredAt(strings.TrimSpace(f[3]), loc); err != nil {
+	if at, err := domain.ParseLocalTime(strings.TrimSpace(f[3]), loc); err != nil {
 		fail("registeredAt: %v", err)
 	} else if at.After(latest) {
 		fail("registeredAt %s is more than a day in the future", strings.TrimSpace(f[3]))
@@ -495,17 +484,6 @@ func parseID(s string, min int64) (int64, bool) {
 	return n, err == nil && n >= min
 }
 
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			return true
-		} else if c >= 0x80 {
-			return strings.IndexFunc(s[i:], unicode.IsControl) >= 0
-		}
-	}
-	return false
-}
-
 func quoteField(s string) string {
 	if s == "" {
 		return "an empty field"
@@ -522,86 +500,4 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-// ParseRegisteredAt parses a history record's registration time. It
-// accepts the spec's yyyy-MM-ddTHH:mm:ss.fff, the same without
-// milliseconds, yyyy-MM-dd HH:mm:ss (with or without a fraction), all of
-// them local times in loc (UTC when nil), and RFC 3339 with a zone.
-func ParseRegisteredAt(s string, loc *time.Location) (time.Time, error) {
-	if loc == nil {
-		loc = time.UTC
-	}
-	if t, ok := parseLocalDateTime(s, loc); ok {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if s == "" {
-		return time.Time{}, errors.New("empty, expected a date and time like 2024-05-17T14:03:22.123")
-	}
-	return time.Time{}, fmt.Errorf("%s is not a date and time like 2024-05-17T14:03:22.123", clip(strconv.Quote(s), 60))
-}
-
-// parseLocalDateTime parses yyyy-MM-dd[T ]HH:mm:ss[.f…] without allocating:
-// the spec's layout is every line of a history file.
-func parseLocalDateTime(s string, loc *time.Location) (time.Time, bool) {
-	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false
-	}
-	year, ok1 := digits(s[0:4])
-	month, ok2 := digits(s[5:7])
-	day, ok3 := digits(s[8:10])
-	hour, ok4 := digits(s[11:13])
-	minute, ok5 := digits(s[14:16])
-	sec, ok6 := digits(s[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
-		return time.Time{}, false
-	}
-	nsec := 0
-	if len(s) > 19 {
-		frac := s[20:]
-		if s[19] != '.' || len(frac) == 0 || len(frac) > 9 {
-			return time.Time{}, false
-		}
-		n, ok := digits(frac)
-		if !ok {
-			return time.Time{}, false
-		}
-		for i := len(frac); i < 9; i++ {
-			n *= 10
-		}
-		nsec = n
-	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, loc), true
-}
-
-// digits parses a run of ASCII digits.
-func digits(s string) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }

@@ -3,17 +3,17 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"fieldboard/rules"
 	"fieldboard/store"
 )
 
 // importRecords stores records that must all be new.
-func importRecords(t *testing.T, s *store.Store, recs []rules.HistoryRecord) {
+func importRecords(t *testing.T, s *store.Store, recs []domain.HistoryRecord) {
 	t.Helper()
 	report, err := s.ImportHistory(context.Background(), recs)
 	if err != nil || report.Inserted != len(recs) {
@@ -27,7 +27,7 @@ func day(d int) time.Time { return time.Date(2025, 3, d, 0, 0, 0, 0, time.UTC) }
 func TestHistoryOfNewestFirst(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	importRecords(t, s, []rules.HistoryRecord{
+	importRecords(t, s, []domain.HistoryRecord{
 		{PanelistID: "A", SubsampleID: 1, StatusID: 3, RegisteredAt: day(2), EventID: 10},
 		{PanelistID: "A", SubsampleID: 2, StatusID: 82, RegisteredAt: day(5), EventID: 10, CategoryID: 7, ResearchTypeID: 2},
 		{PanelistID: "A", SubsampleID: 3, StatusID: 92, RegisteredAt: day(1), EventID: 11},
@@ -44,7 +44,7 @@ func TestHistoryOfNewestFirst(t *testing.T) {
 	if !slices.Equal(subsamples, []int64{2, 1, 3}) {
 		t.Errorf("subsamples newest first = %v, want [2 1 3]", subsamples)
 	}
-	want := rules.HistoryRecord{PanelistID: "A", SubsampleID: 2, StatusID: 82, RegisteredAt: day(5), EventID: 10, CategoryID: 7, ResearchTypeID: 2}
+	want := domain.HistoryRecord{PanelistID: "A", SubsampleID: 2, StatusID: 82, RegisteredAt: day(5), EventID: 10, CategoryID: 7, ResearchTypeID: 2}
 	if got := recs[0]; !got.RegisteredAt.Equal(want.RegisteredAt) || got.CategoryID != 7 || got.ResearchTypeID != 2 || got.StatusID != 82 || got.EventID != 10 {
 		t.Errorf("record = %+v, want %+v", got, want)
 	}
@@ -64,7 +64,7 @@ func TestCategoryParents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (rules.CategoryParents{101: {GenericID: 10, MainID: 1}}); len(parents) != 1 || parents[101] != want[101] {
+	if want := (domain.CategoryParents{101: {GenericID: 10, MainID: 1}}); len(parents) != 1 || parents[101] != want[101] {
 		t.Errorf("CategoryParents = %v, want %v", parents, want)
 	}
 }
@@ -74,7 +74,7 @@ func TestCategoryParents(t *testing.T) {
 func scan(t *testing.T, s *store.Store, ids []string, f store.HistoryFilter) []string {
 	t.Helper()
 	var calls []string
-	err := s.ScanHistory(context.Background(), slices.Values(ids), f, func(id string, recs []rules.HistoryRecord) error {
+	err := s.ScanHistory(context.Background(), slices.Values(ids), f, func(id string, recs []domain.HistoryRecord) error {
 		call := id + ":"
 		for _, r := range recs {
 			if r.PanelistID != id {
@@ -96,7 +96,7 @@ func TestScanHistoryFilter(t *testing.T) {
 	// Subsample ids name what each record is: 1xx on subsample 100,
 	// 2xx research type 5, 3xx event 30, 4xx category 40, 5xx the target's
 	// event 50, 9xx nothing of interest.
-	importRecords(t, s, []rules.HistoryRecord{
+	importRecords(t, s, []domain.HistoryRecord{
 		{PanelistID: "P1", SubsampleID: 100, StatusID: 3, RegisteredAt: day(1), EventID: 1},
 		{PanelistID: "P1", SubsampleID: 101, StatusID: 82, RegisteredAt: day(2), EventID: 1}, // status not in the filter
 		{PanelistID: "P1", SubsampleID: 900, StatusID: 3, RegisteredAt: day(3), EventID: 2},  // nothing matches
@@ -151,7 +151,7 @@ func TestScanHistoryFilter(t *testing.T) {
 func TestScanHistoryManyChunksKeepsInputOrder(t *testing.T) {
 	s := openTemp(t)
 	const n = 1234 // more than two chunks, the last one short
-	var recs []rules.HistoryRecord
+	var recs []domain.HistoryRecord
 	var ids []string
 	for i := range n {
 		id := fmt.Sprintf("P%04d", i)
@@ -160,8 +160,8 @@ func TestScanHistoryManyChunksKeepsInputOrder(t *testing.T) {
 			continue // no history
 		}
 		recs = append(recs,
-			rules.HistoryRecord{PanelistID: id, SubsampleID: int64(i), StatusID: 3, RegisteredAt: day(1), EventID: 7},
-			rules.HistoryRecord{PanelistID: id, SubsampleID: int64(i), StatusID: 82, RegisteredAt: day(2), EventID: 7})
+			domain.HistoryRecord{PanelistID: id, SubsampleID: int64(i), StatusID: 3, RegisteredAt: day(1), EventID: 7},
+			domain.HistoryRecord{PanelistID: id, SubsampleID: int64(i), StatusID: 82, RegisteredAt: day(2), EventID: 7})
 	}
 	importRecords(t, s, recs)
 	// Input order unlike the stored order: reversed, then odd before even.
@@ -170,7 +170,7 @@ func TestScanHistoryManyChunksKeepsInputOrder(t *testing.T) {
 
 	var got []string
 	err := s.ScanHistory(context.Background(), slices.Values(ids), store.HistoryFilter{Statuses: []int64{3, 82}, EventIDs: []int64{7}},
-		func(id string, recs []rules.HistoryRecord) error {
+		func(id string, recs []domain.HistoryRecord) error {
 			got = append(got, id)
 			var i int
 			fmt.Sscanf(id, "P%d", &i)
@@ -193,12 +193,12 @@ func TestScanHistoryManyChunksKeepsInputOrder(t *testing.T) {
 
 func TestScanHistoryStopsOnError(t *testing.T) {
 	s := openTemp(t)
-	importRecords(t, s, []rules.HistoryRecord{{PanelistID: "P1", SubsampleID: 1, StatusID: 3, RegisteredAt: day(1), EventID: 7}})
+	importRecords(t, s, []domain.HistoryRecord{{PanelistID: "P1", SubsampleID: 1, StatusID: 3, RegisteredAt: day(1), EventID: 7}})
 	stop := errors.New("stop")
 	calls := 0
 	for _, f := range []store.HistoryFilter{{EventID: 7}, {}} {
 		calls = 0
-		err := s.ScanHistory(context.Background(), slices.Values([]string{"P1", "P2", "P3"}), f, func(string, []rules.HistoryRecord) error {
+		err := s.ScanHistory(context.Background(), slices.Values([]string{"P1", "P2", "P3"}), f, func(string, []domain.HistoryRecord) error {
 			calls++
 			return stop
 		})

@@ -2,12 +2,11 @@ package store
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/client"
 )
 
 // LocaleLibrary is the question library of one locale as one refresh read
@@ -16,8 +15,8 @@ import (
 type LocaleLibrary struct {
 	Locale    string
 	FetchedAt time.Time
-	Questions []client.Question
-	Answers   map[int64][]client.Answer // by question id
+	Questions []domain.Question
+	Answers   map[int64][]domain.Answer // by question id
 	Err       error
 }
 
@@ -75,8 +74,8 @@ func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) 
 }
 
 // Questions returns the standard questions of a locale in the provider's order.
-func (s *Store) Questions(ctx context.Context, locale string) ([]client.Question, error) {
-	var out []client.Question
+func (s *Store) Questions(ctx context.Context, locale string) ([]domain.Question, error) {
+	var out []domain.Question
 	err := s.reader.SelectContext(ctx, &out, `
 		SELECT question_id AS id, type, name, text, translation FROM questions WHERE locale = ? ORDER BY position`, locale)
 	if err != nil {
@@ -86,8 +85,8 @@ func (s *Store) Questions(ctx context.Context, locale string) ([]client.Question
 }
 
 // Answers returns the answers of one question of a locale's library.
-func (s *Store) Answers(ctx context.Context, locale string, questionID int64) ([]client.Answer, error) {
-	var out []client.Answer
+func (s *Store) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error) {
+	var out []domain.Answer
 	err := s.reader.SelectContext(ctx, &out, `
 		SELECT answer_id AS id, type, name, text, translation, is_exclusive AS isexclusive
 		FROM answers WHERE locale = ? AND question_id = ? ORDER BY position`, locale, questionID)

@@ -2,12 +2,11 @@ package store
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/client"
 )
 
 // LiveRow is one live subsample as the live list shows it: the properties of
@@ -99,7 +98,7 @@ func (s *Store) FetchOf(ctx context.Context, subsampleID int64) (QuotaFetch, err
 }
 
 // QuotasOf returns the stored quotas of a subsample in the provider's order.
-func (s *Store) QuotasOf(ctx context.Context, subsampleID int64) ([]client.Quota, error) {
+func (s *Store) QuotasOf(ctx context.Context, subsampleID int64) ([]domain.Quota, error) {
 	if subsampleID == 0 {
 		return nil, nil
 	}

@@ -4,16 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"time"
-
-	"fieldboard/rules"
 )
 
 // ProfileOf returns one panelist's profile. A panelist without a profile
 // has an empty one (no answers, no birth date), which is not an error.
-func (s *Store) ProfileOf(ctx context.Context, panelistID string) (rules.Profile, error) {
-	p := rules.Profile{Answers: map[int64][]int64{}}
+func (s *Store) ProfileOf(ctx context.Context, panelistID string) (domain.Profile, error) {
+	p := domain.Profile{Answers: map[int64][]int64{}}
 	var blob []byte
 	err := s.reader.GetContext(ctx, &blob, `SELECT answers FROM profiles WHERE panelist_id = ?`, panelistID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -23,7 +22,7 @@ func (s *Store) ProfileOf(ctx context.Context, panelistID string) (rules.Profile
 		_, err = decodeProfile(blob, &p, nil)
 	}
 	if err != nil {
-		return rules.Profile{}, fmt.Errorf("profile of panelist %q: %w", panelistID, err)
+		return domain.Profile{}, fmt.Errorf("profile of panelist %q: %w", panelistID, err)
 	}
 	return p, nil
 }
@@ -82,7 +81,7 @@ const profileScanChunk = 1000
 // one chunk, and fn is called between queries, never while one is open.
 // fn runs inside the read transaction: a slow fn delays WAL checkpoints,
 // never a writer.
-func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p rules.Profile) error) error {
+func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p domain.Profile) error) error {
 	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("scan profiles: begin: %w", err)
@@ -100,7 +99,7 @@ func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p r
 	defer after.Close()
 
 	var c profileChunk
-	p := rules.Profile{Answers: make(map[int64][]int64, 16)}
+	p := domain.Profile{Answers: make(map[int64][]int64, 16)}
 	var arena []int64
 	for {
 		if len(c.ids) == 0 {
@@ -167,8 +166,8 @@ func (c *profileChunk) read(ctx context.Context, stmt *sql.Stmt, args ...any) er
 // ProfilesOf returns the profiles of the panelists of ids that have one,
 // by panelist id; the others are absent. One query: the caller passes a
 // chunk (a bulk check's 500), not a whole file.
-func (s *Store) ProfilesOf(ctx context.Context, ids []string) (map[string]rules.Profile, error) {
-	out := make(map[string]rules.Profile, len(ids))
+func (s *Store) ProfilesOf(ctx context.Context, ids []string) (map[string]domain.Profile, error) {
+	out := make(map[string]domain.Profile, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -187,7 +186,7 @@ func (s *Store) ProfilesOf(ctx context.Context, ids []string) (map[string]rules.
 		if err := rows.Scan(&id, &blob); err != nil {
 			return nil, fmt.Errorf("profiles of %d panelists: %w", len(ids), err)
 		}
-		p := rules.Profile{Answers: map[int64][]int64{}}
+		p := domain.Profile{Answers: map[int64][]int64{}}
 		if _, err := decodeProfile(blob, &p, nil); err != nil {
 			return nil, fmt.Errorf("profile of panelist %q: %w", id, err)
 		}

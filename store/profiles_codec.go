@@ -3,9 +3,8 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"fieldboard/rules/domain"
 	"time"
-
-	"fieldboard/rules"
 )
 
 // A profile is stored packed in one BLOB (the format is described in
@@ -74,7 +73,7 @@ func (r *profileReader) next(buf []int64) (question int64, fresh bool, answers [
 // decodeProfile unpacks a stored profile into p, whose Answers map must be
 // empty. The answer lists are slices of arena, which is returned grown:
 // they stay valid until arena is reused.
-func decodeProfile(blob []byte, p *rules.Profile, arena []int64) ([]int64, error) {
+func decodeProfile(blob []byte, p *domain.Profile, arena []int64) ([]int64, error) {
 	// Every answer takes a byte at least, so arena never moves below.
 	if cap(arena)-len(arena) < len(blob) {
 		grown := make([]int64, len(arena), len(arena)+2*len(blob)+64)
@@ -92,7 +91,7 @@ func decodeProfile(blob []byte, p *rules.Profile, arena []int64) ([]int64, error
 			return arena, nil
 		}
 		arena = answers
-		if question == AgeQuestionID {
+		if question == domain.AgeRangeQuestionID {
 			p.BirthDate = birthDateTime(arena[start])
 			continue
 		}

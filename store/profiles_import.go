@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"iter"
@@ -22,20 +23,6 @@ const ProfileHeader = "panelistId,questionId,value"
 
 // profileFields are the columns of ProfileHeader, in order.
 var profileFields = [3]string{"panelistId", "questionId", "value"}
-
-// AgeQuestionID is the library's age-range question (agerange): in a
-// profile file its value is the panelist's birth date, yyyy-MM-dd. It is
-// always known, whatever the stored library says.
-const AgeQuestionID int64 = -1
-
-// ProfileRecord is one line of a profile file: for a library question,
-// Value is an answer id of that question (a multi-punch question has a
-// record per answer); for AgeQuestionID it is the birth date, yyyy-MM-dd.
-type ProfileRecord struct {
-	PanelistID string `json:"panelistId"`
-	QuestionID int64  `json:"questionId"`
-	Value      string `json:"value"`
-}
 
 // ProfileImportReport says what a profile import read and wrote.
 type ProfileImportReport struct {
@@ -124,7 +111,7 @@ func (s *Store) ImportProfilesJSON(ctx context.Context, r io.Reader, known func(
 // ImportProfiles imports records given as values, validated and written as
 // ImportProfilesCSV does; record numbers (from 1) take the place of line
 // numbers.
-func (s *Store) ImportProfiles(ctx context.Context, records iter.Seq[ProfileRecord], known func(questionID int64) bool) (ProfileImportReport, error) {
+func (s *Store) ImportProfiles(ctx context.Context, records iter.Seq[domain.ProfileRecord], known func(questionID int64) bool) (ProfileImportReport, error) {
 	return s.importProfiles(ctx, "profile records", "record", known, func(im *profileImport) error {
 		n := 0
 		for r := range records {
@@ -331,9 +318,9 @@ func (im *profileImport) add(line int, f *[3]string) error {
 		}
 		im.cur.panelistID = panelistID
 	}
-	if a.question == AgeQuestionID {
+	if a.question == domain.AgeRangeQuestionID {
 		for _, b := range im.cur.answers {
-			if b.question == AgeQuestionID && b.answer != a.answer {
+			if b.question == domain.AgeRangeQuestionID && b.answer != a.answer {
 				im.bad(line, anotherBirthDate(panelistID, b.answer))
 				return nil
 			}
@@ -345,7 +332,7 @@ func (im *profileImport) add(line int, f *[3]string) error {
 	}
 	im.cur.answers = append(im.cur.answers, a)
 	im.report.Records++
-	if a.question != AgeQuestionID && im.known != nil && !im.known(a.question) {
+	if a.question != domain.AgeRangeQuestionID && im.known != nil && !im.known(a.question) {
 		im.unknown(a.question)
 	}
 	return nil
@@ -422,11 +409,11 @@ func sortAnswers(as *[]profileAnswer) {
 // the batch.
 func (im *profileImport) joinGroups(b, g *profileGroup) {
 	for _, x := range b.answers {
-		if x.question != AgeQuestionID {
+		if x.question != domain.AgeRangeQuestionID {
 			break
 		}
 		for _, y := range g.answers {
-			if y.question == AgeQuestionID && y.answer != x.answer {
+			if y.question == domain.AgeRangeQuestionID && y.answer != x.answer {
 				im.bad(y.line, anotherBirthDate(g.panelistID, x.answer))
 				return
 			}
@@ -562,7 +549,7 @@ func (im *profileImport) merge(g *profileGroup, st storedProfile, stored bool) e
 			put(question, true, newAnswers)
 			im.report.Inserted += len(newAnswers)
 		case sameImport && sFresh: // answered earlier in this file: add up
-			if question == AgeQuestionID && sAnswers[0] != newAnswers[0] {
+			if question == domain.AgeRangeQuestionID && sAnswers[0] != newAnswers[0] {
 				im.bad(given[0].line, anotherBirthDate(g.panelistID, sAnswers[0]))
 				return nil
 			}

@@ -6,12 +6,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // parseProfileFields validates the fields of one record, in ProfileHeader's
@@ -22,19 +22,19 @@ func parseProfileFields(f *[3]string, latest int32) (profileAnswer, string, stri
 	var reasons []string
 	fail := func(format string, args ...any) { reasons = append(reasons, fmt.Sprintf(format, args...)) }
 
-	panelistID := strings.TrimSpace(f[0])
-	if reason := panelistIDProblem(panelistID); reason != "" {
-		reasons = append(reasons, reason)
+	panelistID, err := domain.ParsePanelistID(f[0])
+	if err != nil {
+		fail("panelistId %v", err)
 	}
 	var ok bool
-	if a.question, ok = parseID(f[1], AgeQuestionID); !ok || a.question == 0 {
+	if a.question, ok = parseID(f[1], domain.AgeRangeQuestionID); !ok || a.question == 0 {
 		fail("questionId must be -1 (the age question) or a positive integer, not %s", quoteField(f[1]))
 		ok = false
 	}
 	switch {
 	case !ok:
 		// The value cannot be judged without its question.
-	case a.question == AgeQuestionID:
+	case a.question == domain.AgeRangeQuestionID:
 		birth, ok := parseBirthDate(strings.TrimSpace(f[2]))
 		switch {
 		case !ok:
@@ -56,34 +56,10 @@ func parseProfileFields(f *[3]string, latest int32) (profileAnswer, string, stri
 	return a, panelistID, ""
 }
 
-// panelistIDProblem says what is wrong with a panelist id (spaces around
-// already trimmed), by the history import's rule; "" when nothing is.
-func panelistIDProblem(id string) string {
-	switch {
-	case id == "":
-		return "panelistId is empty"
-	case len(id) > maxPanelistIDBytes:
-		return fmt.Sprintf("panelistId is longer than %d bytes", maxPanelistIDBytes)
-	case !utf8.ValidString(id):
-		return "panelistId is not valid UTF-8"
-	case hasControl(id):
-		return fmt.Sprintf("panelistId %s holds a control character", clip(strconv.Quote(id), 60))
-	}
-	return ""
-}
-
 // parseBirthDate parses yyyy-MM-dd, a real calendar date, into yyyymmdd.
 func parseBirthDate(s string) (int32, bool) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return 0, false
-	}
-	year, ok1 := digits(s[0:4])
-	month, ok2 := digits(s[5:7])
-	day, ok3 := digits(s[8:10])
-	if !(ok1 && ok2 && ok3) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
-		return 0, false
-	}
-	return int32(year*10000 + month*100 + day), true
+	year, month, day, ok := domain.ParseDate(s)
+	return int32(year*10000 + month*100 + day), ok
 }
 
 func formatBirthDate(d int32) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -17,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"fieldboard/rules"
 	"fieldboard/store"
 )
 
@@ -38,7 +38,7 @@ func importProfiles(t *testing.T, s *store.Store, content string) store.ProfileI
 }
 
 // profileOf returns a panelist's stored profile.
-func profileOf(t *testing.T, s *store.Store, panelistID string) rules.Profile {
+func profileOf(t *testing.T, s *store.Store, panelistID string) domain.Profile {
 	t.Helper()
 	p, err := s.ProfileOf(context.Background(), panelistID)
 	if err != nil {
@@ -59,7 +59,7 @@ func profileCount(t *testing.T, s *store.Store) int64 {
 func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
 // wantProfile fails unless p has exactly answers and birth.
-func wantProfile(t *testing.T, name string, p rules.Profile, answers map[int64][]int64, birth time.Time) {
+func wantProfile(t *testing.T, name string, p domain.Profile, answers map[int64][]int64, birth time.Time) {
 	t.Helper()
 	if answers == nil {
 		answers = map[int64][]int64{}
@@ -173,7 +173,7 @@ func TestImportProfilesCSVRejectsBadFiles(t *testing.T) {
 		{"bare quote", profileCSV(`P"1,43,101`), 2, "a quote"},
 		{"empty panelist", profileCSV(",43,101"), 2, "panelistId is empty"},
 		{"control character in panelist", profileCSV("P\x011,43,101"), 2, "control character"},
-		{"panelist too long", profileCSV(strings.Repeat("x", 129) + ",43,101"), 2, "longer than 128 bytes"},
+		{"panelist too long", profileCSV(strings.Repeat("x", 129) + ",43,101"), 2, "panelistId is 129 bytes long; at most 128"},
 		{"question not a number", profileCSV("P1,gender,101"), 2, `questionId must be -1 (the age question) or a positive integer, not "gender"`},
 		{"question 0", profileCSV("P1,0,101"), 2, "questionId must be -1"},
 		{"question -2", profileCSV("P1,-2,101"), 2, "questionId must be -1"},
@@ -425,8 +425,8 @@ func TestImportProfilesJSON(t *testing.T) {
 
 func TestImportProfilesFromValues(t *testing.T) {
 	s := openTemp(t)
-	records := []store.ProfileRecord{
-		{PanelistID: "P1", QuestionID: store.AgeQuestionID, Value: "1999-12-31"},
+	records := []domain.ProfileRecord{
+		{PanelistID: "P1", QuestionID: domain.AgeRangeQuestionID, Value: "1999-12-31"},
 		{PanelistID: "P1", QuestionID: 43, Value: "102"},
 	}
 	report, err := s.ImportProfiles(context.Background(), slices.Values(records), nil)
@@ -435,7 +435,7 @@ func TestImportProfilesFromValues(t *testing.T) {
 	}
 	wantProfile(t, "P1", profileOf(t, s, "P1"), map[int64][]int64{43: {102}}, date(1999, 12, 31))
 
-	records = append(records, store.ProfileRecord{PanelistID: "P2", QuestionID: 0, Value: "1"})
+	records = append(records, domain.ProfileRecord{PanelistID: "P2", QuestionID: 0, Value: "1"})
 	if _, err := s.ImportProfiles(context.Background(), slices.Values(records), nil); !errors.Is(err, store.ErrInvalidImport) || !strings.Contains(err.Error(), "record 3: questionId") {
 		t.Errorf("a bad record: %v", err)
 	}
@@ -490,11 +490,11 @@ func TestImportProfilesMatchesAModel(t *testing.T) {
 			t.Fatalf("round %d: report = %+v, want %d records, %d inserted, %d replaced", round, report, len(lines), inserted, replaced)
 		}
 	}
-	want := map[string]rules.Profile{}
+	want := map[string]domain.Profile{}
 	for k, answers := range model {
 		p, ok := want[k.panelist]
 		if !ok {
-			p = rules.Profile{Answers: map[int64][]int64{}}
+			p = domain.Profile{Answers: map[int64][]int64{}}
 		}
 		ids := slices.Sorted(maps.Keys(answers))
 		if k.question == -1 {
@@ -505,7 +505,7 @@ func TestImportProfilesMatchesAModel(t *testing.T) {
 		want[k.panelist] = p
 	}
 	got := 0
-	err := s.ScanProfiles(context.Background(), func(id string, p rules.Profile) error {
+	err := s.ScanProfiles(context.Background(), func(id string, p domain.Profile) error {
 		got++
 		wantProfile(t, id, p, want[id].Answers, want[id].BirthDate)
 		wantProfile(t, id+" (ProfileOf)", profileOf(t, s, id), want[id].Answers, want[id].BirthDate)
@@ -532,7 +532,7 @@ func TestScanProfiles(t *testing.T) {
 				importProfiles(t, s, b.String())
 			}
 			var ids []string
-			err := s.ScanProfiles(context.Background(), func(id string, p rules.Profile) error {
+			err := s.ScanProfiles(context.Background(), func(id string, p domain.Profile) error {
 				k, _ := strconv.Atoi(id[1:])
 				want := map[int64][]int64{43: {int64(1 + k%2)}, 7064: {int64(300 + k%3), 310}}
 				if !maps.EqualFunc(p.Answers, want, slices.Equal) || !p.BirthDate.Equal(date(1900+k%100, 1, 1)) {
@@ -559,7 +559,7 @@ func TestScanProfilesStopsOnError(t *testing.T) {
 	importProfiles(t, s, profileCSV("P1,43,1", "P2,43,1", "P3,43,1"))
 	stop := errors.New("stop")
 	calls := 0
-	err := s.ScanProfiles(context.Background(), func(string, rules.Profile) error {
+	err := s.ScanProfiles(context.Background(), func(string, domain.Profile) error {
 		calls++
 		if calls == 2 {
 			return stop
@@ -659,7 +659,7 @@ func BenchmarkScanProfiles(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		seen := 0
-		err := s.ScanProfiles(ctx, func(string, rules.Profile) error { seen++; return nil })
+		err := s.ScanProfiles(ctx, func(string, domain.Profile) error { seen++; return nil })
 		if err != nil || seen != n {
 			b.Fatalf("scan: %v, %d panelists", err, seen)
 		}

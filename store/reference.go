@@ -2,19 +2,18 @@ package store
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/client"
 )
 
 // Reference is one refresh of the reference dataset.
 type Reference struct {
 	Run
-	Countries []client.Country
-	Locales   []client.Locale
-	Statuses  []client.SurveyStatus
+	Countries []domain.Country
+	Locales   []domain.Locale
+	Statuses  []domain.SurveyStatus
 }
 
 // SaveReference replaces countries, locales and survey statuses in one
@@ -61,8 +60,8 @@ func (s *Store) SaveReference(ctx context.Context, ref Reference) error {
 }
 
 // Countries returns the provider's countries by name.
-func (s *Store) Countries(ctx context.Context) ([]client.Country, error) {
-	var out []client.Country
+func (s *Store) Countries(ctx context.Context) ([]domain.Country, error) {
+	var out []domain.Country
 	err := s.reader.SelectContext(ctx, &out, `
 		SELECT country_id AS id, code, name, region AS regionname FROM countries ORDER BY name`)
 	if err != nil {
@@ -72,8 +71,8 @@ func (s *Store) Countries(ctx context.Context) ([]client.Country, error) {
 }
 
 // Locales returns the provider's locales by locale code.
-func (s *Store) Locales(ctx context.Context) ([]client.Locale, error) {
-	var out []client.Locale
+func (s *Store) Locales(ctx context.Context) ([]domain.Locale, error) {
+	var out []domain.Locale
 	err := s.reader.SelectContext(ctx, &out, `
 		SELECT locale_id AS id, country_id AS countryid, name, name_translation AS nametranslation, locale,
 			short_locale AS shortlocale, country_default AS countrydefault, country_name AS countryname,
@@ -86,8 +85,8 @@ func (s *Store) Locales(ctx context.Context) ([]client.Locale, error) {
 }
 
 // SurveyStatuses returns the subsample statuses by id.
-func (s *Store) SurveyStatuses(ctx context.Context) ([]client.SurveyStatus, error) {
-	var out []client.SurveyStatus
+func (s *Store) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error) {
+	var out []domain.SurveyStatus
 	err := s.reader.SelectContext(ctx, &out, `SELECT status_id AS id, name AS statusname FROM survey_statuses ORDER BY status_id`)
 	if err != nil {
 		return nil, fmt.Errorf("survey statuses: %w", err)

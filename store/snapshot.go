@@ -3,12 +3,11 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/client"
 )
 
 // Dataset names: the refresher keeps three datasets, each refreshed on the
@@ -31,8 +30,8 @@ type Run struct {
 // EventsSnapshot is everything one refresh of the events dataset read.
 type EventsSnapshot struct {
 	Run
-	Summaries []client.SubsampleSummary
-	Live      []client.LiveSubsample
+	Summaries []domain.SubsampleSummary
+	Live      []domain.LiveSubsample
 	// Details holds the quotas and eligibility rules fetched for each live
 	// subsample, by subsample id. A live subsample missing here counts as a
 	// failed fetch.
@@ -48,9 +47,9 @@ type EventsSnapshot struct {
 // marked as failed.
 type SubsampleDetail struct {
 	FetchedAt time.Time
-	Quotas    []client.Quota
+	Quotas    []domain.Quota
 	QuotasErr error
-	Rules     client.EligibilityRules
+	Rules     domain.EligibilityRules
 	RulesErr  error
 }
 
@@ -233,7 +232,7 @@ func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	return nil
 }
 
-func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []client.SubsampleSummary) error {
+func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []domain.SubsampleSummary) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsamples`); err != nil {
 		return err
 	}
@@ -257,7 +256,7 @@ func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []client.Subsa
 	return nil
 }
 
-func replaceLive(ctx context.Context, tx *sqlx.Tx, live []client.LiveSubsample, seenAt time.Time) error {
+func replaceLive(ctx context.Context, tx *sqlx.Tx, live []domain.LiveSubsample, seenAt time.Time) error {
 	for _, table := range []string{"live_subsamples", "live_categories", "live_countries", "live_locales"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table); err != nil {
 			return err

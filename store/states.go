@@ -2,11 +2,10 @@ package store
 
 import (
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/client"
 )
 
 // SubsampleState is a subsample's status and sendability at one refresh.
@@ -30,8 +29,8 @@ func changeKinds(old SubsampleState, ok bool, next SubsampleState, gone bool) []
 		return []string{ChangeNew}
 	}
 	var kinds []string
-	wasOpen := old.Status == client.StatusLive || old.Status == client.StatusLiveForTesting
-	isOpen := !gone && (next.Status == client.StatusLive || next.Status == client.StatusLiveForTesting)
+	wasOpen := old.Status == domain.StatusLive || old.Status == domain.StatusLiveForTesting
+	isOpen := !gone && (next.Status == domain.StatusLive || next.Status == domain.StatusLiveForTesting)
 	if wasOpen && !isOpen {
 		kinds = append(kinds, ChangeClosed)
 	}

@@ -3,11 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/store"
 )
 
@@ -29,33 +29,33 @@ var t0 = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 // snapshotAt builds a small events snapshot: event 10 with a live and a
 // complete subsample, live subsample 100 with a total quota and one cell.
 func snapshotAt(at time.Time, achieved int64) store.EventsSnapshot {
-	live := client.LiveSubsample{
+	live := domain.LiveSubsample{
 		EventID: 10, EventName: "Soft drinks tracker", SubsampleID: 100, SubsampleName: "US wave 3",
-		SubsampleStatus: client.StatusLive, SurveyAPICompatibility: true, TargetedCPI: 2.5, TargetedCurrency: "USD",
+		SubsampleStatus: domain.StatusLive, SurveyAPICompatibility: true, TargetedCPI: 2.5, TargetedCurrency: "USD",
 		ResearchType: "Tracker", ResearchTypeID: 2, ExpectedClientLOI: ptr(12.0),
-		Categories:     []client.Category{{MainCategory: "Consumer", MainCategoryID: 1, GenericCategory: "Food", GenericCategoryID: 10, Category: "Soft drinks", CategoryID: 101}},
-		Countries:      []client.Country{{ID: 1, Code: "US", Name: "United States"}},
-		Locales:        []client.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s?p=abc&id=", TestingEntryLink: "https://e.test/t?p=def&id="}},
-		FieldStartDate: client.LocalTime{Time: at.Add(-48 * time.Hour)},
+		Categories:     []domain.Category{{MainCategory: "Consumer", MainCategoryID: 1, GenericCategory: "Food", GenericCategoryID: 10, Category: "Soft drinks", CategoryID: 101}},
+		Countries:      []domain.Country{{ID: 1, Code: "US", Name: "United States"}},
+		Locales:        []domain.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s?p=abc&id=", TestingEntryLink: "https://e.test/t?p=def&id="}},
+		FieldStartDate: domain.LocalTime{Time: at.Add(-48 * time.Hour)},
 		NeedRecontact:  nil,
 	}
-	quotas := []client.Quota{
+	quotas := []domain.Quota{
 		{QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: "counting", AchievedInterviews: achieved, RemainingExclusive: 100 - achieved},
 		{QuotaID: 2, TableID: 2, TableName: "Gender", QuotaName: "Female", QuotaType: "hard", AchievedInterviews: 5, RemainingShared: 45,
-			Questions: []client.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []client.QuotaAnswer{{ID: ptr[int64](2)}}}}},
+			Questions: []domain.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: ptr[int64](2)}}}}},
 	}
-	rules := client.EligibilityRules{
-		Surveys:    []client.SurveyRule{{ID: ptr[int64](99), NumDays: 30, ReturnCodes: []int64{3, 82}}},
-		Categories: []client.CategoryRule{{GenericCategoryID: ptr[int64](10), ReturnCodes: []int64{3}}},
-		Events:     []client.EventRule{{ID: ptr[int64](0), ReturnCodes: []int64{0}}},
+	rules := domain.EligibilityRules{
+		Surveys:    []domain.SurveyRule{{ID: ptr[int64](99), NumDays: 30, ReturnCodes: []int64{3, 82}}},
+		Categories: []domain.CategoryRule{{GenericCategoryID: ptr[int64](10), ReturnCodes: []int64{3}}},
+		Events:     []domain.EventRule{{ID: ptr[int64](0), ReturnCodes: []int64{0}}},
 	}
 	return store.EventsSnapshot{
 		Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at.Add(time.Second), Requests: 4},
-		Summaries: []client.SubsampleSummary{
-			{EventID: 10, SubsampleID: 100, SubsampleStatus: client.StatusLive, SubsampleName: "US wave 3", Country: client.Country{ID: 1, Code: "US"}},
-			{EventID: 10, SubsampleID: 101, SubsampleStatus: client.StatusComplete, SubsampleName: "GB wave 3", Country: client.Country{ID: 2, Code: "GB"}},
+		Summaries: []domain.SubsampleSummary{
+			{EventID: 10, SubsampleID: 100, SubsampleStatus: domain.StatusLive, SubsampleName: "US wave 3", Country: domain.Country{ID: 1, Code: "US"}},
+			{EventID: 10, SubsampleID: 101, SubsampleStatus: domain.StatusComplete, SubsampleName: "GB wave 3", Country: domain.Country{ID: 2, Code: "GB"}},
 		},
-		Live:    []client.LiveSubsample{live},
+		Live:    []domain.LiveSubsample{live},
 		Details: map[int64]store.SubsampleDetail{100: {FetchedAt: at, Quotas: quotas, Rules: rules}},
 	}
 }

@@ -3,11 +3,11 @@ package views
 import (
 	"bytes"
 	"context"
+	"fieldboard/rules/domain"
 	"strings"
 	"testing"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/rules"
 	"fieldboard/store"
 )
@@ -19,14 +19,14 @@ func TestUpstreamTextIsEscaped(t *testing.T) {
 	const hostile = `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
 	page := Page{Title: hostile, Now: time.Now(), Location: time.UTC}
 	row := store.SubsampleRow{SubsampleID: 1, EventID: 2, Name: hostile, EventName: hostile, Status: hostile, CountryCode: hostile, Live: true}
-	live := &client.LiveSubsample{SubsampleName: hostile, EventName: hostile, Locales: []client.SubsampleLocale{{Name: hostile}}}
+	live := &domain.LiveSubsample{SubsampleName: hostile, EventName: hostile, Locales: []domain.SubsampleLocale{{Name: hostile}}}
 	components := map[string]func() error{}
 	var buf bytes.Buffer
 	components["subsample"] = func() error {
 		return SubsamplePage(SubsampleView{Page: page, Row: row, Live: live,
 			Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{hostile}},
 			Links:   []EntryLinkView{{Locale: hostile, Live: "javascript:alert(3)", LiveProblem: hostile}},
-			Quotas:  []QuotaView{{Quota: client.Quota{QuotaName: hostile, TableName: hostile}, Conditions: []string{hostile}}},
+			Quotas:  []QuotaView{{Quota: domain.Quota{QuotaName: hostile, TableName: hostile}, Conditions: []string{hostile}}},
 			Rules:   []rules.RuleSentence{{Text: hostile, Applies: true}}, UniqueRule: hostile,
 		}).Render(context.Background(), &buf)
 	}

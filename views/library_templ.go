@@ -9,7 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
-	"fieldboard/client"
+	"fieldboard/rules/domain"
 	"net/url"
 	"time"
 )
@@ -33,7 +33,7 @@ type LibraryLocale struct {
 type LibraryResult struct {
 	Locale    string // empty when no library is stored at all
 	FetchedAt time.Time
-	Questions []client.Question
+	Questions []domain.Question
 	Total     int // questions of the locale
 	Q         string
 	CSVHref   string
@@ -42,8 +42,8 @@ type LibraryResult struct {
 // LibraryAnswersView is the answers of one question of a locale.
 type LibraryAnswersView struct {
 	Locale   string
-	Question client.Question
-	Answers  []client.Answer
+	Question domain.Question
+	Answers  []domain.Answer
 	CSVHref  string
 	Fragment bool // swapped into the question list rather than a page of its own
 }
@@ -497,7 +497,7 @@ func LibraryTable(p Page, r LibraryResult) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if q.ID == client.AgeRangeQuestionID {
+					if q.ID == domain.AgeRangeQuestionID {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "Range")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -694,7 +694,7 @@ func LibraryAnswers(v LibraryAnswersView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.Question.ID == client.AgeRangeQuestionID {
+		if v.Question.ID == domain.AgeRangeQuestionID {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "<p class=\"hint\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -918,7 +918,7 @@ func answersSlot(questionID int64) string {
 	return "answers-" + Itoa(questionID)
 }
 
-func hasNullValue(answers []client.Answer) bool {
+func hasNullValue(answers []domain.Answer) bool {
 	for _, a := range answers {
 		if a.IsNullValue() {
 			return true

@@ -9,7 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
-	"fieldboard/client"
+	"fieldboard/rules/domain"
 	"time"
 )
 
@@ -18,9 +18,9 @@ import (
 type ReferenceView struct {
 	Page
 	FetchedAt time.Time // zero when never read
-	Countries []client.Country
-	Locales   []client.Locale
-	Statuses  []client.SurveyStatus
+	Countries []domain.Country
+	Locales   []domain.Locale
+	Statuses  []domain.SurveyStatus
 }
 
 // ReferencePage shows the three reference tables, each with its CSV.

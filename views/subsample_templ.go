@@ -10,8 +10,8 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"encoding/json"
-	"fieldboard/client"
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
 	"slices"
@@ -25,11 +25,11 @@ type SubsampleView struct {
 	Row store.SubsampleRow
 	// Summary is the subsample's event-list entry; InEventList says whether
 	// event/all holds it at all.
-	Summary     client.SubsampleSummary
+	Summary     domain.SubsampleSummary
 	InEventList bool
 	// Live is the live-details entry; nil when the subsample is not live,
 	// and then nothing below it is filled.
-	Live          *client.LiveSubsample
+	Live          *domain.LiveSubsample
 	Fetch         *store.QuotaFetch // state of the last quota and rule fetch; nil when never fetched
 	Verdict       rules.Verdict
 	EPC           rules.EPC // expected earnings per entrant
@@ -56,7 +56,7 @@ type EntryLinkView struct {
 // exclusive and shared together, never below 0; the quota is Open when it
 // is above 0.
 type QuotaView struct {
-	client.Quota
+	domain.Quota
 	Total      bool
 	Remaining  int64
 	Open       bool
@@ -1374,7 +1374,7 @@ type propGroup struct {
 
 // liveProperties lists every field of the live details, in groups; a
 // field that is null or absent reads "–".
-func liveProperties(p Page, l *client.LiveSubsample) []propGroup {
+func liveProperties(p Page, l *domain.LiveSubsample) []propGroup {
 	return []propGroup{
 		{"Project", []propItem{
 			{"Event", "eventId", Itoa(l.EventID)},
@@ -1453,7 +1453,7 @@ func propBool(b *bool) string {
 	return propYesNo(*b)
 }
 
-func propTime(p Page, t client.LocalTime) string {
+func propTime(p Page, t domain.LocalTime) string {
 	if t.IsZero() {
 		return propNone
 	}
@@ -1497,7 +1497,7 @@ func propCountry(code, name string) string {
 	return strings.TrimSpace(code + " " + name)
 }
 
-func propCountries(cs []client.Country) string {
+func propCountries(cs []domain.Country) string {
 	var out []string
 	for _, c := range cs {
 		s := propCountry(c.Code, c.Name)
@@ -1509,7 +1509,7 @@ func propCountries(cs []client.Country) string {
 	return propList(out)
 }
 
-func propLocales(ls []client.SubsampleLocale) string {
+func propLocales(ls []domain.SubsampleLocale) string {
 	var out []string
 	for _, l := range ls {
 		out = append(out, l.Name)
@@ -1517,7 +1517,7 @@ func propLocales(ls []client.SubsampleLocale) string {
 	return propList(out)
 }
 
-func propCategories(cs []client.Category) string {
+func propCategories(cs []domain.Category) string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.MainCategory+" › "+c.GenericCategory+" › "+c.Category+
@@ -1533,7 +1533,7 @@ func propList(items []string) string {
 	return strings.Join(items, "; ")
 }
 
-func propertiesSection(p Page, l *client.LiveSubsample) templ.Component {
+func propertiesSection(p Page, l *domain.LiveSubsample) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1664,7 +1664,7 @@ func eventListCard(v SubsampleView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = StatusLabel(client.NormalizeStatus(v.Summary.SubsampleStatus)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = StatusLabel(domain.NormalizeStatus(v.Summary.SubsampleStatus)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -297,14 +297,7 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	base, simulator, st := liveServer(t)
 	ctx := newBrowser(t)
 	// Profiles of the simulator's panelists, so the page counts a send list.
-	records := func(yield func(store.ProfileRecord) bool) {
-		for r := range simulator.Profiles(11, 3000) {
-			if !yield(store.ProfileRecord{PanelistID: r.PanelistID, QuestionID: r.QuestionID, Value: r.Value}) {
-				return
-			}
-		}
-	}
-	if _, err := st.ImportProfiles(context.Background(), records, nil); err != nil {
+	if _, err := st.ImportProfiles(context.Background(), simulator.Profiles(11, 3000), nil); err != nil {
 		t.Fatal(err)
 	}
 

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -13,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"fieldboard/client"
 	"fieldboard/store"
 )
 
@@ -148,8 +148,8 @@ func TestEventsFilters(t *testing.T) {
 		name, query string
 		keep        func(store.SubsampleRow) bool
 	}{
-		{"status", "status=Complete", func(r store.SubsampleRow) bool { return r.Status == client.StatusComplete }},
-		{"status live for testing", "status=" + url.QueryEscape("Live for testing"), func(r store.SubsampleRow) bool { return r.Status == client.StatusLiveForTesting }},
+		{"status", "status=Complete", func(r store.SubsampleRow) bool { return r.Status == domain.StatusComplete }},
+		{"status live for testing", "status=" + url.QueryEscape("Live for testing"), func(r store.SubsampleRow) bool { return r.Status == domain.StatusLiveForTesting }},
 		{"country", "country=" + country, func(r store.SubsampleRow) bool { return r.CountryCode == country }},
 		{"dates", "from=" + from.Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly), func(r store.SubsampleRow) bool {
 			p := periods[r.EventID]
@@ -163,7 +163,7 @@ func TestEventsFilters(t *testing.T) {
 			return strings.Contains(strings.ToLower(r.Name), name) || eventNames[r.EventID] != "" && strings.Contains(strings.ToLower(eventNames[r.EventID]), name)
 		}},
 		{"status and country", "status=Live&country=" + country, func(r store.SubsampleRow) bool {
-			return r.Status == client.StatusLive && r.CountryCode == country
+			return r.Status == domain.StatusLive && r.CountryCode == country
 		}},
 	}
 	for _, tt := range tests {
@@ -338,13 +338,13 @@ func TestLibraryAnswers(t *testing.T) {
 	// A question with a NULL VALUE answer, if the simulator has one here,
 	// and one without.
 	var withNull, plain int64
-	var nullAnswers, plainAnswers []client.Answer
+	var nullAnswers, plainAnswers []domain.Answer
 	for _, q := range questions {
 		answers, err := a.store.Answers(ctx, locale, q.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hasNull := slices.ContainsFunc(answers, client.Answer.IsNullValue)
+		hasNull := slices.ContainsFunc(answers, domain.Answer.IsNullValue)
 		switch {
 		case hasNull && withNull == 0:
 			withNull, nullAnswers = q.ID, answers
@@ -365,7 +365,7 @@ func TestLibraryAnswers(t *testing.T) {
 			t.Errorf("answers of %d lack answer %d %q", plain, ans.ID, ans.Name)
 		}
 	}
-	if slices.ContainsFunc(plainAnswers, func(a client.Answer) bool { return a.IsExclusive }) != strings.Contains(body, "exclusive</") {
+	if slices.ContainsFunc(plainAnswers, func(a domain.Answer) bool { return a.IsExclusive }) != strings.Contains(body, "exclusive</") {
 		t.Errorf("answers of %d: an exclusive answer must say exclusive in words", plain)
 	}
 	resp, body = a.do(t, "GET", path, nil)

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"fieldboard/rules/domain"
 	"fmt"
 	"html"
 	"io"
@@ -86,7 +87,7 @@ func TestSubsamplePageOfASendableSubsample(t *testing.T) {
 func TestSubsamplePageOfOneThatMayNotBeSent(t *testing.T) {
 	a := refreshed(t)
 	s := subsampleOf(t, a, "live paused or not sendable", func(s handlers.SubsampleJSON) bool {
-		return s.Status == client.StatusLive && (s.Sendability == "paused" || s.Sendability == "not_sendable")
+		return s.Status == domain.StatusLive && (s.Sendability == "paused" || s.Sendability == "not_sendable")
 	})
 	_, body := a.do(t, "GET", fmt.Sprintf("/subsamples/%d", s.SubsampleID), nil)
 	if !strings.Contains(body, fmt.Sprintf(`data-state="%s"`, s.Sendability)) || !strings.Contains(body, "✕ fail") {
@@ -183,7 +184,7 @@ func TestSubsampleConditionsAreTranslated(t *testing.T) {
 		for _, q := range quotas {
 			for _, c := range q.Questions {
 				switch question, ok := questions[c.ID]; {
-				case c.ID == client.AgeRangeQuestionID && len(c.Answers) > 0 && c.Answers[0].RangeStart != nil:
+				case c.ID == domain.AgeRangeQuestionID && len(c.Answers) > 0 && c.Answers[0].RangeStart != nil:
 					if want := "Age " + *c.Answers[0].RangeStart + "–"; !strings.Contains(conditions, want) {
 						t.Errorf("subsample %d: no condition reads %q:\n%s", r.SubsampleID, want, conditions)
 					}
@@ -207,53 +208,53 @@ func TestConditionText(t *testing.T) {
 	str := func(s string) *string { return &s }
 	lib := handlers.QuotaLibrary{
 		Locale: "en-gb",
-		Questions: map[int64]client.Question{
+		Questions: map[int64]domain.Question{
 			43:  {ID: 43, Name: "Gender", Text: "Are you...?", Translation: "What is your gender?"},
 			96:  {ID: 96, Name: "REGION", Text: "REGION"},
 			633: {ID: 633, Name: "", Text: "Education?"},
 		},
-		Answers: map[int64]map[int64]client.Answer{
+		Answers: map[int64]map[int64]domain.Answer{
 			43: {1: {ID: 1, Name: "MALE", Text: "Male", Translation: "Male"}, 2: {ID: 2, Name: "FEMALE", Text: "Female", Translation: "Female"}},
 			96: {7: {ID: 7, Name: "North", Translation: ""}},
 		},
 	}
 	tests := []struct {
 		name string
-		q    client.QuotaQuestion
+		q    domain.QuotaQuestion
 		want string
 	}{
 		{"question named with its text in the locale, answers joined by OR",
-			client.QuotaQuestion{ID: 43, Operator: "OR", Answers: []client.QuotaAnswer{{ID: id(2)}, {ID: id(1)}}},
+			domain.QuotaQuestion{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: id(2)}, {ID: id(1)}}},
 			"Gender (What is your gender?): Female or Male"},
 		{"an age range reads Age 18–34",
-			client.QuotaQuestion{ID: -1, Operator: "OR", Answers: []client.QuotaAnswer{{RangeStart: str("18"), RangeEnd: str("34")}}},
+			domain.QuotaQuestion{ID: -1, Operator: "OR", Answers: []domain.QuotaAnswer{{RangeStart: str("18"), RangeEnd: str("34")}}},
 			"Age 18–34"},
 		{"several age ranges",
-			client.QuotaQuestion{ID: -1, Answers: []client.QuotaAnswer{{RangeStart: str("18"), RangeEnd: str("24")}, {RangeStart: str("55"), RangeEnd: str("99")}}},
+			domain.QuotaQuestion{ID: -1, Answers: []domain.QuotaAnswer{{RangeStart: str("18"), RangeEnd: str("24")}, {RangeStart: str("55"), RangeEnd: str("99")}}},
 			"Age 18–24 or 55–99"},
 		{"an open-ended range",
-			client.QuotaQuestion{ID: -1, Answers: []client.QuotaAnswer{{RangeStart: str("65")}}},
+			domain.QuotaQuestion{ID: -1, Answers: []domain.QuotaAnswer{{RangeStart: str("65")}}},
 			"Age 65 or more"},
 		{"question missing from the library falls back to ids",
-			client.QuotaQuestion{ID: 1234, Operator: "OR", Answers: []client.QuotaAnswer{{ID: id(5)}, {ID: id(6)}}},
+			domain.QuotaQuestion{ID: 1234, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: id(5)}, {ID: id(6)}}},
 			"question 1234: answer 5 or 6"},
 		{"answer missing from the library falls back to its id",
-			client.QuotaQuestion{ID: 43, Operator: "OR", Answers: []client.QuotaAnswer{{ID: id(1)}, {ID: id(9)}}},
+			domain.QuotaQuestion{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: id(1)}, {ID: id(9)}}},
 			"Gender (What is your gender?): Male or answer 9"},
 		{"answers missing after a known one",
-			client.QuotaQuestion{ID: 43, Operator: "OR", Answers: []client.QuotaAnswer{{ID: id(9)}, {ID: id(10)}, {ID: id(2)}, {ID: id(11)}}},
+			domain.QuotaQuestion{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: id(9)}, {ID: id(10)}, {ID: id(2)}, {ID: id(11)}}},
 			"Gender (What is your gender?): answer 9 or 10 or Female or answer 11"},
 		{"text equal to the name is not repeated; an untranslated answer keeps its name",
-			client.QuotaQuestion{ID: 96, Answers: []client.QuotaAnswer{{ID: id(7)}}},
+			domain.QuotaQuestion{ID: 96, Answers: []domain.QuotaAnswer{{ID: id(7)}}},
 			"REGION: North"},
 		{"a question without a name reads by its text",
-			client.QuotaQuestion{ID: 633, Answers: []client.QuotaAnswer{{ID: id(3)}}},
+			domain.QuotaQuestion{ID: 633, Answers: []domain.QuotaAnswer{{ID: id(3)}}},
 			"Education?: answer 3"},
 		{"a condition without answers says so",
-			client.QuotaQuestion{ID: 43, Operator: "OR"},
+			domain.QuotaQuestion{ID: 43, Operator: "OR"},
 			"Gender (What is your gender?): no answers listed"},
 		{"another operator is written out",
-			client.QuotaQuestion{ID: 43, Operator: "AND", Answers: []client.QuotaAnswer{{ID: id(1)}, {ID: id(2)}}},
+			domain.QuotaQuestion{ID: 43, Operator: "AND", Answers: []domain.QuotaAnswer{{ID: id(1)}, {ID: id(2)}}},
 			"Gender (What is your gender?): Male and Female"},
 	}
 	for _, tt := range tests {
@@ -264,7 +265,7 @@ func TestConditionText(t *testing.T) {
 		})
 	}
 	t.Run("an empty library names everything by id", func(t *testing.T) {
-		q := client.QuotaQuestion{ID: 43, Operator: "OR", Answers: []client.QuotaAnswer{{ID: id(1)}}}
+		q := domain.QuotaQuestion{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: id(1)}}}
 		if got, want := handlers.ConditionText(q, handlers.QuotaLibrary{}), "question 43: answer 1"; got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
@@ -318,7 +319,7 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 	}
 
 	// Names from the provider that a spreadsheet would run as formulas.
-	evil := []client.Quota{{QuotaID: 1, TableID: 2, TableName: "@SUM(A1)", QuotaName: "=HYPERLINK(\"x\")", QuotaType: "hard",
+	evil := []domain.Quota{{QuotaID: 1, TableID: 2, TableName: "@SUM(A1)", QuotaName: "=HYPERLINK(\"x\")", QuotaType: "hard",
 		AchievedInterviews: 3, RemainingExclusive: -2, RemainingShared: 1}}
 	if err := a.store.SaveSubsampleDetail(ctx, s.SubsampleID, store.SubsampleDetail{FetchedAt: time.Now(), Quotas: evil}); err != nil {
 		t.Fatal(err)

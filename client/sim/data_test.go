@@ -2,19 +2,18 @@ package sim
 
 import (
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"fieldboard/client"
 )
 
 func TestReferenceData(t *testing.T) {
 	s, _ := newSim(Options{Seed: 1, Subsamples: 10})
 
-	countries := fetch[[]client.Country](t, s, "GET", pathCountry)
+	countries := fetch[[]domain.Country](t, s, "GET", pathCountry)
 	if len(countries) < 12 {
 		t.Errorf("%d countries, want at least 12", len(countries))
 	}
@@ -31,7 +30,7 @@ func TestReferenceData(t *testing.T) {
 		t.Error("no country has an empty regionName")
 	}
 
-	locales := fetch[[]client.Locale](t, s, "GET", pathLocales)
+	locales := fetch[[]domain.Locale](t, s, "GET", pathLocales)
 	if len(locales) < 20 || len(locales) != MaxLocales {
 		t.Errorf("%d locales, want MaxLocales = %d >= 20", len(locales), MaxLocales)
 	}
@@ -58,7 +57,7 @@ func TestReferenceData(t *testing.T) {
 		t.Error("no locale has an empty nameTranslation")
 	}
 
-	statuses := fetch[[]client.SurveyStatus](t, s, "GET", pathStatuses)
+	statuses := fetch[[]domain.SurveyStatus](t, s, "GET", pathStatuses)
 	want := map[int64]string{1: "Pending", 2: "Pending(do not use)", 3: "Live", 4: "Complete", 5: "Canceled", 6: "live for testing"}
 	if len(statuses) != len(want) {
 		t.Errorf("%d statuses", len(statuses))
@@ -149,7 +148,7 @@ func TestLiveDetailsShape(t *testing.T) {
 	}
 	typed := liveDetails(t, s)
 	all := summaries(t, s)
-	byID := make(map[int64]client.SubsampleSummary)
+	byID := make(map[int64]domain.SubsampleSummary)
 	for _, ss := range all {
 		byID[ss.SubsampleID] = ss
 	}
@@ -186,7 +185,7 @@ func TestLiveDetailsShape(t *testing.T) {
 		} else if d.TargetedCPI < 0.5 || d.TargetedCPI > 12 {
 			t.Errorf("targetedCPI %v", d.TargetedCPI)
 		}
-		if d.SubsampleStatus != client.StatusLive && d.SubsampleStatus != client.StatusLiveForTesting {
+		if d.SubsampleStatus != domain.StatusLive && d.SubsampleStatus != domain.StatusLiveForTesting {
 			t.Errorf("status %q in live-details", d.SubsampleStatus)
 		}
 		if sum := byID[d.SubsampleID]; sum.SubsampleStatus != d.SubsampleStatus || sum.EventID != d.EventID {
@@ -240,7 +239,7 @@ func TestQuotas(t *testing.T) {
 	answersIn := func(loc string, q int64) map[int64]bool {
 		if library[loc] == nil {
 			library[loc] = make(map[int64]map[int64]bool)
-			for _, q := range fetch[[]client.Question](t, s, "GET", "/supplier/v1/locales/"+loc+"/questions") {
+			for _, q := range fetch[[]domain.Question](t, s, "GET", "/supplier/v1/locales/"+loc+"/questions") {
 				library[loc][q.ID] = nil
 			}
 		}
@@ -250,7 +249,7 @@ func TestQuotas(t *testing.T) {
 		}
 		if as == nil {
 			as = make(map[int64]bool)
-			for _, a := range fetch[[]client.Answer](t, s, "GET", answersPath(loc, q)) {
+			for _, a := range fetch[[]domain.Answer](t, s, "GET", answersPath(loc, q)) {
 				as[a.ID] = true
 			}
 			library[loc][q] = as
@@ -268,7 +267,7 @@ func TestQuotas(t *testing.T) {
 			if q.RemainingExclusive < 0 || q.RemainingShared < 0 || q.AchievedInterviews < 0 {
 				t.Errorf("subsample %d quota %d: negative numbers %+v", d.SubsampleID, q.QuotaID, q)
 			}
-			if q.SubsampleStatus != d.SubsampleStatus || q.QuotaType != client.QuotaTypeHard && q.QuotaType != client.QuotaTypeCounting {
+			if q.SubsampleStatus != d.SubsampleStatus || q.QuotaType != domain.QuotaTypeHard && q.QuotaType != domain.QuotaTypeCounting {
 				t.Errorf("quota %+v", q)
 			}
 			if q.ActualClientIncidenceRate > 100 || q.ActualClientConversionRate > 100 || q.ActualClientAbandonRate > 100 {
@@ -285,7 +284,7 @@ func TestQuotas(t *testing.T) {
 			if q.Remaining() == 0 {
 				full++
 			}
-			if q.QuotaType == client.QuotaTypeCounting {
+			if q.QuotaType == domain.QuotaTypeCounting {
 				counting++
 			}
 			if len(q.Questions) == 0 {
@@ -295,7 +294,7 @@ func TestQuotas(t *testing.T) {
 				if c.Operator != "OR" || c.Locale != nil || len(c.Answers) == 0 {
 					t.Errorf("condition %+v", c)
 				}
-				if c.ID == client.AgeRangeQuestionID {
+				if c.ID == domain.AgeRangeQuestionID {
 					for _, a := range c.Answers {
 						from, err1 := strconv.Atoi(deref(a.RangeStart))
 						to, err2 := strconv.Atoi(deref(a.RangeEnd))
@@ -338,7 +337,7 @@ func TestQuotas(t *testing.T) {
 
 	// Quotas are also served for subsamples that are not live.
 	for _, ss := range summaries(t, s) {
-		if ss.SubsampleStatus == client.StatusComplete {
+		if ss.SubsampleStatus == domain.StatusComplete {
 			qs := quotas(t, s, ss.SubsampleID)
 			if len(qs) == 0 || !qs[0].IsTotal() || qs[0].Remaining() != 0 {
 				t.Errorf("complete subsample %d: quotas %+v", ss.SubsampleID, qs)
@@ -377,7 +376,7 @@ func TestEligibilityRules(t *testing.T) {
 				}
 			}
 		}
-		rules := fetch[client.EligibilityRules](t, s, "GET", rulesPath(ss.SubsampleID))
+		rules := fetch[domain.EligibilityRules](t, s, "GET", rulesPath(ss.SubsampleID))
 		check := func(id *int64, days int64, codes []int64) {
 			if id == nil {
 				t.Errorf("subsample %d: rule without id", ss.SubsampleID)
@@ -432,7 +431,7 @@ func TestEligibilityRules(t *testing.T) {
 func TestLibrary(t *testing.T) {
 	opts := Options{Seed: 9, Subsamples: 10, Locales: 12, QuestionsPerLocale: 60, AnswersPerQuestion: 5}
 	s, _ := newSim(opts)
-	locales := fetch[[]client.Locale](t, s, "GET", pathLocales)
+	locales := fetch[[]domain.Locale](t, s, "GET", pathLocales)
 	var ids []int64
 	var nullValues, exclusives, emptyTranslations, textIsName int
 	for i, l := range locales {
@@ -443,7 +442,7 @@ func TestLibrary(t *testing.T) {
 			}
 			continue
 		}
-		qs := fetch[[]client.Question](t, s, "GET", path)
+		qs := fetch[[]domain.Question](t, s, "GET", path)
 		if len(qs) != opts.QuestionsPerLocale {
 			t.Errorf("%s: %d questions, want %d", l.Locale, len(qs), opts.QuestionsPerLocale)
 		}
@@ -452,7 +451,7 @@ func TestLibrary(t *testing.T) {
 				ids = append(ids, q.ID)
 			}
 		}
-		byID := make(map[int64]client.Question)
+		byID := make(map[int64]domain.Question)
 		for j, q := range qs {
 			byID[q.ID] = q
 			if j < len(ids) && ids[j] != q.ID {
@@ -464,8 +463,8 @@ func TestLibrary(t *testing.T) {
 			if q.Text == q.Name {
 				textIsName++
 			}
-			as := fetch[[]client.Answer](t, s, "GET", answersPath(l.Locale, q.ID))
-			if q.ID == client.AgeRangeQuestionID && len(as) != 0 {
+			as := fetch[[]domain.Answer](t, s, "GET", answersPath(l.Locale, q.ID))
+			if q.ID == domain.AgeRangeQuestionID && len(as) != 0 {
 				t.Errorf("agerange has %d answers", len(as))
 			}
 			real := 0
@@ -500,13 +499,13 @@ func TestLibrary(t *testing.T) {
 		t.Errorf("NULL VALUE %d, exclusive %d, empty translations %d, text = name %d", nullValues, exclusives, emptyTranslations, textIsName)
 	}
 
-	de := fetch[[]client.Answer](t, s, "GET", answersPath("de-de", qGender))
-	en := fetch[[]client.Answer](t, s, "GET", answersPath("en-us", qGender))
+	de := fetch[[]domain.Answer](t, s, "GET", answersPath("de-de", qGender))
+	en := fetch[[]domain.Answer](t, s, "GET", answersPath("en-us", qGender))
 	if de[0].ID != en[0].ID || de[0].Translation == en[0].Translation {
 		t.Errorf("gender answers: de %+v, en %+v", de[0], en[0])
 	}
-	us := fetch[[]client.Answer](t, s, "GET", answersPath("en-us", qRegion))
-	gb := fetch[[]client.Answer](t, s, "GET", answersPath("en-gb", qRegion))
+	us := fetch[[]domain.Answer](t, s, "GET", answersPath("en-us", qRegion))
+	gb := fetch[[]domain.Answer](t, s, "GET", answersPath("en-gb", qRegion))
 	if us[0].ID == gb[0].ID || len(us) == len(gb) {
 		t.Errorf("region answers do not depend on the country")
 	}

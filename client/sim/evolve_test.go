@@ -1,11 +1,10 @@
 package sim
 
 import (
+	"fieldboard/rules/domain"
 	"slices"
 	"testing"
 	"time"
-
-	"fieldboard/client"
 )
 
 // TestTimeMoves advances the clock by 30 minutes: quotas fill, remaining
@@ -13,7 +12,7 @@ import (
 func TestTimeMoves(t *testing.T) {
 	s, clk := newSim(Options{Seed: 4, Subsamples: 600})
 	before := liveDetails(t, s)
-	quotasBefore := make(map[int64][]client.Quota)
+	quotasBefore := make(map[int64][]domain.Quota)
 	for _, d := range before {
 		quotasBefore[d.SubsampleID] = quotas(t, s, d.SubsampleID)
 	}
@@ -48,8 +47,8 @@ func TestTimeMoves(t *testing.T) {
 		}
 		if !stillLive[d.SubsampleID] {
 			closed++
-			if status[d.SubsampleID] != client.StatusComplete || !qs[0].IsTotal() || qs[0].Remaining() != 0 ||
-				qs[0].SubsampleStatus != client.StatusComplete {
+			if status[d.SubsampleID] != domain.StatusComplete || !qs[0].IsTotal() || qs[0].Remaining() != 0 ||
+				qs[0].SubsampleStatus != domain.StatusComplete {
 				t.Errorf("subsample %d left live-details as %q with total %+v", d.SubsampleID, status[d.SubsampleID], qs[0])
 			}
 		}
@@ -67,7 +66,7 @@ func TestPendingGoesLive(t *testing.T) {
 	s, clk := newSim(Options{Seed: 4, Subsamples: 600})
 	pending := make(map[int64]bool)
 	for _, ss := range summaries(t, s) {
-		if ss.SubsampleStatus == client.StatusPending {
+		if ss.SubsampleStatus == domain.StatusPending {
 			pending[ss.SubsampleID] = true
 		}
 	}
@@ -76,7 +75,7 @@ func TestPendingGoesLive(t *testing.T) {
 	for _, d := range liveDetails(t, s) {
 		if pending[d.SubsampleID] {
 			wentLive++
-			if d.SubsampleStatus != client.StatusLive {
+			if d.SubsampleStatus != domain.StatusLive {
 				t.Errorf("subsample %d went from Pending to %q", d.SubsampleID, d.SubsampleStatus)
 			}
 		}
@@ -132,7 +131,7 @@ func TestLiveSubsampleIDs(t *testing.T) {
 	}
 	unlisted := 0
 	for _, ss := range summaries(t, s) {
-		if ss.SubsampleStatus == client.StatusLive && !listed[ss.SubsampleID] {
+		if ss.SubsampleStatus == domain.StatusLive && !listed[ss.SubsampleID] {
 			unlisted++
 		}
 	}

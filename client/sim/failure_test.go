@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fieldboard/rules/domain"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"fieldboard/client"
 )
 
 func TestFailPath(t *testing.T) {
@@ -248,7 +247,7 @@ func TestFailWrongTypes(t *testing.T) {
 			t.Errorf("%s: a number is left in %.200s", p[1], rec.Body)
 		}
 	}
-	var countries []client.Country
+	var countries []domain.Country
 	err := json.Unmarshal(do(s, "GET", pathCountry).Body.Bytes(), &countries)
 	var typeErr *json.UnmarshalTypeError
 	if !errors.As(err, &typeErr) {
@@ -280,7 +279,7 @@ func TestFailHugeBody(t *testing.T) {
 	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	want := fetch[[]client.Country](t, s, "GET", pathCountry)
+	want := fetch[[]domain.Country](t, s, "GET", pathCountry)
 	s.FailPath(pathCountry, FailHugeBody)
 
 	resp, err := http.Get(srv.URL + pathCountry)
@@ -296,7 +295,7 @@ func TestFailHugeBody(t *testing.T) {
 	// It is the real answer, only padded: valid JSON all the same.
 	s.SetHugeBodySize(1 << 20)
 	rec := do(s, "GET", pathCountry)
-	var got []client.Country
+	var got []domain.Country
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got) != len(want) || rec.Body.Len() < 1<<20 {
 		t.Errorf("padded body of %d bytes: %d countries, %v; want the %d countries", rec.Body.Len(), len(got), err, len(want))
 	}

@@ -2,14 +2,13 @@ package sim
 
 import (
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
-
-	"fieldboard/client"
 )
 
 // testStart is the clock of every test world: fixed, so bodies are
@@ -81,14 +80,14 @@ const (
 	pathStatuses = "/supplier/v1/survey-statuses"
 )
 
-func liveDetails(t testing.TB, h http.Handler) []client.LiveSubsample {
-	return fetch[[]client.LiveSubsample](t, h, http.MethodPost, pathLive)
+func liveDetails(t testing.TB, h http.Handler) []domain.LiveSubsample {
+	return fetch[[]domain.LiveSubsample](t, h, http.MethodPost, pathLive)
 }
 
-func summaries(t testing.TB, h http.Handler) []client.SubsampleSummary {
-	return fetch[[]client.SubsampleSummary](t, h, http.MethodPost, pathAll)
+func summaries(t testing.TB, h http.Handler) []domain.SubsampleSummary {
+	return fetch[[]domain.SubsampleSummary](t, h, http.MethodPost, pathAll)
 }
 
-func quotas(t testing.TB, h http.Handler, id int64) []client.Quota {
-	return fetch[[]client.Quota](t, h, http.MethodGet, quotasPath(id))
+func quotas(t testing.TB, h http.Handler, id int64) []domain.Quota {
+	return fetch[[]domain.Quota](t, h, http.MethodGet, quotasPath(id))
 }

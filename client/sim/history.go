@@ -1,12 +1,11 @@
 package sim
 
 import (
+	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"math/rand/v2"
 	"time"
-
-	fbrules "fieldboard/rules"
 )
 
 // History generates a respondent history that fits the simulated world,
@@ -18,8 +17,8 @@ import (
 // panelist has between half and one and a half times the average number of
 // records, and the total is exactly records. Deterministic for the
 // simulator's world and seed.
-func (s *Simulator) History(seed int64, records, panelists int) iter.Seq[fbrules.HistoryRecord] {
-	return func(yield func(fbrules.HistoryRecord) bool) {
+func (s *Simulator) History(seed int64, records, panelists int) iter.Seq[domain.HistoryRecord] {
+	return func(yield func(domain.HistoryRecord) bool) {
 		if records <= 0 || panelists <= 0 || len(s.world.subs) == 0 {
 			return
 		}
@@ -46,7 +45,7 @@ func (s *Simulator) History(seed int64, records, panelists int) iter.Seq[fbrules
 				sub := s.world.subs[rng.IntN(len(s.world.subs))]
 				// The square makes recent dates likelier than old ones.
 				age := time.Duration(float64(span) * rng.Float64() * rng.Float64())
-				r := fbrules.HistoryRecord{
+				r := domain.HistoryRecord{
 					PanelistID:     id,
 					SubsampleID:    sub.id,
 					StatusID:       historyStatus(rng),
@@ -70,18 +69,18 @@ func (s *Simulator) History(seed int64, records, panelists int) iter.Seq[fbrules
 func historyStatus(rng *rand.Rand) int64 {
 	switch x := rng.IntN(100); {
 	case x < 35:
-		return fbrules.StatusScreenOut
+		return domain.ReturnScreenOut
 	case x < 60:
-		return fbrules.StatusComplete
+		return domain.ReturnComplete
 	case x < 80:
-		return fbrules.StatusAbandon
+		return domain.ReturnAbandon
 	case x < 90:
-		return fbrules.StatusQuotaFull
+		return domain.ReturnQuotaFull
 	case x < 95:
-		return fbrules.StatusPotentiallyUnengaged
+		return domain.ReturnPotentiallyUnengaged
 	case x < 98:
-		return fbrules.StatusErroneousComplete
+		return domain.ReturnErroneousComplete
 	default:
-		return fbrules.StatusInSurvey
+		return domain.ReturnInSurvey
 	}
 }

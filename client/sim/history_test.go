@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	fbrules "fieldboard/rules"
+	"fieldboard/rules/domain"
 )
 
 func TestHistoryFitsTheWorld(t *testing.T) {
 	s := New(Options{Seed: 2, Subsamples: 60, Now: func() time.Time { return testStart }})
-	collect := func() []fbrules.HistoryRecord {
-		var out []fbrules.HistoryRecord
+	collect := func() []domain.HistoryRecord {
+		var out []domain.HistoryRecord
 		for r := range s.History(9, 1000, 90) {
 			out = append(out, r)
 		}
@@ -33,7 +33,7 @@ func TestHistoryFitsTheWorld(t *testing.T) {
 		if !ok || sub.event.id != r.EventID || sub.event.rtype.id != r.ResearchTypeID {
 			t.Fatalf("record %+v does not match the world's subsample", r)
 		}
-		if fbrules.ReturnCodeName(r.StatusID) == "" {
+		if domain.ReturnCodeName(r.StatusID) == "" {
 			t.Fatalf("record has unknown status %d", r.StatusID)
 		}
 		if age := testStart.Sub(r.RegisteredAt); age < 0 || age > 2*366*24*time.Hour {
@@ -43,7 +43,7 @@ func TestHistoryFitsTheWorld(t *testing.T) {
 	if len(panelists) != 90 {
 		t.Errorf("records cover %d panelists, want 90", len(panelists))
 	}
-	for _, code := range []int64{fbrules.StatusComplete, fbrules.StatusScreenOut, fbrules.StatusAbandon, fbrules.StatusQuotaFull} {
+	for _, code := range []int64{domain.ReturnComplete, domain.ReturnScreenOut, domain.ReturnAbandon, domain.ReturnQuotaFull} {
 		if statuses[code] == 0 {
 			t.Errorf("no record with status %d in %v", code, statuses)
 		}

@@ -1,22 +1,13 @@
 package sim
 
 import (
+	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"math/rand/v2"
 	"strconv"
 	"time"
 )
-
-// ProfileRow is one line of a supplier's profile file, whose header is
-// panelistId,questionId,value: for a library question, Value is one answer
-// id of that question (a multi-punch question has a row per answer); for
-// the age question (-1) it is the birth date, yyyy-MM-dd.
-type ProfileRow struct {
-	PanelistID string
-	QuestionID int64
-	Value      string
-}
 
 // Profiles generates the profiles of panelists P0000000, P0000001, ...
 // (the panelists of History), for tests, benchmarks and the demo. Each
@@ -32,8 +23,8 @@ type ProfileRow struct {
 // live in another country's regions or fall in full cells, and some cannot
 // be decided. The rows come grouped by panelist. Deterministic for the
 // simulator's world and seed.
-func (s *Simulator) Profiles(seed int64, panelists int) iter.Seq[ProfileRow] {
-	return func(yield func(ProfileRow) bool) {
+func (s *Simulator) Profiles(seed int64, panelists int) iter.Seq[domain.ProfileRecord] {
+	return func(yield func(domain.ProfileRecord) bool) {
 		if panelists <= 0 {
 			return
 		}
@@ -57,7 +48,7 @@ type profileGen struct {
 	created  time.Time
 	markets  []*country // one entry per live subsample: big markets come up more
 	fillers  []*questionDef
-	rows     []ProfileRow
+	rows     []domain.ProfileRecord
 	children []answerDef // the child-age answers, without the exclusive ones
 }
 
@@ -95,7 +86,7 @@ func newProfileGen(w *world, seed int64) *profileGen {
 
 // panelist draws one panelist's rows, without the panelist id. The slice
 // is reused by the next call.
-func (g *profileGen) panelist() []ProfileRow {
+func (g *profileGen) panelist() []domain.ProfileRecord {
 	rng := g.rng
 	g.rows = g.rows[:0]
 	country := g.markets[rng.IntN(len(g.markets))]
@@ -106,7 +97,7 @@ func (g *profileGen) panelist() []ProfileRow {
 
 	age := g.age()
 	if missing != qAgeRange {
-		g.rows = append(g.rows, ProfileRow{QuestionID: qAgeRange, Value: g.birthDate(age).Format(time.DateOnly)})
+		g.rows = append(g.rows, domain.ProfileRecord{QuestionID: qAgeRange, Value: g.birthDate(age).Format(time.DateOnly)})
 	}
 	if missing != qGender {
 		gender := g.lib.answersOf(qGender, "")
@@ -223,7 +214,7 @@ func (g *profileGen) some(as []answerDef) []answerDef {
 }
 
 func (g *profileGen) answer(question int64, a answerDef) {
-	g.rows = append(g.rows, ProfileRow{QuestionID: question, Value: strconv.FormatInt(a.id, 10)})
+	g.rows = append(g.rows, domain.ProfileRecord{QuestionID: question, Value: strconv.FormatInt(a.id, 10)})
 }
 
 func (g *profileGen) answered(question int64) bool {

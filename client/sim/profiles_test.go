@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fieldboard/rules/domain"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 
 func TestProfilesFitTheWorld(t *testing.T) {
 	s, _ := newSim(Options{Seed: 3})
-	collect := func(seed int64, n int) []ProfileRow {
+	collect := func(seed int64, n int) []domain.ProfileRecord {
 		return slices.Collect(s.Profiles(seed, n))
 	}
 	const panelists = 2000
@@ -34,7 +35,7 @@ func TestProfilesFitTheWorld(t *testing.T) {
 			regionOf[a.id] = cc
 		}
 	}
-	profiles := map[string]fbrules.Profile{}
+	profiles := map[string]domain.Profile{}
 	var order []string
 	for _, r := range rows {
 		p, ok := profiles[r.PanelistID]
@@ -43,7 +44,7 @@ func TestProfilesFitTheWorld(t *testing.T) {
 				t.Fatalf("rows not grouped by panelist: %s after %s", r.PanelistID, order[len(order)-1])
 			}
 			order = append(order, r.PanelistID)
-			p = fbrules.Profile{Answers: map[int64][]int64{}}
+			p = domain.Profile{Answers: map[int64][]int64{}}
 		}
 		if r.QuestionID == qAgeRange {
 			birth, err := time.Parse(time.DateOnly, r.Value)

@@ -3,12 +3,11 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"fieldboard/rules/domain"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"fieldboard/client"
 )
 
 // TestEndpointsDecode checks that every endpoint answers JSON that decodes
@@ -27,15 +26,15 @@ func TestEndpointsDecode(t *testing.T) {
 		into         func() any
 		count        func(any) int
 	}{
-		{"POST", pathAll, func() any { return new([]client.SubsampleSummary) }, lenOf[client.SubsampleSummary]},
-		{"POST", pathLive, func() any { return new([]client.LiveSubsample) }, lenOf[client.LiveSubsample]},
-		{"GET", quotasPath(id), func() any { return new([]client.Quota) }, lenOf[client.Quota]},
-		{"GET", rulesPath(id), func() any { return new(client.EligibilityRules) }, func(any) int { return 1 }},
-		{"GET", "/supplier/v1/locales/" + loc + "/questions", func() any { return new([]client.Question) }, lenOf[client.Question]},
-		{"GET", answersPath(loc, qGender), func() any { return new([]client.Answer) }, lenOf[client.Answer]},
-		{"GET", pathCountry, func() any { return new([]client.Country) }, lenOf[client.Country]},
-		{"GET", pathLocales, func() any { return new([]client.Locale) }, lenOf[client.Locale]},
-		{"GET", pathStatuses, func() any { return new([]client.SurveyStatus) }, lenOf[client.SurveyStatus]},
+		{"POST", pathAll, func() any { return new([]domain.SubsampleSummary) }, lenOf[domain.SubsampleSummary]},
+		{"POST", pathLive, func() any { return new([]domain.LiveSubsample) }, lenOf[domain.LiveSubsample]},
+		{"GET", quotasPath(id), func() any { return new([]domain.Quota) }, lenOf[domain.Quota]},
+		{"GET", rulesPath(id), func() any { return new(domain.EligibilityRules) }, func(any) int { return 1 }},
+		{"GET", "/supplier/v1/locales/" + loc + "/questions", func() any { return new([]domain.Question) }, lenOf[domain.Question]},
+		{"GET", answersPath(loc, qGender), func() any { return new([]domain.Answer) }, lenOf[domain.Answer]},
+		{"GET", pathCountry, func() any { return new([]domain.Country) }, lenOf[domain.Country]},
+		{"GET", pathLocales, func() any { return new([]domain.Locale) }, lenOf[domain.Locale]},
+		{"GET", pathStatuses, func() any { return new([]domain.SurveyStatus) }, lenOf[domain.SurveyStatus]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -137,7 +136,7 @@ func allPaths(t *testing.T, s *Simulator) [][2]string {
 	}
 	for _, loc := range []string{"en-us", "de-de", "fr-fr"} {
 		paths = append(paths, [2]string{"GET", "/supplier/v1/locales/" + loc + "/questions"})
-		for _, q := range fetch[[]client.Question](t, s, "GET", "/supplier/v1/locales/"+loc+"/questions") {
+		for _, q := range fetch[[]domain.Question](t, s, "GET", "/supplier/v1/locales/"+loc+"/questions") {
 			paths = append(paths, [2]string{"GET", answersPath(loc, q.ID)})
 		}
 	}

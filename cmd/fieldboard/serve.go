@@ -168,14 +168,7 @@ func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, see
 	if err != nil || n > 0 {
 		return err
 	}
-	records := func(yield func(store.ProfileRecord) bool) {
-		for r := range demo.Profiles(seed, demoPanelists) {
-			if !yield(store.ProfileRecord{PanelistID: r.PanelistID, QuestionID: r.QuestionID, Value: r.Value}) {
-				return
-			}
-		}
-	}
-	if _, err := st.ImportProfiles(ctx, records, nil); err != nil {
+	if _, err := st.ImportProfiles(ctx, demo.Profiles(seed, demoPanelists), nil); err != nil {
 		return fmt.Errorf("demo profiles: %w", err)
 	}
 	logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)

@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"sort"
@@ -40,7 +41,7 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	ru.setPhase("quotas and rules", 2*len(live))
 	details := make(map[int64]store.SubsampleDetail, len(live))
 	var mu sync.Mutex
-	forEach(ctx, r.opts.Concurrency, live, func(l client.LiveSubsample) {
+	forEach(ctx, r.opts.Concurrency, live, func(l domain.LiveSubsample) {
 		d := r.fetchDetail(ctx, ru, c, l.SubsampleID)
 		mu.Lock()
 		details[l.SubsampleID] = d
@@ -205,7 +206,7 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 // fetchLibrary reads the questions of one locale and the answers of each.
 // Each provider call holds one of slots while it runs.
 func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, locale string, slots chan struct{}) store.LocaleLibrary {
-	lib := store.LocaleLibrary{Locale: locale, Answers: map[int64][]client.Answer{}}
+	lib := store.LocaleLibrary{Locale: locale, Answers: map[int64][]domain.Answer{}}
 	slots <- struct{}{}
 	questions, err := r.provider.Questions(ctx, locale)
 	<-slots
@@ -218,7 +219,7 @@ func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, local
 	lib.Questions = questions
 	ru.setPhase("question library", len(questions))
 	var mu sync.Mutex
-	forEach(ctx, r.opts.Concurrency, questions, func(q client.Question) {
+	forEach(ctx, r.opts.Concurrency, questions, func(q domain.Question) {
 		slots <- struct{}{}
 		answers, err := r.provider.Answers(ctx, locale, q.ID)
 		<-slots

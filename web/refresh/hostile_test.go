@@ -3,6 +3,7 @@ package refresh
 import (
 	"bytes"
 	"context"
+	"fieldboard/rules/domain"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -114,7 +115,7 @@ func newHostileFixture(t *testing.T, wrap func(http.Handler) http.Handler) *host
 type view struct {
 	live     []store.LiveRow
 	rows     []store.SubsampleRow
-	quotas   map[int64][]client.Quota
+	quotas   map[int64][]domain.Quota
 	verdicts map[int64]rules.Verdict
 }
 
@@ -129,7 +130,7 @@ func (f *hostileFixture) view(t *testing.T) view {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := view{live: live, rows: rows, quotas: map[int64][]client.Quota{}, verdicts: map[int64]rules.Verdict{}}
+	v := view{live: live, rows: rows, quotas: map[int64][]domain.Quota{}, verdicts: map[int64]rules.Verdict{}}
 	for _, row := range rows {
 		if row.Live {
 			if v.quotas[row.SubsampleID], err = f.store.QuotasOf(ctx, row.SubsampleID); err != nil {
@@ -144,7 +145,7 @@ func (f *hostileFixture) view(t *testing.T) view {
 // verdictOf decides a row's sendability the way handlers/checks.go facts()
 // feeds rules.Sendability: quotas count as loaded only when the last read
 // of them succeeded.
-func verdictOf(row store.SubsampleRow, quotas []client.Quota) rules.Verdict {
+func verdictOf(row store.SubsampleRow, quotas []domain.Quota) rules.Verdict {
 	f := rules.SubsampleFacts{Status: row.Status, APICompatible: row.APICompatible, Currency: row.Currency,
 		Quotas: quotas, QuotasLoaded: row.QuotasOK != nil && *row.QuotasOK, QuotasError: row.QuotasError}
 	if row.CPI != nil {

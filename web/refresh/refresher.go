@@ -6,6 +6,7 @@ package refresh
 import (
 	"context"
 	"errors"
+	"fieldboard/rules/domain"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -18,15 +19,15 @@ import (
 // Provider is what a refresh reads: the provider API, as client.Client
 // implements it.
 type Provider interface {
-	AllSubsamples(ctx context.Context) ([]client.SubsampleSummary, error)
-	LiveSubsamples(ctx context.Context) ([]client.LiveSubsample, error)
-	Quotas(ctx context.Context, subsampleID int64) ([]client.Quota, error)
-	EligibilityRules(ctx context.Context, subsampleID int64) (client.EligibilityRules, error)
-	Questions(ctx context.Context, locale string) ([]client.Question, error)
-	Answers(ctx context.Context, locale string, questionID int64) ([]client.Answer, error)
-	Countries(ctx context.Context) ([]client.Country, error)
-	Locales(ctx context.Context) ([]client.Locale, error)
-	SurveyStatuses(ctx context.Context) ([]client.SurveyStatus, error)
+	AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, error)
+	LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, error)
+	Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error)
+	EligibilityRules(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error)
+	Questions(ctx context.Context, locale string) ([]domain.Question, error)
+	Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error)
+	Countries(ctx context.Context) ([]domain.Country, error)
+	Locales(ctx context.Context) ([]domain.Locale, error)
+	SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error)
 }
 
 // Options tunes a Refresher; zero values take the defaults in brackets.

@@ -1,14 +1,14 @@
 package refresh
 
 import (
-	"fieldboard/client"
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 
 // statesOf decides the sendability of every subsample of a snapshot, so
 // the store can record what changed since the previous refresh.
-func statesOf(summaries []client.SubsampleSummary, live []client.LiveSubsample, details map[int64]store.SubsampleDetail) map[int64]store.SubsampleState {
+func statesOf(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, details map[int64]store.SubsampleDetail) map[int64]store.SubsampleState {
 	states := make(map[int64]store.SubsampleState, len(summaries))
 	for _, s := range summaries {
 		v := rules.Sendability(rules.SubsampleFacts{Status: s.SubsampleStatus, Unlisted: true})

@@ -1,4 +1,4 @@
-package client
+package domain
 
 import (
 	"encoding/json"
@@ -6,15 +6,15 @@ import (
 )
 
 // The types below mirror the resources of the Supplier Sample Allocation API
-// (../shared/supplier-api-spec.md). They are the vocabulary the whole of
-// Fieldboard speaks: the store keeps them and the rules decide on them.
+// (../shared/supplier-api-spec.md): the client decodes them, the store
+// keeps them and the rules decide on them.
 //
 // Decoding is tolerant on purpose. encoding/json matches object keys to
 // struct tags case-insensitively, which is what the spec asks for where the
 // provider spells the same key as Id or id, NumDays or numDays. Optional
 // fields are pointers (nil when null or absent), unknown fields are ignored,
-// and dates are zone-less local times that the Client places in the
-// provider's time zone once decoded.
+// and dates are zone-less local times that the client places in the
+// provider's time zone once decoded (LocalTime.PlaceIn).
 
 // Subsample status names as the provider spells them in event lists.
 const (

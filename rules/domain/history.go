@@ -1,40 +1,35 @@
-// Package rules decides: which subsamples may be sent to (sendability),
-// which entry link a panelist gets, and whether a panelist's history
-// excludes them from a subsample (eligibility). It is pure: data in,
-// decisions out, the time passed in. Every decision is a value with the
-// reasons behind it, so pages, CSV and JSON explain themselves from it.
-package rules
+package domain
 
 import "time"
 
 // Respondent return codes, the statuses a history record may hold (the
 // spec's "Respondent return codes").
 const (
-	StatusInSurvey             = 2
-	StatusComplete             = 3
-	StatusScreenOut            = 82
-	StatusQuotaFull            = 83
-	StatusAbandon              = 92
-	StatusErroneousComplete    = 98
-	StatusPotentiallyUnengaged = 99
+	ReturnInSurvey             = 2
+	ReturnComplete             = 3
+	ReturnScreenOut            = 82
+	ReturnQuotaFull            = 83
+	ReturnAbandon              = 92
+	ReturnErroneousComplete    = 98
+	ReturnPotentiallyUnengaged = 99
 )
 
 // ReturnCodeName names a respondent status id, "" for an unknown one.
 func ReturnCodeName(id int64) string {
 	switch id {
-	case StatusInSurvey:
+	case ReturnInSurvey:
 		return "In survey"
-	case StatusComplete:
+	case ReturnComplete:
 		return "Complete"
-	case StatusScreenOut:
+	case ReturnScreenOut:
 		return "Screen out"
-	case StatusQuotaFull:
+	case ReturnQuotaFull:
 		return "Quota full"
-	case StatusAbandon:
+	case ReturnAbandon:
 		return "Abandon"
-	case StatusErroneousComplete:
+	case ReturnErroneousComplete:
 		return "Erroneous complete"
-	case StatusPotentiallyUnengaged:
+	case ReturnPotentiallyUnengaged:
 		return "Potentially unengaged"
 	}
 	return ""
@@ -51,3 +46,11 @@ type HistoryRecord struct {
 	CategoryID     int64     `json:"categoryId" db:"category_id"` // the specific category
 	ResearchTypeID int64     `json:"researchTypeId" db:"research_type_id"`
 }
+
+// CategoryParents gives, for a specific category id, its generic and main
+// category ids: the category tree, as seen in live details.
+type CategoryParents map[int64]CategoryPath
+
+// CategoryPath is where a specific category sits: its generic and main
+// categories.
+type CategoryPath struct{ GenericID, MainID int64 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +30,7 @@ import (
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
 )

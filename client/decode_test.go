@@ -3,13 +3,14 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/Amsterdam without relying on the host's zoneinfo
+
+	"fieldboard/rules/domain"
 )
 
 // serveJSON starts a server answering method and escaped path with body, and

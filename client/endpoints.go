@@ -3,10 +3,11 @@ package client
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"fieldboard/rules/domain"
 )
 
 // The nine endpoints of the spec. Each returns an *Error on failure. Lists

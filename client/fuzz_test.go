@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // The fuzz targets below feed arbitrary 2xx bodies to each of the nine

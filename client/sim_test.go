@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"fieldboard/rules/domain"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
+	"fieldboard/rules/domain"
 )
 
 // TestAgainstSimulator calls all nine endpoints of the real simulator over

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

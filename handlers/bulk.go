@@ -3,13 +3,13 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"slices"
 	"strings"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
 )

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
 )

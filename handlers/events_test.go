@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"fieldboard/rules/domain"
 	"net/url"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
 )

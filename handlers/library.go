@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
 )

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/web/refresh"

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"net/url"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 )
 
 // liveTarget is one live subsample prepared, once per snapshot, for

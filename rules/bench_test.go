@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // benchRules is a typical rule set: two earlier waves, a research type, a

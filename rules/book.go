@@ -1,8 +1,9 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // RuleBook is the eligibility rules of many targets (every live subsample

@@ -1,11 +1,12 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // TestRuleBookAgreesWithEligibility checks the book's promise on random

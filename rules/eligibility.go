@@ -1,11 +1,12 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // Kinds of exclusion: the four arrays of the eligibility rules, and the

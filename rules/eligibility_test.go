@@ -2,11 +2,12 @@ package rules
 
 import (
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -1,10 +1,11 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"math"
 	"strconv"
 	"strings"
+
+	"fieldboard/rules/domain"
 )
 
 // EPCSource says which conversion an EPC is built on.

@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"math"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 func incidence(v float64) *float64 { return &v }

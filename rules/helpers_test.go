@@ -1,8 +1,9 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 // quota builds a quota of the table "Age" with the given remaining counts.

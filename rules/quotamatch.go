@@ -1,10 +1,11 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"strconv"
 	"strings"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // QuotaVerdict says whether a panelist fits a subsample's quota cells.

@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"strconv"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 // benchQuotas is a typical subsample: the total, a hard Gender table, a

@@ -1,12 +1,13 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // checkDay is the day of the quota checks, in the provider's time zone.

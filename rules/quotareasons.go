@@ -3,10 +3,11 @@ package rules
 // The sentences a quota match gives per table, for coordinators.
 
 import (
-	"fieldboard/rules/domain"
 	"strconv"
 	"strings"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // NoProfile explains the quota verdict of a panelist without a profile.

@@ -1,8 +1,9 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"slices"
+
+	"fieldboard/rules/domain"
 )
 
 // RelevantHistory names the history records that can exclude a panelist

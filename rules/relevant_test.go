@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"slices"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 func TestRelevantHistory(t *testing.T) {

@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"strconv"
 	"strings"
+
+	"fieldboard/rules/domain"
 )
 
 // State is the sendability of a subsample: whether real respondents may be

@@ -1,11 +1,12 @@
 package rules
 
 import (
-	"fieldboard/rules/domain"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 func TestSendability(t *testing.T) {

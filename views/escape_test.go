@@ -3,12 +3,12 @@ package views
 import (
 	"bytes"
 	"context"
-	"fieldboard/rules/domain"
 	"strings"
 	"testing"
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

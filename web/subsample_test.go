@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
-	"fieldboard/rules/domain"
 	"fmt"
 	"html"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"

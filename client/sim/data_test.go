@@ -2,12 +2,13 @@ package sim
 
 import (
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 func TestReferenceData(t *testing.T) {

@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"fieldboard/rules/domain"
 	"slices"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // TestTimeMoves advances the clock by 30 minutes: quotas fill, remaining

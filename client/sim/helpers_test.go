@@ -2,13 +2,14 @@ package sim
 
 import (
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // testStart is the clock of every test world: fixed, so bodies are

@@ -1,11 +1,12 @@
 package sim
 
 import (
-	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"math/rand/v2"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // History generates a respondent history that fits the simulated world,

@@ -1,12 +1,13 @@
 package sim
 
 import (
-	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // Profiles generates the profiles of panelists P0000000, P0000001, ...

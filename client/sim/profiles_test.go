@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fieldboard/rules/domain"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	fbrules "fieldboard/rules"
+	"fieldboard/rules/domain"
 )
 
 func TestProfilesFitTheWorld(t *testing.T) {

@@ -3,11 +3,12 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 // TestEndpointsDecode checks that every endpoint answers JSON that decodes

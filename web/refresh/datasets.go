@@ -3,7 +3,6 @@ package refresh
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"net/http"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"fieldboard/client"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

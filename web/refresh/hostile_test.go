@@ -3,7 +3,6 @@ package refresh
 import (
 	"bytes"
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

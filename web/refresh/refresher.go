@@ -6,13 +6,13 @@ package refresh
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"fieldboard/client"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

@@ -3,7 +3,6 @@ package store_test
 import (
 	"bufio"
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"fmt"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // liveSubsampleRow is one row of live_subsamples, as stored.

@@ -3,8 +3,9 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"fmt"
+
+	"fieldboard/rules/domain"
 )
 
 // Eligibility rule kinds, named after the arrays of the provider's

@@ -3,10 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fieldboard/rules/domain"
 	"fmt"
 	"iter"
 	"strings"
+
+	"fieldboard/rules/domain"
 )
 
 // historyColumns are the columns of a domain.HistoryRecord, in the order

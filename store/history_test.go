@@ -3,12 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // LocaleLibrary is the question library of one locale as one refresh read

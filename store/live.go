@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // LiveRow is one live subsample as the live list shows it: the properties of

@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // ProfileOf returns one panelist's profile. A panelist without a profile

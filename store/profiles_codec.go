@@ -3,8 +3,9 @@ package store
 import (
 	"encoding/binary"
 	"errors"
-	"fieldboard/rules/domain"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // A profile is stored packed in one BLOB (the format is described in

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
-	"fieldboard/rules/domain"
 	"fmt"
 	"io"
 	"iter"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // ProfileHeader is the exact CSV header of a profile file (JSON uses the
@@ -41,17 +41,6 @@ type ProfileImportReport struct {
 	Errors             []LineError `json:"errors"`   // the first bad lines, at most 100 listed
 	BadLines           int         `json:"badLines"` // total number of bad lines, even beyond those listed
 }
-
-// ErrInvalidProfiles is returned (wrapped) when any line of a profile file
-// is bad; nothing of the file is then written and the report lists the bad
-// lines. errors.Is also matches it to ErrInvalidImport, so whatever handles
-// a rejected history file handles a rejected profile file alike.
-var ErrInvalidProfiles error = rejectedFile("profile file rejected")
-
-type rejectedFile string
-
-func (e rejectedFile) Error() string        { return string(e) }
-func (e rejectedFile) Is(target error) bool { return target == ErrInvalidImport }
 
 const (
 	// maxListedUnknown bounds ProfileImportReport.UnknownQuestionIDs.
@@ -90,9 +79,8 @@ const (
 // The file is read, validated and written line by line in one transaction
 // on the writer, so memory does not grow with it. If any line is bad the
 // transaction is rolled back, nothing is written, and the report lists the
-// bad lines with ErrInvalidProfiles (which is also ErrInvalidImport)
-// wrapped in the error. The writer is held while r is read: r should be
-// quick to read (a file, not a slow upload).
+// bad lines with ErrInvalidImport wrapped in the error. The writer is held
+// while r is read: r should be quick to read (a file, not a slow upload).
 func (s *Store) ImportProfilesCSV(ctx context.Context, r io.Reader, known func(questionID int64) bool) (ProfileImportReport, error) {
 	return s.importProfiles(ctx, "CSV profile file", "line", known, func(im *profileImport) error {
 		return readImportCSV(r, profileFields[:], ProfileHeader, im)
@@ -105,7 +93,9 @@ func (s *Store) ImportProfilesCSV(ctx context.Context, r io.Reader, known func(q
 // take the place of line numbers; otherwise it behaves as
 // ImportProfilesCSV.
 func (s *Store) ImportProfilesJSON(ctx context.Context, r io.Reader, known func(questionID int64) bool) (ProfileImportReport, error) {
-	return s.importProfiles(ctx, "JSON profile file", "element", known, func(im *profileImport) error { return im.readJSON(r) })
+	return s.importProfiles(ctx, "JSON profile file", "element", known, func(im *profileImport) error {
+		return readImportJSON[jsonProfileRecord](r, "profile", profileFields[:], ProfileHeader, im)
+	})
 }
 
 // ImportProfiles imports records given as values, validated and written as
@@ -128,17 +118,12 @@ func (s *Store) ImportProfiles(ctx context.Context, records iter.Seq[domain.Prof
 	})
 }
 
-// importProfiles runs read in one transaction on the writer and commits
-// what it wrote unless a line was bad. what names the import in errors,
-// unit its lines.
+// importProfiles runs read as an import (runImport): each panelist's
+// records are merged with the stored profile and written as one row, under
+// a new row of profile_imports.
 func (s *Store) importProfiles(ctx context.Context, what, unit string, known func(int64) bool, read func(*profileImport) error) (ProfileImportReport, error) {
 	im := &profileImport{ctx: ctx, known: known, latest: latestBirthDate(time.Now()), sorted: true}
-	var restoreCache string
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		var err error
-		if restoreCache, err = growPageCache(ctx, tx); err != nil {
-			return err
-		}
+	err := s.runImport(ctx, what, unit, &im.lineTally, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO profile_imports (imported_at, records) VALUES (?, 0)`, time.Now())
 		if err != nil {
 			return fmt.Errorf("start import: %w", err)
@@ -165,33 +150,13 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 		if err := im.writeBatch(); err != nil {
 			return err
 		}
-		if im.report.BadLines > 0 {
-			return errRejected
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE profile_imports SET records = ? WHERE import_id = ?`, im.report.Records, im.importID); err != nil {
+		// Rolled back with the rest if a line was bad.
+		if _, err := tx.ExecContext(ctx, `UPDATE profile_imports SET records = ? WHERE import_id = ?`, im.records, im.importID); err != nil {
 			return fmt.Errorf("finish import: %w", err)
 		}
-		return bumpVersion(ctx, tx) // what the checks decide on changed
+		return nil
 	})
-	err = s.restorePageCache(ctx, restoreCache, err)
-	switch {
-	case errors.Is(err, errRejected):
-		im.report.Inserted, im.report.Replaced = 0, 0
-		first := im.report.Errors[0]
-		where := fmt.Sprintf("%s %d", unit, first.Line)
-		if first.Line == 0 {
-			where = "the file"
-		}
-		if im.report.BadLines > 1 {
-			unit += "s"
-		}
-		return im.report, fmt.Errorf("import %s: %w: %d bad %s; %s: %s",
-			what, ErrInvalidProfiles, im.report.BadLines, unit, where, first.Reason)
-	case err != nil:
-		im.report.Inserted, im.report.Replaced = 0, 0
-		return im.report, fmt.Errorf("import %s: %w", what, err)
-	}
-	return im.report, nil
+	return im.report(err == nil), err
 }
 
 // profileImport is the state of one profile import. Records come in
@@ -199,11 +164,17 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 // the batch, and a full batch is merged with what is stored and written,
 // one row per panelist.
 type profileImport struct {
+	lineTally
 	ctx      context.Context
 	known    func(int64) bool
 	latest   int32 // the latest birth date accepted, yyyymmdd
 	importID int64
-	report   ProfileImportReport
+
+	// What the import wrote so far (reported only once committed), and
+	// the records of questions the library does not have.
+	inserted, replaced int
+	unknownQuestions   int
+	unknownQuestionIDs []int64 // the first maxListedUnknown
 
 	// lookAlways: profiles held rows before the import, so every panelist
 	// is looked up. sorted: the groups so far came in ascending panelist
@@ -235,12 +206,6 @@ type profileGroup struct {
 type profileAnswer struct {
 	question, answer int64
 	line             int
-}
-
-// storedProfile is a panelist's row before the batch is written.
-type storedProfile struct {
-	importID int64
-	answers  []byte
 }
 
 // prepare prepares the import's statements inside tx.
@@ -281,20 +246,19 @@ func (im *profileImport) closeStatements() {
 	}
 }
 
-// counts says how many valid records and bad lines were read so far.
-func (im *profileImport) counts() (records, badLines int) {
-	return im.report.Records, im.report.BadLines
-}
-
-// bad records a bad line; only the first maxListedErrors are listed.
-func (im *profileImport) bad(line int, reason string) {
-	im.report.BadLines++
-	if len(im.report.Errors) < maxListedErrors {
-		im.report.Errors = append(im.report.Errors, LineError{Line: line, Reason: reason})
+// report says what the import read and, if it was committed, wrote.
+func (im *profileImport) report(committed bool) ProfileImportReport {
+	r := ProfileImportReport{Records: im.records, UnknownQuestions: im.unknownQuestions, UnknownQuestionIDs: im.unknownQuestionIDs,
+		Errors: im.errors, BadLines: im.badLines}
+	if committed {
+		r.Inserted, r.Replaced = im.inserted, im.replaced
 	}
+	return r
 }
 
-// addFields is add for a CSV line, whose length readImportCSV checked.
+// addFields is add for a line of readImportCSV or an element of
+// readImportJSON, which hand it as many fields as ProfileHeader has; it
+// makes profileImport a lineSink.
 func (im *profileImport) addFields(line int, record []string) error {
 	return im.add(line, (*[3]string)(record))
 }
@@ -327,11 +291,11 @@ func (im *profileImport) add(line int, f *[3]string) error {
 		}
 	}
 	if len(im.cur.answers) == maxProfileAnswers {
-		im.bad(line, fmt.Sprintf("panelist %s has more than %d answers", clip(strconv.Quote(panelistID), 60), maxProfileAnswers))
+		im.bad(line, fmt.Sprintf("panelist %s has more than %d answers", quoteField(panelistID), maxProfileAnswers))
 		return nil
 	}
 	im.cur.answers = append(im.cur.answers, a)
-	im.report.Records++
+	im.records++
 	if a.question != domain.AgeRangeQuestionID && im.known != nil && !im.known(a.question) {
 		im.unknown(a.question)
 	}
@@ -340,13 +304,13 @@ func (im *profileImport) add(line int, f *[3]string) error {
 
 func anotherBirthDate(panelistID string, earlier int64) string {
 	return fmt.Sprintf("panelist %s has another birth date, %s, earlier in the file",
-		clip(strconv.Quote(panelistID), 60), formatBirthDate(int32(earlier)))
+		quoteField(panelistID), formatBirthDate(int32(earlier)))
 }
 
 // unknown counts a record of a question the library does not have.
 func (im *profileImport) unknown(questionID int64) {
-	im.report.UnknownQuestions++
-	ids := im.report.UnknownQuestionIDs
+	im.unknownQuestions++
+	ids := im.unknownQuestionIDs
 	if len(ids) >= maxListedUnknown {
 		return
 	}
@@ -355,14 +319,14 @@ func (im *profileImport) unknown(questionID int64) {
 			return
 		}
 	}
-	im.report.UnknownQuestionIDs = append(ids, questionID)
+	im.unknownQuestionIDs = append(ids, questionID)
 }
 
 // endGroup moves the group being read into the batch, and writes the
 // batch when it is full.
 func (im *profileImport) endGroup() error {
 	g := &im.cur
-	if len(g.answers) == 0 || im.report.BadLines > 0 {
+	if len(g.answers) == 0 || im.badLines > 0 {
 		g.answers = g.answers[:0]
 		return nil
 	}
@@ -420,182 +384,9 @@ func (im *profileImport) joinGroups(b, g *profileGroup) {
 		}
 	}
 	if len(b.answers)+len(g.answers) > maxProfileAnswers {
-		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s has more than %d answers", clip(strconv.Quote(g.panelistID), 60), maxProfileAnswers))
+		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s has more than %d answers", quoteField(g.panelistID), maxProfileAnswers))
 		return
 	}
 	b.answers = append(b.answers, g.answers...)
 	sortAnswers(&b.answers)
-}
-
-// writeBatch merges the batch with the stored profiles of its panelists
-// and writes it.
-func (im *profileImport) writeBatch() error {
-	batch := im.batch
-	im.batch = im.batch[:0]
-	if len(batch) == 0 || im.report.BadLines > 0 {
-		return nil
-	}
-	clear(im.stored)
-	if im.lookAlways || !im.sorted {
-		if err := im.lookUp(batch); err != nil {
-			return err
-		}
-	}
-	im.buf, im.ends = im.buf[:0], im.ends[:0]
-	for i := range batch {
-		g := &batch[i]
-		st, ok := im.stored[g.panelistID]
-		if err := im.merge(g, st, ok); err != nil {
-			return err
-		}
-		im.ends = append(im.ends, len(im.buf))
-	}
-	if im.report.BadLines > 0 {
-		return nil
-	}
-	row := func(i int) []any {
-		start := 0
-		if i > 0 {
-			start = im.ends[i-1]
-		}
-		return []any{batch[i].panelistID, im.buf[start:im.ends[i]]}
-	}
-	if len(batch) == profileBatch {
-		im.args = im.args[:0]
-		for i := range batch {
-			im.args = append(im.args, row(i)...)
-		}
-		if _, err := im.insertMany.ExecContext(im.ctx, im.args...); err != nil {
-			return fmt.Errorf("write panelist %s: %w", batch[0].panelistID, err)
-		}
-		return nil
-	}
-	for i := range batch {
-		if _, err := im.insertOne.ExecContext(im.ctx, row(i)...); err != nil {
-			return fmt.Errorf("write panelist %s: %w", batch[i].panelistID, err)
-		}
-	}
-	return nil
-}
-
-// lookUp reads the stored rows of the batch's panelists into im.stored.
-func (im *profileImport) lookUp(batch []profileGroup) error {
-	im.args = im.args[:0]
-	for i := range profileBatch {
-		im.args = append(im.args, batch[min(i, len(batch)-1)].panelistID)
-	}
-	rows, err := im.lookup.QueryContext(im.ctx, im.args...)
-	if err != nil {
-		return fmt.Errorf("look up stored profiles: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var st storedProfile
-		if err := rows.Scan(&id, &st.importID, &st.answers); err != nil {
-			return fmt.Errorf("look up stored profiles: %w", err)
-		}
-		im.stored[id] = st
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("look up stored profiles: %w", err)
-	}
-	return nil
-}
-
-// merge packs g's panelist's new profile onto im.buf: each question g
-// answers replaces the stored one, unless this import wrote that one too,
-// in which case the answers add up; the other stored questions are kept.
-func (im *profileImport) merge(g *profileGroup, st storedProfile, stored bool) error {
-	sameImport := stored && st.importID == im.importID
-	r := profileReader{b: st.answers}
-	var prev int64
-	total := 0
-	put := func(question int64, fresh bool, answers []int64) {
-		im.buf = appendQuestion(im.buf, prev, question, fresh, answers)
-		prev = question
-		total += len(answers)
-	}
-	// The stored question read ahead, if any.
-	sq, sFresh, sAnswers, sOK, err := r.next(im.scratch[:0])
-	for gi := 0; gi < len(g.answers) || sOK; {
-		if err != nil {
-			break
-		}
-		var question int64
-		switch {
-		case gi == len(g.answers):
-			question = sq
-		case !sOK:
-			question = g.answers[gi].question
-		default:
-			question = min(sq, g.answers[gi].question)
-		}
-		// The group's answers to question.
-		gj := gi
-		for gj < len(g.answers) && g.answers[gj].question == question {
-			gj++
-		}
-		given := g.answers[gi:gj]
-		newAnswers := im.given[:0]
-		for _, a := range given {
-			newAnswers = append(newAnswers, a.answer)
-		}
-		im.given = newAnswers
-		switch {
-		case len(given) == 0: // kept as stored
-			put(question, sFresh && sameImport, sAnswers)
-		case !sOK || sq != question: // a new question
-			put(question, true, newAnswers)
-			im.report.Inserted += len(newAnswers)
-		case sameImport && sFresh: // answered earlier in this file: add up
-			if question == domain.AgeRangeQuestionID && sAnswers[0] != newAnswers[0] {
-				im.bad(given[0].line, anotherBirthDate(g.panelistID, sAnswers[0]))
-				return nil
-			}
-			merged, added := unionSorted(sAnswers, newAnswers)
-			put(question, true, merged)
-			im.report.Inserted += added
-		default: // answered by an earlier import: replace
-			put(question, true, newAnswers)
-			im.report.Inserted += len(newAnswers)
-			im.report.Replaced += len(sAnswers)
-		}
-		gi = gj
-		if sOK && sq == question {
-			im.scratch = sAnswers[:0]
-			sq, sFresh, sAnswers, sOK, err = r.next(im.scratch)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("panelist %s: %w", g.panelistID, err)
-	}
-	if total > maxProfileAnswers {
-		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s would have more than %d answers", clip(strconv.Quote(g.panelistID), 60), maxProfileAnswers))
-	}
-	return nil
-}
-
-// unionSorted returns the ascending union of two ascending lists, and how
-// many of b were not in a.
-func unionSorted(a, b []int64) ([]int64, int) {
-	out := make([]int64, 0, len(a)+len(b))
-	added := 0
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			added++
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out, added
 }

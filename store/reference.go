@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // Reference is one refresh of the reference dataset.

@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
-	"fieldboard/rules/domain"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // SubsampleState is a subsample's status and sendability at one refresh.

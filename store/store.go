@@ -11,6 +11,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -31,6 +32,14 @@ var migrations embed.FS
 
 // ErrNotFound is returned when the row asked for does not exist.
 var ErrNotFound = errors.New("not found")
+
+// notFound turns sql.ErrNoRows into ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
 
 // Store is the database. Its methods are safe for concurrent use.
 type Store struct {
@@ -140,6 +149,15 @@ func inTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Checkpoint copies the write-ahead log into the database file and
+// truncates it, so the file's size is the database's size.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	if _, err := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }

@@ -3,11 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
-	"fieldboard/rules/domain"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
 

@@ -3,29 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-)
 
-// Dataset names: the refresher keeps three datasets, each refreshed on the
-// provider's caching window.
-const (
-	DatasetEvents    = "events"    // event/all, live-details, quotas and eligibility rules
-	DatasetLibrary   = "library"   // questions and answers per locale
-	DatasetReference = "reference" // countries, locales, survey statuses
+	"fieldboard/rules/domain"
 )
-
-// Run describes one refresh attempt of a dataset.
-type Run struct {
-	Dataset        string
-	StartedAt      time.Time
-	FinishedAt     time.Time
-	Requests       int
-	FailedRequests int
-}
 
 // EventsSnapshot is everything one refresh of the events dataset read.
 type EventsSnapshot struct {
@@ -135,46 +119,7 @@ func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d Su
 	return nil
 }
 
-// RecordFailure records a refresh of run.Dataset that failed as a whole:
-// nothing of it was written and the previous snapshot stays current.
-func (s *Store) RecordFailure(ctx context.Context, run Run, endpoint string, cause error) error {
-	msg := cause.Error()
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		if _, err := insertRun(ctx, tx, run, false, msg, endpoint); err != nil {
-			return err
-		}
-		if err := bumpVersion(ctx, tx); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO datasets (name, last_attempt_at, last_error, last_error_at, last_error_endpoint)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET
-				last_attempt_at = excluded.last_attempt_at,
-				last_error = excluded.last_error,
-				last_error_at = excluded.last_error_at,
-				last_error_endpoint = excluded.last_error_endpoint`,
-			run.Dataset, run.FinishedAt, msg, run.FinishedAt, endpoint)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record failed %s refresh: %w", run.Dataset, err)
-	}
-	return nil
-}
-
 var errNotFetched = fmt.Errorf("not fetched")
-
-func insertRun(ctx context.Context, tx *sqlx.Tx, run Run, ok bool, msg, endpoint string) (int64, error) {
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO refresh_runs (dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		run.Dataset, run.StartedAt, run.FinishedAt, ok, run.Requests, run.FailedRequests, msg, endpoint)
-	if err != nil {
-		return 0, fmt.Errorf("record refresh run: %w", err)
-	}
-	return res.LastInsertId()
-}
 
 // bumpVersion moves the snapshot version on, in the transaction that
 // changes snapshot data.
@@ -195,27 +140,6 @@ func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("snapshot version: %w", err)
 	}
 	return v, nil
-}
-
-// markCurrent makes runID the dataset's current snapshot.
-func markCurrent(ctx context.Context, tx *sqlx.Tx, dataset string, runID int64, at time.Time) error {
-	if dataset != DatasetEvents { // SaveEvents bumps the version itself
-		if err := bumpVersion(ctx, tx); err != nil {
-			return err
-		}
-	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO datasets (name, current_run_id, last_success_at, last_attempt_at)
-		VALUES (?, ?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET
-			current_run_id = excluded.current_run_id,
-			last_success_at = excluded.last_success_at,
-			last_attempt_at = excluded.last_attempt_at`,
-		dataset, runID, at, at)
-	if err != nil {
-		return fmt.Errorf("mark %s snapshot current: %w", dataset, err)
-	}
-	return nil
 }
 
 // prune drops quota history and refresh runs older than cutoff, so the file

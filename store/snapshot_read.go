@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fieldboard/rules/domain"
 	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // SubsampleRow is one subsample of the current snapshot as the checks see

@@ -58,5 +58,5 @@ check-generated:
 
 ## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor, write bench/results.json
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/ ./views/formats/
 	cd bench && $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 30m -v .

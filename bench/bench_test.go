@@ -28,8 +28,8 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
@@ -184,7 +184,7 @@ func bulkCheck(t *testing.T, db string, s sizes) Row {
 	}
 	defer st.Close()
 	now := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	checker := &handlers.Checker{Store: st, Now: func() time.Time { return now }}
+	checker := &checks.Service{Store: st, Now: func() time.Time { return now }}
 	target, ruleSet := busiestSubsample(t, st)
 	step := max(1, s.panelists/s.bulk)
 	ids := make([]string, 0, s.bulk)
@@ -196,7 +196,7 @@ func bulkCheck(t *testing.T, db string, s sizes) Row {
 	measure := func() time.Duration {
 		excluded = 0
 		start := time.Now()
-		err := checker.BulkCheck(ctx, target.SubsampleID, slices.Values(ids), func(r handlers.BulkResult) error {
+		err := checker.BulkCheck(ctx, target.SubsampleID, slices.Values(ids), func(r checks.BulkResult) error {
 			if !r.Eligible {
 				excluded++
 			}

@@ -23,8 +23,8 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
@@ -364,7 +364,7 @@ func throughput(t *testing.T, base, token, path string) (bytesPerSecond float64,
 // subsampleWithCells returns the sendable live subsample whose number of
 // quota cells (besides the total) is closest to n, at least n when one has.
 func subsampleWithCells(t *testing.T, st *store.Store, n int) int64 {
-	reports, err := (&handlers.Checker{Store: st, Now: time.Now}).Subsamples(context.Background(), handlers.SubsampleFilter{Sendability: rules.Sendable})
+	reports, err := (&checks.Service{Store: st, Now: time.Now}).Subsamples(context.Background(), checks.SubsampleFilter{Sendability: rules.Sendable})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,22 +2,22 @@ package handlers
 
 import (
 	"io"
-	"strconv"
 	"testing"
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
-	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // BenchmarkWriteLiveCSV writes the live list's CSV of 2,000 subsamples, the
 // scenario's size; one op is the whole file.
 func BenchmarkWriteLiveCSV(b *testing.B) {
 	start, loi, ir, achieved, remaining := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), 12.0, 35.0, int64(120), int64(380)
-	rows := make([]views.LiveRow, 2000)
+	rows := make([]checks.LiveRow, 2000)
 	for i := range rows {
-		rows[i] = views.LiveRow{
+		rows[i] = checks.LiveRow{
 			LiveRow: store.LiveRow{SubsampleID: 200000 + int64(i), EventID: 30000 + int64(i/3), Name: "Cyberdyne SUVs Claims Test 2026 - FR Gamers",
 				EventName: "Cyberdyne SUVs Claims Test 2026", Status: "Live", APICompatible: true, Currency: "EUR", CPI: 1.75,
 				ExpectedLOI: &loi, ExpectedIncidence: &ir, ResearchType: "Ad hoc", AllowDesktop: true, AllowMobile: true,
@@ -28,37 +28,9 @@ func BenchmarkWriteLiveCSV(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		w := newCSVWriter(io.Discard)
+		w := formats.NewWriter(io.Discard)
 		if err := writeLiveCSV(w, rows); err != nil {
 			b.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkCSVWriterBulkLines writes 100,000 lines of a bulk check's answer,
-// ids that need neutralising among them; one op is the whole answer.
-func BenchmarkCSVWriterBulkLines(b *testing.B) {
-	ids := make([]string, 100000)
-	for i := range ids {
-		ids[i] = "P" + strconv.Itoa(i)
-		if i%1000 == 0 {
-			ids[i] = "=" + ids[i]
-		}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		w := newCSVWriter(io.Discard)
-		for i, id := range ids {
-			reasons := ""
-			if i%3 == 0 {
-				reasons = "Complete on subsample 200017 of the same event 30005 on 2026-11-20 (respondents must be unique within an event)."
-			}
-			if err := w.WriteKeyed(id, strconv.FormatBool(reasons == ""), reasons); err != nil {
-				b.Fatal(err)
-			}
 		}
 		if err := w.Flush(); err != nil {
 			b.Fatal(err)

@@ -11,14 +11,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/handlers/htmx"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
-
-// eventStatuses are the subsample statuses the events page filters on, in
-// the order a coordinator looks for them.
-var eventStatuses = []string{domain.StatusLive, domain.StatusLiveForTesting, domain.StatusPending, domain.StatusComplete, domain.StatusCanceled}
 
 // EventFilter narrows the events page. Status, Country and Q apply to each
 // subsample; From and To to the field period of its whole event. Zero
@@ -46,13 +45,12 @@ func ParseEventFilter(q url.Values, loc *time.Location) (EventFilter, error) {
 		Country: strings.TrimSpace(q.Get("country")),
 		Q:       strings.TrimSpace(q.Get("q")),
 	}
+	var err error
 	if s := strings.TrimSpace(q.Get("status")); s != "" {
-		f.Status = domain.NormalizeStatus(s)
-		if !slices.Contains(eventStatuses, f.Status) {
-			return f, fmt.Errorf("status %q is not one of %s", s, strings.Join(eventStatuses, ", "))
+		if f.Status, err = domain.ParseStatus(s); err != nil {
+			return f, err
 		}
 	}
-	var err error
 	if f.From, err = parseDay("from", q.Get("from"), loc); err != nil {
 		return f, err
 	}
@@ -91,9 +89,9 @@ func parseDay(name, raw string, loc *time.Location) (time.Time, error) {
 // subsamples is live, else after its first subsample. Its totals,
 // statuses, countries and field period describe all its subsamples,
 // whatever the filter.
-func GroupEvents(reports []SubsampleReport, f EventFilter) []views.EventGroup {
+func GroupEvents(reports []checks.SubsampleReport, f EventFilter) []views.EventGroup {
 	var order []int64
-	byEvent := map[int64][]SubsampleReport{}
+	byEvent := map[int64][]checks.SubsampleReport{}
 	for _, r := range reports {
 		if _, seen := byEvent[r.EventID]; !seen {
 			order = append(order, r.EventID)
@@ -108,11 +106,11 @@ func GroupEvents(reports []SubsampleReport, f EventFilter) []views.EventGroup {
 		if !overlaps(g.FieldStart, g.FieldEnd, f.From, f.To) {
 			continue
 		}
-		eventMatches := q == "" || itoa(id) == q || g.liveName != "" && strings.Contains(strings.ToLower(g.liveName), q)
+		eventMatches := q == "" || formats.Int(id) == q || g.liveName != "" && strings.Contains(strings.ToLower(g.liveName), q)
 		for _, r := range subs {
 			if f.Status != "" && r.Status != f.Status ||
 				f.Country != "" && !strings.EqualFold(r.CountryCode, f.Country) ||
-				!eventMatches && itoa(r.SubsampleID) != q && !strings.Contains(strings.ToLower(r.Name), q) {
+				!eventMatches && formats.Int(r.SubsampleID) != q && !strings.Contains(strings.ToLower(r.Name), q) {
 				continue
 			}
 			g.Subsamples = append(g.Subsamples, views.EventSubsample{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
@@ -133,7 +131,7 @@ type eventSummary struct {
 
 // summarise describes a whole event: name, number of subsamples, statuses,
 // countries and field period (earliest start to latest end).
-func summarise(eventID int64, subs []SubsampleReport) eventSummary {
+func summarise(eventID int64, subs []checks.SubsampleReport) eventSummary {
 	g := eventSummary{EventGroup: views.EventGroup{EventID: eventID, Total: len(subs)}}
 	counts := map[string]int{}
 	countries := map[string]bool{}
@@ -167,12 +165,12 @@ func summarise(eventID int64, subs []SubsampleReport) eventSummary {
 	return g
 }
 
-// statusRank orders statuses as eventStatuses does, unknown ones last.
+// statusRank orders statuses as domain.Statuses does, unknown ones last.
 func statusRank(status string) int {
-	if i := slices.Index(eventStatuses, status); i >= 0 {
+	if i := slices.Index(domain.Statuses, status); i >= 0 {
 		return i
 	}
-	return len(eventStatuses)
+	return len(domain.Statuses)
 }
 
 // overlaps reports whether the field period [start, end] meets [from, to).
@@ -197,7 +195,7 @@ func (h *Handler) Events(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
-	reports, err := h.Checker.Subsamples(ctx, SubsampleFilter{})
+	reports, err := h.Checks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
 		return err
 	}
@@ -207,7 +205,7 @@ func (h *Handler) Events(c echo.Context) error {
 		return err
 	}
 	if wantsCSV(c) {
-		return h.sendCSV(c, "events", snapshot, func(w *csvWriter) error { return h.writeEventsCSV(w, groups) })
+		return h.sendCSV(c, "events", snapshot, func(w *formats.Writer) error { return h.writeEventsCSV(w, groups) })
 	}
 	form := views.EventsFilterForm{Status: filter.Status, Country: c.QueryParam("country"),
 		From: c.QueryParam("from"), To: c.QueryParam("to"), Q: c.QueryParam("q")}
@@ -217,11 +215,11 @@ func (h *Handler) Events(c echo.Context) error {
 		result.Shown += len(g.Subsamples)
 	}
 	p := h.page("Events", "events")
-	c.Response().Header().Add("Vary", "HX-Request")
-	if tableOnly(c) {
-		return render(c, http.StatusOK, views.EventsTable(p, result))
+	c.Response().Header().Add("Vary", htmx.HeaderRequest)
+	if wantsFragment(c) {
+		return Render(c, http.StatusOK, views.EventsTable(p, result))
 	}
-	v := views.EventsView{Page: p, Filter: form, Statuses: eventStatuses, Snapshot: snapshot, Result: result}
+	v := views.EventsView{Page: p, Filter: form, Statuses: domain.Statuses, Snapshot: snapshot, Result: result}
 	seen := map[string]bool{}
 	for _, r := range reports {
 		if r.CountryCode != "" && !seen[r.CountryCode] {
@@ -230,7 +228,7 @@ func (h *Handler) Events(c echo.Context) error {
 		}
 	}
 	slices.SortFunc(v.Countries, func(a, b views.CountryOption) int { return strings.Compare(a.Code, b.Code) })
-	return render(c, http.StatusOK, views.EventsPage(v))
+	return Render(c, http.StatusOK, views.EventsPage(v))
 }
 
 // eventsHeader is the header of the events CSV.
@@ -238,7 +236,7 @@ var eventsHeader = []string{"eventId", "eventName", "subsampleId", "subsampleNam
 
 // writeEventsCSV writes one line per subsample shown; sendability is left
 // empty for a subsample that is not live, as on the page.
-func (h *Handler) writeEventsCSV(w *csvWriter, groups []views.EventGroup) error {
+func (h *Handler) writeEventsCSV(w *formats.Writer, groups []views.EventGroup) error {
 	if err := w.Write(slices.Clone(eventsHeader)...); err != nil {
 		return err
 	}
@@ -248,7 +246,7 @@ func (h *Handler) writeEventsCSV(w *csvWriter, groups []views.EventGroup) error 
 			if s.Live {
 				sendability = string(s.Verdict.State)
 			}
-			if err := w.Write(itoa(g.EventID), g.Name, itoa(s.SubsampleID), s.Name, s.Status, s.CountryCode,
+			if err := w.Write(formats.Int(g.EventID), g.Name, formats.Int(s.SubsampleID), s.Name, s.Status, s.CountryCode,
 				h.csvTime(s.FieldStart), h.csvTime(s.FieldEnd), sendability); err != nil {
 				return err
 			}
@@ -283,13 +281,6 @@ func withQuery(path string, pairs ...string) string {
 		return path
 	}
 	return path + "?" + strings.Join(parts, "&")
-}
-
-// tableOnly reports whether the request wants the table fragment alone: an
-// htmx request that is not htmx restoring a page from history, which needs
-// the whole page.
-func tableOnly(c echo.Context) bool {
-	return isHTMX(c) && c.Request().Header.Get("HX-History-Restore-Request") != "true"
 }
 
 // capitalise upper-cases the first letter of a message for the user.

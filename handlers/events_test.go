@@ -9,6 +9,7 @@ import (
 
 	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -24,8 +25,8 @@ func day(s string) *time.Time {
 
 // sub builds one subsample of the snapshot; eventName is set only for
 // live ones, as live details are the only source of event names.
-func sub(event, id int64, name, status, country, start, end string, live bool, eventName string) handlers.SubsampleReport {
-	r := handlers.SubsampleReport{SubsampleRow: store.SubsampleRow{
+func sub(event, id int64, name, status, country, start, end string, live bool, eventName string) checks.SubsampleReport {
+	r := checks.SubsampleReport{SubsampleRow: store.SubsampleRow{
 		SubsampleID: id, EventID: event, Name: name, Status: status, CountryCode: country,
 		FieldStart: day(start), FieldEnd: day(end), Live: live, EventName: eventName,
 	}}
@@ -37,7 +38,7 @@ func sub(event, id int64, name, status, country, start, end string, live bool, e
 
 // snapshotReports is a small snapshot: event 10 runs in three countries
 // (one subsample live), event 20 is closed, event 30 is pending.
-var snapshotReports = []handlers.SubsampleReport{
+var snapshotReports = []checks.SubsampleReport{
 	sub(10, 101, "Soft drinks NL", "Live", "NL", "2026-03-01", "2026-03-31", true, "Soft drinks 2026"),
 	sub(10, 102, "Soft drinks BE", "Complete", "BE", "2026-02-15", "2026-03-10", false, ""),
 	sub(10, 103, "Soft drinks DE", "Pending", "DE", "2026-03-05", "2026-04-10", false, ""),
@@ -123,7 +124,7 @@ func TestGroupEventsUnknownDatesAreNotHidden(t *testing.T) {
 	r := sub(40, 401, "No dates", "Pending", "FR", "2026-01-01", "2026-01-02", false, "")
 	r.FieldStart, r.FieldEnd = nil, nil
 	f, _ := handlers.ParseEventFilter(url.Values{"from": {"2030-01-01"}}, time.UTC)
-	if got := subsampleIDs(handlers.GroupEvents([]handlers.SubsampleReport{r}, f)); !slices.Equal(got, []int64{401}) {
+	if got := subsampleIDs(handlers.GroupEvents([]checks.SubsampleReport{r}, f)); !slices.Equal(got, []int64{401}) {
 		t.Errorf("an event with no field dates must stay under a date filter, got %v", got)
 	}
 }

@@ -1,7 +1,9 @@
-// Package handlers turns HTTP requests into pages, fragments and JSON: each
-// route parses its request, asks the store (and later the rules), and
-// renders a views component. Handlers return errors; the server's error
-// handler turns them into pages.
+// Package handlers turns HTTP requests into pages, fragments, CSV and
+// JSON: each route parses its request, asks the checks service or the
+// store, and renders a views component or a format of views/formats.
+// Handlers return errors; the server's error handler turns them into
+// pages. They declare what they need of their dependencies as interfaces
+// (Checker, Refresher) and import nothing from web.
 package handlers
 
 import (
@@ -15,25 +17,47 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/handlers/htmx"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/views"
-	"fieldboard/web/auth"
-	"fieldboard/web/refresh"
+	"fieldboard/views/formats"
 )
 
-// Refresher is what the handlers need of the refresher.
+// Refresher is what the handlers need of the refresher; web adapts
+// web/refresh's to it.
 type Refresher interface {
-	Start(req refresh.Request) refresh.Progress
-	Progress() refresh.Progress
+	// Start starts a refresh, or joins the one running, and returns its
+	// progress: of one live subsample's quotas and rules when subsampleID
+	// is not 0; else of every dataset with force, and of the events and
+	// whatever else is due without.
+	Start(subsampleID int64, force bool) views.RefreshProgress
+	// Progress is the refresh running, or the last one.
+	Progress() views.RefreshProgress
+	// NextDue says when the schedule next reads each dataset.
 	NextDue(states map[string]store.DatasetState) map[string]time.Time
+}
+
+// Checker is what the handlers ask of the checks service
+// (checks.Service): every decision a page, a CSV or an answer shows.
+type Checker interface {
+	Current(ctx context.Context) (*checks.Decisions, error)
+	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
+	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
+	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
+	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
+	LiveTarget(ctx context.Context, subsampleID int64) error
+	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
+	SendListSize(ctx context.Context, subsampleID int64) (int, error)
+	formats.LiveChecker
+	formats.BulkChecker
 }
 
 // Handler holds the dependencies of every route.
 type Handler struct {
 	Store     *store.Store
-	Checker   *Checker
+	Checks    Checker
 	Refresher Refresher
-	Auth      *auth.Auth
 	Logger    *slog.Logger
 	// Now is the clock; Location the time zone pages show times in;
 	// ProviderLocation the provider's, in which zone-less history dates
@@ -62,14 +86,15 @@ func pathParam(c echo.Context, name string) (string, error) {
 	return url.PathUnescape(v)
 }
 
-// isHTMX reports whether the request comes from htmx, which wants a
-// fragment rather than a whole page.
-func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+// wantsFragment reports whether the request wants a part of a page rather
+// than the whole (htmx.WantsFragment): the one decision between a page and
+// its fragment.
+func wantsFragment(c echo.Context) bool { return htmx.WantsFragment(c.Request()) }
 
-// render writes a component with the given status. It renders into a
+// Render writes a component with the given status. It renders into a
 // buffer first so that a failing component becomes an error page rather
 // than half a page.
-func render(c echo.Context, status int, component templ.Component) error {
+func Render(c echo.Context, status int, component templ.Component) error {
 	var buf bytes.Buffer
 	if err := component.Render(c.Request().Context(), &buf); err != nil {
 		return err

@@ -10,9 +10,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/handlers/htmx"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // SearchQuestions returns the questions whose name, text or translation
@@ -95,12 +97,12 @@ func (h *Handler) Library(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, csvName("library", locale.Code), snapshot, func(w *csvWriter) error {
+		return h.sendCSV(c, csvName("library", locale.Code), snapshot, func(w *formats.Writer) error {
 			if err := w.Write("locale", "id", "type", "name", "text", "translation"); err != nil {
 				return err
 			}
 			for _, question := range result.Questions {
-				if err := w.Write(locale.Code, itoa(question.ID), question.Type, question.Name, question.Text, question.Translation); err != nil {
+				if err := w.Write(locale.Code, formats.Int(question.ID), question.Type, question.Name, question.Text, question.Translation); err != nil {
 					return err
 				}
 			}
@@ -108,11 +110,11 @@ func (h *Handler) Library(c echo.Context) error {
 		})
 	}
 	p := h.page("Question library", "library")
-	c.Response().Header().Add("Vary", "HX-Request")
-	if tableOnly(c) {
-		return render(c, http.StatusOK, views.LibraryTable(p, result))
+	c.Response().Header().Add("Vary", htmx.HeaderRequest)
+	if wantsFragment(c) {
+		return Render(c, http.StatusOK, views.LibraryTable(p, result))
 	}
-	return render(c, http.StatusOK, views.LibraryPage(views.LibraryView{Page: p, Locales: locales, Q: q, Result: result}))
+	return Render(c, http.StatusOK, views.LibraryPage(views.LibraryView{Page: p, Locales: locales, Q: q, Result: result}))
 }
 
 // LibraryAnswers answers GET /library/:locale/questions/:qid/answers and
@@ -152,18 +154,18 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 		return err
 	}
 	v := views.LibraryAnswersView{Locale: locale.Code, Question: questions[i], Answers: answers,
-		CSVHref: views.AnswersPath(locale.Code, qid) + ".csv", Fragment: tableOnly(c)}
+		CSVHref: views.AnswersPath(locale.Code, qid) + ".csv", Fragment: wantsFragment(c)}
 	if wantsCSV(c) {
 		snapshot, err := h.snapshotTime(ctx, store.DatasetLibrary)
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, csvName("library-answers", locale.Code, itoa(qid)), snapshot, func(w *csvWriter) error {
+		return h.sendCSV(c, csvName("library-answers", locale.Code, formats.Int(qid)), snapshot, func(w *formats.Writer) error {
 			if err := w.Write("locale", "questionId", "id", "name", "text", "translation", "exclusive", "nullValue"); err != nil {
 				return err
 			}
 			for _, a := range answers {
-				if err := w.Write(locale.Code, itoa(qid), itoa(a.ID), a.Name, a.Text, a.Translation,
+				if err := w.Write(locale.Code, formats.Int(qid), formats.Int(a.ID), a.Name, a.Text, a.Translation,
 					strconv.FormatBool(a.IsExclusive), strconv.FormatBool(a.IsNullValue())); err != nil {
 					return err
 				}
@@ -171,12 +173,12 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 			return nil
 		})
 	}
-	c.Response().Header().Add("Vary", "HX-Request")
+	c.Response().Header().Add("Vary", htmx.HeaderRequest)
 	if v.Fragment {
-		return render(c, http.StatusOK, views.LibraryAnswers(v))
+		return Render(c, http.StatusOK, views.LibraryAnswers(v))
 	}
 	p := h.page(fmt.Sprintf("Answers of %s (%s)", questions[i].Name, locale.Code), "library")
-	return render(c, http.StatusOK, views.LibraryAnswersPage(p, v))
+	return Render(c, http.StatusOK, views.LibraryAnswersPage(p, v))
 }
 
 // csvName joins the parts of a CSV file name with dashes, keeping only

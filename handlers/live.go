@@ -10,8 +10,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // Live answers GET /live and /live.csv: the live subsamples of the current
@@ -24,27 +26,29 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
 	}
+	d, err := h.Checks.Current(ctx)
+	if err != nil {
+		return err
+	}
+	all := d.LiveRows()
 	if wantsCSV(c) {
-		all, _, err := h.Checker.LiveRows(ctx)
-		if err != nil {
-			return err
-		}
 		snapshot, err := h.snapshotTime(ctx, store.DatasetEvents)
 		if err != nil {
 			return err
 		}
 		matching := q.Filter(all)
-		return h.sendCSV(c, "live-subsamples", snapshot, func(w *csvWriter) error { return writeLiveCSV(w, matching) })
+		return h.sendCSV(c, "live-subsamples", snapshot, func(w *formats.Writer) error { return writeLiveCSV(w, matching) })
 	}
-	// The filters and the table depend only on the snapshot and the query,
-	// so they are rendered once per snapshot and query; the rest of the
-	// page (times, the refresh panel, the viewer) every time.
+	// The filters and the table depend only on the decisions and the
+	// query, so they are rendered once per version and query; the rest of
+	// the page (times, the refresh panel, the viewer) every time.
 	p := h.page("Live subsamples", "live")
-	part, component := "page?", views.LiveFiltersAndTable
-	if isHTMX(c) {
-		part, component = "table?", views.LiveTable
+	part, component := "handlers.live.page?", views.LiveFiltersAndTable
+	if wantsFragment(c) {
+		part, component = "handlers.live.table?", views.LiveTable
 	}
-	html, err := h.Checker.LiveFragment(ctx, part+c.QueryString(), func(all []views.LiveRow, options views.LiveOptions) ([]byte, error) {
+	html, err := checks.Memo(d, part+c.QueryString(), func() ([]byte, error) {
+		options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
 		var buf bytes.Buffer
 		err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
 		return buf.Bytes(), err
@@ -52,26 +56,26 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if isHTMX(c) {
+	if wantsFragment(c) {
 		return c.HTMLBlob(http.StatusOK, html)
 	}
 	rv, err := h.refreshView(ctx)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}))
+	return Render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}))
 }
 
 // liveTable builds the view of one page of the list, with the URLs of its
 // neighbours, its CSV and its sorted columns.
-func liveTable(q LiveQuery, all, matching []views.LiveRow, options views.LiveOptions) views.LiveTableView {
+func liveTable(q LiveQuery, all, matching []checks.LiveRow, options views.LiveOptions) views.LiveTableView {
 	rows, page := q.PageOf(matching)
 	t := views.LiveTableView{
 		Rows: rows, Matching: len(matching), All: len(all), Page: page,
 		Pages: max(1, (len(matching)+livePageSize-1)/livePageSize), Sort: q.Sort,
 		Options: options, SortURLs: map[string]string{},
 		Filters: views.LiveFilters{Sendability: q.Sendability, Status: q.Status, Country: q.Country, ResearchType: q.ResearchType,
-			Category: q.Category, Device: q.Device, CPIMin: optFloat(q.CPIMin, -1), CPIMax: optFloat(q.CPIMax, -1), Text: q.Text},
+			Category: q.Category, Device: q.Device, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1), Text: q.Text},
 	}
 	at := func(edit func(*LiveQuery)) string {
 		c := q
@@ -100,7 +104,7 @@ func liveTable(q LiveQuery, all, matching []views.LiveRow, options views.LiveOpt
 }
 
 // liveOptions collects the filter form's choices from the rows.
-func liveOptions(rows []views.LiveRow) views.LiveOptions {
+func liveOptions(rows []checks.LiveRow) views.LiveOptions {
 	seen := map[string]map[string]bool{"country": {}, "rtype": {}, "category": {}}
 	add := func(kind, list string) {
 		for _, v := range strings.Split(list, ", ") {
@@ -130,16 +134,17 @@ var liveHeader = []string{"subsampleId", "eventId", "name", "eventName", "sendab
 	"cpi", "currency", "epc", "epcSource", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
 	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining"}
 
-func writeLiveCSV(w *csvWriter, rows []views.LiveRow) error {
+func writeLiveCSV(w *formats.Writer, rows []checks.LiveRow) error {
 	if err := w.Write(slices.Clone(liveHeader)...); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		err := w.Write(itoa(r.SubsampleID), itoa(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
+		err := w.Write(formats.Int(r.SubsampleID), formats.Int(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
 			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
-			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, optFloat(epcValue(r.EPC), 2), string(r.EPC.Source), optFloat(r.ExpectedLOI, 0), optFloat(r.ExpectedIncidence, 0),
+			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, formats.OptFloat(formats.EPCValue(r.EPC), 2), string(r.EPC.Source),
+			formats.OptFloat(r.ExpectedLOI, 0), formats.OptFloat(r.ExpectedIncidence, 0),
 			views.Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
-			optTime(r.FieldStart), optTime(r.FieldEnd), optInt(r.TotalAchieved), optInt(r.TotalRemaining))
+			formats.OptTime(r.FieldStart), formats.OptTime(r.FieldEnd), formats.OptInt(r.TotalAchieved), formats.OptInt(r.TotalRemaining))
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"cmp"
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
 	"fmt"
 	"math"
 	"net/url"
@@ -9,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"fieldboard/views"
 )
 
 // livePageSize is how many rows the live list shows a page.
@@ -20,7 +21,7 @@ const livePageSize = 50
 // so a view can be bookmarked and shared. Empty fields match everything.
 type LiveQuery struct {
 	Sendability  string
-	Status       string
+	Status       string // canonical (domain.ParseStatus)
 	Country      string
 	ResearchType string
 	Category     string
@@ -33,19 +34,23 @@ type LiveQuery struct {
 }
 
 // liveSorts are the columns the live list sorts by.
-var liveSorts = map[string]func(a, b views.LiveRow) int{
-	"id":    func(a, b views.LiveRow) int { return cmp.Compare(a.SubsampleID, b.SubsampleID) },
-	"event": func(a, b views.LiveRow) int { return cmp.Compare(a.EventID, b.EventID) },
-	"name":  func(a, b views.LiveRow) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) },
-	"state": func(a, b views.LiveRow) int { return strings.Compare(string(a.Verdict.State), string(b.Verdict.State)) },
-	"cpi":   func(a, b views.LiveRow) int { return cmp.Compare(a.CPI, b.CPI) },
-	"epc":   compareEPC,
-	"loi":   func(a, b views.LiveRow) int { return cmp.Compare(deref64(a.ExpectedLOI), deref64(b.ExpectedLOI)) },
-	"ir": func(a, b views.LiveRow) int {
+var liveSorts = map[string]func(a, b checks.LiveRow) int{
+	"id":    func(a, b checks.LiveRow) int { return cmp.Compare(a.SubsampleID, b.SubsampleID) },
+	"event": func(a, b checks.LiveRow) int { return cmp.Compare(a.EventID, b.EventID) },
+	"name": func(a, b checks.LiveRow) int {
+		return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+	},
+	"state": func(a, b checks.LiveRow) int {
+		return strings.Compare(string(a.Verdict.State), string(b.Verdict.State))
+	},
+	"cpi": func(a, b checks.LiveRow) int { return cmp.Compare(a.CPI, b.CPI) },
+	"epc": compareEPC,
+	"loi": func(a, b checks.LiveRow) int { return cmp.Compare(deref64(a.ExpectedLOI), deref64(b.ExpectedLOI)) },
+	"ir": func(a, b checks.LiveRow) int {
 		return cmp.Compare(deref64(a.ExpectedIncidence), deref64(b.ExpectedIncidence))
 	},
-	"fill": func(a, b views.LiveRow) int { return cmp.Compare(fill(a), fill(b)) },
-	"fieldend": func(a, b views.LiveRow) int {
+	"fill": func(a, b checks.LiveRow) int { return cmp.Compare(fill(a), fill(b)) },
+	"fieldend": func(a, b checks.LiveRow) int {
 		return cmp.Compare(timeKey(a.FieldEnd), timeKey(b.FieldEnd))
 	},
 }
@@ -60,7 +65,13 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 		Text: strings.TrimSpace(q.Get("q")), Sort: strings.TrimSpace(q.Get("sort")), Page: 1,
 	}
 	if lq.Sendability != "" {
-		if _, err := ParseSubsampleFilter("", lq.Sendability, ""); err != nil {
+		if _, err := rules.ParseState(lq.Sendability); err != nil {
+			return lq, err
+		}
+	}
+	if lq.Status != "" {
+		var err error
+		if lq.Status, err = domain.ParseStatus(lq.Status); err != nil {
 			return lq, err
 		}
 	}
@@ -125,16 +136,16 @@ func (lq LiveQuery) Values() url.Values {
 
 // Filter returns the rows that pass every filter, sorted. With no filter
 // and no sort it returns rows itself; it never modifies rows.
-func (lq LiveQuery) Filter(rows []views.LiveRow) []views.LiveRow {
+func (lq LiveQuery) Filter(rows []checks.LiveRow) []checks.LiveRow {
 	if lq.unfiltered() {
 		return rows
 	}
 	text := strings.ToLower(lq.Text)
-	out := make([]views.LiveRow, 0, len(rows))
+	out := make([]checks.LiveRow, 0, len(rows))
 	for _, r := range rows {
 		switch {
 		case lq.Sendability != "" && string(r.Verdict.State) != lq.Sendability,
-			lq.Status != "" && !strings.EqualFold(r.Status, lq.Status),
+			lq.Status != "" && r.Status != lq.Status,
 			lq.Country != "" && !listHas(r.Countries, lq.Country),
 			lq.ResearchType != "" && !strings.EqualFold(r.ResearchType, lq.ResearchType),
 			lq.Category != "" && !listHas(r.Categories, lq.Category),
@@ -151,7 +162,7 @@ func (lq LiveQuery) Filter(rows []views.LiveRow) []views.LiveRow {
 	if lq.Sort != "" {
 		by := liveSorts[strings.TrimPrefix(lq.Sort, "-")]
 		desc := strings.HasPrefix(lq.Sort, "-")
-		slices.SortStableFunc(out, func(a, b views.LiveRow) int {
+		slices.SortStableFunc(out, func(a, b checks.LiveRow) int {
 			if desc {
 				return by(b, a)
 			}
@@ -169,14 +180,14 @@ func (lq LiveQuery) unfiltered() bool {
 
 // PageOf returns the rows of the query's page and the page it really is
 // (the last one when the asked page is past the end).
-func (lq LiveQuery) PageOf(rows []views.LiveRow) ([]views.LiveRow, int) {
+func (lq LiveQuery) PageOf(rows []checks.LiveRow) ([]checks.LiveRow, int) {
 	pages := max(1, (len(rows)+livePageSize-1)/livePageSize)
 	page := min(lq.Page, pages)
 	start := (page - 1) * livePageSize
 	return rows[start:min(start+livePageSize, len(rows))], page
 }
 
-func matchesText(r views.LiveRow, text string) bool {
+func matchesText(r checks.LiveRow, text string) bool {
 	return strconv.FormatInt(r.SubsampleID, 10) == text || strconv.FormatInt(r.EventID, 10) == text ||
 		strings.Contains(strings.ToLower(r.Name), text) || strings.Contains(strings.ToLower(r.EventName), text)
 }
@@ -191,7 +202,7 @@ func listHas(list, item string) bool {
 	return false
 }
 
-func fill(r views.LiveRow) float64 {
+func fill(r checks.LiveRow) float64 {
 	if r.TotalAchieved == nil || r.TotalRemaining == nil || *r.TotalAchieved+*r.TotalRemaining == 0 {
 		return -1
 	}
@@ -216,7 +227,7 @@ func timeKey(t *time.Time) int64 {
 // figures in different currencies are not compared as numbers, so rows
 // group by currency first; rows without a figure come first (last when
 // descending, where the best are wanted).
-func compareEPC(a, b views.LiveRow) int {
+func compareEPC(a, b checks.LiveRow) int {
 	if a.EPC.Known() != b.EPC.Known() {
 		if a.EPC.Known() {
 			return 1

@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
-	"fieldboard/views"
 )
 
-func liveRow(id int64, name string, state rules.State, cpi float64, country string) views.LiveRow {
-	return views.LiveRow{
+func liveRow(id int64, name string, state rules.State, cpi float64, country string) checks.LiveRow {
+	return checks.LiveRow{
 		LiveRow: store.LiveRow{SubsampleID: id, EventID: id / 10, Name: name, Status: "Live", CPI: cpi, Countries: country,
 			ResearchType: "Tracker", Categories: "Soft drinks, Beer", AllowDesktop: true, AllowMobile: id%2 == 0},
 		Verdict: rules.Verdict{State: state},
@@ -18,7 +18,7 @@ func liveRow(id int64, name string, state rules.State, cpi float64, country stri
 }
 
 func TestLiveQueryFilterAndSort(t *testing.T) {
-	rows := []views.LiveRow{
+	rows := []checks.LiveRow{
 		liveRow(101, "US Gen Pop", rules.Sendable, 2.5, "US"),
 		liveRow(102, "GB Parents", rules.Paused, 1.0, "GB"),
 		liveRow(203, "DE Gamers", rules.Sendable, 9.0, "DE"),
@@ -79,7 +79,7 @@ func TestLiveQueryRejectsBadValues(t *testing.T) {
 }
 
 func TestLiveQueryPages(t *testing.T) {
-	var rows []views.LiveRow
+	var rows []checks.LiveRow
 	for i := range 120 {
 		rows = append(rows, liveRow(int64(i), "x", rules.Sendable, 1, "US"))
 	}

@@ -10,9 +10,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // Overview answers GET /: the counts by status and sendability, what the
@@ -28,14 +30,14 @@ func (h *Handler) Overview(c echo.Context) error {
 		return h.overviewCSV(c, figures)
 	}
 	p := h.page("Overview", "overview")
-	if isHTMX(c) {
-		return render(c, http.StatusOK, views.OverviewBody(p, figures))
+	if wantsFragment(c) {
+		return Render(c, http.StatusOK, views.OverviewBody(p, figures))
 	}
 	rv, err := h.refreshView(ctx)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}))
+	return Render(c, http.StatusOK, views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}))
 }
 
 func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, error) {
@@ -44,17 +46,17 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 	if err != nil {
 		return f, err
 	}
-	for _, s := range []string{domain.StatusLive, domain.StatusLiveForTesting, domain.StatusPending, domain.StatusComplete, domain.StatusCanceled} {
+	for _, s := range domain.Statuses {
 		f.Statuses = append(f.Statuses, views.Count{Label: s, N: statuses[s], Href: "/events?status=" + url.QueryEscape(s)})
 		f.Total += statuses[s]
 		delete(statuses, s)
 	}
-	for s, n := range statuses { // a status the spec does not name
-		f.Statuses = append(f.Statuses, views.Count{Label: s, N: n, Href: "/events?status=" + url.QueryEscape(s)})
+	for s, n := range statuses { // a status the events page does not filter on: counted, not linked
+		f.Statuses = append(f.Statuses, views.Count{Label: s, N: n})
 		f.Total += n
 	}
 
-	reports, err := h.Checker.Subsamples(ctx, SubsampleFilter{})
+	reports, err := h.Checks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
 		return f, err
 	}
@@ -64,7 +66,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 			byState[r.Verdict.State]++
 		}
 	}
-	for _, s := range []rules.State{rules.Sendable, rules.Paused, rules.Unknown, rules.Testing, rules.NotSendable} {
+	for _, s := range rules.States {
 		f.Sendability = append(f.Sendability, views.StateCount{State: s, N: byState[s], Href: "/live?sendability=" + string(s)})
 	}
 
@@ -110,7 +112,7 @@ func (h *Handler) overviewCSV(c echo.Context, f views.OverviewFigures) error {
 		}
 		return t.UTC().Format(time.RFC3339)
 	}
-	return h.sendCSV(c, "overview", snapshot, func(w *csvWriter) error {
+	return h.sendCSV(c, "overview", snapshot, func(w *formats.Writer) error {
 		if err := w.Write("figure", "name", "count", "lastRead", "nextScheduled", "lastError"); err != nil {
 			return err
 		}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // Panelists answers GET /panelists: the forms, and with ?panelist=P the
@@ -46,7 +48,7 @@ func (h *Handler) Panelists(c echo.Context) error {
 
 // lookup checks one panelist against every live subsample.
 func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupResult, error) {
-	checks, err := h.Checker.PanelistSurveys(ctx, panelistID)
+	checks, err := h.Checks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +113,8 @@ func (h *Handler) UploadHistory(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if isHTMX(c) {
-		return render(c, status, views.ImportOutcome(result))
+	if wantsFragment(c) {
+		return Render(c, status, views.ImportOutcome(result))
 	}
 	return h.panelistsPage(c, status, views.PanelistsView{Import: &result})
 }
@@ -148,7 +150,7 @@ func (h *Handler) panelistsPage(c echo.Context, status int, v views.PanelistsVie
 	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
 		return err
 	}
-	return render(c, status, views.PanelistsPage(v))
+	return Render(c, status, views.PanelistsPage(v))
 }
 
 // BulkCheck answers POST /panelists/bulk: the bulk check form. The answer
@@ -166,13 +168,13 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	}
 	fail := func(status int, msg string, lines []store.LineError) error {
 		form.Err, form.Lines = msg, lines
-		return render(c, status, views.PanelistsPage(views.PanelistsView{Page: h.page("Panelists", "panelists"), Bulk: form}))
+		return Render(c, status, views.PanelistsPage(views.PanelistsView{Page: h.page("Panelists", "panelists"), Bulk: form}))
 	}
 	if subsampleID <= 0 {
 		return fail(http.StatusBadRequest, "Pick a live subsample.", nil)
 	}
-	_, _, err = h.Checker.liveTarget(ctx, subsampleID)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotLive) {
+	err = h.Checks.LiveTarget(ctx, subsampleID)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, checks.ErrNotLive) {
 		return fail(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot.", subsampleID), nil)
 	}
 	if err != nil {
@@ -187,20 +189,20 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 		return err
 	}
 	defer f.Close()
-	ids, lines, err := ParsePanelistList(f)
+	ids, lines, err := formats.ParsePanelistList(f)
 	if err != nil {
 		return fail(http.StatusUnprocessableEntity, file.Filename+": "+err.Error(), lines)
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d-%s.csv"`, subsampleID, h.Now().UTC().Format("20060102-1504")))
-	return WriteBulkCSV(ctx, h.Checker, subsampleID, ids, c.Response(), false)
+	return formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, c.Response(), false)
 }
 
 // lookupCSV answers /panelists.csv?panelist=P: every live subsample with
 // whether P may enter it now, why not, and P's entry links.
 func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 	ctx := c.Request().Context()
-	checks, err := h.Checker.PanelistSurveys(ctx, panelistID)
+	checks, err := h.Checks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return err
 	}
@@ -208,12 +210,12 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, "panelist-surveys", snapshot, func(w *csvWriter) error {
+	return h.sendCSV(c, "panelist-surveys", snapshot, func(w *formats.Writer) error {
 		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
 			return err
 		}
 		for _, pc := range checks {
-			j := pc.toJSON(panelistID)
+			j := formats.Eligibility(pc, panelistID)
 			var why, links []string
 			why = append(why, j.SendabilityReasons...)
 			for _, r := range j.Reasons {
@@ -222,8 +224,8 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 			for _, l := range j.EntryLinks {
 				links = append(links, l.Locale+" "+l.Live)
 			}
-			if err := w.Write(panelistID, itoa(pc.SubsampleID), pc.Name, pc.CountryCode, optFloat(pc.CPI, 2), pc.Currency,
-				optFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
+			if err := w.Write(panelistID, formats.Int(pc.SubsampleID), pc.Name, pc.CountryCode, formats.OptFloat(pc.CPI, 2), pc.Currency,
+				formats.OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
 				strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
 				strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {
 				return err

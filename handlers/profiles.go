@@ -11,6 +11,7 @@ import (
 
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // APIImportProfiles answers POST /api/v1/profiles: panelist profiles as CSV
@@ -28,12 +29,12 @@ func (h *Handler) APIImportProfiles(c echo.Context) error {
 	defer spool.Close()
 	report, err := h.importProfiles(c.Request().Context(), spool, strings.Contains(contentType, "json"))
 	if errors.Is(err, store.ErrInvalidImport) {
-		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: nonNil(report.Errors)})
+		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: formats.NonNil(report.Errors)})
 	}
 	if err != nil {
 		return err
 	}
-	report.Errors, report.UnknownQuestionIDs = nonNil(report.Errors), nonNil(report.UnknownQuestionIDs)
+	report.Errors, report.UnknownQuestionIDs = formats.NonNil(report.Errors), formats.NonNil(report.UnknownQuestionIDs)
 	return c.JSON(http.StatusOK, report)
 }
 
@@ -62,8 +63,8 @@ func (h *Handler) UploadProfiles(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if isHTMX(c) {
-		return render(c, status, views.ProfileImportOutcome(result))
+	if wantsFragment(c) {
+		return Render(c, status, views.ProfileImportOutcome(result))
 	}
 	return h.panelistsPage(c, status, views.PanelistsView{ProfileImport: &result})
 }

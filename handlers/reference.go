@@ -9,6 +9,7 @@ import (
 
 	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
 
 // Reference answers GET /reference: the provider's countries, locales and
@@ -29,7 +30,7 @@ func (h *Handler) Reference(c echo.Context) error {
 	if v.Statuses, err = h.Store.SurveyStatuses(ctx); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ReferencePage(v))
+	return Render(c, http.StatusOK, views.ReferencePage(v))
 }
 
 // referenceTables are the CSV downloads of the reference page, by the last
@@ -59,7 +60,7 @@ func (h *Handler) ReferenceCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, "reference-"+strings.TrimSuffix(table, ".csv"), snapshot, func(w *csvWriter) error {
+	return h.sendCSV(c, "reference-"+strings.TrimSuffix(table, ".csv"), snapshot, func(w *formats.Writer) error {
 		for _, r := range rows {
 			if err := w.Write(r...); err != nil {
 				return err
@@ -76,7 +77,7 @@ func countriesCSV(ctx context.Context, st *store.Store) ([][]string, error) {
 	}
 	rows := [][]string{{"id", "code", "name", "region"}}
 	for _, c := range countries {
-		rows = append(rows, []string{itoa(c.ID), c.Code, c.Name, c.RegionName})
+		rows = append(rows, []string{formats.Int(c.ID), c.Code, c.Name, c.RegionName})
 	}
 	return rows, nil
 }
@@ -92,7 +93,7 @@ func localesCSV(ctx context.Context, st *store.Store) ([][]string, error) {
 		if l.CountryDefault {
 			countryDefault = "default"
 		}
-		rows = append(rows, []string{itoa(l.ID), l.Locale, l.Name, l.NameTranslation, l.CountryCode, l.CountryName, countryDefault})
+		rows = append(rows, []string{formats.Int(l.ID), l.Locale, l.Name, l.NameTranslation, l.CountryCode, l.CountryName, countryDefault})
 	}
 	return rows, nil
 }
@@ -104,7 +105,7 @@ func statusesCSV(ctx context.Context, st *store.Store) ([][]string, error) {
 	}
 	rows := [][]string{{"id", "name"}}
 	for _, s := range statuses {
-		rows = append(rows, []string{itoa(s.ID), s.StatusName})
+		rows = append(rows, []string{formats.Int(s.ID), s.StatusName})
 	}
 	return rows, nil
 }

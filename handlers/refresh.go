@@ -7,16 +7,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/handlers/htmx"
 	"fieldboard/views"
-	"fieldboard/web/refresh"
 )
 
 // StartRefresh answers POST /refresh: it starts a refresh of all data, or
 // joins the one already running, and shows its progress. Without htmx it
 // sends the browser back to the page it came from.
 func (h *Handler) StartRefresh(c echo.Context) error {
-	h.Refresher.Start(refresh.Request{})
-	if !isHTMX(c) {
+	h.Refresher.Start(0, false)
+	if !wantsFragment(c) {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
 	return h.RefreshProgress(c)
@@ -31,11 +31,11 @@ func (h *Handler) RefreshProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	polling := c.Request().Method == http.MethodGet && isHTMX(c)
+	polling := c.Request().Method == http.MethodGet && wantsFragment(c)
 	if polling && !rv.Progress.Running && !rv.Progress.FinishedAt.IsZero() {
-		c.Response().Header().Set("HX-Trigger", "refreshed")
+		c.Response().Header().Set(htmx.HeaderTrigger, "refreshed")
 	}
-	return render(c, http.StatusOK, views.RefreshPanel(h.page("Refresh", ""), rv))
+	return Render(c, http.StatusOK, views.RefreshPanel(h.page("Refresh", ""), rv))
 }
 
 // RefreshJSON is the state of the refresh in the API.
@@ -50,7 +50,7 @@ type RefreshJSON struct {
 	Error      string     `json:"error,omitempty"`
 }
 
-func refreshJSON(p refresh.Progress) RefreshJSON {
+func refreshJSON(p views.RefreshProgress) RefreshJSON {
 	out := RefreshJSON{Running: p.Running, Scope: p.Scope, Phase: p.Phase, Done: p.Done, Total: p.Total, Error: p.Err}
 	if !p.StartedAt.IsZero() {
 		out.StartedAt = &p.StartedAt
@@ -66,22 +66,22 @@ func refreshJSON(p refresh.Progress) RefreshJSON {
 // rules), joining one already running, and answers 202 with its progress;
 // GET /api/v1/refresh polls it.
 func (h *Handler) APIRefresh(c echo.Context) error {
-	req := refresh.Request{Force: true}
+	var subsampleID int64
 	if raw := c.QueryParam("subsample"); raw != "" {
 		id, err := parseID("subsample", raw)
 		if err != nil {
 			return err
 		}
-		parts, err := h.Checker.Subsample(c.Request().Context(), id)
+		parts, err := h.Checks.Subsample(c.Request().Context(), id)
 		if err != nil {
 			return subsampleNotFound(err, id)
 		}
 		if !parts.Live {
 			return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
 		}
-		req = refresh.Request{SubsampleID: id}
+		subsampleID = id
 	}
-	return c.JSON(http.StatusAccepted, refreshJSON(h.Refresher.Start(req)))
+	return c.JSON(http.StatusAccepted, refreshJSON(h.Refresher.Start(subsampleID, subsampleID == 0)))
 }
 
 // APIRefreshProgress answers GET /api/v1/refresh: the refresh running or

@@ -11,11 +11,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/handlers/htmx"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
-	"fieldboard/web/refresh"
+	"fieldboard/views/formats"
 )
 
 // Subsample answers GET /subsamples/:id: everything Fieldboard knows of one
@@ -27,7 +29,7 @@ func (h *Handler) Subsample(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict, EPC: parts.EPC}
+	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict, EPC: parts.EPC, Links: parts.Links}
 	if v.Summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -46,28 +48,28 @@ func (h *Handler) Subsample(c echo.Context) error {
 			return err
 		}
 	}
-	return render(c, http.StatusOK, views.SubsamplePage(v))
+	return Render(c, http.StatusOK, views.SubsamplePage(v))
 }
 
 // subsampleOf reads the :id of the request and the subsample it names: 400
 // for an id that is not a positive whole number, 404 for one the current
 // snapshot does not hold.
-func (h *Handler) subsampleOf(c echo.Context) (int64, SubsampleParts, error) {
+func (h *Handler) subsampleOf(c echo.Context) (int64, checks.SubsampleParts, error) {
 	id, err := parseID("Subsample id", c.Param("id"))
 	if err != nil {
-		return 0, SubsampleParts{}, err
+		return 0, checks.SubsampleParts{}, err
 	}
-	parts, err := h.Checker.Subsample(c.Request().Context(), id)
+	parts, err := h.Checks.Subsample(c.Request().Context(), id)
 	if err != nil {
-		return 0, SubsampleParts{}, subsampleNotFound(err, id)
+		return 0, checks.SubsampleParts{}, subsampleNotFound(err, id)
 	}
 	return id, parts, nil
 }
 
-// fillLiveParts adds what the refresher fetched for a live subsample: entry
-// links, quotas with their conditions translated, eligibility rules, the
-// state of the last fetch and the trend of the total quota.
-func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, parts SubsampleParts) error {
+// fillLiveParts adds what the refresher fetched for a live subsample:
+// quotas with their conditions translated, eligibility rules, the state of
+// the last fetch and the trend of the total quota.
+func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, parts checks.SubsampleParts) error {
 	id := v.Row.SubsampleID
 	fetch, err := h.Store.FetchOf(ctx, id)
 	switch {
@@ -76,20 +78,6 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 		return err
 	default:
 		v.Fetch = &fetch
-	}
-
-	for _, l := range v.Live.Locales {
-		link := views.EntryLinkView{Locale: l.Name}
-		var errLive, errTesting error
-		link.Live, errLive = rules.EntryLink(l.LiveEntryLink, v.Row.APICompatible, "")
-		link.Testing, errTesting = rules.EntryLink(l.TestingEntryLink, v.Row.APICompatible, "")
-		if errLive != nil {
-			link.LiveProblem = errLive.Error()
-		}
-		if errTesting != nil {
-			link.TestingProblem = errTesting.Error()
-		}
-		v.Links = append(v.Links, link)
 	}
 
 	lib, err := h.quotaLibraryFor(ctx, parts, v.Live.Locales)
@@ -136,7 +124,7 @@ func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, qu
 // quotaLibraryFor reads, from the first of the subsample's locales that has a
 // question library, the questions and answers the quotas' conditions use.
 // Without one the library is empty and conditions fall back to ids.
-func (h *Handler) quotaLibraryFor(ctx context.Context, parts SubsampleParts, locales []domain.SubsampleLocale) (QuotaLibrary, error) {
+func (h *Handler) quotaLibraryFor(ctx context.Context, parts checks.SubsampleParts, locales []domain.SubsampleLocale) (QuotaLibrary, error) {
 	var ids []int64
 	for _, q := range parts.Quotas {
 		for _, cond := range q.Questions {
@@ -325,14 +313,14 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if fetch, err := h.Store.FetchOf(ctx, id); err == nil {
 		at = fetch.QuotasAt // a refresh of this subsample alone reads its quotas later
 	}
-	return h.sendCSV(c, fmt.Sprintf("subsample-%d-quotas", id), at, func(w *csvWriter) error {
+	return h.sendCSV(c, fmt.Sprintf("subsample-%d-quotas", id), at, func(w *formats.Writer) error {
 		if err := w.Write(slices.Clone(subsampleQuotasHeader)...); err != nil {
 			return err
 		}
 		for _, q := range QuotaViews(quotas, lib) {
-			err := w.Write(itoa(q.QuotaID), itoa(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
-				itoa(q.AchievedInterviews), itoa(q.RemainingExclusive), itoa(q.RemainingShared),
-				itoa(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and "))
+			err := w.Write(formats.Int(q.QuotaID), formats.Int(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
+				formats.Int(q.AchievedInterviews), formats.Int(q.RemainingExclusive), formats.Int(q.RemainingShared),
+				formats.Int(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and "))
 			if err != nil {
 				return err
 			}
@@ -353,11 +341,11 @@ func (h *Handler) RefreshSubsample(c echo.Context) error {
 	if !parts.Live {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
 	}
-	h.Refresher.Start(refresh.Request{SubsampleID: id})
-	if !isHTMX(c) {
+	h.Refresher.Start(id, false)
+	if !wantsFragment(c) {
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id))
 	}
-	return render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), h.subsampleRefreshView(id)))
+	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), h.subsampleRefreshView(id)))
 }
 
 // SubsampleRefreshProgress answers GET /subsamples/:id/refresh/progress,
@@ -369,11 +357,11 @@ func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
 		return err
 	}
 	r := h.subsampleRefreshView(id)
-	if isHTMX(c) && !r.Progress.Running && !r.Progress.FinishedAt.IsZero() {
-		c.Response().Header().Set("HX-Refresh", "true")
+	if wantsFragment(c) && !r.Progress.Running && !r.Progress.FinishedAt.IsZero() {
+		c.Response().Header().Set(htmx.HeaderRefresh, "true")
 		r.Reloading = true
 	}
-	return render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
+	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
 }
 
 func (h *Handler) subsampleRefreshView(id int64) views.SubsampleRefreshView {
@@ -391,12 +379,12 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, fmt.Sprintf("subsample-%d-verdict", id), at, func(w *csvWriter) error {
+	return h.sendCSV(c, fmt.Sprintf("subsample-%d-verdict", id), at, func(w *formats.Writer) error {
 		if err := w.Write("subsampleId", "sendability", "rule", "outcome", "detail"); err != nil {
 			return err
 		}
 		for _, check := range report.Verdict.Checks {
-			if err := w.Write(itoa(id), string(report.Verdict.State), check.Rule, string(check.Outcome), check.Detail); err != nil {
+			if err := w.Write(formats.Int(id), string(report.Verdict.State), check.Rule, string(check.Outcome), check.Detail); err != nil {
 				return err
 			}
 		}
@@ -415,12 +403,12 @@ func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, fmt.Sprintf("subsample-%d-links", id), at, func(w *csvWriter) error {
+	return h.sendCSV(c, fmt.Sprintf("subsample-%d-links", id), at, func(w *formats.Writer) error {
 		if err := w.Write("subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"); err != nil {
 			return err
 		}
 		for _, l := range report.Links {
-			if err := w.Write(itoa(id), l.Locale, l.Live, l.Testing, l.Problem); err != nil {
+			if err := w.Write(formats.Int(id), l.Locale, l.Live, l.Testing, l.Problem()); err != nil {
 				return err
 			}
 		}

@@ -11,14 +11,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules/checks"
 	"fieldboard/views"
+	"fieldboard/views/formats"
 )
-
-// TargetJSON is one line of a send list.
-type TargetJSON struct {
-	PanelistID string `json:"panelistId"`
-	EntryLink  string `json:"entryLink"`
-}
 
 // SubsampleTargets answers GET /api/v1/subsamples/{id}/targets and the
 // page's download /subsamples/{id}/targets.csv: the send list, streamed as
@@ -37,7 +33,7 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	// Answer 404 or 409 before the first byte is written.
-	if _, _, err := h.Checker.liveTarget(ctx, id); err != nil {
+	if err := h.Checks.LiveTarget(ctx, id); err != nil {
 		return subsampleNotFound(err, id)
 	}
 	accept := c.Request().Header.Get(echo.HeaderAccept)
@@ -57,12 +53,12 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 		res.WriteHeader(http.StatusOK)
 		return nil
 	}
-	csvOut := newCSVWriter(res)
+	csvOut := formats.NewWriter(res)
 	// A client that stops reading must not hold the send list's turn and
 	// its read transaction: each write has 30 seconds.
 	rc := http.NewResponseController(res)
 	n := 0
-	err = h.Checker.Targets(ctx, id, limit, func(panelistID, link string) error {
+	err = h.Checks.SendList(ctx, id, limit, func(panelistID, link string) error {
 		if n%1000 == 0 {
 			rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
 		}
@@ -71,24 +67,24 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 				return err
 			}
 			if !asJSON {
-				if err := csvOut.Write("panelistId", "entryLink"); err != nil {
+				if err := formats.WriteTargetsHeader(csvOut); err != nil {
 					return err
 				}
 			}
 		}
 		n++
 		if asJSON {
-			b, _ := json.Marshal(TargetJSON{PanelistID: panelistID, EntryLink: link})
+			b, _ := json.Marshal(formats.TargetJSON{PanelistID: panelistID, EntryLink: link})
 			if n > 1 {
 				res.Write([]byte(","))
 			}
 			_, err := res.Write(b)
 			return err
 		}
-		return csvOut.WriteKeyed(panelistID, link)
+		return formats.WriteTarget(csvOut, panelistID, link)
 	})
 	switch {
-	case errors.Is(err, ErrNotSendable) && !started:
+	case errors.Is(err, checks.ErrNotSendable) && !started:
 		return echo.NewHTTPError(http.StatusConflict, "Nobody is on the send list. "+err.Error())
 	case err != nil && !started:
 		return subsampleNotFound(err, id)
@@ -99,7 +95,7 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 			return err
 		}
 		if !asJSON {
-			csvOut.Write("panelistId", "entryLink")
+			formats.WriteTargetsHeader(csvOut)
 		}
 	}
 	if asJSON {
@@ -118,9 +114,9 @@ func (h *Handler) SubsampleTargetCount(c echo.Context) error {
 		return err
 	}
 	v := views.TargetCountView{SubsampleID: id}
-	v.Count, err = h.Checker.TargetCount(c.Request().Context(), id)
+	v.Count, err = h.Checks.SendListSize(c.Request().Context(), id)
 	switch {
-	case errors.Is(err, ErrNotSendable):
+	case errors.Is(err, checks.ErrNotSendable):
 		v.NotSendable = err.Error()
 	case err != nil:
 		return subsampleNotFound(err, id)
@@ -128,5 +124,5 @@ func (h *Handler) SubsampleTargetCount(c echo.Context) error {
 	if v.Profiles, err = h.Store.CountProfiles(c.Request().Context()); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.TargetCount(v))
+	return Render(c, http.StatusOK, views.TargetCount(v))
 }

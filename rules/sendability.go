@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +30,25 @@ const (
 	// are ambiguous. Never sendable on missing data.
 	Unknown State = "unknown"
 )
+
+// States are the sendability states, in the order lists, filters and
+// counts show them.
+var States = []State{Sendable, Paused, NotSendable, Testing, Unknown}
+
+// ParseState reads a sendability state as the API, the live list and the
+// command line take it ("not_sendable"); anything else is an error that
+// lists the states.
+func ParseState(raw string) (State, error) {
+	s := State(strings.TrimSpace(raw))
+	if !slices.Contains(States, s) {
+		names := make([]string, len(States))
+		for i, st := range States {
+			names[i] = string(st)
+		}
+		return "", fmt.Errorf("sendability %q is not one of %s", raw, strings.Join(names, ", "))
+	}
+	return s, nil
+}
 
 // Label is the state as a coordinator reads it.
 func (s State) Label() string {

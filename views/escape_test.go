@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -25,14 +26,14 @@ func TestUpstreamTextIsEscaped(t *testing.T) {
 	components["subsample"] = func() error {
 		return SubsamplePage(SubsampleView{Page: page, Row: row, Live: live,
 			Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{hostile}},
-			Links:   []EntryLinkView{{Locale: hostile, Live: "javascript:alert(3)", LiveProblem: hostile}},
+			Links:   []checks.EntryLinks{{Locale: hostile, Live: "javascript:alert(3)", LiveProblem: hostile}},
 			Quotas:  []QuotaView{{Quota: domain.Quota{QuotaName: hostile, TableName: hostile}, Conditions: []string{hostile}}},
 			Rules:   []rules.RuleSentence{{Text: hostile, Applies: true}}, UniqueRule: hostile,
 		}).Render(context.Background(), &buf)
 	}
 	components["live"] = func() error {
 		return LiveTable(page, LiveTableView{All: 1, Matching: 1, Page: 1, Pages: 1,
-			Rows: []LiveRow{{LiveRow: store.LiveRow{SubsampleID: 1, Name: hostile, EventName: hostile, Countries: hostile, Categories: hostile},
+			Rows: []checks.LiveRow{{LiveRow: store.LiveRow{SubsampleID: 1, Name: hostile, EventName: hostile, Countries: hostile, Categories: hostile},
 				Verdict: rules.Verdict{State: rules.Paused, Reasons: []string{hostile}}}}}).Render(context.Background(), &buf)
 	}
 	components["lookup"] = func() error {

@@ -20,7 +20,9 @@ import (
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
+	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
 
@@ -36,11 +38,11 @@ func refreshed(t *testing.T) *app {
 
 // sendableSiblings finds a sendable live subsample whose event has another
 // subsample: the unique-respondents rule can then be seen at work.
-func sendableSiblings(t *testing.T, a *app) (target, sibling handlers.SubsampleJSON) {
+func sendableSiblings(t *testing.T, a *app) (target, sibling formats.SubsampleJSON) {
 	t.Helper()
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
-	byEvent := map[int64][]handlers.SubsampleJSON{}
+	byEvent := map[int64][]formats.SubsampleJSON{}
 	for _, s := range all {
 		byEvent[s.EventID] = append(byEvent[s.EventID], s)
 	}
@@ -80,7 +82,7 @@ func (a *app) post(t *testing.T, path, contentType, body string) (*http.Response
 
 func TestAPISubsamples(t *testing.T) {
 	a := refreshed(t)
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
 	n, _ := a.store.CountSubsamples(context.Background())
 	if len(all) != n || n == 0 {
@@ -101,7 +103,7 @@ func TestAPISubsamples(t *testing.T) {
 			t.Errorf("no %s subsample among %v", state, states)
 		}
 	}
-	var live []handlers.SubsampleJSON
+	var live []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live&sendability=sendable", &live)
 	if len(live) != states["sendable"] {
 		t.Errorf("filtered list has %d, want %d", len(live), states["sendable"])
@@ -123,7 +125,7 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 		t.Fatalf("history import: %d %s", resp.StatusCode, body)
 	}
 
-	var got handlers.EligibilityJSON
+	var got formats.EligibilityJSON
 	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=P1&subsampleId=%d", target.SubsampleID), &got)
 	unique := -1
 	for i, r := range got.Reasons {
@@ -139,7 +141,7 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 		t.Errorf("P2 (no history) on %d = %+v; want eligible", target.SubsampleID, got)
 	}
 
-	var surveys handlers.PanelistSurveysJSON
+	var surveys formats.PanelistSurveysJSON
 	a.getJSON(t, "/api/v1/panelists/P1/surveys", &surveys)
 	for _, s := range surveys.MayEnter {
 		if s.SubsampleID == target.SubsampleID {
@@ -177,6 +179,62 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 		resp := a.getJSON(t, tt.path, &e)
 		if resp.StatusCode != tt.status || !strings.Contains(e["error"], tt.want) {
 			t.Errorf("GET %s = %d %v, want %d with %q", tt.path, resp.StatusCode, e, tt.status, tt.want)
+		}
+	}
+}
+
+// TestPanelistSurveysAreEligibilityAnswers: each entry of a panelist's
+// surveys, written from templates, is what json.Marshal makes of
+// formats.Eligibility for the same check (live links only, no quota
+// sentences), for ids that JSON and URLs escape, with and without history,
+// profile or exclusions.
+func TestPanelistSurveysAreEligibilityAnswers(t *testing.T) {
+	a := refreshed(t)
+	ctx := context.Background()
+	if _, err := a.store.ImportProfiles(ctx, a.sim.Profiles(3, 50), nil); err != nil {
+		t.Fatal(err)
+	}
+	target, sibling := sendableSiblings(t, a)
+	at := time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000")
+	history := "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n" +
+		fmt.Sprintf("P0000001,%d,3,%s,%d,0,0\n", sibling.SubsampleID, at, sibling.EventID) +
+		fmt.Sprintf("\"P 1/x&<ü>\",%d,82,%s,%d,0,0\n", target.SubsampleID, at, target.EventID)
+	if resp, body := a.post(t, "/api/v1/history", "text/csv", history); resp.StatusCode != 200 {
+		t.Fatalf("history import: %d %s", resp.StatusCode, body)
+	}
+	service := &checks.Service{Store: a.store, Now: time.Now}
+	for _, id := range []string{"P0000001", "P0000002", "P 1/x&<ü>", "nobody"} {
+		var got struct {
+			PanelistID string
+			MayEnter   []json.RawMessage
+			Others     []json.RawMessage
+		}
+		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(id)+"/surveys", &got)
+		pcs, err := service.PanelistSurveys(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mayEnter, others []string
+		for _, pc := range pcs {
+			e := formats.Eligibility(pc, id)
+			e.QuotaReasons = nil
+			for i := range e.EntryLinks {
+				e.EntryLinks[i].Testing = ""
+			}
+			b, _ := json.Marshal(e)
+			if e.MayEnter {
+				mayEnter = append(mayEnter, string(b))
+			} else {
+				others = append(others, string(b))
+			}
+		}
+		if got.PanelistID != id || len(got.MayEnter) != len(mayEnter) || len(got.Others) != len(others) {
+			t.Fatalf("%q: %q with %d and %d entries, want %d and %d", id, got.PanelistID, len(got.MayEnter), len(got.Others), len(mayEnter), len(others))
+		}
+		for i, raw := range append(got.MayEnter, got.Others...) {
+			if want := append(mayEnter, others...)[i]; string(raw) != want {
+				t.Errorf("%q, entry %d:\n got %s\nwant %s", id, i, raw, want)
+			}
 		}
 	}
 }
@@ -361,7 +419,7 @@ func TestCrossSitePostsAreRefused(t *testing.T) {
 
 func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 	a := refreshed(t)
-	var surveys handlers.PanelistSurveysJSON
+	var surveys formats.PanelistSurveysJSON
 	a.getJSON(t, "/api/v1/panelists/P%201%2Fx/surveys", &surveys)
 	if surveys.PanelistID != "P 1/x" || len(surveys.MayEnter) == 0 {
 		t.Fatalf("panelist id %q with %d surveys, want \"P 1/x\"", surveys.PanelistID, len(surveys.MayEnter))
@@ -378,11 +436,11 @@ func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 func TestChecksFollowEachNewSnapshot(t *testing.T) {
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
-	var before []handlers.SubsampleJSON
+	var before []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &before) // fills the cache
 	a.sim.FailPath("/supplier/v1/subsamples/"+strconv.FormatInt(target.SubsampleID, 10)+"/quotas", sim.FailServerError)
 	a.refresher.Refresh(context.Background(), refresh.Request{SubsampleID: target.SubsampleID})
-	var unknown []handlers.SubsampleJSON
+	var unknown []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=unknown", &unknown)
 	found := false
 	for _, s := range unknown {
@@ -403,14 +461,14 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 	}
 	tests := []struct {
 		query string
-		rows  func(handlers.SubsampleJSON) bool
+		rows  func(formats.SubsampleJSON) bool
 	}{
-		{"sendability=sendable", func(s handlers.SubsampleJSON) bool { return s.Sendability == "sendable" }},
-		{"status=Live+for+testing", func(s handlers.SubsampleJSON) bool { return s.Status == "Live for testing" }},
-		{"country=US", func(s handlers.SubsampleJSON) bool { return s.Country == "US" }},
-		{"cpimin=5&cpimax=9", func(s handlers.SubsampleJSON) bool { return s.CPI != nil && *s.CPI >= 5 && *s.CPI <= 9 }},
+		{"sendability=sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" }},
+		{"status=Live+for+testing", func(s formats.SubsampleJSON) bool { return s.Status == "Live for testing" }},
+		{"country=US", func(s formats.SubsampleJSON) bool { return s.Country == "US" }},
+		{"cpimin=5&cpimax=9", func(s formats.SubsampleJSON) bool { return s.CPI != nil && *s.CPI >= 5 && *s.CPI <= 9 }},
 	}
-	var subsamples []handlers.SubsampleJSON
+	var subsamples []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &subsamples)
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -484,7 +542,7 @@ func TestOddSubsampleAndLocalePaths(t *testing.T) {
 // agreesWithLookupCSV checks the JSON answer of one panelist's surveys,
 // written from prepared fragments, against the lookup's CSV, built from
 // the same checks the plain way.
-func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys handlers.PanelistSurveysJSON) {
+func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys formats.PanelistSurveysJSON) {
 	t.Helper()
 	_, body := a.do(t, "GET", "/panelists.csv?panelist="+url.QueryEscape(panelistID), nil)
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
@@ -498,7 +556,7 @@ func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys handle
 	for _, r := range rows[1:] {
 		want[r[1]] = r
 	}
-	for _, s := range append(append([]handlers.EligibilityJSON{}, surveys.MayEnter...), surveys.Others...) {
+	for _, s := range append(append([]formats.EligibilityJSON{}, surveys.MayEnter...), surveys.Others...) {
 		r := want[strconv.FormatInt(s.SubsampleID, 10)]
 		var why, links []string
 		why = append(why, s.SendabilityReasons...)
@@ -526,7 +584,7 @@ func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys handle
 
 func TestEPCInTheAPIAndTheLiveList(t *testing.T) {
 	a := refreshed(t)
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)
 	sources := map[string]int{}
 	for _, s := range all {

@@ -67,6 +67,7 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 			{"sort=-", "is not a column of the list"},
 			{"device=fridge", `device &#34;fridge&#34; is not one of desktop, mobile, tablet`},
 			{"sendability=maybe", "is not one of sendable, paused, not_sendable, testing, unknown"},
+			{"status=%3Cb%3E", "status &#34;&lt;b&gt;&#34; is not one of Live, Live for testing, Pending, Complete, Canceled"},
 			{"cpimin=NaN", `cpimin &#34;NaN&#34; is not a price`},
 			{"cpimin=-1", "is not a price"},
 			{"cpimax=1e999", "is not a price"},
@@ -77,7 +78,7 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 		}
 	}
 	add("GET", "/live?page=1000", 200, `data-testid="live-row"`) // past the end: the last page
-	add("GET", "/live?q=%ff%00&status=%3Cb%3E&country=zz", 200, "live-table")
+	add("GET", "/live?q=%ff%00&country=zz", 200, "live-table")   // free-text filters that match nothing
 
 	// The events page and its CSV.
 	for _, path := range []string{"/events", "/events.csv"} {
@@ -143,7 +144,8 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 	}
 	add("GET", "/api/v1/eligibility?panelistId=P1&subsampleId=999999999", 404, "Subsample 999999999 is not in the current snapshot.")
 	add("GET", "/api/v1/subsamples?sendability=maybe", 400, `sendability \"maybe\" is not one of`)
-	add("GET", "/api/v1/subsamples?status=nonsense&country=%00", 200, "[]") // free-text filters that match nothing
+	add("GET", "/api/v1/subsamples?status=nonsense", 400, `status \"nonsense\" is not one of Live, Live for testing`)
+	add("GET", "/api/v1/subsamples?country=%00", 200, "[]") // a free-text filter that matches nothing
 
 	// The bulk check form's subsample.
 	for _, s := range []struct {

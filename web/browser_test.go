@@ -20,7 +20,7 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
@@ -71,10 +71,9 @@ func liveServer(t *testing.T) (string, *sim.Simulator, *store.Store) {
 	}
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	s := &web.Server{
-		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: r,
-			Auth:   auth.New(st, auth.Options{Logger: logger}),
-			Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC},
-		Refresher: r, Logger: logger,
+		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
+		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

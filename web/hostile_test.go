@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
 	"fieldboard/rules"
+	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
 
@@ -33,12 +33,12 @@ func (a *app) page(t *testing.T, path string) string {
 	return body
 }
 
-func (a *app) subsamplesJSON(t *testing.T) map[int64]handlers.SubsampleJSON {
+func (a *app) subsamplesJSON(t *testing.T) map[int64]formats.SubsampleJSON {
 	t.Helper()
 	a.page(t, "/api/v1/subsamples")
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
-	out := make(map[int64]handlers.SubsampleJSON, len(all))
+	out := make(map[int64]formats.SubsampleJSON, len(all))
 	for _, s := range all {
 		out[s.SubsampleID] = s
 	}

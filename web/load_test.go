@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"fieldboard/handlers"
+	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
 
@@ -25,7 +25,7 @@ func TestConcurrentRequestsDuringRefreshAndImport(t *testing.T) {
 		t.Skip("load test")
 	}
 	a := refreshed(t)
-	var live []handlers.SubsampleJSON
+	var live []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live", &live)
 	if len(live) == 0 {
 		t.Fatal("no live subsample")

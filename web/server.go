@@ -19,16 +19,29 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"fieldboard/handlers"
+	"fieldboard/handlers/htmx"
 	"fieldboard/static"
+	"fieldboard/store"
 	"fieldboard/views"
+	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
-// Server is the dashboard's HTTP server and its refresh schedule.
+// Server is the dashboard's HTTP server and its refresh schedule. Its
+// fields are the dependencies of every route; Routes hands them to the
+// handlers.
 type Server struct {
-	Handler   *handlers.Handler
+	Store     *store.Store
+	Checks    handlers.Checker // the checks service
 	Refresher *refresh.Refresher
+	Auth      *auth.Auth
 	Logger    *slog.Logger
+	// Now is the clock; Location the time zone pages show times in;
+	// ProviderLocation the provider's, in which zone-less history dates
+	// are read.
+	Now              func() time.Time
+	Location         *time.Location
+	ProviderLocation *time.Location
 	// ScheduleTick is how often the schedule checks what is due; 0 turns
 	// the schedule off (refreshes then run only on demand).
 	ScheduleTick time.Duration
@@ -48,15 +61,17 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(sameOrigin)
 	e.Use(readableQuery)
 	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
-	e.Use(s.Handler.Auth.Middleware)
+	e.Use(s.Auth.Middleware)
 
-	h := s.Handler
+	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Logger: s.Logger,
+		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation}
+	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)
 	e.GET("/overview.csv", h.Overview)
 	e.GET("/healthz", h.Health)
-	e.GET("/login", h.Login)
-	e.POST("/login", h.SignIn)
-	e.POST("/logout", h.SignOut)
+	e.GET("/login", signIn.Login)
+	e.POST("/login", signIn.SignIn)
+	e.POST("/logout", signIn.SignOut)
 	e.GET("/live", h.Live)
 	e.GET("/live.csv", h.Live)
 	e.POST("/refresh", h.StartRefresh)
@@ -273,16 +288,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.JSON(status, map[string]string{"error": message})
 		return
 	}
-	p := views.Page{Title: http.StatusText(status), Now: s.Handler.Now(), Location: s.Handler.Location}
+	p := views.Page{Title: http.StatusText(status), Now: s.Now(), Location: s.Location}
 	v := views.ErrorView{Page: p, Status: status, Message: message}
 	component := views.ErrorPage(v)
-	if req.Header.Get("HX-Request") == "true" {
+	if htmx.IsRequest(req) {
 		// Into the page's error slot, not the element that asked, which
 		// must stay for the next request.
 		component = views.ErrorFragment(v)
-		c.Response().Header().Set("HX-Retarget", "#flash")
-		c.Response().Header().Set("HX-Reswap", "innerHTML")
-		c.Response().Header().Set("HX-Reselect", "[role=alert]") // overrides an hx-select of the asking element
+		c.Response().Header().Set(htmx.HeaderRetarget, "#flash")
+		c.Response().Header().Set(htmx.HeaderReswap, "innerHTML")
+		c.Response().Header().Set(htmx.HeaderReselect, "[role=alert]") // overrides an hx-select of the asking element
 	}
 	var buf bytes.Buffer
 	if rerr := component.Render(req.Context(), &buf); rerr != nil {

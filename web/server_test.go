@@ -16,7 +16,7 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
+	"fieldboard/rules/checks"
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/web"
@@ -60,11 +60,9 @@ func newApp(t *testing.T) *app {
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now}, Refresher: r,
-			Auth:   auth.New(st, auth.Options{Logger: logger}),
-			Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC},
-		Refresher: r,
-		Logger:    logger,
+		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
+		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	return serveApp(t, s, st, r, simulator)
 }
@@ -193,9 +191,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	s := &web.Server{
-		Handler:      &handlers.Handler{Store: st, Refresher: r, Logger: logger, Now: time.Now, Location: time.UTC},
-		Refresher:    r,
-		Logger:       logger,
+		Store: st, Refresher: r, Logger: logger, Now: time.Now, Location: time.UTC,
 		ScheduleTick: time.Minute, // the first scheduled refresh starts at once and hangs on the slow upstream
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -18,17 +18,19 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/views/formats"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
 )
 
 // subsampleOf finds a subsample of the snapshot that passes keep.
-func subsampleOf(t *testing.T, a *app, what string, keep func(handlers.SubsampleJSON) bool) handlers.SubsampleJSON {
+func subsampleOf(t *testing.T, a *app, what string, keep func(formats.SubsampleJSON) bool) formats.SubsampleJSON {
 	t.Helper()
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
 	for _, s := range all {
 		if keep(s) {
@@ -36,14 +38,14 @@ func subsampleOf(t *testing.T, a *app, what string, keep func(handlers.Subsample
 		}
 	}
 	t.Fatalf("the simulator has no %s subsample", what)
-	return handlers.SubsampleJSON{}
+	return formats.SubsampleJSON{}
 }
 
 var entryLinkValue = regexp.MustCompile(`<textarea[^>]*data-testid="entry-link"[^>]*>([^<]*)</textarea>`)
 
 func TestSubsamplePageOfASendableSubsample(t *testing.T) {
 	a := refreshed(t)
-	s := subsampleOf(t, a, "sendable", func(s handlers.SubsampleJSON) bool { return s.Sendability == "sendable" })
+	s := subsampleOf(t, a, "sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" })
 	resp, body := a.do(t, "GET", fmt.Sprintf("/subsamples/%d", s.SubsampleID), nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET /subsamples/%d = %d", s.SubsampleID, resp.StatusCode)
@@ -86,7 +88,7 @@ func TestSubsamplePageOfASendableSubsample(t *testing.T) {
 
 func TestSubsamplePageOfOneThatMayNotBeSent(t *testing.T) {
 	a := refreshed(t)
-	s := subsampleOf(t, a, "live paused or not sendable", func(s handlers.SubsampleJSON) bool {
+	s := subsampleOf(t, a, "live paused or not sendable", func(s formats.SubsampleJSON) bool {
 		return s.Status == domain.StatusLive && (s.Sendability == "paused" || s.Sendability == "not_sendable")
 	})
 	_, body := a.do(t, "GET", fmt.Sprintf("/subsamples/%d", s.SubsampleID), nil)
@@ -295,7 +297,7 @@ func TestSubsampleBadIDs(t *testing.T) {
 func TestSubsampleQuotasCSV(t *testing.T) {
 	a := refreshed(t)
 	ctx := context.Background()
-	s := subsampleOf(t, a, "sendable", func(s handlers.SubsampleJSON) bool { return s.Sendability == "sendable" })
+	s := subsampleOf(t, a, "sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" })
 	quotas, err := a.store.QuotasOf(ctx, s.SubsampleID)
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +339,7 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 
 func TestSubsampleRefreshButton(t *testing.T) {
 	a := refreshed(t)
-	s := subsampleOf(t, a, "sendable", func(s handlers.SubsampleJSON) bool { return s.Sendability == "sendable" })
+	s := subsampleOf(t, a, "sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" })
 	a.sim.SetLatency(20 * time.Millisecond)
 	path := fmt.Sprintf("/subsamples/%d/refresh", s.SubsampleID)
 	resp, body := a.do(t, "POST", path, map[string]string{"HX-Request": "true"})
@@ -409,11 +411,9 @@ func newClockedApp(t *testing.T) (*app, *testClock) {
 	r := refresh.New(c, st, refresh.Options{Logger: logger, Now: clock.Now})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: clock.Now}, Refresher: r,
-			Auth:   auth.New(st, auth.Options{Logger: logger}),
-			Logger: logger, Now: clock.Now, Location: time.UTC, ProviderLocation: time.UTC},
-		Refresher: r,
-		Logger:    logger,
+		Store: st, Checks: &checks.Service{Store: st, Now: clock.Now}, Refresher: r,
+		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Logger: logger, Now: clock.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	return serveApp(t, s, st, r, simulator), clock
 }
@@ -424,7 +424,7 @@ func TestSubsampleTrendAfterTwoRefreshes(t *testing.T) {
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	var before []handlers.SubsampleJSON
+	var before []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &before)
 	if len(before) == 0 {
 		t.Fatal("no sendable subsample")

@@ -13,6 +13,7 @@ import (
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
 	"fieldboard/store"
+	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
 
@@ -38,11 +39,11 @@ func profiled(t *testing.T, n int) (*app, []string) {
 
 // sendableWithCells finds the sendable subsample with the most quota cells
 // besides the total.
-func sendableWithCells(t *testing.T, a *app) handlers.SubsampleJSON {
+func sendableWithCells(t *testing.T, a *app) formats.SubsampleJSON {
 	t.Helper()
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &all)
-	var best handlers.SubsampleJSON
+	var best formats.SubsampleJSON
 	for _, s := range all {
 		if s.OpenQuotas+s.ClosedQuotas > best.OpenQuotas+best.ClosedQuotas && len(s.EntryLinks) > 0 {
 			best = s
@@ -132,7 +133,7 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 		t.Errorf("after one more fitting profile the count says %s; want %d of %d", count, len(listed)+1, len(ids)+1)
 	}
 
-	var limited []handlers.TargetJSON
+	var limited []formats.TargetJSON
 	resp, body = a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=3", target.SubsampleID), map[string]string{"Accept": "application/json"})
 	if err := json.Unmarshal([]byte(body), &limited); err != nil {
 		t.Fatalf("JSON send list: %v\n%s", err, body)
@@ -144,7 +145,7 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 
 func TestSendListRefusals(t *testing.T) {
 	a, _ := profiled(t, 50)
-	var all []handlers.SubsampleJSON
+	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)
 	var paused int64
 	for _, s := range all {
@@ -175,7 +176,7 @@ func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
 	a, ids := profiled(t, 300)
 	seen := map[string]int{}
 	for _, id := range ids[:40] {
-		var s handlers.PanelistSurveysJSON
+		var s formats.PanelistSurveysJSON
 		a.getJSON(t, "/api/v1/panelists/"+id+"/surveys", &s)
 		for i, e := range s.MayEnter {
 			if e.Quota != "fits" && e.Quota != "unknown" {
@@ -198,7 +199,7 @@ func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
 	if seen["off_target"]+seen["quota_full"] == 0 {
 		t.Errorf("no other subsample is refused on quota grounds: %v", seen)
 	}
-	var one handlers.EligibilityJSON
+	var one formats.EligibilityJSON
 	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=%s&subsampleId=%d", ids[0], sendableWithCells(t, a).SubsampleID), &one)
 	if one.Quota == "" || (one.Quota != "fits" && len(one.QuotaReasons) == 0) {
 		t.Errorf("single check: quota %q with reasons %v; want a verdict, explained unless it fits", one.Quota, one.QuotaReasons)
@@ -239,7 +240,7 @@ func TestProfileUploads(t *testing.T) {
 // rankedByEPC reports whether b may follow a in a panelist's ranked list:
 // figures before none, currencies in code order, highest figure first
 // within a currency.
-func rankedByEPC(a, b handlers.EligibilityJSON) bool {
+func rankedByEPC(a, b formats.EligibilityJSON) bool {
 	switch {
 	case b.EPC == nil:
 		return true

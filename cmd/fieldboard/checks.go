@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +10,9 @@ import (
 	"os"
 	"time"
 
-	"fieldboard/handlers"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
+	"fieldboard/views/formats"
 )
 
 // openStore opens the database named by --db, which must exist: the
@@ -37,30 +37,26 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *format != "json" && *format != "csv" {
 		return errFlag("format", "%q is neither json nor csv", *format)
 	}
-	filter, err := handlers.ParseSubsampleFilter(*status, *sendability, *country)
+	filter, err := checks.ParseSubsampleFilter(*status, *sendability, *country)
 	if err != nil {
-		return errFlag("sendability", "%v", err)
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	st, err := openStore(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	checker := &handlers.Checker{Store: st, Now: time.Now}
-	reports, err := checker.Subsamples(ctx, filter)
+	service := &checks.Service{Store: st, Now: time.Now}
+	reports, err := service.Subsamples(ctx, filter)
 	if err != nil {
 		return err
 	}
 	if *format == "csv" {
-		return handlers.WriteSubsamplesCSV(stdout, reports)
-	}
-	out := make([]handlers.SubsampleJSON, len(reports))
-	for i, r := range reports {
-		out[i] = r.ToJSON()
+		return formats.WriteSubsamplesCSV(stdout, reports)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(formats.Subsamples(reports))
 }
 
 func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -87,7 +83,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer in.Close()
-	ids, lineErrs, err := handlers.ParsePanelistList(in)
+	ids, lineErrs, err := formats.ParsePanelistList(in)
 	if err != nil {
 		return withLineErrors(fmt.Errorf("%s: %w", *panelists, err), lineErrs)
 	}
@@ -96,8 +92,8 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer st.Close()
-	checker := &handlers.Checker{Store: st, Now: time.Now, ProviderLocation: loc}
-	if err := handlers.WriteBulkCSV(ctx, checker, *subsample, ids, stdout, true); err != nil {
+	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc}
+	if err := formats.WriteBulkCSV(ctx, service, *subsample, ids, stdout, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
 		}
@@ -196,21 +192,22 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	checker := &handlers.Checker{Store: st, Now: time.Now, ProviderLocation: loc}
+	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc}
 	out := bufio.NewWriter(stdout)
-	w := csv.NewWriter(out)
-	w.Write([]string{"panelistId", "entryLink"})
-	err = checker.Targets(ctx, *subsample, *limit, func(id, link string) error { return w.Write([]string{id, link}) })
+	w := formats.NewWriter(out)
+	if err := formats.WriteTargetsHeader(w); err != nil {
+		return err
+	}
+	err = service.SendList(ctx, *subsample, *limit, func(id, link string) error { return formats.WriteTarget(w, id, link) })
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
-	case errors.Is(err, handlers.ErrNotLive):
+	case errors.Is(err, checks.ErrNotLive):
 		return fmt.Errorf("subsample %d is not live in the current snapshot", *subsample)
 	case err != nil:
 		return err
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
+	if err := w.Flush(); err != nil {
 		return err
 	}
 	return out.Flush()

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
@@ -100,12 +100,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Concurrency: up.concurrency, Retention: *retention, Logger: logger,
 	})
 	server := &web.Server{
-		Handler: &handlers.Handler{Store: st, Checker: &handlers.Checker{Store: st, Now: time.Now, ProviderLocation: provider.Location()}, Refresher: refresher,
-			Auth:   auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
-			Logger: logger, Now: time.Now, Location: loc, ProviderLocation: provider.Location()},
-		Refresher:    refresher,
-		Logger:       logger,
-		ScheduleTick: 15 * time.Second,
+		Store:            st,
+		Checks:           &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location()},
+		Refresher:        refresher,
+		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
+		Logger:           logger,
+		Now:              time.Now,
+		Location:         loc,
+		ProviderLocation: provider.Location(),
+		ScheduleTick:     15 * time.Second,
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -2,6 +2,8 @@ package domain
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +26,22 @@ const (
 	StatusCanceled       = "Canceled"
 	StatusLiveForTesting = "Live for testing"
 )
+
+// Statuses are the subsample statuses a coordinator works with, in the
+// order lists and filters show them (the spec's sixth, "Pending(do not
+// use)", is not to be used).
+var Statuses = []string{StatusLive, StatusLiveForTesting, StatusPending, StatusComplete, StatusCanceled}
+
+// ParseStatus reads a subsample status as a filter takes it: any case,
+// spaces around ignored, the canonical spelling returned. A name that is
+// not one of Statuses is an error that lists them.
+func ParseStatus(raw string) (string, error) {
+	s := NormalizeStatus(raw)
+	if !slices.Contains(Statuses, s) {
+		return "", fmt.Errorf("status %q is not one of %s", raw, strings.Join(Statuses, ", "))
+	}
+	return s, nil
+}
 
 // NormalizeStatus returns the canonical spelling of a subsample status name.
 // The survey-statuses endpoint says "live for testing" in lower case while the

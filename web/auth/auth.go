@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"fieldboard/handlers/htmx"
 	"fieldboard/store"
 	"fieldboard/views"
 )
@@ -238,8 +239,8 @@ func (a *Auth) unauthenticated(c echo.Context) error {
 	page := req.Method == http.MethodGet && !strings.HasPrefix(req.URL.Path, "/api/") && !strings.HasSuffix(req.URL.Path, ".csv") &&
 		strings.Contains(req.Header.Get(echo.HeaderAccept), "text/html")
 	switch {
-	case req.Header.Get("HX-Request") == "true":
-		c.Response().Header().Set("HX-Redirect", "/login")
+	case htmx.IsRequest(req):
+		c.Response().Header().Set(htmx.HeaderRedirect, "/login")
 	case page:
 		return c.Redirect(http.StatusSeeOther, LoginURL(back))
 	}

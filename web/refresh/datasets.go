@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"fieldboard/client"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -54,7 +55,7 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	ru.setPhase("saving", 0)
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
-	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details, States: statesOf(summaries, live, details)}
+	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details, States: checks.States(summaries, live, details)}
 	if _, err := r.store.SaveEvents(ctx, snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, run, c, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -111,7 +112,7 @@ func newHostileFixture(t *testing.T, wrap func(http.Handler) http.Handler) *host
 }
 
 // view is what the dashboard reads of the current snapshot, with the
-// verdict of every subsample decided as handlers.Checker decides it.
+// verdict of every subsample decided as the checks service decides it.
 type view struct {
 	live     []store.LiveRow
 	rows     []store.SubsampleRow
@@ -142,19 +143,11 @@ func (f *hostileFixture) view(t *testing.T) view {
 	return v
 }
 
-// verdictOf decides a row's sendability the way handlers/checks.go facts()
-// feeds rules.Sendability: quotas count as loaded only when the last read
-// of them succeeded.
+// verdictOf decides a row's sendability as the checks service does
+// (checks.Facts): quotas count as loaded only when the last read of them
+// succeeded.
 func verdictOf(row store.SubsampleRow, quotas []domain.Quota) rules.Verdict {
-	f := rules.SubsampleFacts{Status: row.Status, APICompatible: row.APICompatible, Currency: row.Currency,
-		Quotas: quotas, QuotasLoaded: row.QuotasOK != nil && *row.QuotasOK, QuotasError: row.QuotasError}
-	if row.CPI != nil {
-		f.CPI = *row.CPI
-	}
-	if !row.Live {
-		f.Unlisted, f.QuotasLoaded = true, false
-	}
-	return rules.Sendability(f)
+	return rules.Sendability(checks.Facts(row, quotas))
 }
 
 // sendable returns the ids of the subsamples decided sendable.

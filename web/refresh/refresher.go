@@ -146,7 +146,7 @@ func (r *run) step() {
 	r.mu.Unlock()
 }
 
-func (r *run) snapshot() Progress {
+func (r *run) currentProgress() Progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.progress
@@ -165,7 +165,7 @@ func (r *Refresher) Start(req Request) Progress {
 	if !covers(ru.req, req) {
 		r.pending = &req
 	}
-	return ru.snapshot()
+	return ru.currentProgress()
 }
 
 // Refresh runs a refresh and waits for it, joining the one in flight if
@@ -210,7 +210,7 @@ func (r *Refresher) Progress() Progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.inflight != nil {
-		return r.inflight.snapshot()
+		return r.inflight.currentProgress()
 	}
 	return r.last
 }

@@ -1,4 +1,4 @@
-package handlers
+package formats
 
 import (
 	"bufio"
@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
 
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -94,22 +96,28 @@ func isRecoverable(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// BulkHeader is the header of a bulk check's answer.
+// bulkHeader is the header of a bulk check's answer.
 var bulkHeader = []string{"panelistId", "eligible", "quota", "send", "reasons"}
+
+// BulkChecker checks panelists against a live subsample:
+// checks.Service.BulkCheck.
+type BulkChecker interface {
+	BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(checks.BulkResult) error) error
+}
 
 // WriteBulkCSV checks ids against a live subsample and writes
 // `panelistId,eligible,quota,send,reasons`, one line per id in input
 // order: quota is the panelist's quota verdict, send whether to invite them
-// (rules.Send); reasons are joined with "; ". With exactIDs (the API and the CLI, whose answers
-// scripts join back to their input) the ids are echoed byte for byte;
-// otherwise (a download for a spreadsheet) they are neutralised like every
-// other cell.
-func WriteBulkCSV(ctx context.Context, checker *Checker, subsampleID int64, ids []string, w io.Writer, exactIDs bool) error {
-	out := newCSVWriter(w)
+// (rules.Send); reasons are joined with "; ". With exactIDs (the API and
+// the CLI, whose answers scripts join back to their input) the ids are
+// echoed byte for byte; otherwise (a download for a spreadsheet) they are
+// neutralised like every other cell.
+func WriteBulkCSV(ctx context.Context, checker BulkChecker, subsampleID int64, ids []string, w io.Writer, exactIDs bool) error {
+	out := NewWriter(w)
 	if err := out.Write(slices.Clone(bulkHeader)...); err != nil {
 		return err
 	}
-	err := checker.BulkCheck(ctx, subsampleID, slices.Values(ids), func(r BulkResult) error {
+	err := checker.BulkCheck(ctx, subsampleID, slices.Values(ids), func(r checks.BulkResult) error {
 		eligible, quota, send, reasons := strconv.FormatBool(r.Eligible), string(r.Quota), strconv.FormatBool(r.Send), strings.Join(r.Reasons, "; ")
 		if !exactIDs {
 			return out.Write(r.PanelistID, eligible, quota, send, reasons)

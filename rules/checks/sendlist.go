@@ -1,4 +1,4 @@
-package handlers
+package checks
 
 import (
 	"context"
@@ -28,26 +28,6 @@ func (e notSendable) Is(target error) bool { return target == ErrNotSendable }
 // read of their profiles, one of their history.
 const bulkChunk = 500
 
-// liveTarget returns the prepared live subsample subsampleID of the current
-// snapshot, or an error wrapping store.ErrNotFound or ErrNotLive. It takes
-// the cached snapshot when it is current, and otherwise reads that one
-// subsample alone: a command-line send list does not wait for the whole
-// snapshot.
-func (c *Checker) liveTarget(ctx context.Context, subsampleID int64) (*snapshot, *liveTarget, error) {
-	snap, err := c.cachedOr(ctx, func() (*snapshot, error) { return c.load(ctx, subsampleID) })
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, ok := snap.byID[subsampleID]; !ok {
-		return nil, nil, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
-	}
-	i, ok := snap.targetOf[subsampleID]
-	if !ok {
-		return nil, nil, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
-	}
-	return snap, &snap.targets[i], nil
-}
-
 // BulkResult is one panelist's line of a bulk check.
 type BulkResult struct {
 	PanelistID string
@@ -63,22 +43,22 @@ type BulkResult struct {
 // profiles and only the history records that can matter for the
 // subsample's rules, so memory does not grow with the input or the
 // history.
-func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
-	snap, t, err := c.liveTarget(ctx, subsampleID)
+func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
+	d, t, err := s.liveTarget(ctx, subsampleID)
 	if err != nil {
 		return err
 	}
-	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, snap.parents))
-	now := c.now()
+	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents))
+	now := s.now()
 	decide := func(chunk []string) error {
-		profiles, err := c.Store.ProfilesOf(ctx, chunk)
+		profiles, err := s.Store.ProfilesOf(ctx, chunk)
 		if err != nil {
 			return err
 		}
-		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
+		return s.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
 			profile := profiles[id]
 			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread,
-				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now), Quota: t.quotaVerdict(profile, now)}
+				Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if pc.RulesUnread != "" {
 				out.Reasons = append(out.Reasons, pc.RulesUnread)
@@ -110,7 +90,7 @@ func (c *Checker) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 // errEnough stops a send list at its limit.
 var errEnough = errors.New("limit reached")
 
-// Targets streams the send list of a live subsample: every profiled
+// SendList streams the send list of a live subsample: every profiled
 // panelist who may enter it now and surely fits an open quota cell
 // (rules.Send), in panelist id order, with the subsample's live entry link
 // filled for them; at most limit of them (0: no limit). A subsample that is
@@ -119,8 +99,8 @@ var errEnough = errors.New("limit reached")
 // Profiles are scanned once; only the panelists who fit a cell have their
 // history read, bulkChunk at a time, so memory does not grow with the
 // number of panelists. One send list is computed at a time.
-func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error {
-	snap, t, err := c.liveTarget(ctx, subsampleID)
+func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error {
+	d, t, err := s.liveTarget(ctx, subsampleID)
 	if err != nil {
 		return err
 	}
@@ -131,22 +111,24 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 	if link.Live == "" {
 		return notSendable(fmt.Sprintf("Subsample %d has no usable live entry link.", subsampleID))
 	}
-	release, err := c.acquireSendList(ctx)
+	release, err := s.acquireSendList(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, snap.parents))
-	now := c.now()
+	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents))
+	now := s.now()
 	sent := 0
 	send := func(chunk []string) error {
-		return c.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
+		return s.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
 			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Quota: rules.QuotaFits,
-				Eligibility: rules.Eligibility(t.target, t.rules, records, snap.parents, now)}
+				Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now)}
 			if !pc.Send() {
 				return nil
 			}
-			filled := withPanelist([]EntryLinks{link}, id, func() []EntryLinks { return firstLinkFor(snap, t, id) })
+			filled := withPanelist([]EntryLinks{link}, id, func() []EntryLinks {
+				return []EntryLinks{firstLiveLink(d.EntryLinks(t.report, id))}
+			})
 			if err := emit(id, filled[0].Live); err != nil {
 				return err
 			}
@@ -165,7 +147,7 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 		fitting = fitting[:0]
 		return err
 	}
-	err = c.Store.ScanProfiles(ctx, func(id string, p domain.Profile) error {
+	err = s.Store.ScanProfiles(ctx, func(id string, p domain.Profile) error {
 		if t.quotaVerdict(p, now) == rules.QuotaFits {
 			fitting = append(fitting, id)
 		}
@@ -183,29 +165,49 @@ func (c *Checker) Targets(ctx context.Context, subsampleID int64, limit int, emi
 	return err
 }
 
+// SendListSize returns how many panelists are on a subsample's send list,
+// counted once per version: a subsample page asks on every view, and a
+// count scans every profile.
+func (s *Service) SendListSize(ctx context.Context, subsampleID int64) (int, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return 0, err
+	}
+	d.memoMu.Lock()
+	n, ok := d.sendListSizes[subsampleID]
+	d.memoMu.Unlock()
+	if ok {
+		return n, nil
+	}
+	if err := s.SendList(ctx, subsampleID, 0, func(string, string) error { n++; return nil }); err != nil {
+		return 0, err
+	}
+	d.memoMu.Lock()
+	if d.sendListSizes == nil {
+		d.sendListSizes = map[int64]int{}
+	}
+	d.sendListSizes[subsampleID] = n
+	d.memoMu.Unlock()
+	return n, nil
+}
+
 // firstLiveLink is the first locale's usable live entry link.
 func firstLiveLink(links []EntryLinks) EntryLinks {
 	for _, l := range links {
-		if l.Problem == "" && l.Live != "" {
+		if l.Problem() == "" && l.Live != "" {
 			return EntryLinks{Locale: l.Locale, Live: l.Live}
 		}
 	}
 	return EntryLinks{}
 }
 
-// firstLinkFor prepares the first live link again for one panelist, for a
-// link that does not end with the id's place.
-func firstLinkFor(snap *snapshot, t *liveTarget, panelistID string) []EntryLinks {
-	return []EntryLinks{firstLiveLink(snap.entryLinks(t.report.SubsampleRow, panelistID))}
-}
-
 // acquireSendList waits for the turn to compute a send list, or for ctx to
 // end (the client went away); release gives the turn back.
-func (c *Checker) acquireSendList(ctx context.Context) (release func(), err error) {
-	c.sendListOnce.Do(func() { c.sendList = make(chan struct{}, 1) })
+func (s *Service) acquireSendList(ctx context.Context) (release func(), err error) {
+	s.sendListOnce.Do(func() { s.sendList = make(chan struct{}, 1) })
 	select {
-	case c.sendList <- struct{}{}:
-		return func() { <-c.sendList }, nil
+	case s.sendList <- struct{}{}:
+		return func() { <-s.sendList }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

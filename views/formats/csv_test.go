@@ -1,4 +1,4 @@
-package handlers
+package formats
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestCSVWriterNeutralisesFormulas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		w := newCSVWriter(&buf)
+		w := NewWriter(&buf)
 		if err := w.Write(tt.in, "end"); err != nil { // a second cell, so an empty one is not an empty line
 			t.Fatal(err)
 		}

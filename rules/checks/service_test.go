@@ -1,4 +1,4 @@
-package handlers
+package checks
 
 import (
 	"testing"
@@ -40,12 +40,12 @@ func TestChecksCountAgesOnTheProvidersDay(t *testing.T) {
 		t.Skip("no time zone data")
 	}
 	utc := time.Date(2026, 6, 14, 23, 30, 0, 0, time.UTC)
-	c := &Checker{Now: func() time.Time { return utc }, ProviderLocation: auckland}
+	c := &Service{Now: func() time.Time { return utc }, ProviderLocation: auckland}
 	born := time.Date(1986, 6, 15, 0, 0, 0, 0, time.UTC)
 	if got := rules.AgeOn(born, c.now()); got != 40 {
 		t.Errorf("age on the provider's day = %d, want 40 (15 June in Auckland)", got)
 	}
-	if got := rules.AgeOn(born, (&Checker{Now: func() time.Time { return utc }}).now()); got != 39 {
+	if got := rules.AgeOn(born, (&Service{Now: func() time.Time { return utc }}).now()); got != 39 {
 		t.Errorf("age on the UTC day = %d, want 39 (still 14 June)", got)
 	}
 }

@@ -1,0 +1,271 @@
+package checks
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// Decisions is one version of the snapshot, read and decided: every
+// subsample with its sendability verdict and entry links, and the live
+// ones prepared for checking panelists (ranked by expected earnings, their
+// rules compiled into one rule book, their quotas into cells). Every
+// request of its version shares it: it is read-only, but for Memo.
+type Decisions struct {
+	version int64
+	quotas  map[int64][]domain.Quota
+	rules   map[int64]domain.EligibilityRules
+	links   map[int64][]domain.SubsampleLocale
+	parents domain.CategoryParents
+	// reports are every subsample of the snapshot, by event and subsample
+	// id, with their verdicts and entry links for no panelist in
+	// particular.
+	reports []SubsampleReport
+	byID    map[int64]int   // index of a subsample in reports
+	byEvent map[int64][]int // indexes of an event's subsamples
+	// libraryLocales are the locales with a stored question library, with
+	// when each was read; live the live list's rows. Both are read only
+	// with the whole snapshot.
+	libraryLocales map[string]time.Time
+	live           []LiveRow
+	// targets are the live subsamples prepared for panelist checks, in the
+	// order a panelist's surveys are listed (Rank), and book their rules.
+	targets  []liveTarget
+	targetOf map[int64]int // index in targets of a live subsample
+	book     *rules.RuleBook
+
+	// memo is what callers keep with this version (Memo), sendListSizes
+	// the sizes of send lists (SendListSize).
+	memoMu        sync.Mutex
+	memo          map[string]any
+	sendListSizes map[int64]int
+}
+
+// SubsampleReport is a subsample with its sendability verdict and its
+// entry links prepared for sending.
+type SubsampleReport struct {
+	store.SubsampleRow
+	Verdict rules.Verdict
+	Links   []EntryLinks
+	// EPC is the expected earnings per entrant of a live subsample.
+	EPC rules.EPC
+}
+
+// EntryLinks are one locale's entry links, prepared by rules.EntryLink. A
+// link that is not a valid http(s) address is left empty with the reason.
+type EntryLinks struct {
+	Locale                      string
+	Live, Testing               string
+	LiveProblem, TestingProblem string
+}
+
+// Problem is what is wrong with the locale's links, "" when nothing is.
+func (l EntryLinks) Problem() string {
+	switch {
+	case l.LiveProblem == "":
+		return l.TestingProblem
+	case l.TestingProblem == "":
+		return l.LiveProblem
+	}
+	return l.LiveProblem + "\n" + l.TestingProblem
+}
+
+// LiveRow is one live subsample as the live list shows it, with its
+// verdict and expected earnings.
+type LiveRow struct {
+	store.LiveRow
+	Verdict rules.Verdict
+	EPC     rules.EPC
+}
+
+// SubsampleParts is one subsample as the current snapshot holds it, with
+// its verdict. Quotas and Rules are the snapshot's: read-only.
+type SubsampleParts struct {
+	SubsampleReport
+	Quotas   []domain.Quota
+	Rules    domain.EligibilityRules
+	Siblings []SubsampleReport // the other subsamples of its event
+	// LibraryLocales are the locales whose question library is stored,
+	// lowercase, with when each was read.
+	LibraryLocales map[string]time.Time
+}
+
+// Version is the snapshot version the decisions were made on.
+func (d *Decisions) Version() int64 { return d.version }
+
+// LiveRows are the live subsamples with their verdicts, as the live list
+// shows them: read-only.
+func (d *Decisions) LiveRows() []LiveRow { return d.live }
+
+// decide makes the decisions of what the store read.
+func decide(data store.CheckData, parents domain.CategoryParents) *Decisions {
+	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents}
+	d.reports = make([]SubsampleReport, len(data.Rows))
+	d.byID = make(map[int64]int, len(data.Rows))
+	d.byEvent = make(map[int64][]int)
+	for i, row := range data.Rows {
+		d.reports[i] = d.report(row)
+		d.byID[row.SubsampleID] = i
+		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
+	}
+	d.prepareTargets()
+	return d
+}
+
+// report builds one subsample's report, its entry links prepared for no
+// panelist in particular.
+func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
+	quotas := d.quotas[row.SubsampleID]
+	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(Facts(row, quotas))}
+	r.Links = d.EntryLinks(&r, "")
+	if row.Live && row.CPI != nil {
+		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
+	}
+	return r
+}
+
+// EntryLinks prepares a subsample's entry links (rules.EntryLink), filled
+// for panelistID when it is not empty.
+func (d *Decisions) EntryLinks(r *SubsampleReport, panelistID string) []EntryLinks {
+	var out []EntryLinks
+	for _, l := range d.links[r.SubsampleID] {
+		links := EntryLinks{Locale: l.Name}
+		var err error
+		if links.Live, err = rules.EntryLink(l.LiveEntryLink, r.APICompatible, panelistID); err != nil {
+			links.LiveProblem = err.Error()
+		}
+		if links.Testing, err = rules.EntryLink(l.TestingEntryLink, r.APICompatible, panelistID); err != nil {
+			links.TestingProblem = err.Error()
+		}
+		out = append(out, links)
+	}
+	return out
+}
+
+// RawLinks are the entry links of a subsample as the provider sent them.
+func (d *Decisions) RawLinks(subsampleID int64) []domain.SubsampleLocale { return d.links[subsampleID] }
+
+// setLiveRows gives the live list's rows the verdicts just decided for
+// the reports.
+func (d *Decisions) setLiveRows(rows []store.LiveRow) {
+	d.live = make([]LiveRow, len(rows))
+	for i, r := range rows {
+		row := LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}
+		if j, ok := d.byID[r.SubsampleID]; ok {
+			row.Verdict, row.EPC = d.reports[j].Verdict, d.reports[j].EPC
+		}
+		d.live[i] = row
+	}
+}
+
+// liveTarget is one live subsample prepared, once per version, for
+// checking panelists against it.
+type liveTarget struct {
+	report *SubsampleReport
+	target rules.Target
+	rules  domain.EligibilityRules
+	unread string           // rules.RulesNotRead of the subsample
+	cells  rules.QuotaCells // its quotas, compiled for matching profiles
+	// quotasUnread says why the quotas cannot be matched ("" when they can):
+	// kept quotas from before a failed read are not matched against.
+	quotasUnread string
+}
+
+// prepareTargets fills d.targets and d.book from the live subsamples of
+// d.reports.
+func (d *Decisions) prepareTargets() {
+	d.targets = d.targets[:0]
+	for i := range d.reports {
+		r := &d.reports[i]
+		if !r.Live {
+			continue
+		}
+		d.targets = append(d.targets, liveTarget{
+			report:       r,
+			target:       rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID},
+			rules:        d.rules[r.SubsampleID],
+			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
+			cells:        rules.CompileQuotas(d.quotas[r.SubsampleID]),
+			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
+		})
+	}
+	slices.SortStableFunc(d.targets, func(a, b liveTarget) int { return Rank(a.report.EPC, b.report.EPC) })
+	targets := make([]rules.Target, len(d.targets))
+	ruleSets := make([]domain.EligibilityRules, len(d.targets))
+	d.targetOf = make(map[int64]int, len(d.targets))
+	for i, t := range d.targets {
+		targets[i], ruleSets[i] = t.target, t.rules
+		d.targetOf[t.target.SubsampleID] = i
+	}
+	d.book = rules.NewRuleBook(targets, ruleSets, d.parents)
+}
+
+// Rank orders subsamples for a panelist: the highest expected earnings
+// per entrant first within a currency (figures in different currencies
+// are never compared as numbers, so currencies form groups, in code
+// order), those without a figure last.
+func Rank(a, b rules.EPC) int {
+	switch {
+	case a.Known() != b.Known():
+		if a.Known() {
+			return -1
+		}
+		return 1
+	case a.Currency != b.Currency:
+		return strings.Compare(a.Currency, b.Currency)
+	}
+	return cmp.Compare(b.Value, a.Value)
+}
+
+// quotaVerdict is a panelist's quota verdict on t: unknown while t's
+// quotas are not read.
+func (t *liveTarget) quotaVerdict(p domain.Profile, now time.Time) rules.QuotaVerdict {
+	if t.quotasUnread != "" {
+		return rules.QuotaUnknown
+	}
+	return t.cells.Verdict(p, now)
+}
+
+// explainQuota says why a panelist's quota verdict on t is not fits.
+func (t *liveTarget) explainQuota(p domain.Profile, now time.Time) []string {
+	if t.quotasUnread != "" {
+		return []string{t.quotasUnread}
+	}
+	return t.cells.Explain(p, now)
+}
+
+// maxMemos bounds what Memo keeps per version; beyond it, it builds every
+// time.
+const maxMemos = 256
+
+// Memo returns what build makes of d, built the first time key is asked
+// for in d's version and kept with it: asked again, it costs a map lookup.
+// What build returns must depend on nothing but d and key; keys of
+// different callers must not collide (prefix them with what they hold).
+func Memo[T any](d *Decisions, key string, build func() (T, error)) (T, error) {
+	d.memoMu.Lock()
+	v, ok := d.memo[key].(T)
+	d.memoMu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return v, err
+	}
+	d.memoMu.Lock()
+	if d.memo == nil {
+		d.memo = map[string]any{}
+	}
+	if len(d.memo) < maxMemos {
+		d.memo[key] = v
+	}
+	d.memoMu.Unlock()
+	return v, nil
+}

@@ -1,0 +1,61 @@
+package checks
+
+import (
+	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// Facts gathers what sendability is decided on (rules.Sendability) for
+// one subsample of a snapshot and its quotas. It is the one builder of
+// sendability facts: the checks decide the stored snapshot with it, and
+// the refresher the snapshot it is about to write (States).
+func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
+	f := rules.SubsampleFacts{
+		Status:        row.Status,
+		APICompatible: row.APICompatible,
+		Currency:      row.Currency,
+		Quotas:        quotas,
+		QuotasLoaded:  row.QuotasOK != nil && *row.QuotasOK,
+		QuotasError:   row.QuotasError,
+	}
+	if row.CPI != nil {
+		f.CPI = *row.CPI
+	}
+	if !row.Live {
+		f.Unlisted, f.QuotasLoaded = true, false
+	} else if row.QuotasOK == nil {
+		f.QuotasError = "not read yet"
+	}
+	return f
+}
+
+// States decides the sendability of every subsample of an events snapshot
+// before it is written, so that the store can record what changed since
+// the previous one. Each subsample is decided on what the snapshot will
+// hold once written, by Facts, as the checks will decide it: a live
+// subsample whose quotas were not fetched, or failed, is not decided on
+// the quotas kept from before.
+func States(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, details map[int64]store.SubsampleDetail) map[int64]store.SubsampleState {
+	states := make(map[int64]store.SubsampleState, len(summaries))
+	for _, s := range summaries {
+		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus}
+		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil)).State)}
+	}
+	for _, l := range live {
+		d, fetched := details[l.SubsampleID]
+		read := fetched && d.QuotasErr == nil
+		row := store.SubsampleRow{
+			SubsampleID: l.SubsampleID, EventID: l.EventID, Status: l.SubsampleStatus, Live: true,
+			APICompatible: l.SurveyAPICompatibility, CPI: &l.TargetedCPI, Currency: l.TargetedCurrency, QuotasOK: &read,
+		}
+		switch {
+		case !fetched:
+			row.QuotasError = "not fetched"
+		case d.QuotasErr != nil:
+			row.QuotasError = d.QuotasErr.Error()
+		}
+		states[l.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas)).State)}
+	}
+	return states
+}

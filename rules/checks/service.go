@@ -1,0 +1,197 @@
+// Package checks applies the rules to the current snapshot: which
+// subsamples may be sent to, may panelist P enter subsample S, which of a
+// list of panelists may, and whom to send to S. The dashboard, the JSON API
+// and the command line all ask it, so they give the same answers.
+//
+// The snapshot is read once per version and decided once (Decisions):
+// every subsample's verdict, the live ones prepared for panelist checks and
+// their rules compiled into a rule book. A refresh or an import moves the
+// version on, and the next question reads it again. Callers may keep what
+// they derive from one version beside it (Memo), such as rendered pages;
+// the service itself knows nothing of HTTP, pages or encodings.
+package checks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"fieldboard/store"
+)
+
+// Service answers the checks on the store's current snapshot. Its zero
+// value is not usable: set Store and Now.
+type Service struct {
+	Store *store.Store
+	Now   func() time.Time
+	// ProviderLocation is the provider's time zone: a panelist's age for
+	// the quota cells is counted on its calendar day. UTC when nil.
+	ProviderLocation *time.Location
+
+	mu      sync.Mutex
+	cached  *Decisions // nil until the first read
+	loading sync.Mutex // one read of the whole snapshot at a time
+	// sendList lets one send list be computed at a time: each holds two
+	// of the store's few reader connections (the profile scan's, and the
+	// history's of each chunk of fitting panelists read inside it), and
+	// pages need the rest.
+	sendListOnce sync.Once
+	sendList     chan struct{}
+}
+
+// ErrNotLive is returned for a subsample that is not live in the current
+// snapshot: it has no eligibility rules to check against.
+var ErrNotLive = errors.New("not among the live subsamples of the current snapshot")
+
+// Current returns the current snapshot decided, from memory when its
+// version is still the store's. It is shared: read-only.
+func (s *Service) Current(ctx context.Context) (*Decisions, error) {
+	return s.cachedOr(ctx, func() (*Decisions, error) {
+		// Requests that miss together wait for one read instead of each
+		// making their own.
+		s.loading.Lock()
+		defer s.loading.Unlock()
+		if version, err := s.Store.SnapshotVersion(ctx); err == nil {
+			if d := s.cachedAt(version); d != nil {
+				return d, nil
+			}
+		}
+		return s.readWhole(ctx)
+	})
+}
+
+// cachedAt returns the cached decisions if they are of version, else nil.
+func (s *Service) cachedAt(version int64) *Decisions {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cached != nil && s.cached.version == version {
+		return s.cached
+	}
+	return nil
+}
+
+// cachedOr returns the cached decisions when their version is still the
+// store's, else what read returns (without caching it).
+func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error)) (*Decisions, error) {
+	version, err := s.Store.SnapshotVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d := s.cachedAt(version); d != nil {
+		return d, nil
+	}
+	return read()
+}
+
+// load reads and decides only subsampleID (every subsample for 0), for a
+// single check that should not wait for the whole snapshot.
+func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, error) {
+	data, err := s.Store.CheckData(ctx, subsampleID)
+	if err != nil {
+		return nil, err
+	}
+	parents, err := s.Store.CategoryParents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return decide(data, parents), nil
+}
+
+// readWhole reads the whole snapshot and keeps it when nothing was written
+// while it was read.
+func (s *Service) readWhole(ctx context.Context) (*Decisions, error) {
+	d, err := s.load(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.Store.LiveRows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d.libraryLocales, err = s.Store.LibraryLocales(ctx); err != nil {
+		return nil, err
+	}
+	d.setLiveRows(rows)
+	// Keep it only when nothing was written while it was read: the parts
+	// come from separate reads.
+	if after, err := s.Store.SnapshotVersion(ctx); err == nil && after == d.version {
+		s.mu.Lock()
+		s.cached = d
+		s.mu.Unlock()
+	}
+	return d, nil
+}
+
+// Subsample returns one subsample of the current snapshot, or an error
+// wrapping store.ErrNotFound.
+func (s *Service) Subsample(ctx context.Context, subsampleID int64) (SubsampleParts, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return SubsampleParts{}, err
+	}
+	i, ok := d.byID[subsampleID]
+	if !ok {
+		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+	}
+	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotas[subsampleID], Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales}
+	for _, j := range d.byEvent[d.reports[i].EventID] {
+		if j != i {
+			p.Siblings = append(p.Siblings, d.reports[j])
+		}
+	}
+	return p, nil
+}
+
+// Subsamples returns every subsample of the current snapshot that passes
+// filter, with its verdict.
+func (s *Service) Subsamples(ctx context.Context, filter SubsampleFilter) ([]SubsampleReport, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SubsampleReport, 0, len(d.reports))
+	for _, r := range d.reports {
+		if filter.Keeps(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// LiveTarget reports whether subsampleID is live in the current snapshot:
+// an error wrapping store.ErrNotFound or ErrNotLive when it is not. Callers
+// that stream an answer ask it first, so they can still answer 404.
+func (s *Service) LiveTarget(ctx context.Context, subsampleID int64) error {
+	_, _, err := s.liveTarget(ctx, subsampleID)
+	return err
+}
+
+// liveTarget returns the prepared live subsample subsampleID of the
+// current snapshot, or an error wrapping store.ErrNotFound or ErrNotLive.
+// It takes the cached decisions when they are current, and otherwise reads
+// that one subsample alone: a command-line send list does not wait for the
+// whole snapshot.
+func (s *Service) liveTarget(ctx context.Context, subsampleID int64) (*Decisions, *liveTarget, error) {
+	d, err := s.cachedOr(ctx, func() (*Decisions, error) { return s.load(ctx, subsampleID) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := d.byID[subsampleID]; !ok {
+		return nil, nil, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+	}
+	i, ok := d.targetOf[subsampleID]
+	if !ok {
+		return nil, nil, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
+	}
+	return d, &d.targets[i], nil
+}
+
+// now is the time of a check in the provider's time zone.
+func (s *Service) now() time.Time {
+	if s.ProviderLocation == nil {
+		return s.Now().UTC()
+	}
+	return s.Now().In(s.ProviderLocation)
+}

@@ -1,0 +1,85 @@
+package formats
+
+import (
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
+)
+
+// ReasonJSON is one reason a panelist may not enter a subsample.
+type ReasonJSON struct {
+	Kind   string                `json:"kind"` // surveys, researchTypes, categories, events, uniqueEvent, or rulesUnread
+	Rule   string                `json:"rule,omitempty"`
+	Reason string                `json:"reason"`
+	Record *domain.HistoryRecord `json:"record,omitempty"`
+}
+
+// EligibilityJSON answers whether a panelist may enter a subsample: GET
+// /api/v1/eligibility, and each entry of a panelist's surveys.
+type EligibilityJSON struct {
+	PanelistID         string      `json:"panelistId"`
+	SubsampleID        int64       `json:"subsampleId"`
+	EventID            int64       `json:"eventId"`
+	Name               string      `json:"name"`
+	Currency           string      `json:"currency,omitempty"`
+	EPC                *float64    `json:"epc"`
+	EPCSource          string      `json:"epcSource"`
+	Eligible           bool        `json:"eligible"`
+	Sendability        rules.State `json:"sendability"`
+	SendabilityReasons []string    `json:"sendabilityReasons"`
+	// Quota is the panelist's quota verdict (fits, quota_full, off_target,
+	// unknown); QuotaReasons explain one other than fits, where given.
+	Quota        rules.QuotaVerdict `json:"quota"`
+	QuotaReasons []string           `json:"quotaReasons,omitempty"`
+	// Send: sendable, eligible and surely in an open cell (the send list).
+	Send       bool            `json:"send"`
+	MayEnter   bool            `json:"mayEnter"`
+	Reasons    []ReasonJSON    `json:"reasons"`
+	EntryLinks []EntryLinkJSON `json:"entryLinks,omitempty"`
+}
+
+// Eligibility shapes one panelist's check for the API. The entry links
+// are given only when the panelist may enter.
+func Eligibility(p checks.PanelistCheck, panelistID string) EligibilityJSON {
+	out := EligibilityJSON{
+		PanelistID: panelistID, SubsampleID: p.SubsampleID, EventID: p.EventID, Name: p.Name,
+		Currency: p.Currency, EPC: EPCValue(p.EPC), EPCSource: string(p.EPC.Source),
+		Eligible: p.Eligible(), Sendability: p.Verdict.State, SendabilityReasons: NonNil(p.Verdict.Reasons),
+		Quota: p.Quota, QuotaReasons: p.QuotaWhy, Send: p.Send(),
+		MayEnter: p.MayEnter(), Reasons: reasons(p),
+	}
+	if out.MayEnter {
+		out.EntryLinks = EntryLinks(p.PanelistLinks)
+	}
+	return out
+}
+
+// reasons are why the panelist is not eligible, never nil.
+func reasons(p checks.PanelistCheck) []ReasonJSON {
+	out := []ReasonJSON{}
+	if p.RulesUnread != "" {
+		out = append(out, rulesUnread(p.RulesUnread))
+	}
+	for _, e := range p.Eligibility.Exclusions {
+		out = append(out, exclusion(e))
+	}
+	return out
+}
+
+// rulesUnread is the reason given when a subsample's rules could not be
+// read.
+func rulesUnread(why string) ReasonJSON { return ReasonJSON{Kind: "rulesUnread", Reason: why} }
+
+// exclusion is one exclusion as the API gives it.
+func exclusion(e rules.Exclusion) ReasonJSON {
+	return ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &e.Record}
+}
+
+// PanelistSurveysJSON lists the subsamples a panelist may enter now, with
+// their live entry links filled for the panelist, and the others with why
+// not: GET /api/v1/panelists/{id}/surveys, written by SurveysWriter.
+type PanelistSurveysJSON struct {
+	PanelistID string            `json:"panelistId"`
+	MayEnter   []EligibilityJSON `json:"mayEnter"`
+	Others     []EligibilityJSON `json:"others"`
+}

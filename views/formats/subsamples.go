@@ -1,0 +1,149 @@
+package formats
+
+import (
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+)
+
+// EntryLinkJSON is one locale's entry links in the API. A link that is
+// not a valid http(s) address is left out with the reason.
+type EntryLinkJSON struct {
+	Locale  string `json:"locale"`
+	Live    string `json:"live,omitempty"`
+	Testing string `json:"testing,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// EntryLinks shapes prepared entry links for the API, never nil.
+func EntryLinks(links []checks.EntryLinks) []EntryLinkJSON {
+	out := make([]EntryLinkJSON, len(links))
+	for i, l := range links {
+		out[i] = EntryLinkJSON{Locale: l.Locale, Live: l.Live, Testing: l.Testing, Problem: l.Problem()}
+	}
+	return out
+}
+
+// SubsampleJSON is one subsample in GET /api/v1/subsamples and
+// `fieldboard subsamples`.
+type SubsampleJSON struct {
+	SubsampleID  int64           `json:"subsampleId"`
+	EventID      int64           `json:"eventId"`
+	Name         string          `json:"name"`
+	EventName    string          `json:"eventName,omitempty"`
+	Status       string          `json:"status"`
+	Country      string          `json:"country"`
+	CPI          *float64        `json:"cpi"`
+	Currency     string          `json:"currency,omitempty"`
+	LOI          *float64        `json:"loi"`
+	Incidence    *float64        `json:"incidence"`
+	EPC          *float64        `json:"epc"`       // expected earnings per entrant, in Currency; null when none
+	EPCSource    string          `json:"epcSource"` // field, estimate, or "" (see rules.ExpectedEarnings)
+	Sendability  rules.State     `json:"sendability"`
+	Reasons      []string        `json:"reasons"`
+	OpenQuotas   int             `json:"openQuotas"`
+	ClosedQuotas int             `json:"closedQuotas"`
+	EntryLinks   []EntryLinkJSON `json:"entryLinks"`
+}
+
+// Subsample shapes a report for the JSON API.
+func Subsample(r checks.SubsampleReport) SubsampleJSON {
+	return SubsampleJSON{
+		SubsampleID: r.SubsampleID, EventID: r.EventID, Name: r.Name, EventName: r.EventName,
+		Status: r.Status, Country: r.CountryCode, CPI: r.CPI, Currency: r.Currency,
+		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
+		Sendability: r.Verdict.State, Reasons: NonNil(r.Verdict.Reasons),
+		OpenQuotas: len(r.Verdict.Open), ClosedQuotas: len(r.Verdict.Closed),
+		EntryLinks: EntryLinks(r.Links),
+	}
+}
+
+// Subsamples shapes reports for the JSON API.
+func Subsamples(reports []checks.SubsampleReport) []SubsampleJSON {
+	out := make([]SubsampleJSON, len(reports))
+	for i, r := range reports {
+		out[i] = Subsample(r)
+	}
+	return out
+}
+
+// subsamplesHeader is the header of the subsamples CSV.
+var subsamplesHeader = []string{"subsampleId", "eventId", "name", "eventName", "status", "country", "cpi", "currency",
+	"loi", "incidence", "epc", "epcSource", "sendability", "reasons", "openQuotas", "closedQuotas", "liveEntryLinks"}
+
+// WriteSubsamplesCSV writes reports as CSV, the same fields as the JSON;
+// entry links are "locale link" pairs joined with "; ".
+func WriteSubsamplesCSV(w io.Writer, reports []checks.SubsampleReport) error {
+	out := NewWriter(w)
+	if err := out.Write(slices.Clone(subsamplesHeader)...); err != nil {
+		return err
+	}
+	for _, r := range reports {
+		j := Subsample(r)
+		var links []string
+		for _, l := range j.EntryLinks {
+			if l.Live != "" {
+				links = append(links, l.Locale+" "+l.Live)
+			}
+		}
+		err := out.Write(Int(j.SubsampleID), Int(j.EventID), j.Name, j.EventName, j.Status, j.Country,
+			OptFloat(j.CPI, 2), j.Currency, OptFloat(j.LOI, 0), OptFloat(j.Incidence, 0), OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability),
+			strings.Join(j.Reasons, " "), strconv.Itoa(j.OpenQuotas), strconv.Itoa(j.ClosedQuotas), strings.Join(links, "; "))
+		if err != nil {
+			return err
+		}
+	}
+	return out.Flush()
+}
+
+// EPCValue is the figure of e rounded to cents, or nil when there is none.
+func EPCValue(e rules.EPC) *float64 {
+	if !e.Known() {
+		return nil
+	}
+	v := math.Round(e.Value*100) / 100
+	return &v
+}
+
+// NonNil returns s, or an empty slice for nil: a JSON list is [], never
+// null.
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Int formats an id or a count for a CSV cell.
+func Int(v int64) string { return strconv.FormatInt(v, 10) }
+
+// OptFloat formats an optional number with the given decimals (-1: as
+// few as needed), "" when absent.
+func OptFloat(v *float64, decimals int) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', decimals, 64)
+}
+
+// OptInt formats an optional whole number, "" when absent.
+func OptInt(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return Int(*v)
+}
+
+// OptTime formats an optional time in RFC 3339, UTC, "" when absent.
+func OptTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

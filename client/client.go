@@ -23,7 +23,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"fieldboard/rules/domain"
 )
 
 // Defaults applied by New to the zero fields of a Config.
@@ -431,7 +432,7 @@ func (c *Client) snippet(body []byte) string {
 		space = false
 		b.WriteRune(r)
 	}
-	return clipText(b.String(), errorSnippetBytes)
+	return domain.Clip(b.String(), errorSnippetBytes)
 }
 
 // redact replaces the configured header values in s, and each of their
@@ -499,7 +500,7 @@ func decode(data []byte, contentType string, out any) error {
 	if mt, _, _ := mime.ParseMediaType(contentType); mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
 		// An HTML login page or a proxy's error: say so, it explains the
 		// syntax error.
-		what = clipText(mt, maxMediaTypeBytes) + " response"
+		what = domain.Clip(mt, maxMediaTypeBytes) + " response"
 	}
 	return &decodeError{what: what, err: err}
 }
@@ -521,19 +522,7 @@ type decodeError struct {
 }
 
 func (e *decodeError) Error() string {
-	return "decoding " + e.what + ": " + clipText(e.err.Error(), maxDecodeCauseBytes)
+	return "decoding " + e.what + ": " + domain.Clip(e.err.Error(), maxDecodeCauseBytes)
 }
 
 func (e *decodeError) Unwrap() error { return e.err }
-
-// clipText shortens s to at most n bytes and an ellipsis, on a rune
-// boundary.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

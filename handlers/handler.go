@@ -9,7 +9,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -58,7 +57,6 @@ type Handler struct {
 	Store     *store.Store
 	Checks    Checker
 	Refresher Refresher
-	Logger    *slog.Logger
 	// Now is the clock; Location the time zone pages show times in;
 	// ProviderLocation the provider's, in which zone-less history dates
 	// are read.

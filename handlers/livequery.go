@@ -2,9 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"fieldboard/rules"
-	"fieldboard/rules/checks"
-	"fieldboard/rules/domain"
 	"fmt"
 	"math"
 	"net/url"
@@ -12,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
 )
 
 // livePageSize is how many rows the live list shows a page.

@@ -41,13 +41,18 @@ var States = []State{Sendable, Paused, NotSendable, Testing, Unknown}
 func ParseState(raw string) (State, error) {
 	s := State(strings.TrimSpace(raw))
 	if !slices.Contains(States, s) {
-		names := make([]string, len(States))
-		for i, st := range States {
-			names[i] = string(st)
-		}
-		return "", fmt.Errorf("sendability %q is not one of %s", raw, strings.Join(names, ", "))
+		return "", fmt.Errorf("sendability %q is not one of %s", raw, StateNames())
 	}
 	return s, nil
+}
+
+// StateNames lists States as filters take them: "sendable, paused, ...".
+func StateNames() string {
+	names := make([]string, len(States))
+	for i, s := range States {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Label is the state as a coordinator reads it.

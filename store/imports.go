@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // What the history and profile imports share: the transaction they run in
@@ -158,16 +159,5 @@ func quoteField(s string) string {
 	if s == "" {
 		return "an empty field"
 	}
-	return clip(strconv.Quote(s), 60)
-}
-
-// clip shortens s to about n bytes for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return domain.Clip(strconv.Quote(s), 60)
 }

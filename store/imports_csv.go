@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"fieldboard/rules/domain"
 )
 
 // maxLineBytes caps a line of a CSV import file, so that a file with no
@@ -83,7 +85,7 @@ func readImportCSV(r io.Reader, fields []string, header string, sink lineSink) e
 			headerLine = lineNo
 			if perr != nil || !equalFields(record, fields) {
 				sink.bad(lineNo, fmt.Sprintf("the first line must be the header %s, not %s",
-					header, clip(strconv.Quote(string(bytes.TrimRight(line, "\r\n"))), 200)))
+					header, domain.Clip(strconv.Quote(string(bytes.TrimRight(line, "\r\n"))), 200)))
 				return nil
 			}
 		case perr != nil:

@@ -162,10 +162,10 @@ func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 	return out, nil
 }
 
-// CheckData is what the checks read of the current snapshot: the
+// Snapshot is the current snapshot as ReadSnapshot reads it: the
 // subsamples with their quotas, eligibility rules and entry links, by
 // subsample id.
-type CheckData struct {
+type Snapshot struct {
 	Version int64 // the snapshot version the data was read at
 	Rows    []SubsampleRow
 	Quotas  map[int64][]domain.Quota
@@ -173,11 +173,11 @@ type CheckData struct {
 	Links   map[int64][]domain.SubsampleLocale
 }
 
-// CheckData reads every subsample, or only subsampleID when it is not 0,
+// ReadSnapshot reads every subsample, or only subsampleID when it is not 0,
 // in one read transaction, so a refresh that commits meanwhile cannot mix
 // two snapshots in one answer.
-func (s *Store) CheckData(ctx context.Context, subsampleID int64) (CheckData, error) {
-	var d CheckData
+func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, error) {
+	var d Snapshot
 	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return d, fmt.Errorf("read snapshot: %w", err)

@@ -63,7 +63,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Auth.Middleware)
 
-	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Logger: s.Logger,
+	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher},
 		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)

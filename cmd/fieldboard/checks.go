@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views/formats"
 )
@@ -28,8 +31,8 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("subsamples", "Prints every subsample of the current snapshot with its sendability, reasons, quota counts and entry links, for scripts and cron jobs.", stderr)
 	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
 	format := fs.String("format", "json", "output format: json or csv")
-	status := fs.String("status", "", "only subsamples with this status (Live, Live for testing, Pending, Complete, Canceled)")
-	sendability := fs.String("sendability", "", "only subsamples in this state (sendable, paused, not_sendable, testing, unknown)")
+	status := fs.String("status", "", "only subsamples with this status ("+strings.Join(domain.Statuses, ", ")+")")
+	sendability := fs.String("sendability", "", "only subsamples in this state ("+rules.StateNames()+")")
 	country := fs.String("country", "", "only subsamples of this country code")
 	if err := parse(fs, args); err != nil {
 		return err

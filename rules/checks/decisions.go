@@ -35,7 +35,7 @@ type Decisions struct {
 	libraryLocales map[string]time.Time
 	live           []LiveRow
 	// targets are the live subsamples prepared for panelist checks, in the
-	// order a panelist's surveys are listed (Rank), and book their rules.
+	// order a panelist's surveys are listed (rank), and book their rules.
 	targets  []liveTarget
 	targetOf map[int64]int // index in targets of a live subsample
 	book     *rules.RuleBook
@@ -96,15 +96,12 @@ type SubsampleParts struct {
 	LibraryLocales map[string]time.Time
 }
 
-// Version is the snapshot version the decisions were made on.
-func (d *Decisions) Version() int64 { return d.version }
-
 // LiveRows are the live subsamples with their verdicts, as the live list
 // shows them: read-only.
 func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
 // decide makes the decisions of what the store read.
-func decide(data store.CheckData, parents domain.CategoryParents) *Decisions {
+func decide(data store.Snapshot, parents domain.CategoryParents) *Decisions {
 	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
@@ -147,9 +144,6 @@ func (d *Decisions) EntryLinks(r *SubsampleReport, panelistID string) []EntryLin
 	}
 	return out
 }
-
-// RawLinks are the entry links of a subsample as the provider sent them.
-func (d *Decisions) RawLinks(subsampleID int64) []domain.SubsampleLocale { return d.links[subsampleID] }
 
 // setLiveRows gives the live list's rows the verdicts just decided for
 // the reports.
@@ -195,7 +189,7 @@ func (d *Decisions) prepareTargets() {
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
 		})
 	}
-	slices.SortStableFunc(d.targets, func(a, b liveTarget) int { return Rank(a.report.EPC, b.report.EPC) })
+	slices.SortStableFunc(d.targets, func(a, b liveTarget) int { return rank(a.report.EPC, b.report.EPC) })
 	targets := make([]rules.Target, len(d.targets))
 	ruleSets := make([]domain.EligibilityRules, len(d.targets))
 	d.targetOf = make(map[int64]int, len(d.targets))
@@ -206,11 +200,11 @@ func (d *Decisions) prepareTargets() {
 	d.book = rules.NewRuleBook(targets, ruleSets, d.parents)
 }
 
-// Rank orders subsamples for a panelist: the highest expected earnings
+// rank orders subsamples for a panelist: the highest expected earnings
 // per entrant first within a currency (figures in different currencies
 // are never compared as numbers, so currencies form groups, in code
 // order), those without a figure last.
-func Rank(a, b rules.EPC) int {
+func rank(a, b rules.EPC) int {
 	switch {
 	case a.Known() != b.Known():
 		if a.Known() {

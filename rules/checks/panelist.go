@@ -60,7 +60,7 @@ func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleI
 }
 
 // PanelistSurveys checks one panelist against every live subsample, in
-// rank order (Rank), with entry links filled for the panelist where they
+// rank order (rank), with entry links filled for the panelist where they
 // may enter and quota verdicts other than fits explained.
 func (s *Service) PanelistSurveys(ctx context.Context, panelistID string) ([]PanelistCheck, error) {
 	d, err := s.Current(ctx)
@@ -86,7 +86,7 @@ func (s *Service) checks(ctx context.Context, d *Decisions, panelistID string) (
 	return out, err
 }
 
-// EachLive decides, for every live subsample of d in rank order (Rank),
+// EachLive decides, for every live subsample of d in rank order (rank),
 // whether the panelist may enter it, and hands each answer to fn with the
 // subsample's place in that order, which is the same for every panelist
 // of d's version. The panelist's history and profile are read once and

@@ -88,7 +88,7 @@ func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error))
 // load reads and decides only subsampleID (every subsample for 0), for a
 // single check that should not wait for the whole snapshot.
 func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, error) {
-	data, err := s.Store.CheckData(ctx, subsampleID)
+	data, err := s.Store.ReadSnapshot(ctx, subsampleID)
 	if err != nil {
 		return nil, err
 	}

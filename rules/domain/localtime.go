@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // LocalTimeLayout is the provider's date-time format: ISO 8601 local time
@@ -33,7 +32,7 @@ func ParseLocalTime(s string, loc *time.Location) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, errors.New("empty, expected a date and time like 2024-05-17T14:03:22.123")
 	}
-	return time.Time{}, fmt.Errorf("%s is not a date and time like 2024-05-17T14:03:22.123", clip(strconv.Quote(s), 60))
+	return time.Time{}, fmt.Errorf("%s is not a date and time like 2024-05-17T14:03:22.123", Clip(strconv.Quote(s), 60))
 }
 
 // parseWallClock parses yyyy-MM-dd[T ]HH:mm:ss[.f…] without allocating:
@@ -112,17 +111,6 @@ func DaysIn(month, year int) int {
 		return 30
 	}
 	return 31
-}
-
-// clip shortens s to about n bytes for a message, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // wallClock tags a decoded time whose zone is not known yet.

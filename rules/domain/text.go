@@ -1,0 +1,15 @@
+package domain
+
+import "unicode/utf8"
+
+// Clip shortens s to at most n bytes and an ellipsis, on a rune boundary:
+// what a provider or a file sent is quoted in a message, never whole.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -119,6 +119,9 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 // out run from 0 to LiveCount()-1.
 func (d *Decisions) LiveCount() int { return len(d.targets) }
 
+// LiveReport is the live subsample at place i of EachLive's order.
+func (d *Decisions) LiveReport(i int) *SubsampleReport { return d.targets[i].report }
+
 // withPanelist fills the empty trailing id of prepared links with
 // panelistID, query-escaped, as rules.EntryLink would, without parsing
 // each link again. A link that does not end in an empty id (it has a

@@ -15,18 +15,30 @@ type ReasonJSON struct {
 }
 
 // EligibilityJSON answers whether a panelist may enter a subsample: GET
-// /api/v1/eligibility, and each entry of a panelist's surveys.
+// /api/v1/eligibility, and each entry of a panelist's surveys. Its two
+// halves are encoded apart by the surveys' writer: what it says of the
+// subsample whoever asks, and what it says of the panelist.
 type EligibilityJSON struct {
-	PanelistID         string      `json:"panelistId"`
+	SubsampleVerdictJSON
+	PanelistVerdictJSON
+}
+
+// SubsampleVerdictJSON is what an EligibilityJSON says of the subsample.
+type SubsampleVerdictJSON struct {
 	SubsampleID        int64       `json:"subsampleId"`
 	EventID            int64       `json:"eventId"`
 	Name               string      `json:"name"`
 	Currency           string      `json:"currency,omitempty"`
 	EPC                *float64    `json:"epc"`
 	EPCSource          string      `json:"epcSource"`
-	Eligible           bool        `json:"eligible"`
 	Sendability        rules.State `json:"sendability"`
 	SendabilityReasons []string    `json:"sendabilityReasons"`
+}
+
+// PanelistVerdictJSON is what an EligibilityJSON says of the panelist.
+type PanelistVerdictJSON struct {
+	PanelistID string `json:"panelistId"`
+	Eligible   bool   `json:"eligible"`
 	// Quota is the panelist's quota verdict (fits, quota_full, off_target,
 	// unknown); QuotaReasons explain one other than fits, where given.
 	Quota        rules.QuotaVerdict `json:"quota"`
@@ -41,17 +53,21 @@ type EligibilityJSON struct {
 // Eligibility shapes one panelist's check for the API. The entry links
 // are given only when the panelist may enter.
 func Eligibility(p checks.PanelistCheck, panelistID string) EligibilityJSON {
-	out := EligibilityJSON{
-		PanelistID: panelistID, SubsampleID: p.SubsampleID, EventID: p.EventID, Name: p.Name,
-		Currency: p.Currency, EPC: EPCValue(p.EPC), EPCSource: string(p.EPC.Source),
-		Eligible: p.Eligible(), Sendability: p.Verdict.State, SendabilityReasons: NonNil(p.Verdict.Reasons),
-		Quota: p.Quota, QuotaReasons: p.QuotaWhy, Send: p.Send(),
-		MayEnter: p.MayEnter(), Reasons: reasons(p),
-	}
+	out := EligibilityJSON{SubsampleVerdictJSON: subsampleVerdict(p.SubsampleReport), PanelistVerdictJSON: PanelistVerdictJSON{
+		PanelistID: panelistID, Eligible: p.Eligible(), Quota: p.Quota, QuotaReasons: p.QuotaWhy,
+		Send: p.Send(), MayEnter: p.MayEnter(), Reasons: reasons(p),
+	}}
 	if out.MayEnter {
 		out.EntryLinks = EntryLinks(p.PanelistLinks)
 	}
 	return out
+}
+
+// subsampleVerdict is what an EligibilityJSON says of r.
+func subsampleVerdict(r *checks.SubsampleReport) SubsampleVerdictJSON {
+	return SubsampleVerdictJSON{SubsampleID: r.SubsampleID, EventID: r.EventID, Name: r.Name,
+		Currency: r.Currency, EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
+		Sendability: r.Verdict.State, SendabilityReasons: NonNil(r.Verdict.Reasons)}
 }
 
 // reasons are why the panelist is not eligible, never nil.

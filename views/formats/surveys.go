@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/url"
 	"sync"
-	"sync/atomic"
 
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
@@ -20,46 +19,53 @@ type LiveChecker interface {
 
 // SurveysWriter writes a panelist's surveys (PanelistSurveysJSON) over
 // thousands of live subsamples in about a millisecond. Each entry is what
-// json.Marshal makes of Eligibility, made once per version, subsample and
-// verdict as a template with holes where the panelist's id, reasons and
-// link ids go; an answer fills the holes. The entries carry only the live
-// entry links (the testing links are on the subsample's own page and
-// answer) and no quota sentences (they are in GET /api/v1/eligibility).
+// json.Marshal makes of Eligibility, in two halves encoded beforehand:
+// what it says of the subsample, encoded once per version, and what it
+// says of the panelist, a template per verdict with holes where the
+// panelist's id, reasons and entry links go. An answer only fills the
+// holes. Every template is checked against json.Marshal before it is
+// used. The entries carry only the live entry links (the testing links
+// are on the subsample's own page and answer) and no quota sentences (they
+// are in GET /api/v1/eligibility).
 //
 // Make one per version of the decisions (NewSurveysWriter, kept with
 // checks.Memo); it is safe for concurrent use.
 type SurveysWriter struct {
-	d       *checks.Decisions
-	entries []surveyEntry // by place in EachLive's order
-	buffers sync.Pool
+	d *checks.Decisions
+	// subsamples are the subsample halves, by place in EachLive's order,
+	// without their braces; links the live entry links of each, their
+	// holes where the panelist's id goes (nil when they must be encoded
+	// per panelist).
+	subsamples [][]byte
+	links      []*template
+	listed     []bool // whether a subsample has entry links to list
+	// verdicts are the panelist halves, without braces, by verdictKey;
+	// envelope the answer around the entries.
+	verdicts [verdictKeys]*template
+	envelope *template
+	buffers  sync.Pool
 }
 
-// surveyEntry holds one live subsample's templates, one per verdict: the
-// panelist's eligibility and quota verdict decide everything else of the
-// entry but the holes.
-type surveyEntry struct {
-	templates [2 * len(quotaVerdicts)]atomic.Pointer[entryTemplate]
+// template is JSON with holes: holes[i] goes at text[holes[i].at].
+type template struct {
+	text  []byte
+	holes []holeAt
 }
 
-// quotaVerdicts are the quota verdicts a template is made for.
-var quotaVerdicts = [...]rules.QuotaVerdict{rules.QuotaFits, rules.QuotaFull, rules.QuotaOffTarget, rules.QuotaUnknown}
-
-// entryTemplate is one entry's JSON cut at its holes: parts[i] comes
-// before holes[i], and the last part after the last hole. A template that
-// could not be made (verified is false) is written by json.Marshal every
-// time.
-type entryTemplate struct {
-	parts    [][]byte
-	holes    []hole
-	verified bool
+type holeAt struct {
+	at   int
+	kind hole
 }
 
 type hole uint8
 
 const (
-	holeID      hole = iota // the panelist id as a JSON string
-	holeReasons             // the reasons, a JSON array
-	holeLinkID              // the panelist id, query-escaped, in an entry link
+	holeID       hole = iota // the panelist id as a JSON string
+	holeReasons              // the reasons, a JSON array
+	holeLinks                // the entry links, a JSON array
+	holeLinkID               // the panelist id, query-escaped, in an entry link
+	holeMayEnter             // the entries the panelist may enter
+	holeOthers               // the other entries
 )
 
 // Hole markers: what a template holds where a hole is before it is cut.
@@ -67,17 +73,45 @@ const (
 const (
 	idMarker      = "FIELDBOARDxHOLExID"
 	reasonsMarker = "FIELDBOARDxHOLExREASONS"
+	linksMarker   = "FIELDBOARDxHOLExLINKS"
 	linkMarker    = "FIELDBOARDxHOLExLINK"
 	// probeID checks a template: filled for it, the template must give
-	// what json.Marshal gives, escapes in the JSON and in the link
+	// what json.Marshal gives, escapes in the JSON and in the links
 	// included.
 	probeID = "P 1/x&<ü>"
 )
 
-// NewSurveysWriter returns the writer of d's version.
+// quotaVerdicts are the quota verdicts a template is made for.
+var quotaVerdicts = [...]rules.QuotaVerdict{rules.QuotaFits, rules.QuotaFull, rules.QuotaOffTarget, rules.QuotaUnknown}
+
+// verdictKeys counts the panelist halves: eligible, send, may enter and
+// entry links listed, each yes or no, times the quota verdicts.
+const verdictKeys = 16 * len(quotaVerdicts)
+
+// NewSurveysWriter returns the writer of d's version, its templates made.
 func NewSurveysWriter(d *checks.Decisions) *SurveysWriter {
-	return &SurveysWriter{d: d, entries: make([]surveyEntry, d.LiveCount()),
-		buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+	n := d.LiveCount()
+	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]*template, n), listed: make([]bool, n),
+		envelope: envelopeTemplate(), buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+	for i := range n {
+		r := d.LiveReport(i)
+		b, _ := json.Marshal(subsampleVerdict(r))
+		w.subsamples[i] = b[1 : len(b)-1]
+		w.links[i] = w.linksTemplate(r)
+		w.listed[i] = len(d.EntryLinks(r, "")) > 0
+	}
+	for k := range w.verdicts {
+		w.verdicts[k] = verdictTemplate(k)
+	}
+	return w
+}
+
+// envelopeTemplate makes the answer around the entries, its holes in the
+// order its fields are declared: the panelist id, the entries the
+// panelist may enter, the others.
+func envelopeTemplate() *template {
+	b, _ := json.Marshal(PanelistSurveysJSON{PanelistID: idMarker, MayEnter: nil, Others: []EligibilityJSON{}})
+	return cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers})
 }
 
 // Write writes the answer for one panelist and returns it; give it back
@@ -90,48 +124,63 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 	others.Reset()
 	out := w.buffers.Get().(*bytes.Buffer)
 	out.Reset()
-	out.WriteString(`{"panelistId":`)
+	// The envelope's holes are the id, the entries the panelist may enter
+	// and the others, in that order (TestSurveysEnvelope): the first
+	// entries go straight into the answer, the others aside until its end.
+	env := w.envelope.text
+	atID, atMayEnter, atOthers := w.envelope.holes[0].at, w.envelope.holes[1].at, w.envelope.holes[2].at
+	out.Write(env[:atID])
 	out.Write(idJSON)
-	out.WriteString(`,"mayEnter":[`)
+	out.Write(env[atID:atMayEnter])
+	out.WriteByte('[')
 	entered := 0
 	reasons := reasonWriter{}
 	err := checker.EachLive(ctx, w.d, panelistID, func(i int, pc checks.PanelistCheck) {
 		b, n := others, others.Len()
-		if pc.MayEnter() {
+		mayEnter := pc.MayEnter()
+		if mayEnter {
 			b, n = out, entered
 			entered++
 		}
 		if n > 0 {
 			b.WriteByte(',')
 		}
-		t := w.template(i, pc)
-		if !t.verified {
+		verdict := w.verdicts[verdictKey(pc, mayEnter, mayEnter && w.listed[i])]
+		if verdict == nil {
 			e, _ := json.Marshal(w.slowEntry(pc, panelistID))
 			b.Write(e)
 			return
 		}
-		for j, part := range t.parts {
-			b.Write(part)
-			if j == len(t.holes) {
-				break
-			}
-			switch t.holes[j] {
+		b.WriteByte('{')
+		b.Write(w.subsamples[i])
+		b.WriteByte(',')
+		verdict.write(b, func(b *bytes.Buffer, h hole) {
+			switch h {
 			case holeID:
 				b.Write(idJSON)
 			case holeReasons:
 				reasons.write(b, pc)
-			case holeLinkID:
-				b.Write(linkID)
+			case holeLinks:
+				if links := w.links[i]; links != nil {
+					links.write(b, func(b *bytes.Buffer, _ hole) { b.Write(linkID) })
+					return
+				}
+				e, _ := json.Marshal(liveLinks(w.d.EntryLinks(pc.SubsampleReport, panelistID)))
+				b.Write(e)
 			}
-		}
+		})
+		b.WriteByte('}')
 	})
 	if err != nil {
 		w.Release(out)
 		return nil, err
 	}
-	out.WriteString(`],"others":[`)
+	out.WriteByte(']')
+	out.Write(env[atMayEnter:atOthers])
+	out.WriteByte('[')
 	out.Write(others.Bytes())
-	out.WriteString(`]}`)
+	out.WriteByte(']')
+	out.Write(env[atOthers:])
 	return out, nil
 }
 
@@ -142,9 +191,9 @@ func (w *SurveysWriter) Release(b *bytes.Buffer) {
 	}
 }
 
-// template returns the template of live subsample i for pc's verdict,
-// making it the first time.
-func (w *SurveysWriter) template(i int, pc checks.PanelistCheck) *entryTemplate {
+// verdictKey is the place of pc's panelist half among the templates, -1
+// for a quota verdict without one.
+func verdictKey(pc checks.PanelistCheck, mayEnter, linksListed bool) int {
 	k := -1
 	for j, v := range quotaVerdicts {
 		if pc.Quota == v {
@@ -152,21 +201,58 @@ func (w *SurveysWriter) template(i int, pc checks.PanelistCheck) *entryTemplate 
 		}
 	}
 	if k < 0 {
-		return &entryTemplate{} // a verdict without a template: json.Marshal
+		return -1
 	}
-	if pc.Eligible() {
-		k += len(quotaVerdicts)
+	for _, yes := range []bool{pc.Eligible(), pc.Send(), mayEnter, linksListed} {
+		k *= 2
+		if yes {
+			k++
+		}
 	}
-	slot := &w.entries[i].templates[k]
-	if t := slot.Load(); t != nil {
-		return t
+	return k
+}
+
+// verdictTemplate makes the panelist half of verdictKey k: the verdict
+// encoded by json.Marshal with markers in its holes, cut there. It is nil
+// when, filled for probeID, it would not give what json.Marshal gives.
+func verdictTemplate(k int) *template {
+	v := PanelistVerdictJSON{PanelistID: idMarker, Reasons: []ReasonJSON{{Kind: reasonsMarker}}}
+	bits := k % 16
+	v.Quota = quotaVerdicts[k/16]
+	v.Eligible, v.Send, v.MayEnter = bits&8 != 0, bits&4 != 0, bits&2 != 0
+	probe := v
+	probe.PanelistID, probe.Reasons = probeID, []ReasonJSON{}
+	if bits&1 != 0 {
+		v.EntryLinks = []EntryLinkJSON{{Locale: linksMarker}}
+		probe.EntryLinks = []EntryLinkJSON{{Locale: "x"}}
 	}
-	t := w.makeTemplate(pc)
-	slot.Store(t)
+	markers := map[string]hole{`"` + idMarker + `"`: holeID, marshalled(v.Reasons): holeReasons}
+	if v.EntryLinks != nil {
+		markers[marshalled(v.EntryLinks)] = holeLinks
+	}
+	marked, _ := json.Marshal(v)
+	t := cut(marked[1:len(marked)-1], markers)
+	want, _ := json.Marshal(probe)
+	if !t.checks(want[1:len(want)-1], map[hole]string{holeID: marshalled(probeID), holeReasons: "[]", holeLinks: marshalled(probe.EntryLinks)}) {
+		return nil
+	}
 	return t
 }
 
-// slowEntry is the entry of pc for a panelist, as a template fills it.
+// linksTemplate makes r's live entry links with a hole where the
+// panelist's id goes; nil when they cannot be (a raw link holds a marker),
+// and are then encoded per panelist.
+func (w *SurveysWriter) linksTemplate(r *checks.SubsampleReport) *template {
+	marked, _ := json.Marshal(liveLinks(w.d.EntryLinks(r, linkMarker)))
+	t := cut(marked, map[string]hole{linkMarker: holeLinkID})
+	want, _ := json.Marshal(liveLinks(w.d.EntryLinks(r, probeID)))
+	if !t.checks(want, map[hole]string{holeLinkID: url.QueryEscape(probeID)}) {
+		return nil
+	}
+	return t
+}
+
+// slowEntry is the entry of pc for a panelist, as the templates write it.
 func (w *SurveysWriter) slowEntry(pc checks.PanelistCheck, panelistID string) EligibilityJSON {
 	if pc.MayEnter() {
 		pc.PanelistLinks = w.d.EntryLinks(pc.SubsampleReport, panelistID)
@@ -177,61 +263,59 @@ func (w *SurveysWriter) slowEntry(pc checks.PanelistCheck, panelistID string) El
 	return Eligibility(pc, panelistID)
 }
 
-// makeTemplate encodes pc's entry with markers in its holes and cuts it
-// there. It keeps the template only when, filled for probeID, it gives
-// what json.Marshal gives for probeID: a provider's text that holds a
-// marker, or a link the id is not simply spliced into, makes it unverified.
-func (w *SurveysWriter) makeTemplate(pc checks.PanelistCheck) *entryTemplate {
-	marked := w.slowEntry(pc, linkMarker)
-	marked.PanelistID = idMarker
-	marked.Reasons = []ReasonJSON{{Kind: reasonsMarker}}
-	b, err := json.Marshal(marked)
-	if err != nil {
-		return &entryTemplate{}
+// liveLinks shapes entry links for a panelist's surveys: the live ones
+// only.
+func liveLinks(links []checks.EntryLinks) []EntryLinkJSON {
+	out := EntryLinks(links)
+	for i := range out {
+		out[i].Testing = ""
 	}
-	reasonsJSON, _ := json.Marshal(marked.Reasons)
-	markers := []struct {
-		text []byte
-		hole hole
-	}{{[]byte(`"` + idMarker + `"`), holeID}, {reasonsJSON, holeReasons}, {[]byte(linkMarker), holeLinkID}}
-	t := &entryTemplate{}
+	return out
+}
+
+// cut makes a template of b, cutting out each marker it holds.
+func cut(b []byte, markers map[string]hole) *template {
+	t := &template{text: make([]byte, 0, len(b))}
 	for {
-		at, which := -1, 0
-		for j, m := range markers {
-			if k := bytes.Index(b, m.text); k >= 0 && (at < 0 || k < at) {
-				at, which = k, j
+		at, which := -1, ""
+		for m := range markers {
+			if k := bytes.Index(b, []byte(m)); k >= 0 && (at < 0 || k < at) {
+				at, which = k, m
 			}
 		}
 		if at < 0 {
 			break
 		}
-		t.parts = append(t.parts, b[:at])
-		t.holes = append(t.holes, markers[which].hole)
-		b = b[at+len(markers[which].text):]
+		t.text = append(t.text, b[:at]...)
+		t.holes = append(t.holes, holeAt{at: len(t.text), kind: markers[which]})
+		b = b[at+len(which):]
 	}
-	t.parts = append(t.parts, b)
-
-	// Check it against json.Marshal, filled for probeID with no reasons.
-	var filled bytes.Buffer
-	probeJSON, _ := json.Marshal(probeID)
-	for j, part := range t.parts {
-		filled.Write(part)
-		if j < len(t.holes) {
-			switch t.holes[j] {
-			case holeID:
-				filled.Write(probeJSON)
-			case holeReasons:
-				filled.WriteString("[]")
-			case holeLinkID:
-				filled.WriteString(url.QueryEscape(probeID))
-			}
-		}
-	}
-	probe := w.slowEntry(pc, probeID)
-	probe.Reasons = []ReasonJSON{}
-	want, _ := json.Marshal(probe)
-	t.verified = bytes.Equal(filled.Bytes(), want)
+	t.text = append(t.text, b...)
 	return t
+}
+
+// checks reports whether t, its holes filled with values, gives want.
+func (t *template) checks(want []byte, values map[hole]string) bool {
+	var b bytes.Buffer
+	t.write(&b, func(b *bytes.Buffer, h hole) { b.WriteString(values[h]) })
+	return bytes.Equal(b.Bytes(), want)
+}
+
+// write writes t to b, with fill writing each hole.
+func (t *template) write(b *bytes.Buffer, fill func(*bytes.Buffer, hole)) {
+	from := 0
+	for _, h := range t.holes {
+		b.Write(t.text[from:h.at])
+		fill(b, h.kind)
+		from = h.at
+	}
+	b.Write(t.text[from:])
+}
+
+// marshalled is json.Marshal's text of v.
+func marshalled(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // reasonWriter writes an entry's reasons as JSON, encoding each distinct

@@ -1,0 +1,34 @@
+package formats
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestSurveysEnvelope: the answer around the entries, written from its
+// template in the order Write fills it, is what json.Marshal makes of
+// PanelistSurveysJSON.
+func TestSurveysEnvelope(t *testing.T) {
+	env := envelopeTemplate()
+	var order []hole
+	for _, h := range env.holes {
+		order = append(order, h.kind)
+	}
+	if len(order) != 3 || order[0] != holeID || order[1] != holeMayEnter || order[2] != holeOthers {
+		t.Fatalf("holes %v, want the id, the entries the panelist may enter, the others", order)
+	}
+	want, _ := json.Marshal(PanelistSurveysJSON{PanelistID: probeID, MayEnter: []EligibilityJSON{}, Others: []EligibilityJSON{}})
+	if !env.checks(want, map[hole]string{holeID: marshalled(probeID), holeMayEnter: "[]", holeOthers: "[]"}) {
+		t.Errorf("the envelope does not give %s", want)
+	}
+}
+
+// TestVerdictTemplates: every panelist half has a template, and none is
+// dropped by its check against json.Marshal.
+func TestVerdictTemplates(t *testing.T) {
+	for k := range verdictKeys {
+		if verdictTemplate(k) == nil {
+			t.Errorf("verdict %d has no template", k)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/handlers/htmx"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -215,7 +214,6 @@ func (h *Handler) Events(c echo.Context) error {
 		result.Shown += len(g.Subsamples)
 	}
 	p := h.page("Events", "events")
-	c.Response().Header().Add("Vary", htmx.HeaderRequest)
 	if wantsFragment(c) {
 		return Render(c, http.StatusOK, views.EventsTable(p, result))
 	}

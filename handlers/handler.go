@@ -86,8 +86,11 @@ func pathParam(c echo.Context, name string) (string, error) {
 
 // wantsFragment reports whether the request wants a part of a page rather
 // than the whole (htmx.WantsFragment): the one decision between a page and
-// its fragment.
-func wantsFragment(c echo.Context) bool { return htmx.WantsFragment(c.Request()) }
+// its fragment. The answer then varies with the headers it read.
+func wantsFragment(c echo.Context) bool {
+	c.Response().Header().Set("Vary", htmx.Vary)
+	return htmx.WantsFragment(c.Request())
+}
 
 // Render writes a component with the given status. It renders into a
 // buffer first so that a failing component becomes an error page rather

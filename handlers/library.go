@@ -10,7 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldboard/handlers/htmx"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -110,7 +109,6 @@ func (h *Handler) Library(c echo.Context) error {
 		})
 	}
 	p := h.page("Question library", "library")
-	c.Response().Header().Add("Vary", htmx.HeaderRequest)
 	if wantsFragment(c) {
 		return Render(c, http.StatusOK, views.LibraryTable(p, result))
 	}
@@ -173,7 +171,6 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 			return nil
 		})
 	}
-	c.Response().Header().Add("Vary", htmx.HeaderRequest)
 	if v.Fragment {
 		return Render(c, http.StatusOK, views.LibraryAnswers(v))
 	}

@@ -43,11 +43,11 @@ func (h *Handler) Live(c echo.Context) error {
 	// query, so they are rendered once per version and query; the rest of
 	// the page (times, the refresh panel, the viewer) every time.
 	p := h.page("Live subsamples", "live")
-	part, component := "handlers.live.page?", views.LiveFiltersAndTable
+	part, component := "live page?", views.LiveFiltersAndTable
 	if wantsFragment(c) {
-		part, component = "handlers.live.table?", views.LiveTable
+		part, component = "live table?", views.LiveTable
 	}
-	html, err := checks.Memo(d, part+c.QueryString(), func() ([]byte, error) {
+	html, err := fragment(d, part+c.QueryString(), func() ([]byte, error) {
 		options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
 		var buf bytes.Buffer
 		err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)

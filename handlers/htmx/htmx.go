@@ -30,6 +30,11 @@ const (
 	HeaderReselect = "HX-Reselect"
 )
 
+// Vary names the request headers WantsFragment reads: the Vary header of
+// every answer that depends on it, so that no cache hands a fragment to a
+// page load or the other way round.
+const Vary = HeaderRequest + ", " + HeaderHistoryRestoreRequest
+
 // IsRequest reports whether r comes from htmx.
 func IsRequest(r *http.Request) bool { return r.Header.Get(HeaderRequest) == "true" }
 

@@ -43,7 +43,7 @@ type Decisions struct {
 	// memo is what callers keep with this version (Memo), sendListSizes
 	// the sizes of send lists (SendListSize).
 	memoMu        sync.Mutex
-	memo          map[string]any
+	memo          map[string]*memo
 	sendListSizes map[int64]int
 }
 
@@ -234,32 +234,44 @@ func (t *liveTarget) explainQuota(p domain.Profile, now time.Time) []string {
 	return t.cells.Explain(p, now)
 }
 
-// maxMemos bounds what Memo keeps per version; beyond it, it builds every
-// time.
-const maxMemos = 256
+// memo is one value Memo keeps: built once, by the first caller, while
+// the others wait for it.
+type memo struct {
+	mu    sync.Mutex
+	built bool
+	value any
+}
 
 // Memo returns what build makes of d, built the first time key is asked
-// for in d's version and kept with it: asked again, it costs a map lookup.
-// What build returns must depend on nothing but d and key; keys of
-// different callers must not collide (prefix them with what they hold).
+// for in d's version and kept with it: asked again, it costs a map lookup;
+// asked at once by many, it is built once while the others wait. A build
+// that fails is tried again by the next caller. What build returns must
+// depend on nothing but d and key.
+//
+// Keys are a fixed few per caller, prefixed with what they hold
+// ("formats.SurveysWriter"): a cache keyed by what a client sends keeps
+// its own bound inside one memo.
 func Memo[T any](d *Decisions, key string, build func() (T, error)) (T, error) {
 	d.memoMu.Lock()
-	v, ok := d.memo[key].(T)
+	if d.memo == nil {
+		d.memo = map[string]*memo{}
+	}
+	m := d.memo[key]
+	if m == nil {
+		m = &memo{}
+		d.memo[key] = m
+	}
 	d.memoMu.Unlock()
-	if ok {
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.value.(T); m.built && ok {
 		return v, nil
 	}
 	v, err := build()
 	if err != nil {
 		return v, err
 	}
-	d.memoMu.Lock()
-	if d.memo == nil {
-		d.memo = map[string]any{}
-	}
-	if len(d.memo) < maxMemos {
-		d.memo[key] = v
-	}
-	d.memoMu.Unlock()
+	m.value, m.built = v, true
 	return v, nil
 }

@@ -3,7 +3,8 @@
 // whose cells are safe in a spreadsheet, the JSON shapes of the API and of
 // `fieldboard subsamples`, the bulk check's and the send list's CSV, and
 // the list of panelist ids a bulk check reads. It decides nothing: the
-// checks service does, and this package only writes its answers.
+// checks service does (the bulk check's and the surveys' writers ask it as
+// they write), and this package only writes its answers.
 package formats
 
 import (

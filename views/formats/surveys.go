@@ -98,7 +98,7 @@ func NewSurveysWriter(d *checks.Decisions) *SurveysWriter {
 		b, _ := json.Marshal(subsampleVerdict(r))
 		w.subsamples[i] = b[1 : len(b)-1]
 		w.links[i] = w.linksTemplate(r)
-		w.listed[i] = len(d.EntryLinks(r, "")) > 0
+		w.listed[i] = len(r.Links) > 0
 	}
 	for k := range w.verdicts {
 		w.verdicts[k] = verdictTemplate(k)

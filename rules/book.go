@@ -19,11 +19,12 @@ type RuleBook struct {
 	// byKey finds the entries naming a record's subsample, research type,
 	// category (at each level) or event.
 	byKey map[bookKey][]int32
-	// users are the targets using each entry; byEvent the targets of each
-	// event (the unique-respondents rule).
-	users   [][]int32
-	byEvent map[int64][]int32
-	targets []bookTarget
+	// users are the targets using each entry; byEvent and bySubsample the
+	// targets of each event and subsample (the unique-respondents rule).
+	users       [][]int32
+	byEvent     map[int64][]int32
+	bySubsample map[int64][]int32
+	targets     []bookTarget
 }
 
 type bookKey struct {
@@ -51,7 +52,8 @@ type entryUse struct{ entry, index int32 }
 
 // NewRuleBook compiles rules[i], the rules of targets[i], for every i.
 func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents domain.CategoryParents) *RuleBook {
-	b := &RuleBook{parents: parents, byKey: map[bookKey][]int32{}, byEvent: map[int64][]int32{}, targets: make([]bookTarget, len(targets))}
+	b := &RuleBook{parents: parents, byKey: map[bookKey][]int32{}, byEvent: map[int64][]int32{}, bySubsample: map[int64][]int32{},
+		targets: make([]bookTarget, len(targets))}
 	bySentence := map[string]int32{}
 	for i, t := range targets {
 		bt := &b.targets[i]
@@ -96,6 +98,7 @@ func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents doma
 		if t.EventID != 0 {
 			b.byEvent[t.EventID] = append(b.byEvent[t.EventID], int32(i))
 		}
+		b.bySubsample[t.SubsampleID] = append(b.bySubsample[t.SubsampleID], int32(i))
 	}
 	return b
 }
@@ -147,6 +150,9 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 		for _, t := range b.byEvent[rec.EventID] {
 			touched[t] = true
 		}
+		for _, t := range b.bySubsample[rec.SubsampleID] {
+			touched[t] = true
+		}
 	}
 	for i := range b.targets {
 		if !touched[i] {
@@ -171,7 +177,7 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 			ex.Index = int(u.index)
 			out = append(out, ex)
 		}
-		if m := sameEventElsewhere(t.target, history); m >= 0 {
+		if m := sameEvent(t.target, history); m >= 0 {
 			out = append(out, uniqueEventExclusion(t.target, history[m]))
 		}
 		fn(i, EligibilityResult{Eligible: len(out) == 0, Exclusions: out})

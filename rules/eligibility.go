@@ -65,10 +65,12 @@ type EligibilityResult struct {
 //
 // Every entry of every array is applied; the result holds one Exclusion per
 // entry that excludes, with the most recent matching record, in the order
-// surveys, researchTypes, categories, events, then the unique-event rule:
-// any record (any status, any date) on another subsample of the target's
-// event excludes. The unique-event rule is skipped when the target's
-// EventID is 0 (not known).
+// surveys, researchTypes, categories, events, then the unique-event rule
+// (spec rule 5, "respondents are unique across the event"): any record,
+// whatever its status and date, on the target itself or on any other
+// subsample of the target's event excludes, the most recent one named.
+// When the target's EventID is 0 (not known), only records on the target
+// itself do.
 //
 // When nothing excludes, Eligibility allocates nothing.
 func Eligibility(target Target, rules domain.EligibilityRules, history []domain.HistoryRecord, parents domain.CategoryParents, now time.Time) EligibilityResult {
@@ -105,7 +107,7 @@ func Eligibility(target Target, rules domain.EligibilityRules, history []domain.
 			}
 		}
 	}
-	if m := sameEventElsewhere(target, history); m >= 0 {
+	if m := sameEvent(target, history); m >= 0 {
 		out = append(out, uniqueEventExclusion(target, history[m]))
 	}
 	return EligibilityResult{Eligible: len(out) == 0, Exclusions: out}
@@ -113,18 +115,20 @@ func Eligibility(target Target, rules domain.EligibilityRules, history []domain.
 
 // uniqueEventExclusion is the unique-respondents rule's exclusion by rec.
 func uniqueEventExclusion(target Target, rec domain.HistoryRecord) Exclusion {
-	return Exclusion{
-		Kind: KindUniqueEvent, Index: -1, Rule: UniqueEventRule(target.EventID), Record: rec,
-		Reason: recordPhrase(rec) + " of the same event " + strconv.FormatInt(rec.EventID, 10) +
-			" on " + dateOf(rec) + " (respondents must be unique within an event).",
+	reason := recordPhrase(rec) + " of the same event " + strconv.FormatInt(rec.EventID, 10) +
+		" on " + dateOf(rec) + " (respondents must be unique within an event)."
+	if rec.SubsampleID == target.SubsampleID {
+		reason = recordPhrase(rec) + " itself on " + dateOf(rec) +
+			" (respondents are not sent again: they must be unique within an event)."
 	}
+	return Exclusion{Kind: KindUniqueEvent, Index: -1, Rule: UniqueEventRule(target.EventID), Record: rec, Reason: reason}
 }
 
 // UniqueEventRule is spec rule 5 for one event as a sentence, for pages
 // that list the rules a subsample is under besides its eligibility rules.
 func UniqueEventRule(eventID int64) string {
 	return "Excludes panelists with any history on another subsample of event " +
-		strconv.FormatInt(eventID, 10) + ": respondents must be unique within an event."
+		strconv.FormatInt(eventID, 10) + ", or on this one: respondents must be unique within an event."
 }
 
 // RuleSentence is one entry of the eligibility rules as a sentence.
@@ -285,16 +289,13 @@ func hasRealCode(codes []int64) bool {
 	return false
 }
 
-// sameEventElsewhere returns the index of the most recent record on another
-// subsample of the target's event, or -1.
-func sameEventElsewhere(target Target, history []domain.HistoryRecord) int {
-	if target.EventID == 0 {
-		return -1
-	}
+// sameEvent returns the index of the most recent record on the target or
+// on another subsample of its event, or -1.
+func sameEvent(target Target, history []domain.HistoryRecord) int {
 	best := -1
 	for i := range history {
 		rec := &history[i]
-		if rec.EventID != target.EventID || rec.SubsampleID == target.SubsampleID {
+		if rec.SubsampleID != target.SubsampleID && (target.EventID == 0 || rec.EventID != target.EventID) {
 			continue
 		}
 		if best < 0 || rec.RegisteredAt.After(history[best].RegisteredAt) {

@@ -10,10 +10,12 @@ import (
 // from target, so a bulk check reads only those: records whose status is
 // one of Statuses and that lie on one of the subsamples, research types,
 // events or (specific) categories the applicable entries name, plus any
-// record on target's event (unique respondents, EventID). An entry that
+// record on target itself or on its event (unique respondents,
+// SubsampleID and EventID). An entry that
 // does not apply (0 or null id, placeholder codes) names nothing; a generic
 // or main category entry names every specific category under it.
 type RelevantHistory struct {
+	SubsampleID     int64
 	EventID         int64
 	Statuses        []int64
 	SubsampleIDs    []int64
@@ -24,7 +26,7 @@ type RelevantHistory struct {
 
 // Relevant returns the history that can matter for target under rules.
 func Relevant(target Target, rules domain.EligibilityRules, parents domain.CategoryParents) RelevantHistory {
-	r := RelevantHistory{EventID: target.EventID}
+	r := RelevantHistory{SubsampleID: target.SubsampleID, EventID: target.EventID}
 	add := func(ids *[]int64, id int64, codes []int64) {
 		if id == 0 || !hasRealCode(codes) {
 			return

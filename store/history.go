@@ -62,10 +62,11 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 // HistoryFilter narrows a bulk scan to the records that can matter for one
 // subsample: records whose status is in Statuses AND whose subsample is in
 // SubsampleIDs, research type in ResearchTypeIDs, event in EventIDs or
-// (specific) category in CategoryIDs; plus every record on EventID (the
-// unique-respondents rule), whatever its status. Empty lists match nothing,
-// and EventID 0 adds nothing.
+// (specific) category in CategoryIDs; plus every record on SubsampleID or
+// EventID (the unique-respondents rule), whatever its status. Empty lists
+// match nothing, and an id of 0 adds nothing.
 type HistoryFilter struct {
+	SubsampleID     int64
 	EventID         int64
 	Statuses        []int64
 	SubsampleIDs    []int64
@@ -101,6 +102,10 @@ func (f HistoryFilter) where() (string, []any) {
 			args = appendIDs(args, f.Statuses)
 			args = append(args, targetArgs...)
 		}
+	}
+	if f.SubsampleID != 0 {
+		conds = append(conds, "subsample_id = ?")
+		args = append(args, f.SubsampleID)
 	}
 	if f.EventID != 0 {
 		conds = append(conds, "event_id = ?")

@@ -1888,7 +1888,7 @@ func siblingsCard(v SubsampleView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 154, "</tbody></table><p class=\"hint\">A panelist with history on any of these may not enter this subsample: respondents must be unique within an event.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 154, "</tbody></table><p class=\"hint\">A panelist with history on any of these, or on this subsample itself, may not enter it: respondents must be unique within an event.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -239,6 +239,37 @@ func TestPanelistSurveysAreEligibilityAnswers(t *testing.T) {
 	}
 }
 
+// TestNoResendsWithinAnEvent: spec rule 5 groups subsamples by event so
+// that respondents are unique across it, the subsample itself included. A
+// panelist with a Complete on S is excluded from S, in the single check,
+// the bulk check and one panelist's surveys alike, with the record named.
+func TestNoResendsWithinAnEvent(t *testing.T) {
+	a := refreshed(t)
+	target, _ := sendableSiblings(t, a)
+	history := "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n" +
+		fmt.Sprintf("P7,%d,3,%s,%d,0,0\n", target.SubsampleID, time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000"), target.EventID)
+	if resp, body := a.post(t, "/api/v1/history", "text/csv", history); resp.StatusCode != 200 {
+		t.Fatalf("history import: %d %s", resp.StatusCode, body)
+	}
+	var got formats.EligibilityJSON
+	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=P7&subsampleId=%d", target.SubsampleID), &got)
+	if got.Eligible || got.MayEnter || got.Send || len(got.Reasons) == 0 || got.Reasons[len(got.Reasons)-1].Kind != "uniqueEvent" ||
+		got.Reasons[len(got.Reasons)-1].Record.SubsampleID != target.SubsampleID {
+		t.Errorf("P7 on %d = %+v; want excluded by its own Complete there", target.SubsampleID, got)
+	}
+	_, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", "panelistId\nP7\n")
+	if rows, _ := csv.NewReader(strings.NewReader(body)).ReadAll(); len(rows) != 2 || rows[1][1] != "false" || rows[1][3] != "false" || !strings.Contains(rows[1][4], "itself") {
+		t.Errorf("bulk check of P7 = %q, want not eligible, not sent, the record named", rows)
+	}
+	var surveys formats.PanelistSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/P7/surveys", &surveys)
+	for _, s := range surveys.MayEnter {
+		if s.SubsampleID == target.SubsampleID {
+			t.Errorf("P7 may enter %d again", target.SubsampleID)
+		}
+	}
+}
+
 func TestAPIBulkEligibility(t *testing.T) {
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)

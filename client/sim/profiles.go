@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -42,9 +43,48 @@ func (s *Simulator) Profiles(seed int64, panelists int) iter.Seq[domain.ProfileR
 	}
 }
 
+// Panel generates the panel file of the panelists of Profiles: where each
+// lives (the country their profile was drawn for) and, for most, the
+// locale they answer in, one of the locales the world's subsamples of that
+// country use (two in the United States, Canada, Belgium and Switzerland).
+// About one panelist in ten has no locale on file, and one in fifty no
+// row at all (no country on file), as in a real supplier's panel.
+// Deterministic for the simulator's world and seed.
+func (s *Simulator) Panel(seed int64, panelists int) iter.Seq[domain.PanelMember] {
+	return func(yield func(domain.PanelMember) bool) {
+		g := newProfileGen(s.world, seed)
+		locales := map[*country][]string{}
+		for _, ss := range s.world.subs {
+			for _, l := range ss.locales {
+				if !slices.Contains(locales[ss.country], l.Locale) {
+					locales[ss.country] = append(locales[ss.country], l.Locale)
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x70a2e1))
+		for p := range panelists {
+			g.panelist() // the same draws as Profiles, for the same country
+			m := domain.PanelMember{PanelistID: fmt.Sprintf("P%07d", p), Country: g.country.Code}
+			if rng.IntN(50) == 0 {
+				continue
+			}
+			if ls := locales[g.country]; len(ls) > 0 && rng.IntN(10) > 0 {
+				m.Locale = ls[0]
+				if len(ls) > 1 && rng.IntN(3) == 0 {
+					m.Locale = ls[1+rng.IntN(len(ls)-1)]
+				}
+			}
+			if !yield(m) {
+				return
+			}
+		}
+	}
+}
+
 // profileGen draws the profiles.
 type profileGen struct {
 	rng      *rand.Rand
+	country  *country // the last panelist's
 	lib      *library
 	created  time.Time
 	markets  []*country // one entry per live subsample: big markets come up more
@@ -91,6 +131,7 @@ func (g *profileGen) panelist() []domain.ProfileRecord {
 	rng := g.rng
 	g.rows = g.rows[:0]
 	country := g.markets[rng.IntN(len(g.markets))]
+	g.country = country
 	missing := int64(0) // a core question this panelist leaves out
 	if rng.IntN(20) == 0 {
 		missing = []int64{qAgeRange, qGender, qRegion, qIncome}[rng.IntN(4)]

@@ -111,3 +111,68 @@ func TestProfilesFitTheWorld(t *testing.T) {
 		}
 	}
 }
+
+// TestPanelFitsTheProfiles: each panelist of the panel lives in the
+// country their profile's region is of, answers in a locale of that
+// country that its subsamples use, and both two-locale countries and
+// missing rows and locales occur.
+func TestPanelFitsTheProfiles(t *testing.T) {
+	s, _ := newSim(Options{Seed: 3})
+	const panelists = 3000
+	regionOf := map[int64]string{}
+	for cc, as := range s.world.library.regions {
+		for _, a := range as {
+			regionOf[a.id] = cc
+		}
+	}
+	regions := map[string]string{} // panelist -> country of their region answer
+	for r := range s.Profiles(5, panelists) {
+		if r.QuestionID == qRegion {
+			id, _ := strconv.ParseInt(r.Value, 10, 64)
+			regions[r.PanelistID] = regionOf[id]
+		}
+	}
+	used := map[string]bool{} // locales the subsamples use
+	for _, ss := range s.world.subs {
+		for _, l := range ss.locales {
+			used[l.Locale] = true
+		}
+	}
+	members := slices.Collect(s.Panel(5, panelists))
+	if !slices.Equal(members, slices.Collect(s.Panel(5, panelists))) {
+		t.Fatal("two runs with the same seed differ")
+	}
+	byCountry := map[string]map[string]bool{}
+	noLocale := 0
+	for _, m := range members {
+		if _, problems := domain.ParsePanelMember(m.PanelistID, m.Country, m.Locale); len(problems) > 0 {
+			t.Fatalf("%+v is not a valid panel row: %v", m, problems)
+		}
+		if cc, ok := regions[m.PanelistID]; ok && cc != m.Country {
+			t.Errorf("%s lives in %s by the panel and %s by their region", m.PanelistID, m.Country, cc)
+		}
+		if m.Locale == "" {
+			noLocale++
+			continue
+		}
+		if !used[m.Locale] {
+			t.Errorf("%s answers in %s, which no subsample uses", m.PanelistID, m.Locale)
+		}
+		if byCountry[m.Country] == nil {
+			byCountry[m.Country] = map[string]bool{}
+		}
+		byCountry[m.Country][m.Locale] = true
+	}
+	twoLocales := 0
+	for _, ls := range byCountry {
+		if len(ls) > 1 {
+			twoLocales++
+		}
+	}
+	if missing := panelists - len(members); missing < panelists/100 || missing > panelists/25 {
+		t.Errorf("%d of %d panelists have no country on file, want about one in fifty", missing, panelists)
+	}
+	if noLocale < panelists/20 || twoLocales == 0 {
+		t.Errorf("%d panelists without a locale, %d countries answered in two locales; want some of each", noLocale, twoLocales)
+	}
+}

@@ -159,10 +159,39 @@ func withProfiles(t *testing.T, s sizes, db string) {
 	}
 }
 
+// withPanel imports the simulator's panel (each panelist's country and
+// locale) into the scenario once, marked by its own file as withProfiles:
+// without it nobody is sent anywhere.
+func withPanel(t *testing.T, s sizes, db string) {
+	marker := filepath.Join(filepath.Dir(db), "panel-ready")
+	if _, err := os.Stat(marker); err == nil {
+		return
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	start := time.Now()
+	report, err := st.ImportPanel(ctx, sim.New(simOptions(s)).Panel(s.seed, s.panelists))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("panel of %d panelists: %v", report.Records, time.Since(start).Round(time.Millisecond))
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestBench(t *testing.T) {
 	s := scenarioSizes(t)
 	db := cachedScenario(t, s)
 	withProfiles(t, s, db)
+	withPanel(t, s, db)
 	var rows []Row
 	refreshRow, refreshed := fullRefresh(t, s)
 	rows = append(rows, refreshRow, snapshotWrite(t, s, refreshed))

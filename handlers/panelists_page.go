@@ -57,6 +57,12 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 		return nil, err
 	}
 	r := &views.LookupResult{PanelistID: panelistID, History: len(history)}
+	switch m, err := h.Store.PanelOf(ctx, panelistID); {
+	case err == nil:
+		r.Country, r.Locale = m.Country, m.Locale
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
 	for _, pc := range checks {
 		sc := views.SurveyCheck{
 			SubsampleID: pc.SubsampleID, EventID: pc.EventID, Name: pc.Name, Country: pc.CountryCode,
@@ -76,6 +82,9 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 			continue
 		}
 		sc.Why = append(sc.Why, pc.Verdict.Reasons...)
+		if !pc.Panel.Fits {
+			sc.Why = append(sc.Why, pc.Panel.Reason)
+		}
 		if pc.RulesUnread != "" {
 			sc.Why = append(sc.Why, pc.RulesUnread)
 		}

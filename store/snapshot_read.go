@@ -162,15 +162,36 @@ func allEntryLinks(ctx context.Context, q sqlx.QueryerContext, subsampleID int64
 	return out, nil
 }
 
+// allCountries reads the country codes live-details lists for each live
+// subsample, in its order.
+func allCountries(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]string, error) {
+	var rows []struct {
+		SubsampleID int64  `db:"subsample_id"`
+		Code        string `db:"code"`
+	}
+	err := sqlx.SelectContext(ctx, q, &rows, `
+		SELECT subsample_id, code FROM live_countries
+		`+onlySubsample(subsampleID)+` ORDER BY subsample_id, position`, subsampleID)
+	if err != nil {
+		return nil, fmt.Errorf("countries: %w", err)
+	}
+	out := make(map[int64][]string)
+	for _, r := range rows {
+		out[r.SubsampleID] = append(out[r.SubsampleID], r.Code)
+	}
+	return out, nil
+}
+
 // Snapshot is the current snapshot as ReadSnapshot reads it: the
-// subsamples with their quotas, eligibility rules and entry links, by
-// subsample id.
+// subsamples with their quotas, eligibility rules, entry links and
+// countries, by subsample id.
 type Snapshot struct {
-	Version int64 // the snapshot version the data was read at
-	Rows    []SubsampleRow
-	Quotas  map[int64][]domain.Quota
-	Rules   map[int64]domain.EligibilityRules
-	Links   map[int64][]domain.SubsampleLocale
+	Version   int64 // the snapshot version the data was read at
+	Rows      []SubsampleRow
+	Quotas    map[int64][]domain.Quota
+	Rules     map[int64]domain.EligibilityRules
+	Links     map[int64][]domain.SubsampleLocale
+	Countries map[int64][]string
 }
 
 // ReadSnapshot reads every subsample, or only subsampleID when it is not 0,
@@ -196,6 +217,9 @@ func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, 
 		return d, err
 	}
 	if d.Links, err = allEntryLinks(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	if d.Countries, err = allCountries(ctx, tx, subsampleID); err != nil {
 		return d, err
 	}
 	return d, nil

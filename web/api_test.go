@@ -69,6 +69,20 @@ func (a *app) getJSON(t *testing.T, path string, out any) *http.Response {
 	return resp
 }
 
+// livesIn gives panelists a row of the panel: they live in country, with
+// no locale on file. Nobody without one is sent anywhere.
+func (a *app) livesIn(t *testing.T, country string, ids ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(store.PanelHeader + "\n")
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%q,%s,\n", id, country)
+	}
+	if resp, body := a.post(t, "/api/v1/panelists", "text/csv", b.String()); resp.StatusCode != 200 {
+		t.Fatalf("panel import: %d %s", resp.StatusCode, body)
+	}
+}
+
 func (a *app) post(t *testing.T, path, contentType, body string) (*http.Response, string) {
 	t.Helper()
 	resp, err := a.client.Post(a.url+path, contentType, strings.NewReader(body))
@@ -118,6 +132,7 @@ func TestAPISubsamples(t *testing.T) {
 func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
+	a.livesIn(t, target.Country, "P1", "P2", "P/2")
 	history := "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n" +
 		fmt.Sprintf("P1,%d,3,%s,%d,0,0\n", sibling.SubsampleID, time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000"), sibling.EventID)
 	resp, body := a.post(t, "/api/v1/history", "text/csv", history)
@@ -273,6 +288,7 @@ func TestNoResendsWithinAnEvent(t *testing.T) {
 func TestAPIBulkEligibility(t *testing.T) {
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
+	a.livesIn(t, target.Country, "P1", "P2", "=cmd")
 	records := fmt.Sprintf(`[{"panelistId":"P1","subsampleId":%d,"statusId":82,"registeredAt":"2026-01-02 10:00:00","eventId":%d,"categoryId":0,"researchTypeId":0}]`,
 		sibling.SubsampleID, sibling.EventID)
 	if resp, body := a.post(t, "/api/v1/history", "application/json", records); resp.StatusCode != 200 {
@@ -341,6 +357,7 @@ func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
 func TestPanelistsPage(t *testing.T) {
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
+	a.livesIn(t, target.Country, "P1")
 
 	body, contentType := multipartFile(t, nil, "history.csv", store.HistoryHeader+"\n"+
 		fmt.Sprintf("P1,%d,3,2026-11-01T10:00:00.000,%d,0,0\n", sibling.SubsampleID, sibling.EventID))
@@ -450,6 +467,8 @@ func TestCrossSitePostsAreRefused(t *testing.T) {
 
 func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 	a := refreshed(t)
+	target, _ := sendableSiblings(t, a)
+	a.livesIn(t, target.Country, "P 1/x")
 	var surveys formats.PanelistSurveysJSON
 	a.getJSON(t, "/api/v1/panelists/P%201%2Fx/surveys", &surveys)
 	if surveys.PanelistID != "P 1/x" || len(surveys.MayEnter) == 0 {

@@ -209,8 +209,8 @@ func TestChangesNeedTheSessionsCSRFToken(t *testing.T) {
 		t.Errorf("a plain form with the field: %d, want 303", got)
 	}
 	_, page := a.do(t, "GET", "/panelists", nil)
-	if n := strings.Count(page, `name="_csrf"`); n < 3 {
-		t.Errorf("/panelists has %d forms carrying the CSRF field, want every posting form (sign out, history, bulk)", n)
+	if n := strings.Count(page, `name="_csrf"`); n < 5 {
+		t.Errorf("/panelists has %d forms carrying the CSRF field, want every posting form (sign out, history, profiles, panel, bulk)", n)
 	}
 }
 

@@ -162,6 +162,9 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 		cases = append(cases, badRequest{method: "POST", target: "/panelists/bulk", status: s.status, want: s.want, body: body.String(), bodyCT: ct})
 	}
 	add("POST", "/panelists/history", 400, "Choose a CSV file to import.")
+	add("POST", "/panelists/profiles", 400, "Choose a CSV file of profiles to import.")
+	add("POST", "/panelists/panel", 400, "Choose a CSV file of the panel to import.")
+	add("POST", "/api/v1/panelists", 415, "Send the panel as text/csv or application/json.")
 
 	// The sign-in page's next: a signed-in viewer is sent there, but only
 	// to a path of this site, whatever the browser would make of it.

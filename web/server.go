@@ -100,12 +100,14 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/panelists/history", h.UploadHistory)
 	e.POST("/panelists/bulk", h.BulkCheck)
 	e.POST("/panelists/profiles", h.UploadProfiles)
+	e.POST("/panelists/panel", h.UploadPanel)
 
 	api := e.Group("/api/v1")
 	api.GET("/subsamples", h.APISubsamples)
 	api.POST("/subsamples/:id/eligibility", h.APIBulkEligibility)
 	api.GET("/subsamples/:id/targets", h.SubsampleTargets)
 	api.POST("/profiles", h.APIImportProfiles)
+	api.POST("/panelists", h.APIImportPanel)
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.POST("/history", h.APIImportHistory)
@@ -176,11 +178,11 @@ const (
 	maxFormBytes   = 64 << 10
 )
 
-// uploadRoutes are the routes that take files: history and profile files
-// and lists of panelist ids.
+// uploadRoutes are the routes that take files: history, profile and panel
+// files and lists of panelist ids.
 var uploadRoutes = map[string]bool{
-	"/panelists/history": true, "/panelists/bulk": true, "/panelists/profiles": true,
-	"/api/v1/history": true, "/api/v1/profiles": true, "/api/v1/subsamples/:id/eligibility": true,
+	"/panelists/history": true, "/panelists/bulk": true, "/panelists/profiles": true, "/panelists/panel": true,
+	"/api/v1/history": true, "/api/v1/profiles": true, "/api/v1/panelists": true, "/api/v1/subsamples/:id/eligibility": true,
 }
 
 // bodyLimits refuses a body declared larger than its route allows (413)

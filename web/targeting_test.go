@@ -12,6 +12,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
@@ -33,6 +34,9 @@ func profiled(t *testing.T, n int) (*app, []string) {
 	}
 	if resp, body := a.post(t, "/api/v1/profiles", "text/csv", b.String()); resp.StatusCode != 200 {
 		t.Fatalf("profile import: %d %s", resp.StatusCode, body)
+	}
+	if _, err := a.store.ImportPanel(context.Background(), a.sim.Panel(7, n)); err != nil {
+		t.Fatal(err)
 	}
 	return a, ids
 }
@@ -67,9 +71,16 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	if err != nil || !slices.Equal(rows[0], []string{"panelistId", "entryLink"}) {
 		t.Fatalf("send list header %v: %v", rows[0], err)
 	}
+	panel := map[string]domain.PanelMember{}
+	for m := range a.sim.Panel(7, len(ids)) {
+		panel[m.PanelistID] = m
+	}
 	listed := map[string]bool{}
 	for _, r := range rows[1:] {
 		listed[r[0]] = true
+		if m := panel[r[0]]; m.Country != target.Country {
+			t.Errorf("%s, who lives in %q, is on the send list of %d in %s", r[0], m.Country, target.SubsampleID, target.Country)
+		}
 		if !strings.HasSuffix(r[1], "&id="+r[0]) || !strings.HasPrefix(r[1], "http") || !strings.Contains(r[1], "SAPI=1&") {
 			t.Errorf("%s's entry link %q is not filled for them with SAPI=1 and the id last", r[0], r[1])
 		}
@@ -102,6 +113,9 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 		if r[2] != "fits" && r[4] == "" {
 			t.Errorf("%s: quota %s without a reason", r[0], r[2])
 		}
+		if m, ok := panel[r[0]]; r[0] != "NOPROFILE" && (!ok || m.Country != target.Country) && (send || !strings.Contains(r[4], "No country on file") && !strings.Contains(r[4], "lives in")) {
+			t.Errorf("%s of %q on %d in %s: %v, want not sent, the country named", r[0], m.Country, target.SubsampleID, target.Country, r)
+		}
 	}
 	last := bulk[len(bulk)-1]
 	if last[0] != "NOPROFILE" || last[2] != "unknown" || !strings.Contains(last[4], "No profile") {
@@ -128,6 +142,7 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	if resp, body := a.post(t, "/api/v1/profiles", "text/csv", twin.String()); resp.StatusCode != 200 {
 		t.Fatalf("twin's profile: %d %s", resp.StatusCode, body)
 	}
+	a.livesIn(t, target.Country, "ZZ-twin")
 	_, count = a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets/count", target.SubsampleID), map[string]string{"HX-Request": "true"})
 	if !strings.Contains(count, fmt.Sprintf("<strong>%d</strong> of %d profiled panelists", len(listed)+1, len(ids)+1)) {
 		t.Errorf("after one more fitting profile the count says %s; want %d of %d", count, len(listed)+1, len(ids)+1)

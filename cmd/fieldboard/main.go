@@ -12,6 +12,7 @@
 //	fieldboard history import FILE   import respondent history (CSV), all or nothing
 //	fieldboard profiles import FILE  import panelist profiles (CSV), all or nothing
 //	fieldboard profiles generate     write simulated profiles that fit the built-in simulator (CSV)
+//	fieldboard panelists import FILE import the panel: each panelist's country and locale (CSV), all or nothing
 //	fieldboard targets --subsample S print a subsample's send list (CSV)
 //	fieldboard user add NAME         add a user who may sign in (also passwd, list)
 //	fieldboard token create --name N create a bearer token for scripts (also revoke, list)
@@ -48,6 +49,7 @@ func commands() []command {
 		{"history", "history import FILE: import respondent history from CSV, all or nothing", runHistory},
 		{"targets", "print a subsample's send list: profiled panelists who may enter and fit an open cell, with entry links (CSV)", runTargets},
 		{"profiles", "profiles import FILE: import panelist profiles from CSV, all or nothing; profiles generate: simulated ones", runProfiles},
+		{"panelists", "panelists import FILE: import the panel (each panelist's country and locale) from CSV, all or nothing", runPanelists},
 		{"user", "user add|passwd|list: the people who may sign in to the dashboard", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runUser(ctx, args, os.Stdin, stdout, stderr)
 		}},

@@ -326,6 +326,7 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 	var subs []struct {
 		SubsampleID int64  `json:"subsampleId"`
 		EventID     int64  `json:"eventId"`
+		Country     string `json:"country"`
 		Sendability string `json:"sendability"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &subs); err != nil || len(subs) == 0 {
@@ -357,6 +358,13 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 	err := run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("importing a bad file: %v, want an error naming line 2", err)
+	}
+
+	// P1 and P2 live in the target's country.
+	panel := filepath.Join(dir, "panel.csv")
+	os.WriteFile(panel, []byte(store.PanelHeader+"\nP1,"+target.Country+",\nP2,"+target.Country+",\n"), 0o644)
+	if err := run(ctx, []string{"panelists", "import", "--db", db, panel}, &out, &errOut); err != nil {
+		t.Fatal(err)
 	}
 
 	ids := filepath.Join(dir, "ids.csv")
@@ -555,6 +563,88 @@ func TestProfilesGenerateAndImportCommands(t *testing.T) {
 	}
 }
 
+func TestPanelistsImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fb.db")
+	ctx := context.Background()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var out, errOut bytes.Buffer
+	good := write("panel.csv", store.PanelHeader+"\nP1,fr,fr_FR\nP2,CA,en-ca\nP3,US,\nP1,BE,fr-be\n")
+	if err := run(ctx, []string{"panelists", "import", "--db", db, good}, &out, &errOut); err != nil {
+		t.Fatalf("panelists import: %v\n%s", err, errOut.String())
+	}
+	if want := "imported " + good + ": 4 records, 3 panelists written, 0 of them replacing an earlier country and locale\n"; out.String() != want {
+		t.Errorf("panelists import said %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	again := write("again.csv", store.PanelHeader+"\nP3,US,es-us\nP4,DE,\n")
+	if err := run(ctx, []string{"panelists", "import", "--db", db, again}, &out, &errOut); err != nil ||
+		!strings.Contains(out.String(), "2 records, 2 panelists written, 1 of them replacing an earlier country and locale") {
+		t.Errorf("a second import: %v, said %q", err, out.String())
+	}
+
+	// FILE - is standard input.
+	stdin, err := os.Open(write("stdin.csv", store.PanelHeader+"\nP4,DE,de-de\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	saved := os.Stdin
+	os.Stdin = stdin
+	out.Reset()
+	err = run(ctx, []string{"panelists", "import", "--db", db, "-"}, &out, &errOut)
+	os.Stdin = saved
+	if err != nil || !strings.HasPrefix(out.String(), "imported -: 1 records, 1 panelists written, 1 of them") {
+		t.Errorf("panelists import -: %v, said %q", err, out.String())
+	}
+
+	bad := write("bad.csv", store.PanelHeader+"\nP5,FR,fr-fr\nP6,FRA,\nP7,FR,en-us\n")
+	err = run(ctx, []string{"panelists", "import", "--db", db, bad}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "2 bad lines") || !strings.Contains(err.Error(), "\n  line 3: country \"FRA\" is not a two-letter country code") ||
+		!strings.Contains(err.Error(), "\n  line 4: locale en-us is of country US, not of the panelist's FR") || exitCode(err) != 1 {
+		t.Errorf("importing a bad file: %v, want the bad lines 3 and 4 listed", err)
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, err := st.CountPanel(ctx); err != nil || n != 4 {
+		t.Errorf("CountPanel = %d, %v; want P1 to P4, the bad file written not at all", n, err)
+	}
+	if m, err := st.PanelOf(ctx, "P1"); err != nil || m.Country != "BE" || m.Locale != "fr-be" {
+		t.Errorf("P1 = %+v, %v; want the file's last line, BE fr-be", m, err)
+	}
+	if m, err := st.PanelOf(ctx, "P4"); err != nil || m.Locale != "de-de" {
+		t.Errorf("P4 = %+v, %v; want de-de from standard input", m, err)
+	}
+
+	for _, f := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"panelists"}, "panelists takes the subcommand import"},
+		{[]string{"panelists", "export"}, "panelists takes the subcommand import"},
+		{[]string{"panelists", "import", "--db", db}, "one FILE"},
+		{[]string{"panelists", "import", "--db", db, filepath.Join(dir, "missing.csv")}, "missing.csv"},
+	} {
+		if err := run(ctx, f.args, &out, &errOut); err == nil || !strings.Contains(err.Error(), f.want) {
+			t.Errorf("run(%q) = %v, want an error containing %q", f.args, err, f.want)
+		}
+	}
+	errOut.Reset()
+	if err := run(ctx, []string{"panelists", "import", "--help"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) ||
+		!strings.Contains(errOut.String(), store.PanelHeader) || !strings.Contains(errOut.String(), "-db") {
+		t.Errorf("panelists import --help = %v:\n%s", err, errOut.String())
+	}
+}
+
 func TestProfilesAndTargetsCommands(t *testing.T) {
 	simulator, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
 	dir := t.TempDir()
@@ -577,14 +667,29 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 	if err := run(ctx, []string{"profiles", "import", "--db", db, file}, &out, &errOut); err != nil {
 		t.Fatalf("profiles import: %v\n%s", err, errOut.String())
 	}
+	var panel strings.Builder
+	panel.WriteString(store.PanelHeader + "\n")
+	countryOf := map[string]string{}
+	for m := range simulator.Panel(3, 500) {
+		fmt.Fprintf(&panel, "%s,%s,%s\n", m.PanelistID, m.Country, m.Locale)
+		countryOf[m.PanelistID] = m.Country
+	}
+	panelFile := filepath.Join(dir, "panel.csv")
+	if err := os.WriteFile(panelFile, []byte(panel.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, []string{"panelists", "import", "--db", db, panelFile}, &out, &errOut); err != nil {
+		t.Fatalf("panelists import: %v\n%s", err, errOut.String())
+	}
 	out.Reset()
 	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	var subs []struct {
-		SubsampleID  int64 `json:"subsampleId"`
-		OpenQuotas   int   `json:"openQuotas"`
-		ClosedQuotas int   `json:"closedQuotas"`
+		SubsampleID  int64  `json:"subsampleId"`
+		Country      string `json:"country"`
+		OpenQuotas   int    `json:"openQuotas"`
+		ClosedQuotas int    `json:"closedQuotas"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &subs); err != nil {
 		t.Fatal(err)
@@ -603,6 +708,9 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 			id, link, _ := strings.Cut(l, ",")
 			if !strings.HasSuffix(link, "id="+id) {
 				t.Errorf("targets line %q: the link is not filled for the panelist", l)
+			}
+			if countryOf[id] != s.Country {
+				t.Errorf("%s, of %q, is on the send list of %d in %s", id, countryOf[id], s.SubsampleID, s.Country)
 			}
 		}
 		total += len(lines) - 1

@@ -163,17 +163,27 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 // demoPanelists is how many simulated panelists the demo profiles.
 const demoPanelists = 5000
 
-// demoProfiles gives the demo the simulator's own panelist profiles on its
-// first start, so quota matching, send lists and earnings per entrant can
-// be seen at work without a file of one's own.
+// demoProfiles gives the demo the simulator's own panelist profiles and
+// panel (each panelist's country and locale) on its first start, so quota
+// matching, send lists and earnings per entrant can be seen at work, per
+// country, without files of one's own.
 func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, seed int64, logger *slog.Logger) error {
 	n, err := st.CountProfiles(ctx)
-	if err != nil || n > 0 {
+	if err != nil {
 		return err
 	}
-	if _, err := st.ImportProfiles(ctx, demo.Profiles(seed, demoPanelists), nil); err != nil {
-		return fmt.Errorf("demo profiles: %w", err)
+	if n == 0 {
+		if _, err := st.ImportProfiles(ctx, demo.Profiles(seed, demoPanelists), nil); err != nil {
+			return fmt.Errorf("demo profiles: %w", err)
+		}
+		logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)
 	}
-	logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)
+	if n, err = st.CountPanel(ctx); err != nil || n > 0 {
+		return err
+	}
+	if _, err := st.ImportPanel(ctx, demo.Panel(seed, demoPanelists)); err != nil {
+		return fmt.Errorf("demo panel: %w", err)
+	}
+	logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", demoPanelists)
 	return nil
 }

@@ -23,6 +23,9 @@ type Decisions struct {
 	rules   map[int64]domain.EligibilityRules
 	links   map[int64][]domain.SubsampleLocale
 	parents domain.CategoryParents
+	// defaultLocales are each country's default locale (upper-case
+	// country, lower-case locale), from the provider's locales list.
+	defaultLocales map[string]string
 	// reports are every subsample of the snapshot, by event and subsample
 	// id, with their verdicts and entry links for no panelist in
 	// particular.
@@ -101,8 +104,14 @@ type SubsampleParts struct {
 func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
 // decide makes the decisions of what the store read.
-func decide(data store.Snapshot, parents domain.CategoryParents) *Decisions {
-	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents}
+func decide(data store.Snapshot, parents domain.CategoryParents, locales []domain.Locale) *Decisions {
+	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents,
+		defaultLocales: map[string]string{}}
+	for _, l := range locales {
+		if l.CountryDefault {
+			d.defaultLocales[strings.ToUpper(l.CountryCode)] = strings.ToLower(l.Locale)
+		}
+	}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
 	d.byEvent = make(map[int64][]int)
@@ -111,7 +120,7 @@ func decide(data store.Snapshot, parents domain.CategoryParents) *Decisions {
 		d.byID[row.SubsampleID] = i
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
-	d.prepareTargets()
+	d.prepareTargets(data.Countries)
 	return d
 }
 
@@ -145,6 +154,24 @@ func (d *Decisions) EntryLinks(r *SubsampleReport, panelistID string) []EntryLin
 	return out
 }
 
+// PanelistLinks are the entry links of the locale chosen for a panelist
+// (rules.FitPanel), filled for them; nil when no locale was chosen.
+func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string) []EntryLinks {
+	for _, l := range r.Links {
+		if locale != "" && strings.EqualFold(l.Locale, locale) {
+			return withPanelist([]EntryLinks{l}, panelistID, func() []EntryLinks {
+				for _, filled := range d.EntryLinks(r, panelistID) {
+					if filled.Locale == l.Locale {
+						return []EntryLinks{filled}
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return nil
+}
+
 // setLiveRows gives the live list's rows the verdicts just decided for
 // the reports.
 func (d *Decisions) setLiveRows(rows []store.LiveRow) {
@@ -169,11 +196,13 @@ type liveTarget struct {
 	// quotasUnread says why the quotas cannot be matched ("" when they can):
 	// kept quotas from before a failed read are not matched against.
 	quotasUnread string
+	// panel is where it takes panelists from: its countries and locales.
+	panel rules.PanelTarget
 }
 
 // prepareTargets fills d.targets and d.book from the live subsamples of
-// d.reports.
-func (d *Decisions) prepareTargets() {
+// d.reports and their countries.
+func (d *Decisions) prepareTargets(countries map[int64][]string) {
 	d.targets = d.targets[:0]
 	for i := range d.reports {
 		r := &d.reports[i]
@@ -187,6 +216,7 @@ func (d *Decisions) prepareTargets() {
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
 			cells:        rules.CompileQuotas(d.quotas[r.SubsampleID]),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
+			panel:        panelTarget(countries[r.SubsampleID], r.Links),
 		})
 	}
 	slices.SortStableFunc(d.targets, func(a, b liveTarget) int { return rank(a.report.EPC, b.report.EPC) })
@@ -198,6 +228,22 @@ func (d *Decisions) prepareTargets() {
 		d.targetOf[t.target.SubsampleID] = i
 	}
 	d.book = rules.NewRuleBook(targets, ruleSets, d.parents)
+}
+
+// panelTarget is where a subsample takes panelists from, for
+// rules.FitPanel: its countries and its locales, each usable when its live
+// entry link is (a testing link's problem does not matter to it).
+func panelTarget(countries []string, links []EntryLinks) rules.PanelTarget {
+	t := rules.PanelTarget{Countries: countries, Locales: make([]rules.PanelLocale, len(links))}
+	for i, l := range links {
+		t.Locales[i] = rules.PanelLocale{Code: strings.ToLower(l.Locale), Usable: l.Live != "" && l.LiveProblem == ""}
+	}
+	return t
+}
+
+// fitPanel decides a panelist's country and language for t.
+func (d *Decisions) fitPanel(t *liveTarget, m domain.PanelMember) rules.PanelFit {
+	return rules.FitPanel(m, t.panel, d.defaultLocales[m.Country])
 }
 
 // rank orders subsamples for a panelist: the highest expected earnings

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -15,7 +16,10 @@ import (
 // PanelistCheck is whether one panelist may enter one subsample now.
 type PanelistCheck struct {
 	*SubsampleReport // the decisions', shared: read-only
-	Eligibility      rules.EligibilityResult
+	// Panel says whether the panelist's country and language let them be
+	// sent, and through which locale's entry link.
+	Panel       rules.PanelFit
+	Eligibility rules.EligibilityResult
 	// RulesUnread is set when the subsample's eligibility rules could not
 	// be read: the panelist is then not eligible, since nothing confirms it.
 	RulesUnread string
@@ -24,14 +28,17 @@ type PanelistCheck struct {
 	// QuotaWhy explains a quota verdict other than fits, a sentence per
 	// table; filled by PanelistSurveys and Eligibility, not by EachLive.
 	QuotaWhy []string
-	// PanelistLinks are the entry links filled for the panelist; set by
-	// PanelistSurveys and Eligibility only when the panelist may enter.
+	// PanelistLinks are the entry links of the panelist's locale
+	// (Panel.Locale) filled for them; set by PanelistSurveys and
+	// Eligibility only when the panelist may enter.
 	PanelistLinks []EntryLinks
 }
 
-// Eligible reports whether no rule excludes the panelist and the rules
-// were read.
-func (p PanelistCheck) Eligible() bool { return p.RulesUnread == "" && p.Eligibility.Eligible }
+// Eligible reports whether the panelist's country and language fit, the
+// rules were read and none excludes the panelist.
+func (p PanelistCheck) Eligible() bool {
+	return p.Panel.Fits && p.RulesUnread == "" && p.Eligibility.Eligible
+}
 
 // MayEnter reports whether the panelist may be sent in now (rules.MayEnter).
 func (p PanelistCheck) MayEnter() bool { return rules.MayEnter(p.Verdict.State, p.Eligible(), p.Quota) }
@@ -76,7 +83,7 @@ func (s *Service) checks(ctx context.Context, d *Decisions, panelistID string) (
 	out := make([]PanelistCheck, 0, len(d.targets))
 	err := s.eachLive(ctx, d, panelistID, func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) {
 		if pc.MayEnter() {
-			pc.PanelistLinks = withPanelist(pc.Links, panelistID, func() []EntryLinks { return d.EntryLinks(pc.SubsampleReport, panelistID) })
+			pc.PanelistLinks = d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
 		}
 		if pc.Quota != rules.QuotaFits {
 			pc.QuotaWhy = d.targets[i].explainQuota(profile, now)
@@ -89,8 +96,8 @@ func (s *Service) checks(ctx context.Context, d *Decisions, panelistID string) (
 // EachLive decides, for every live subsample of d in rank order (rank),
 // whether the panelist may enter it, and hands each answer to fn with the
 // subsample's place in that order, which is the same for every panelist
-// of d's version. The panelist's history and profile are read once and
-// the history checked by d's rule book. It fills neither QuotaWhy nor
+// of d's version. The panelist's history, profile and panel row are read
+// once and the history checked by d's rule book. It fills neither QuotaWhy nor
 // PanelistLinks: it is the fast path of a panelist's surveys.
 func (s *Service) EachLive(ctx context.Context, d *Decisions, panelistID string, fn func(i int, pc PanelistCheck)) error {
 	return s.eachLive(ctx, d, panelistID, func(i int, _ domain.Profile, _ time.Time, pc PanelistCheck) { fn(i, pc) })
@@ -107,12 +114,27 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 	if err != nil {
 		return err
 	}
+	member, err := s.panelOf(ctx, panelistID)
+	if err != nil {
+		return err
+	}
 	now := s.now()
 	d.book.Check(history, now, func(i int, r rules.EligibilityResult) {
 		t := &d.targets[i]
-		fn(i, profile, now, PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Eligibility: r, Quota: t.quotaVerdict(profile, now)})
+		fn(i, profile, now, PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, member), RulesUnread: t.unread,
+			Eligibility: r, Quota: t.quotaVerdict(profile, now)})
 	})
 	return nil
+}
+
+// panelOf is the panelist's row of the panel, or one with no country
+// when none is on file.
+func (s *Service) panelOf(ctx context.Context, panelistID string) (domain.PanelMember, error) {
+	m, err := s.Store.PanelOf(ctx, panelistID)
+	if errors.Is(err, store.ErrNotFound) {
+		return domain.PanelMember{PanelistID: panelistID}, nil
+	}
+	return m, err
 }
 
 // LiveCount is how many live subsamples d holds: the places EachLive hands

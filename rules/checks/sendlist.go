@@ -55,11 +55,18 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		if err != nil {
 			return err
 		}
+		panel, err := s.Store.PanelsOf(ctx, chunk)
+		if err != nil {
+			return err
+		}
 		return s.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
 			profile := profiles[id]
-			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread,
+			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, panel[id]), RulesUnread: t.unread,
 				Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
+			if !pc.Panel.Fits {
+				out.Reasons = append(out.Reasons, pc.Panel.Reason)
+			}
 			if pc.RulesUnread != "" {
 				out.Reasons = append(out.Reasons, pc.RulesUnread)
 			}
@@ -92,13 +99,15 @@ var errEnough = errors.New("limit reached")
 
 // SendList streams the send list of a live subsample: every profiled
 // panelist who may enter it now and surely fits an open quota cell
-// (rules.Send), in panelist id order, with the subsample's live entry link
-// filled for them; at most limit of them (0: no limit). A subsample that is
-// not sendable has nobody on it: the error wraps ErrNotSendable with why.
+// (rules.Send), their country and language included (rules.FitPanel), in
+// panelist id order, with the live entry link of their locale filled for
+// them; at most limit of them (0: no limit). A subsample that is not
+// sendable, or has no usable live entry link, has nobody on it: the error
+// wraps ErrNotSendable with why.
 //
-// Profiles are scanned once; only the panelists who fit a cell have their
-// history read, bulkChunk at a time, so memory does not grow with the
-// number of panelists. One send list is computed at a time.
+// Profiles are scanned once with the panel; only the panelists who fit a
+// cell have their history read, bulkChunk at a time, so memory does not
+// grow with the number of panelists. One send list is computed at a time.
 func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error {
 	d, t, err := s.liveTarget(ctx, subsampleID)
 	if err != nil {
@@ -107,8 +116,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	if t.report.Verdict.State != rules.Sendable {
 		return notSendable(fmt.Sprintf("Subsample %d is %s now. %s", subsampleID, strings.ToLower(t.report.Verdict.State.Label()), strings.Join(t.report.Verdict.Reasons, " ")))
 	}
-	link := firstLiveLink(t.report.Links)
-	if link.Live == "" {
+	if !slices.ContainsFunc(t.panel.Locales, func(l rules.PanelLocale) bool { return l.Usable }) {
 		return notSendable(fmt.Sprintf("Subsample %d has no usable live entry link.", subsampleID))
 	}
 	release, err := s.acquireSendList(ctx)
@@ -119,17 +127,23 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents))
 	now := s.now()
 	sent := 0
-	send := func(chunk []string) error {
-		return s.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
-			pc := PanelistCheck{SubsampleReport: t.report, RulesUnread: t.unread, Quota: rules.QuotaFits,
-				Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now)}
+	send := func(chunk []fitting) error {
+		locales := make(map[string]string, len(chunk))
+		ids := make([]string, len(chunk))
+		for i, f := range chunk {
+			ids[i], locales[f.id] = f.id, f.panel.Locale
+		}
+		return s.Store.ScanHistory(ctx, slices.Values(ids), filter, func(id string, records []domain.HistoryRecord) error {
+			pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: locales[id]}, RulesUnread: t.unread,
+				Quota: rules.QuotaFits, Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now)}
 			if !pc.Send() {
 				return nil
 			}
-			filled := withPanelist([]EntryLinks{link}, id, func() []EntryLinks {
-				return []EntryLinks{firstLiveLink(d.EntryLinks(t.report, id))}
-			})
-			if err := emit(id, filled[0].Live); err != nil {
+			links := d.PanelistLinks(t.report, pc.Panel.Locale, id)
+			if len(links) == 0 || links[0].Live == "" {
+				return nil // FitPanel chose a locale with a usable live link: not reached
+			}
+			if err := emit(id, links[0].Live); err != nil {
 				return err
 			}
 			if sent++; limit > 0 && sent >= limit {
@@ -138,31 +152,38 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 			return nil
 		})
 	}
-	// Fitting panelists are collected during the profile scan, and each
-	// chunk of them has its history read from inside it: a send list holds
-	// two reader connections, which is why one runs at a time.
-	var fitting []string
+	// Fitting panelists are collected during the scan, and each chunk of
+	// them has its history read from inside it: a send list holds two
+	// reader connections, which is why one runs at a time.
+	var chunk []fitting
 	flush := func() error {
-		err := send(fitting)
-		fitting = fitting[:0]
+		err := send(chunk)
+		chunk = chunk[:0]
 		return err
 	}
-	err = s.Store.ScanProfiles(ctx, func(id string, p domain.Profile) error {
-		if t.quotaVerdict(p, now) == rules.QuotaFits {
-			fitting = append(fitting, id)
+	err = s.Store.ScanPanelists(ctx, func(id string, m domain.PanelMember, p domain.Profile) error {
+		if fit := d.fitPanel(t, m); fit.Fits && t.quotaVerdict(p, now) == rules.QuotaFits {
+			chunk = append(chunk, fitting{id, fit})
 		}
-		if len(fitting) == bulkChunk {
+		if len(chunk) == bulkChunk {
 			return flush()
 		}
 		return nil
 	})
-	if err == nil && len(fitting) > 0 {
+	if err == nil && len(chunk) > 0 {
 		err = flush()
 	}
 	if errors.Is(err, errEnough) {
 		return nil
 	}
 	return err
+}
+
+// fitting is a panelist of a send list's scan who fits the subsample's
+// country, language and an open quota cell.
+type fitting struct {
+	id    string
+	panel rules.PanelFit
 }
 
 // SendListSize returns how many panelists are on a subsample's send list,
@@ -189,16 +210,6 @@ func (s *Service) SendListSize(ctx context.Context, subsampleID int64) (int, err
 	d.sendListSizes[subsampleID] = n
 	d.memoMu.Unlock()
 	return n, nil
-}
-
-// firstLiveLink is the first locale's usable live entry link.
-func firstLiveLink(links []EntryLinks) EntryLinks {
-	for _, l := range links {
-		if l.Problem() == "" && l.Live != "" {
-			return EntryLinks{Locale: l.Locale, Live: l.Live}
-		}
-	}
-	return EntryLinks{}
 }
 
 // acquireSendList waits for the turn to compute a send list, or for ctx to

@@ -96,7 +96,11 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, err
 	}
-	return decide(data, parents), nil
+	locales, err := s.Store.Locales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return decide(data, parents, locales), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written

@@ -8,7 +8,7 @@ import (
 
 // ReasonJSON is one reason a panelist may not enter a subsample.
 type ReasonJSON struct {
-	Kind   string                `json:"kind"` // surveys, researchTypes, categories, events, uniqueEvent, or rulesUnread
+	Kind   string                `json:"kind"` // panel, rulesUnread, surveys, researchTypes, categories, events or uniqueEvent
 	Rule   string                `json:"rule,omitempty"`
 	Reason string                `json:"reason"`
 	Record *domain.HistoryRecord `json:"record,omitempty"`
@@ -70,9 +70,13 @@ func subsampleVerdict(r *checks.SubsampleReport) SubsampleVerdictJSON {
 		Sendability: r.Verdict.State, SendabilityReasons: NonNil(r.Verdict.Reasons)}
 }
 
-// reasons are why the panelist is not eligible, never nil.
+// reasons are why the panelist is not eligible, never nil: their country
+// or language first, then rules that could not be read, then exclusions.
 func reasons(p checks.PanelistCheck) []ReasonJSON {
 	out := []ReasonJSON{}
+	if !p.Panel.Fits {
+		out = append(out, panelReason(p.Panel.Reason))
+	}
 	if p.RulesUnread != "" {
 		out = append(out, rulesUnread(p.RulesUnread))
 	}
@@ -81,6 +85,10 @@ func reasons(p checks.PanelistCheck) []ReasonJSON {
 	}
 	return out
 }
+
+// panelReason is the reason given when the panelist's country or
+// language does not fit (rules.FitPanel).
+func panelReason(why string) ReasonJSON { return ReasonJSON{Kind: "panel", Reason: why} }
 
 // rulesUnread is the reason given when a subsample's rules could not be
 // read.

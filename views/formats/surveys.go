@@ -33,12 +33,11 @@ type LiveChecker interface {
 type SurveysWriter struct {
 	d *checks.Decisions
 	// subsamples are the subsample halves, by place in EachLive's order,
-	// without their braces; links the live entry links of each, their
-	// holes where the panelist's id goes (nil when they must be encoded
-	// per panelist).
+	// without their braces; links the live entry link of each of their
+	// locales, by locale, holes where the panelist's id goes (a nil
+	// template when it must be encoded per panelist).
 	subsamples [][]byte
-	links      []*template
-	listed     []bool // whether a subsample has entry links to list
+	links      []map[string]*template
 	// verdicts are the panelist halves, without braces, by verdictKey;
 	// envelope the answer around the entries.
 	verdicts [verdictKeys]*template
@@ -91,14 +90,16 @@ const verdictKeys = 16 * len(quotaVerdicts)
 // NewSurveysWriter returns the writer of d's version, its templates made.
 func NewSurveysWriter(d *checks.Decisions) *SurveysWriter {
 	n := d.LiveCount()
-	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]*template, n), listed: make([]bool, n),
+	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]map[string]*template, n),
 		envelope: envelopeTemplate(), buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	for i := range n {
 		r := d.LiveReport(i)
 		b, _ := json.Marshal(subsampleVerdict(r))
 		w.subsamples[i] = b[1 : len(b)-1]
-		w.links[i] = w.linksTemplate(r)
-		w.listed[i] = len(r.Links) > 0
+		w.links[i] = make(map[string]*template, len(r.Links))
+		for _, l := range r.Links {
+			w.links[i][l.Locale] = w.linksTemplate(r, l.Locale)
+		}
 	}
 	for k := range w.verdicts {
 		w.verdicts[k] = verdictTemplate(k)
@@ -134,7 +135,7 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 	out.Write(env[atID:atMayEnter])
 	out.WriteByte('[')
 	entered := 0
-	reasons := reasonWriter{}
+	reasons := newReasonWriter()
 	err := checker.EachLive(ctx, w.d, panelistID, func(i int, pc checks.PanelistCheck) {
 		b, n := others, others.Len()
 		mayEnter := pc.MayEnter()
@@ -145,7 +146,8 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 		if n > 0 {
 			b.WriteByte(',')
 		}
-		verdict := w.verdicts[verdictKey(pc, mayEnter, mayEnter && w.listed[i])]
+		links, listed := w.links[i][pc.Panel.Locale]
+		verdict := w.verdicts[verdictKey(pc, mayEnter, mayEnter && listed)]
 		if verdict == nil {
 			e, _ := json.Marshal(w.slowEntry(pc, panelistID))
 			b.Write(e)
@@ -161,11 +163,11 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 			case holeReasons:
 				reasons.write(b, pc)
 			case holeLinks:
-				if links := w.links[i]; links != nil {
+				if links != nil {
 					links.write(b, func(b *bytes.Buffer, _ hole) { b.Write(linkID) })
 					return
 				}
-				e, _ := json.Marshal(liveLinks(w.d.EntryLinks(pc.SubsampleReport, panelistID)))
+				e, _ := json.Marshal(liveLinks(w.d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)))
 				b.Write(e)
 			}
 		})
@@ -239,13 +241,13 @@ func verdictTemplate(k int) *template {
 	return t
 }
 
-// linksTemplate makes r's live entry links with a hole where the
-// panelist's id goes; nil when they cannot be (a raw link holds a marker),
-// and are then encoded per panelist.
-func (w *SurveysWriter) linksTemplate(r *checks.SubsampleReport) *template {
-	marked, _ := json.Marshal(liveLinks(w.d.EntryLinks(r, linkMarker)))
+// linksTemplate makes the live entry link of r's locale with a hole where
+// the panelist's id goes; nil when it cannot be (a raw link holds a
+// marker), and is then encoded per panelist.
+func (w *SurveysWriter) linksTemplate(r *checks.SubsampleReport, locale string) *template {
+	marked, _ := json.Marshal(liveLinks(w.d.PanelistLinks(r, locale, linkMarker)))
 	t := cut(marked, map[string]hole{linkMarker: holeLinkID})
-	want, _ := json.Marshal(liveLinks(w.d.EntryLinks(r, probeID)))
+	want, _ := json.Marshal(liveLinks(w.d.PanelistLinks(r, locale, probeID)))
 	if !t.checks(want, map[hole]string{holeLinkID: url.QueryEscape(probeID)}) {
 		return nil
 	}
@@ -255,7 +257,7 @@ func (w *SurveysWriter) linksTemplate(r *checks.SubsampleReport) *template {
 // slowEntry is the entry of pc for a panelist, as the templates write it.
 func (w *SurveysWriter) slowEntry(pc checks.PanelistCheck, panelistID string) EligibilityJSON {
 	if pc.MayEnter() {
-		pc.PanelistLinks = w.d.EntryLinks(pc.SubsampleReport, panelistID)
+		pc.PanelistLinks = w.d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
 		for i := range pc.PanelistLinks {
 			pc.PanelistLinks[i].Testing = ""
 		}
@@ -318,30 +320,52 @@ func marshalled(v any) string {
 	return string(b)
 }
 
-// reasonWriter writes an entry's reasons as JSON, encoding each distinct
-// exclusion once: one record often excludes from hundreds of subsamples
-// through the same entry.
-type reasonWriter map[rules.Exclusion][]byte
+// reasonWriter writes an entry's reasons as JSON, in the order reasons
+// gives them, encoding each distinct reason once: one record often
+// excludes from hundreds of subsamples through the same entry, and a
+// panelist's country keeps them out of most.
+type reasonWriter struct {
+	exclusions map[rules.Exclusion][]byte
+	sentences  map[[2]string][]byte // kind and reason of those without a record
+}
 
-func (rw reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) {
+func newReasonWriter() *reasonWriter {
+	return &reasonWriter{exclusions: map[rules.Exclusion][]byte{}, sentences: map[[2]string][]byte{}}
+}
+
+func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) {
 	if pc.Eligible() {
 		w.WriteString(`[]`)
 		return
 	}
 	w.WriteByte('[')
-	if pc.RulesUnread != "" {
-		b, _ := json.Marshal(rulesUnread(pc.RulesUnread))
-		w.Write(b)
-	}
-	for i, e := range pc.Eligibility.Exclusions {
-		if i > 0 || pc.RulesUnread != "" {
+	n := 0
+	sentence := func(r ReasonJSON) {
+		b, ok := rw.sentences[[2]string{r.Kind, r.Reason}]
+		if !ok {
+			b, _ = json.Marshal(r)
+			rw.sentences[[2]string{r.Kind, r.Reason}] = b
+		}
+		if n++; n > 1 {
 			w.WriteByte(',')
 		}
+		w.Write(b)
+	}
+	if !pc.Panel.Fits {
+		sentence(panelReason(pc.Panel.Reason))
+	}
+	if pc.RulesUnread != "" {
+		sentence(rulesUnread(pc.RulesUnread))
+	}
+	for _, e := range pc.Eligibility.Exclusions {
 		e.Index = 0 // not part of the answer
-		b, ok := rw[e]
+		b, ok := rw.exclusions[e]
 		if !ok {
 			b, _ = json.Marshal(exclusion(e))
-			rw[e] = b
+			rw.exclusions[e] = b
+		}
+		if n++; n > 1 {
+			w.WriteByte(',')
 		}
 		w.Write(b)
 	}

@@ -1,0 +1,113 @@
+package rules
+
+import (
+	"strings"
+
+	"fieldboard/rules/domain"
+)
+
+// NoCountry is why a panelist without a country on file is never sent.
+const NoCountry = "No country on file: a panelist is only sent to subsamples of their own country."
+
+// PanelTarget is where a subsample takes panelists from: the countries
+// live-details lists for it (upper case) and its locales (lower case), in
+// the provider's order, each with whether its live entry link is usable.
+type PanelTarget struct {
+	Countries []string
+	Locales   []PanelLocale
+}
+
+// PanelLocale is one locale of a subsample.
+type PanelLocale struct {
+	Code string
+	// Usable is false when the locale's live entry link is missing or was
+	// refused (rules.EntryLink): nobody can be sent through it.
+	Usable bool
+}
+
+// PanelFit says whether a panelist's country and language let them be
+// sent to a subsample, and through which locale's entry link.
+type PanelFit struct {
+	Fits   bool
+	Locale string // the locale whose entry link the panelist gets; "" when they do not fit
+	Reason string // why not, a sentence; "" when they fit
+}
+
+// FitPanel decides whether panelist m may be sent to a subsample for
+// their country and language. A panelist belongs to one country and
+// speaks one language, as on every marketplace:
+//
+//   - with no country on file, never (NoCountry);
+//   - only to a subsample whose countries hold theirs;
+//   - when their locale is known, only to a subsample that has it, through
+//     its entry link;
+//   - when it is not, through the entry link of their country's default
+//     locale (countryDefault, from the provider's locales list) when the
+//     subsample has it, else of the subsample's first locale of their
+//     country;
+//   - and only when that locale's live entry link is usable.
+func FitPanel(m domain.PanelMember, t PanelTarget, countryDefault string) PanelFit {
+	if m.Country == "" {
+		return PanelFit{Reason: NoCountry}
+	}
+	if !containsFold(t.Countries, m.Country) {
+		if len(t.Countries) == 0 {
+			return PanelFit{Reason: "The subsample lists no country, so no panelist's country can be checked."}
+		}
+		return PanelFit{Reason: "The panelist lives in " + m.Country + "; this subsample is fielded in " + strings.Join(t.Countries, ", ") + "."}
+	}
+	chosen := -1
+	switch {
+	case m.Locale != "":
+		chosen = localeIndex(t.Locales, m.Locale)
+		if chosen < 0 {
+			return PanelFit{Reason: "The panelist answers in " + m.Locale + "; this subsample is in " + localeCodes(t.Locales) + "."}
+		}
+	default:
+		if countryDefault != "" {
+			chosen = localeIndex(t.Locales, countryDefault)
+		}
+		for i := 0; chosen < 0 && i < len(t.Locales); i++ {
+			if domain.LocaleCountry(t.Locales[i].Code) == m.Country {
+				chosen = i
+			}
+		}
+		if chosen < 0 {
+			return PanelFit{Reason: "This subsample has no locale of " + m.Country + " to send the panelist to."}
+		}
+	}
+	l := t.Locales[chosen]
+	if !l.Usable {
+		return PanelFit{Reason: "The live entry link of " + l.Code + " is not usable, so the panelist cannot be sent."}
+	}
+	return PanelFit{Fits: true, Locale: l.Code}
+}
+
+func localeIndex(locales []PanelLocale, code string) int {
+	for i, l := range locales {
+		if strings.EqualFold(l.Code, code) {
+			return i
+		}
+	}
+	return -1
+}
+
+func localeCodes(locales []PanelLocale) string {
+	if len(locales) == 0 {
+		return "no locale"
+	}
+	codes := make([]string, len(locales))
+	for i, l := range locales {
+		codes[i] = l.Code
+	}
+	return strings.Join(codes, ", ")
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,47 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"fieldboard/rules/domain"
+)
+
+func TestFitPanel(t *testing.T) {
+	canada := PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{"en-ca", true}, {"fr-ca", true}}}
+	swiss := PanelTarget{Countries: []string{"CH"}, Locales: []PanelLocale{{"de-ch", true}, {"fr-ch", false}}}
+	member := func(country, locale string) domain.PanelMember {
+		return domain.PanelMember{PanelistID: "P1", Country: country, Locale: locale}
+	}
+	tests := []struct {
+		name           string
+		m              domain.PanelMember
+		t              PanelTarget
+		countryDefault string
+		locale         string // the locale chosen; "" when the panelist does not fit
+		reason         string // in the reason when they do not fit
+	}{
+		{"a panelist with no country on file is never sent", member("", ""), canada, "en-ca", "", "No country on file"},
+		{"only to a subsample whose countries hold theirs", member("FR", "fr-fr"), canada, "", "", "lives in FR; this subsample is fielded in CA"},
+		{"a known locale must be among the subsample's", member("CA", "es-ca"), canada, "en-ca", "", "answers in es-ca; this subsample is in en-ca, fr-ca"},
+		{"the entry link is the one of the panelist's locale", member("CA", "fr-ca"), canada, "en-ca", "fr-ca", ""},
+		{"no locale on file: the country's default locale when the subsample has it", member("CA", ""), canada, "fr-ca", "fr-ca", ""},
+		{"no locale on file and no default: the subsample's first locale of the country", member("CA", ""), canada, "", "en-ca", ""},
+		{"a default the subsample lacks: its first locale of the country", member("CA", ""), PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{"fr-ca", true}}}, "en-ca", "fr-ca", ""},
+		{"a country listed without any of its locales", member("CA", ""), PanelTarget{Countries: []string{"CA", "US"}, Locales: []PanelLocale{{"en-us", true}}}, "en-ca", "", "no locale of CA"},
+		{"a locale whose live link is not usable sends nobody", member("CH", "fr-ch"), swiss, "de-ch", "", "live entry link of fr-ch is not usable"},
+		{"countries compare in any case", member("CH", "de-ch"), PanelTarget{Countries: []string{"ch"}, Locales: []PanelLocale{{"DE-CH", true}}}, "", "DE-CH", ""},
+		{"a subsample that lists no country takes nobody", member("CA", ""), PanelTarget{}, "en-ca", "", "lists no country"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FitPanel(tt.m, tt.t, tt.countryDefault)
+			switch {
+			case tt.locale != "" && (!got.Fits || got.Locale != tt.locale || got.Reason != ""):
+				t.Errorf("got %+v, want a fit through %s", got, tt.locale)
+			case tt.locale == "" && (got.Fits || got.Locale != "" || !strings.Contains(got.Reason, tt.reason) || !strings.HasSuffix(got.Reason, ".")):
+				t.Errorf("got %+v, want no fit because %q", got, tt.reason)
+			}
+		})
+	}
+}

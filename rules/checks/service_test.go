@@ -49,3 +49,18 @@ func TestChecksCountAgesOnTheProvidersDay(t *testing.T) {
 		t.Errorf("age on the UTC day = %d, want 39 (still 14 June)", got)
 	}
 }
+
+// TestPanelTargetUsesLiveLinksAlone: a locale's live link is usable when
+// its testing link is empty or refused, and the other way round a locale
+// without a usable live link sends nobody.
+func TestPanelTargetUsesLiveLinksAlone(t *testing.T) {
+	live, _ := rules.EntryLink("https://e.test/s?p=1&id=", true, "")
+	got := panelTarget([]string{"CA"}, []EntryLinks{
+		{Locale: "en-CA", Live: live, TestingProblem: "not a usable entry link: \"\" is not an absolute http or https address"},
+		{Locale: "fr-ca", Testing: live, LiveProblem: "not a usable entry link: scheme \"ftp\" is not http or https"},
+	})
+	want := []rules.PanelLocale{{Code: "en-ca", Usable: true}, {Code: "fr-ca", Usable: false}}
+	if len(got.Locales) != 2 || got.Locales[0] != want[0] || got.Locales[1] != want[1] || got.Countries[0] != "CA" {
+		t.Errorf("panelTarget = %+v, want %+v", got, want)
+	}
+}

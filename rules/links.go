@@ -28,12 +28,17 @@ var ErrBadEntryLink = errors.New("not a usable entry link")
 //     1 where it stands (SAPI in ASCII letters of any case: "ſapi", with a
 //     long s, is another parameter); for a subsample that is not API
 //     compatible, the parameters are left as the provider sent them;
-//   - puts the id parameter last, so a router that appends a respondent id
-//     still works, adding an empty one when the link has none. With
-//     panelistID non-empty, id is set to it, escaped with url.QueryEscape
-//     ("P 1/x" becomes "P+1%2Fx"); with panelistID empty, id keeps the value
-//     the provider gave it (normally empty). Several id parameters collapse
-//     into one (the last one's value).
+//   - finds the id parameter whatever its ASCII case (id, ID, Id, iD; not a
+//     name that equals id only by Unicode folding), and puts it last, so a
+//     router that appends a respondent id still works, adding an empty
+//     "id=" when the link has none. The provider's spelling of the key is
+//     kept byte for byte ("ID=" stays "ID=", an escaped "%49d=" stays
+//     "%49d="); the id is filled, never added a second time. With
+//     panelistID non-empty, its value is set to it, escaped with
+//     url.QueryEscape ("P 1/x" becomes "P+1%2Fx"); with panelistID empty,
+//     it keeps the value the provider gave it (normally empty). Several id
+//     parameters, in any case, collapse into one: the last one's spelling
+//     and value.
 //
 // A fragment (#...) stays at the very end, after the query.
 func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error) {
@@ -70,7 +75,7 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 		sep = '&'
 	}
 
-	idValue, sapiSeen := "", false
+	idKey, idValue, sapiSeen := "id", "", false
 	for query != "" {
 		var param string
 		param, query, _ = strings.Cut(query, "&")
@@ -80,9 +85,9 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 		rawKey, rawValue, _ := strings.Cut(param, "=")
 		key, _ := url.QueryUnescape(rawKey) // valid: ParseQuery accepted it
 		switch {
-		case key == "id":
-			idValue = rawValue
-		case apiCompatible && isSAPIName(key):
+		case isParamName(key, "id"):
+			idKey, idValue = rawKey, rawValue
+		case apiCompatible && isParamName(key, "SAPI"):
 			if !sapiSeen {
 				write(rawKey + "=1")
 			}
@@ -97,7 +102,7 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 	if panelistID != "" {
 		idValue = url.QueryEscape(panelistID)
 	}
-	write("id=" + idValue)
+	write(idKey + "=" + idValue)
 	if hasFragment {
 		b.WriteByte('#')
 		b.WriteString(fragment)
@@ -105,7 +110,9 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 	return b.String(), nil
 }
 
-// isSAPIName reports whether a parameter name is SAPI in any ASCII case.
-// strings.EqualFold alone would also match "ſAPI" (with a long s), which
-// the provider does not read as SAPI: the link would then lack SAPI=1.
-func isSAPIName(key string) bool { return len(key) == len("SAPI") && strings.EqualFold(key, "SAPI") }
+// isParamName reports whether a parameter name (unescaped) is name in any
+// ASCII case: "SAPI", "sapi"; "ID", "Id". strings.EqualFold alone would
+// also match "ſAPI" (with a long s), which the provider does not read as
+// SAPI: the link would then lack SAPI=1. name is ASCII, so a key of the
+// same length in bytes that folds to it has only ASCII letters.
+func isParamName(key, name string) bool { return len(key) == len(name) && strings.EqualFold(key, name) }

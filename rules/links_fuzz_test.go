@@ -12,7 +12,8 @@ import (
 // https link that parses, keeps the provider's address and fragment, has
 // exactly one SAPI parameter set to 1 when the subsample is API compatible
 // (and the provider's own parameters otherwise), and ends with the one id
-// parameter, holding the panelist id when one is given.
+// parameter (in any ASCII case, spelled as the provider's last one, "id"
+// when it has none), holding the panelist id when one is given.
 func FuzzEntryLink(f *testing.F) {
 	const base = "https://entry.example.com/survey/start"
 	for _, seed := range []struct {
@@ -26,6 +27,9 @@ func FuzzEntryLink(f *testing.F) {
 		{"HTTP://Entry.Example.com:8080/s?p=tok&&id=abc&id=", true, "p&id=2"},
 		{"  http://h/?%69d=1&i%64=2\n", false, "\xff\x00"},
 		{base + "?p=%C5%BFAPI&%C5%BFAPI=0&id=", true, "p1"},
+		{base + "?p=tok&ID=", true, "7"},
+		{base + "?Id=x&p=tok&iD=y&%49d=z&rType=1", false, ""},
+		{base + "?%C4%B1d=1&ID&p=tok", true, "P 1/x"},
 		{"javascript:alert(1)//?id=", true, "p1"},
 		{"JaVaScRiPt:alert(document.cookie)", false, ""},
 		{"data:text/html,<script>alert(1)</script>", true, ""},
@@ -69,12 +73,20 @@ func FuzzEntryLink(f *testing.F) {
 			t.Fatalf("EntryLink(%q) = %q: query does not parse: %v", raw, got, err)
 		}
 
+		// The provider's last id parameter, in any case, gives the key.
+		wantKey := "id"
+		for _, p := range strings.Split(in.RawQuery, "&") {
+			if k, _, _ := strings.Cut(p, "="); p != "" && asciiNamed(unescaped(k), "id") {
+				wantKey = k
+			}
+		}
 		params := strings.Split(out.RawQuery, "&")
 		last := params[len(params)-1]
-		if !strings.HasPrefix(last, "id=") {
-			t.Errorf("EntryLink(%q) = %q: the last parameter is %q, want id", raw, got, last)
+		lastKey, lastValue, hasValue := strings.Cut(last, "=")
+		if lastKey != wantKey || !hasValue {
+			t.Errorf("EntryLink(%q) = %q: the last parameter is %q, want %s=", raw, got, last, wantKey)
 		}
-		if panelist != "" && last != "id="+url.QueryEscape(panelist) {
+		if panelist != "" && lastValue != url.QueryEscape(panelist) {
 			t.Errorf("EntryLink(%q, %q) = %q: the last parameter is %q, want the panelist id", raw, panelist, got, last)
 		}
 		ids, sapis := 0, 0
@@ -86,9 +98,9 @@ func FuzzEntryLink(f *testing.F) {
 			rawKey, rawValue, _ := strings.Cut(p, "=")
 			key, _ := url.QueryUnescape(rawKey)
 			switch {
-			case key == "id":
+			case asciiNamed(key, "id"):
 				ids++
-			case isSAPI(key):
+			case asciiNamed(key, "SAPI"):
 				sapis++
 				if api && rawValue != "1" {
 					t.Errorf("EntryLink(%q) = %q: %s, want SAPI=1", raw, got, p)
@@ -105,7 +117,7 @@ func FuzzEntryLink(f *testing.F) {
 			// The provider's parameters are kept as they came, id aside.
 			var kept []string
 			for _, p := range strings.Split(in.RawQuery, "&") {
-				if k, _, _ := strings.Cut(p, "="); p != "" && unescaped(k) != "id" {
+				if k, _, _ := strings.Cut(p, "="); p != "" && !asciiNamed(unescaped(k), "id") {
 					kept = append(kept, p)
 				}
 			}
@@ -116,18 +128,22 @@ func FuzzEntryLink(f *testing.F) {
 	})
 }
 
-// isSAPI reports whether a parameter name is SAPI in any ASCII case, the
-// only spellings the provider reads.
-func isSAPI(key string) bool {
-	if len(key) != len("SAPI") {
+// asciiNamed reports whether a parameter name is name (upper-case ASCII
+// letters) in any ASCII case, the only spellings the provider reads: SAPI,
+// sapi; ID, id. It folds byte by byte, unlike strings.EqualFold.
+func asciiNamed(key, name string) bool {
+	if len(key) != len(name) {
 		return false
 	}
 	for i := range len(key) {
-		c := key[i]
+		c, n := key[i], name[i]
 		if 'a' <= c && c <= 'z' {
 			c -= 'a' - 'A'
 		}
-		if c != "SAPI"[i] {
+		if 'a' <= n && n <= 'z' {
+			n -= 'a' - 'A'
+		}
+		if c != n {
 			return false
 		}
 	}

@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -50,7 +51,21 @@ func TestEntryLink(t *testing.T) {
 		{"surrounding spaces are trimmed",
 			"  " + base + "?p=tok&id=\n", true, "", base + "?p=tok&SAPI=1&id="},
 		{"a parameter named like id but different stays in place",
-			base + "?ID=x&pid=3&p=tok&id=", false, "", base + "?ID=x&pid=3&p=tok&id="},
+			base + "?pid=3&ids=x&i=1&d=2&p=tok&id=", false, "", base + "?pid=3&ids=x&i=1&d=2&p=tok&id="},
+		{"the id parameter is found whatever its ASCII case: ID= is filled, never added twice",
+			base + "?p=tok&ID=", true, "7", base + "?p=tok&SAPI=1&ID=7"},
+		{"the provider's spelling of the key is kept and that parameter put last: Id=",
+			base + "?Id=&p=tok&rType=1", true, "", base + "?p=tok&rType=1&SAPI=1&Id="},
+		{"the provider's spelling of the key is kept byte for byte: an escaped %49D",
+			base + "?%49D=&p=tok", false, "P 1/x", base + "?p=tok&%49D=P+1%2Fx"},
+		{"several id parameters (any case) collapse into one: the last one's spelling and value",
+			base + "?ID=a&p=tok&iD=b", false, "", base + "?p=tok&iD=b"},
+		{"several id parameters (any case) collapse into one, filled with the panelist id",
+			base + "?ID=x&pid=3&p=tok&id=", true, "7", base + "?pid=3&p=tok&SAPI=1&id=7"},
+		{"a name equal to id only by Unicode folding (dotless ı) is another parameter",
+			base + "?%C4%B1d=x&p=tok&ID=", false, "7", base + "?%C4%B1d=x&p=tok&ID=7"},
+		{"a name equal to SAPI only by Unicode folding (long s) is another parameter, beside an upper-case ID",
+			base + "?%C5%BFAPI=0&p=tok&ID=", true, "7", base + "?%C5%BFAPI=0&p=tok&SAPI=1&ID=7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,11 +77,24 @@ func TestEntryLink(t *testing.T) {
 			if err != nil {
 				t.Fatalf("result does not parse: %v", err)
 			}
-			if q := u.Query(); tt.panelist != "" && q.Get("id") != tt.panelist {
-				t.Errorf("id decodes to %q, want %q", q.Get("id"), tt.panelist)
+			if id, ok := lastID(u.RawQuery); !ok {
+				t.Errorf("the last parameter of %s is not id", got)
+			} else if tt.panelist != "" && id != tt.panelist {
+				t.Errorf("id decodes to %q, want %q", id, tt.panelist)
 			}
 		})
 	}
+}
+
+// lastID is the value of the last parameter of a raw query, decoded, and
+// whether its name is id in some ASCII case.
+func lastID(rawQuery string) (string, bool) {
+	params := strings.Split(rawQuery, "&")
+	key, value, _ := strings.Cut(params[len(params)-1], "=")
+	if !asciiNamed(unescaped(key), "id") {
+		return "", false
+	}
+	return unescaped(value), true
 }
 
 func TestEntryLinkRejects(t *testing.T) {

@@ -20,8 +20,8 @@ const (
 	// QuotaOffTarget: the panelist falls in no cell of a table that holds
 	// hard quotas.
 	QuotaOffTarget QuotaVerdict = "off_target"
-	// QuotaUnknown: an answer the cells ask is missing, or a cell is not
-	// understood. Never a fit on missing data.
+	// QuotaUnknown: an answer the cells ask is missing, or a cell that is
+	// not understood may hold the panelist. Never a fit on missing data.
 	QuotaUnknown QuotaVerdict = "unknown"
 	// QuotaFits: every cell the panelist falls in has room, and every table
 	// of hard quotas has a cell for the panelist.
@@ -61,8 +61,12 @@ type TableMatch struct {
 	TableName string
 	Verdict   QuotaVerdict
 	Cells     []int64 // quota ids of the cells the panelist surely falls in
-	Undecided []int64 // quota ids of the cells that could not be decided or are not understood
-	Reason    string  // one or two sentences
+	// Undecided are the quota ids of the cells the panelist may fall in:
+	// an answer they ask is missing, or they are not understood. A cell
+	// that is not understood but asks an understood question the panelist
+	// surely fails is in neither list.
+	Undecided []int64
+	Reason    string // sentences
 }
 
 // QuotaMatch is the quota verdict of one panelist on one subsample, with
@@ -84,70 +88,59 @@ type QuotaCells struct {
 	needsAge bool        // some cell asks the age question
 }
 
-type quotaTable struct {
-	id     int64
-	name   string
-	lo, hi int  // the table's cells are cells[lo:hi]
-	hard   bool // some understood cell of the table is a hard quota
-}
-
 type quotaCell struct {
 	quotaID   int64
 	name      string // quotaName, trimmed; may be empty
 	remaining int64  // remainingExclusive + remainingShared, never below 0
-	hard      bool
+	kind      quotaKind
 	conds     []cellCond // all must hold
 	broken    string     // why the cell is not understood; "" when it is
 }
 
 // cellCond is one question of a cell: one of the panelist's answers must be
 // listed in ids or, for the age question, the age must lie in one of ages.
+// A broken condition is not understood and never evaluated; its cell is
+// not understood either.
 type cellCond struct {
 	question int64
 	ids      []int64
 	ages     []ageRange
+	broken   bool
 }
-
-// ageRange is rangeStart..rangeEnd, both ends included.
-type ageRange struct{ from, to int }
 
 // cellOutcome is how one cell stands for one panelist.
 type cellOutcome uint8
 
 const (
-	cellNo            cellOutcome = iota // some condition surely fails
+	cellNo            cellOutcome = iota // some understood condition surely fails
 	cellYes                              // every condition holds
 	cellUndecided                        // none fails, but an answer it asks is missing
-	cellNotUnderstood                    // the cell itself is not understood
+	cellNotUnderstood                    // none of its understood conditions fails, but the cell is not understood
 )
 
 // CompileQuotas prepares a subsample's quotas for matching. The total
 // quota (domain.Quota.IsTotal) is left out: sendability covers it.
 //
 // A cell is not understood, and never guessed at, when its quotaType is
-// neither hard nor counting; when it has no questions; when a question's
-// operator is not OR (any case, spaces trimmed; an empty operator is not
-// understood); when a question lists no answers; when an answer is neither
-// an answer id nor a range, or both; when a range is asked on a question
-// other than the age question (-1), or an answer id on the age question;
-// or when a range's ends are not whole numbers (spaces trimmed) or its
-// start is after its end.
+// neither hard nor counting (kindOf); when it has no questions; or when
+// one of its questions is not understood: its operator is not OR (any
+// case, spaces trimmed; an empty operator is not understood); it lists no
+// answers; an answer is neither an answer id nor a range, or both; a range
+// is asked on a question other than the age question (-1), or an answer id
+// on the age question; or a range is not understood (parseAgeRange). The
+// other questions of such a cell are still understood: one the panelist
+// surely fails keeps them out of the cell.
 func CompileQuotas(quotas []domain.Quota) QuotaCells {
-	c := QuotaCells{tables: make([]quotaTable, 0, 4)}
-	// First pass: the tables, how many cells each holds, and how much room
-	// the conditions need, so the second pass allocates each slice once.
+	c := QuotaCells{tables: groupTables(quotas)}
+	// First pass: the tables (groupTables), how many cells each holds, and
+	// how much room the conditions need, so the second pass allocates each
+	// slice once.
 	var nConds, nIDs, nAges int
 	for i := range quotas {
 		q := &quotas[i]
 		if q.IsTotal() {
 			continue
 		}
-		t := c.tableIndex(q.TableID)
-		if t < 0 {
-			t = len(c.tables)
-			c.tables = append(c.tables, quotaTable{id: q.TableID, name: strings.TrimSpace(q.TableName)})
-		}
-		c.tables[t].hi++
 		nConds += len(q.Questions)
 		for _, qq := range q.Questions {
 			for _, a := range qq.Answers {
@@ -176,27 +169,15 @@ func CompileQuotas(quotas []domain.Quota) QuotaCells {
 		if q.IsTotal() {
 			continue
 		}
-		t := &c.tables[c.tableIndex(q.TableID)]
+		t := &c.tables[tableIndex(c.tables, q.TableID)]
 		cell := b.compile(q)
 		c.cells[t.hi] = cell
 		t.hi++
-		t.hard = t.hard || (cell.hard && cell.broken == "")
 		for _, k := range cell.conds {
 			c.needsAge = c.needsAge || k.question == domain.AgeRangeQuestionID
 		}
 	}
 	return c
-}
-
-// tableIndex is the position of table id in c.tables, -1 when absent. A
-// subsample has a handful of tables, so a scan beats a map.
-func (c *QuotaCells) tableIndex(id int64) int {
-	for t := range c.tables {
-		if c.tables[t].id == id {
-			return t
-		}
-	}
-	return -1
 }
 
 // condBuffers hold every cell's conditions back to back. Their capacities
@@ -210,17 +191,14 @@ type condBuffers struct {
 
 // compile turns one quota into a cell.
 func (b *condBuffers) compile(q *domain.Quota) quotaCell {
-	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: max(q.Remaining(), 0)}
+	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: max(q.Remaining(), 0),
+		kind: kindOf(q.QuotaType)}
 	notUnderstood := func(why string) {
 		if cell.broken == "" {
 			cell.broken = why
 		}
 	}
-	switch {
-	case strings.EqualFold(q.QuotaType, domain.QuotaTypeHard):
-		cell.hard = true
-	case strings.EqualFold(q.QuotaType, domain.QuotaTypeCounting):
-	default:
+	if cell.kind == kindOther {
 		notUnderstood("its quota type " + strconv.Quote(q.QuotaType) + " is neither hard nor counting")
 	}
 	if len(q.Questions) == 0 {
@@ -228,32 +206,36 @@ func (b *condBuffers) compile(q *domain.Quota) quotaCell {
 	}
 	first := len(b.conds)
 	for _, qq := range q.Questions {
+		k := cellCond{question: qq.ID}
 		question := func() string { return "question " + strconv.FormatInt(qq.ID, 10) }
+		broken := func(why string) {
+			k.broken = true
+			notUnderstood(why)
+		}
 		if !strings.EqualFold(strings.TrimSpace(qq.Operator), "OR") {
-			notUnderstood(question() + " has the operator " + strconv.Quote(qq.Operator) + "; only OR is understood")
+			broken(question() + " has the operator " + strconv.Quote(qq.Operator) + "; only OR is understood")
 		}
 		if len(qq.Answers) == 0 {
-			notUnderstood(question() + " lists no answers")
+			broken(question() + " lists no answers")
 		}
-		k := cellCond{question: qq.ID}
 		firstID, firstAge := len(b.ids), len(b.ages)
 		for _, a := range qq.Answers {
 			switch {
 			case a.IsRange() && a.ID != nil:
-				notUnderstood(question() + " has an answer that is both an id and a range")
+				broken(question() + " has an answer that is both an id and a range")
 			case a.IsRange() && qq.ID != domain.AgeRangeQuestionID:
-				notUnderstood(question() + " has a range answer; only age ranges (question -1) are understood")
+				broken(question() + " has a range answer; only age ranges (question -1) are understood")
 			case a.IsRange():
-				r, ok := parseAgeRange(a)
-				if !ok {
-					notUnderstood("the range " + rangeText(a) + " is not two whole numbers, lowest first")
+				r, why := parseAgeRange(a)
+				if why != "" {
+					broken("the range " + rangeText(a) + " " + why)
 					continue
 				}
 				b.ages = append(b.ages, r)
 			case a.ID == nil:
-				notUnderstood(question() + " has an answer with neither an id nor a range")
+				broken(question() + " has an answer with neither an id nor a range")
 			case qq.ID == domain.AgeRangeQuestionID:
-				notUnderstood("the age question lists an answer id, not a range")
+				broken("the age question lists an answer id, not a range")
 			default:
 				b.ids = append(b.ids, *a.ID)
 			}
@@ -264,31 +246,6 @@ func (b *condBuffers) compile(q *domain.Quota) quotaCell {
 	}
 	cell.conds = b.conds[first:len(b.conds):len(b.conds)]
 	return cell
-}
-
-// parseAgeRange reads rangeStart..rangeEnd; both must be whole numbers,
-// the start not after the end.
-func parseAgeRange(a domain.QuotaAnswer) (ageRange, bool) {
-	if a.RangeStart == nil || a.RangeEnd == nil {
-		return ageRange{}, false
-	}
-	from, err1 := strconv.Atoi(strings.TrimSpace(*a.RangeStart))
-	to, err2 := strconv.Atoi(strings.TrimSpace(*a.RangeEnd))
-	if err1 != nil || err2 != nil || from > to {
-		return ageRange{}, false
-	}
-	return ageRange{from, to}, true
-}
-
-// rangeText writes a range as the provider sent it, for a reason.
-func rangeText(a domain.QuotaAnswer) string {
-	end := func(s *string) string {
-		if s == nil {
-			return "(none)"
-		}
-		return strconv.Quote(*s)
-	}
-	return end(a.RangeStart) + " to " + end(a.RangeEnd)
 }
 
 // AgeOn is the panelist's age in whole years on the day of now: the year
@@ -316,24 +273,42 @@ func AgeOn(birth, now time.Time) int {
 // Verdict is the panelist's quota verdict alone, as Match would give it,
 // without the reasons: it allocates nothing, for bulk checks.
 //
-// Within one table:
-//   - the panelist surely falls in a closed cell (remainingExclusive +
-//     remainingShared is 0): quota_full, whatever the other cells say;
-//   - else a cell is not understood: unknown;
-//   - else a closed cell cannot be decided (the panelist lacks an answer it
-//     asks, or the birth date for the age question): unknown, as the
-//     panelist may fall in it;
-//   - else the panelist surely falls in an open cell: fine;
-//   - else (in no cell for sure) a table that holds a hard quota is
-//     unknown when some cell cannot be decided, off_target otherwise;
-//   - a table of counting cells only is fine when the panelist falls in
-//     none of them: a missing answer can only put the panelist into an
-//     open cell that merely counts, which changes nothing.
+// A cell is closed when remainingExclusive + remainingShared is 0 (or
+// less), open otherwise. The panelist surely falls in an understood cell
+// when every condition holds, surely not when one fails, and may fall in
+// it when none fails but an answer it asks is missing (the birth date for
+// the age question). The panelist may fall in a cell that is not
+// understood unless one of its understood questions surely fails; they
+// never surely fall in one. Within one table, the first of these decides:
 //
-// A cell in which one condition surely fails is decided (the panelist is
-// not in it) even when another of its conditions lacks an answer. Across
-// tables the verdict is quota_full if any table says so, else off_target,
-// else unknown, else fits.
+//  1. the panelist surely falls in a closed cell: quota_full, whatever the
+//     other cells say (the provider turns back a respondent counted into a
+//     full cell);
+//  2. the panelist may fall in a closed cell for want of an answer:
+//     unknown, even when they surely fall in an open cell too. That cell
+//     is understood and may well hold the panelist as well: cells of one
+//     table may overlap (Women within Age);
+//  3. the panelist surely falls in an open cell: fine, whatever cells that
+//     are not understood say. Nothing in such a cell can be relied on, and
+//     it would otherwise unsettle every panelist of its table; an
+//     understood cell that plainly holds the panelist and has room is
+//     trusted over it, as the provider counts the panelist there;
+//  4. the panelist may fall in a closed cell that is not understood:
+//     unknown;
+//  5. the table holds no hard quota: fine. The panelist falls in no cell,
+//     which such a table allows, or may fall only in open cells, which
+//     have room and turn nobody back;
+//  6. the panelist may fall in an open cell, for want of an answer or
+//     because it is not understood: unknown, as the panelist may be
+//     counted there or be in no cell of a table of hard quotas;
+//  7. else the panelist falls in no cell of a table that holds a hard
+//     quota: off_target.
+//
+// A table holds a hard quota when one of its cells has the quotaType hard
+// (kindOf); a cell whose quotaType is neither hard nor counting makes no
+// table hard, and weighs only as a cell that is not understood (3 to 6).
+// Across tables the verdict is quota_full if any table says so, else
+// off_target, else unknown, else fits.
 func (c *QuotaCells) Verdict(p domain.Profile, now time.Time) QuotaVerdict {
 	age := c.ageOf(p, now)
 	verdict := QuotaFits
@@ -383,9 +358,9 @@ func (c *QuotaCells) ageOf(p domain.Profile, now time.Time) int {
 
 // tableTally is what one table's cells say of one panelist.
 type tableTally struct {
-	closedMatch, openMatch         bool
-	closedUndecided, openUndecided bool
-	notUnderstood                  bool
+	closedMatch, openMatch         bool // surely in a closed, an open cell
+	closedUndecided, openUndecided bool // may be in one, for want of an answer
+	closedBroken, openBroken       bool // may be in one that is not understood
 }
 
 func (c *QuotaCells) tally(t *quotaTable, p domain.Profile, age int) tableTally {
@@ -406,28 +381,38 @@ func (s *tableTally) add(cell *quotaCell, o cellOutcome) {
 		s.closedUndecided = s.closedUndecided || !open
 		s.openUndecided = s.openUndecided || open
 	case cellNotUnderstood:
-		s.notUnderstood = true
+		s.closedBroken = s.closedBroken || !open
+		s.openBroken = s.openBroken || open
 	}
 }
 
-// verdict is the table's verdict; the precedence is Verdict's.
+// verdict is the table's verdict; the precedence, step by step, is
+// Verdict's.
 func (s tableTally) verdict(hard bool) QuotaVerdict {
 	switch {
-	case s.closedMatch:
+	case s.closedMatch: // 1
 		return QuotaFull
-	case s.notUnderstood, s.closedUndecided:
+	case s.closedUndecided: // 2
 		return QuotaUnknown
-	case s.openMatch, !hard:
+	case s.openMatch: // 3
 		return QuotaFits
-	case s.openUndecided:
+	case s.closedBroken: // 4
+		return QuotaUnknown
+	case !hard: // 5
+		return QuotaFits
+	case s.openUndecided, s.openBroken: // 6
 		return QuotaUnknown
 	}
-	return QuotaOffTarget
+	return QuotaOffTarget // 7
 }
 
+// outcome is how the cell stands for the panelist: cellNo when an
+// understood condition surely fails, else cellNotUnderstood for a cell
+// that is not understood, else cellUndecided when an answer is missing,
+// else cellYes.
 func (cell *quotaCell) outcome(p domain.Profile, age int) cellOutcome {
 	if cell.broken != "" {
-		return cellNotUnderstood
+		return cell.brokenOutcome(p, age)
 	}
 	undecided := false
 	for i := range cell.conds {
@@ -442,6 +427,18 @@ func (cell *quotaCell) outcome(p domain.Profile, age int) cellOutcome {
 		return cellUndecided
 	}
 	return cellYes
+}
+
+// brokenOutcome is the outcome of a cell that is not understood: cellNo
+// when one of its understood conditions surely fails, else
+// cellNotUnderstood.
+func (cell *quotaCell) brokenOutcome(p domain.Profile, age int) cellOutcome {
+	for i := range cell.conds {
+		if k := &cell.conds[i]; !k.broken && k.holds(p, age) == cellNo {
+			return cellNo
+		}
+	}
+	return cellNotUnderstood
 }
 
 // holds is cellYes when one of the panelist's answers is listed (OR), or

@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,11 +23,19 @@ const (
 
 // ageCell is a hard cell of the table Age for the range from..to.
 func ageCell(id int64, from, to string, exclusive, shared int64) domain.Quota {
+	q := rangeCell(id, str(from), str(to), exclusive)
+	q.RemainingShared = shared
+	return q
+}
+
+// rangeCell is a hard cell of the table Age for the range from..to as the
+// provider sends it, nil for a null end.
+func rangeCell(id int64, from, to *string, remaining int64) domain.Quota {
 	return domain.Quota{
 		QuotaID: id, TableID: 2, TableName: "Age", QuotaType: domain.QuotaTypeHard,
 		Questions: []domain.QuotaQuestion{{ID: domain.AgeRangeQuestionID, Operator: "OR",
-			Answers: []domain.QuotaAnswer{{RangeStart: str(from), RangeEnd: str(to)}}}},
-		RemainingExclusive: exclusive, RemainingShared: shared,
+			Answers: []domain.QuotaAnswer{{RangeStart: from, RangeEnd: to}}}},
+		RemainingExclusive: remaining,
 	}
 }
 
@@ -110,7 +120,10 @@ func TestMatchQuotas(t *testing.T) {
 		want    QuotaVerdict
 		tables  []QuotaVerdict // per table, in order
 		cells   [][]int64      // cells matched per table; nil to skip
-		reason  string         // substring of the first table's reason; "" to skip
+		// undecided are the cells per table the panelist may fall in
+		// (TableMatch.Undecided); nil to skip
+		undecided [][]int64
+		reason    string // substring of the first table's reason; "" to skip
 	}{
 		{name: "range ends are included: age == rangeStart matches",
 			quotas: ages, profile: aged(35, nil), want: QuotaFits, tables: []QuotaVerdict{QuotaFits}, cells: [][]int64{{11}},
@@ -129,11 +142,72 @@ func TestMatchQuotas(t *testing.T) {
 		{name: "range bounds are parsed with spaces trimmed",
 			quotas: []domain.Quota{ageCell(10, " 18 ", "34 ", 5, 0)}, profile: aged(18, nil), want: QuotaFits},
 		{name: "an unparsable range makes the cell not understood",
-			quotas: []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "54+", 5, 0)}, profile: aged(20, nil),
-			want: QuotaUnknown, cells: [][]int64{{10}},
-			reason: `Cell quota 11 is not understood: the range "35" to "54+" is not two whole numbers, lowest first.`},
+			quotas: []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 0, 0)}, profile: aged(40, nil),
+			want: QuotaUnknown, cells: [][]int64{nil},
+			reason: `Cell quota 11 is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
+				`nor one followed by +, nor empty. The panelist may fall in cell quota 11, which is full.`},
 		{name: "a range whose start is after its end is not understood",
-			quotas: []domain.Quota{ageCell(10, "34", "18", 5, 0)}, profile: aged(20, nil), want: QuotaUnknown},
+			quotas: []domain.Quota{ageCell(10, "34", "18", 5, 0)}, profile: aged(20, nil), want: QuotaUnknown,
+			reason: `Cell quota 10 is not understood: the range "34" to "18" starts after it ends.`},
+
+		// Age ranges with an open end.
+		{name: `"65+" means no upper bound: "65+" to "" is 65 or older`,
+			quotas: []domain.Quota{ageCell(10, "65+", "", 5, 0)}, profile: aged(104, nil), want: QuotaFits, cells: [][]int64{{10}},
+			reason: "Age 104 falls in cell 65 or older, which needs 5 more."},
+		{name: `"65+" means no upper bound: "65+" to null is 65 or older, and 65 is in it`,
+			quotas: []domain.Quota{rangeCell(10, str("65+"), nil, 5)}, profile: aged(65, nil), want: QuotaFits, cells: [][]int64{{10}}},
+		{name: `"65+" means no upper bound: 64 is in no cell`,
+			quotas: []domain.Quota{rangeCell(10, str("65+"), nil, 5)}, profile: aged(64, nil), want: QuotaOffTarget,
+			reason: "Age 64 falls in no cell of Age (65 or older), which holds hard quotas."},
+		{name: `"99+" means no upper bound: "55" to "99+" takes 120`,
+			quotas: []domain.Quota{ageCell(10, "55", "99+", 5, 0)}, profile: aged(120, nil), want: QuotaFits,
+			reason: "Age 120 falls in cell 55 or older, which needs 5 more."},
+		{name: `"65+" as rangeEnd means no upper bound: "65" to "65+" is 65 or older`,
+			quotas: []domain.Quota{ageCell(10, "65", "65+", 0, 0)}, profile: aged(80, nil), want: QuotaFull,
+			reason: "Age 80 falls in cell 65 or older, which is full."},
+		{name: "an empty rangeEnd means no upper bound",
+			quotas: []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", " ", 5, 0)}, profile: aged(90, nil),
+			want: QuotaFits, cells: [][]int64{{11}}, reason: "Age 90 falls in cell 35 or older, which needs 5 more."},
+		{name: "a null rangeEnd means no upper bound",
+			quotas: []domain.Quota{rangeCell(10, str("35"), nil, 5)}, profile: aged(90, nil), want: QuotaFits},
+		{name: "an empty rangeStart means no lower bound",
+			quotas: []domain.Quota{ageCell(10, "", "17", 5, 0), ageCell(11, "18", "34", 5, 0)}, profile: aged(0, nil),
+			want: QuotaFits, cells: [][]int64{{10}}, reason: "Age 0 falls in cell 17 or younger, which needs 5 more."},
+		{name: "a null rangeStart means no lower bound, and rangeEnd still bounds it",
+			quotas: []domain.Quota{rangeCell(10, nil, str("17"), 5)}, profile: aged(18, nil), want: QuotaOffTarget,
+			reason: "Age 18 falls in no cell of Age (17 or younger), which holds hard quotas."},
+		{name: `an open end is read with spaces trimmed: " 65 + "`,
+			quotas: []domain.Quota{ageCell(10, " 65 + ", "", 5, 0)}, profile: aged(70, nil), want: QuotaFits},
+		{name: "the text of a cell of several ranges names open ends too",
+			quotas: []domain.Quota{func() domain.Quota {
+				q := ageCell(10, "18", "24", 5, 0)
+				q.Questions = slices.Clone(q.Questions)
+				q.Questions[0].Answers = append(slices.Clone(q.Questions[0].Answers),
+					domain.QuotaAnswer{RangeStart: str("65"), RangeEnd: nil}, domain.QuotaAnswer{RangeStart: nil, RangeEnd: str("12")})
+				return q
+			}()}, profile: aged(40, nil), want: QuotaOffTarget,
+			reason: "Age 40 falls in no cell of Age (18-24/65 or older/12 or younger), which holds hard quotas."},
+		{name: `a truly garbage range is still refused: "abc"`,
+			quotas: []domain.Quota{ageCell(10, "abc", "34", 0, 0)}, profile: aged(20, nil), want: QuotaUnknown,
+			reason: `Cell quota 10 is not understood: the range "abc" to "34" has an end that is neither a whole number, nor one followed by +, nor empty.`},
+		{name: `a truly garbage range is still refused: "65-"`,
+			quotas: []domain.Quota{ageCell(10, "18", "65-", 0, 0)}, profile: aged(20, nil), want: QuotaUnknown},
+		{name: `a truly garbage range is still refused: a lone "+"`,
+			quotas: []domain.Quota{ageCell(10, "+", "", 0, 0)}, profile: aged(20, nil), want: QuotaUnknown},
+		{name: "a truly garbage range is still refused: both ends empty",
+			quotas: []domain.Quota{ageCell(10, "", "", 0, 0)}, profile: aged(20, nil), want: QuotaUnknown,
+			reason: `Cell quota 10 is not understood: the range "" to "" bounds no age.`},
+		{name: "a truly garbage range is still refused: an empty and a null end",
+			quotas: []domain.Quota{rangeCell(10, str(""), nil, 0)}, profile: aged(20, nil), want: QuotaUnknown,
+			reason: `Cell quota 10 is not understood: the range "" to (none) bounds no age.`},
+		{name: `a truly garbage range is still refused: "" to "99+" bounds no age`,
+			quotas: []domain.Quota{ageCell(10, "", "99+", 0, 0)}, profile: aged(20, nil), want: QuotaUnknown},
+		{name: `a truly garbage range is still refused: start after end, "65" to "18+"`,
+			quotas: []domain.Quota{ageCell(10, "65", "18+", 0, 0)}, profile: aged(70, nil), want: QuotaUnknown,
+			reason: `Cell quota 10 is not understood: the range "65" to "18+" starts after it ends.`},
+		{name: `"65+" says no upper bound, so "65+" to "99" is not understood, never guessed`,
+			quotas: []domain.Quota{ageCell(10, "65+", "99", 0, 0)}, profile: aged(70, nil), want: QuotaUnknown,
+			reason: `Cell quota 10 is not understood: the range "65+" to "99" has no upper bound by its start but one by its end.`},
 
 		{name: "multi-punch: any one listed id matches",
 			quotas:  []domain.Quota{answerCell(20, 5, "Pets", domain.QuotaTypeHard, "", 30, 4, 7, 8)},
@@ -194,9 +268,29 @@ func TestMatchQuotas(t *testing.T) {
 			quotas: []domain.Quota{withOperator(genderCell(20, "Male", 5, 1), "")}, profile: aged(30, male), want: QuotaUnknown},
 		{name: "OR in any case is OR",
 			quotas: []domain.Quota{withOperator(genderCell(20, "Male", 5, 1), "or")}, profile: aged(30, male), want: QuotaFits},
-		{name: "a quota type other than hard or counting is not understood",
-			quotas:  []domain.Quota{func() domain.Quota { q := genderCell(20, "Male", 5, 1); q.QuotaType = "soft"; return q }()},
-			profile: aged(30, male), want: QuotaUnknown},
+		{name: "a quota type other than hard or counting is not understood: closed, the panelist in it is unknown, not quota_full",
+			quotas:  []domain.Quota{softCell(genderCell(20, "Male", 0, 1))},
+			profile: aged(30, male), want: QuotaUnknown, undecided: [][]int64{{20}},
+			reason: `Cell Male is not understood: its quota type "soft" is neither hard nor counting. The panelist may fall in cell Male, which is full.`},
+		{name: "a quota type other than hard or counting makes no table hard: an open cell of it changes nothing",
+			quotas:  []domain.Quota{softCell(genderCell(20, "Male", 5, 1))},
+			profile: aged(30, male), want: QuotaFits,
+			reason: "Cell Male is not understood, but that changes nothing: it has room and Gender holds no hard quota."},
+		{name: "a quota type other than hard or counting makes no table hard: a panelist in none of its cells fits",
+			quotas:  []domain.Quota{softCell(genderCell(20, "Male", 0, 1))},
+			profile: aged(30, female), want: QuotaFits, undecided: [][]int64{nil},
+			reason: "Answer 2 to question 12 falls in no cell of Gender, which is fine: none of its cells is a hard quota."},
+		{name: "hard and counting are read in any case",
+			quotas:  []domain.Quota{func() domain.Quota { q := genderCell(20, "Male", 5, 1); q.QuotaType = "HARD"; return q }()},
+			profile: aged(30, female), want: QuotaOffTarget},
+		{name: "beside a hard cell, a cell of another type the panelist surely is not in leaves them off_target",
+			quotas:  []domain.Quota{genderCell(20, "Male", 5, 1), softCell(genderCell(21, "Female", 5, 2))},
+			profile: domain.Profile{Answers: map[int64][]int64{qGender: {3}}}, want: QuotaOffTarget},
+		{name: "beside a hard cell, an open cell of another type the panelist may fall in is unknown, not off_target",
+			quotas:  []domain.Quota{genderCell(20, "Male", 5, 1), softCell(genderCell(21, "Female", 5, 2))},
+			profile: aged(30, female), want: QuotaUnknown,
+			reason: `Cell Female is not understood: its quota type "soft" is neither hard nor counting. ` +
+				"The panelist may fall in cell Female, or in no cell of Gender, which holds hard quotas."},
 		{name: "a cell other than the total with no questions is not understood",
 			quotas:  []domain.Quota{func() domain.Quota { q := genderCell(20, "Male", 5, 1); q.Questions = nil; return q }()},
 			profile: aged(30, male), want: QuotaUnknown, reason: "Cell Male is not understood: it has no conditions."},
@@ -225,9 +319,49 @@ func TestMatchQuotas(t *testing.T) {
 		{name: "a decided full match is quota_full even when another cell is not understood",
 			quotas:  []domain.Quota{ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "x", 5, 0)},
 			profile: aged(20, nil), want: QuotaFull},
-		{name: "a not-understood cell makes the table unknown even when an open cell matched",
+		{name: "an open cell the panelist surely falls into still decides, whatever an open cell that is not understood says",
 			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "x", 5, 0)},
-			profile: aged(20, nil), want: QuotaUnknown, cells: [][]int64{{10}}},
+			profile: aged(20, nil), want: QuotaFits, cells: [][]int64{{10}}, undecided: [][]int64{{11}},
+			reason: "Age 20 falls in cell 18-34, which needs 5 more."},
+		{name: "an open cell the panelist surely falls into still decides, whatever a closed cell that is not understood says",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "x", 0, 0)},
+			profile: aged(20, nil), want: QuotaFits, cells: [][]int64{{10}}, undecided: [][]int64{{11}}},
+		{name: "a closed cell that is not understood makes the table unknown when the panelist could fall into it",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), womenOlder(11, 0, "abc")},
+			profile: aged(40, female), want: QuotaUnknown, cells: [][]int64{nil}, undecided: [][]int64{{11}},
+			reason: `Cell Women older is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
+				"nor one followed by +, nor empty. The panelist may fall in cell Women older, which is full."},
+		{name: "a cell that is not understood changes nothing when an understood question of it surely fails: off_target",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), womenOlder(11, 0, "abc")},
+			profile: aged(40, male), want: QuotaOffTarget, undecided: [][]int64{nil},
+			reason: "Age 40 and answer 1 to question 12 fall in no cell of Age (18-34 or Women older), which holds hard quotas."},
+		{name: "a cell that is not understood and whose understood question lacks an answer: the panelist could fall into it",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), womenOlder(11, 0, "abc")},
+			profile: aged(40, nil), want: QuotaUnknown, undecided: [][]int64{{11}}},
+		{name: "an open cell that is not understood, the panelist in no other cell of a table of hard quotas: unknown, not off_target",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 5, 0)},
+			profile: aged(40, nil), want: QuotaUnknown,
+			reason: `Cell quota 11 is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
+				"nor one followed by +, nor empty. The panelist may fall in cell quota 11, or in no cell of Age, which holds hard quotas."},
+		{name: "a table of counting cells only: an open cell that is not understood changes nothing",
+			quotas:  []domain.Quota{regionCell(30, 3, 100), withOperator(regionCell(31, 3, 101), "AND")},
+			profile: domain.Profile{Answers: map[int64][]int64{qRegion: {102}}}, want: QuotaFits, undecided: [][]int64{{31}},
+			reason: "Cell quota 31 is not understood, but that changes nothing: it has room and Region holds no hard quota."},
+		{name: "a table of counting cells only: a closed cell that is not understood the panelist could fall into is unknown",
+			quotas:  []domain.Quota{regionCell(30, 3, 100), withOperator(regionCell(31, 0, 101), "AND")},
+			profile: domain.Profile{Answers: map[int64][]int64{qRegion: {102}}}, want: QuotaUnknown,
+			reason: `Cell quota 31 is not understood: question 21 has the operator "AND"; only OR is understood. The panelist may fall in cell quota 31, which is full.`},
+		{name: "a table of counting cells only: an open cell not understood and a missing answer both change nothing",
+			quotas:  []domain.Quota{regionCell(30, 3, 100), withOperator(regionCell(31, 3, 101), "AND")},
+			profile: aged(30, nil), want: QuotaFits,
+			reason: "No answer to question 21, but that changes nothing: the cells of Region that ask it have room and only count. " +
+				"Cell quota 31 is not understood, but that changes nothing: it has room and Region holds no hard quota."},
+		{name: "a missing answer to a closed cell still makes the table unknown, and a closed cell not understood is named too",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "abc", 0, 0)},
+			profile: domain.Profile{Answers: male}, want: QuotaUnknown, undecided: [][]int64{{10, 11}},
+			reason: `Cell quota 11 is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
+				"nor one followed by +, nor empty. The panelist may fall in cell quota 11, which is full. " +
+				"No birth date: cannot tell whether the panelist falls in cell 18-34."},
 		{name: "an undecidable full cell makes the table unknown even when an open cell matched",
 			quotas: []domain.Quota{ageCell(10, "18", "34", 5, 0), func() domain.Quota {
 				q := genderCell(11, "Women", 0, 2)
@@ -304,16 +438,73 @@ func TestMatchQuotas(t *testing.T) {
 					t.Errorf("table %d cells %v, want %v", i, m.Tables[i].Cells, want)
 				}
 			}
+			for i, want := range tt.undecided {
+				if i >= len(m.Tables) {
+					t.Fatalf("no table %d: %+v", i, m.Tables)
+				}
+				if !slices.Equal(m.Tables[i].Undecided, want) {
+					t.Errorf("table %d undecided %v, want %v", i, m.Tables[i].Undecided, want)
+				}
+			}
 			if tt.reason != "" && (len(m.Tables) == 0 || !strings.Contains(m.Tables[0].Reason, tt.reason)) {
 				t.Errorf("reason %q, want it to hold %q", reasonOf(m), tt.reason)
 			}
-			for _, tm := range m.Tables {
-				if tm.Reason == "" {
-					t.Errorf("table %d (%s) has no reason", tm.TableID, tm.Verdict)
-				}
-			}
+			checkExplained(t, &cells, tt.profile, m)
 		})
 	}
+}
+
+// checkExplained checks that Match's tables and Explain say what Verdict
+// says: the verdict is the worst table's; every table has a reason of
+// whole sentences; Explain gives the reasons of the tables that are not
+// fine, in order, and nothing when the verdict is fits (NoProfile alone
+// for a panelist without a profile).
+func checkExplained(t *testing.T, cells *QuotaCells, p domain.Profile, m QuotaMatch) {
+	t.Helper()
+	worst := QuotaFits
+	var why []string
+	for _, tm := range m.Tables {
+		if tm.Reason == "" || !strings.HasSuffix(tm.Reason, ".") || strings.Contains(tm.Reason, "  ") {
+			t.Errorf("table %d (%s) has no reason of whole sentences: %q", tm.TableID, tm.Verdict, tm.Reason)
+		}
+		if tm.Verdict.rank() > worst.rank() {
+			worst = tm.Verdict
+		}
+		if tm.Verdict != QuotaFits {
+			why = append(why, tm.Reason)
+		}
+	}
+	if worst != m.Verdict {
+		t.Errorf("verdict %s, but the worst table says %s", m.Verdict, worst)
+	}
+	got := cells.Explain(p, checkDay)
+	switch {
+	case len(p.Answers) == 0 && p.BirthDate.IsZero():
+		if !slices.Equal(got, []string{NoProfile}) {
+			t.Errorf("Explain of no profile = %q, want the no-profile sentence", got)
+		}
+	case m.Verdict == QuotaFits && len(got) != 0:
+		t.Errorf("verdict fits, but Explain says %q", got)
+	case m.Verdict != QuotaFits && len(got) == 0:
+		t.Errorf("verdict %s, but Explain says nothing", m.Verdict)
+	case !slices.Equal(got, why):
+		t.Errorf("Explain = %q, want the reasons of the tables that are not fine, %q", got, why)
+	}
+}
+
+// softCell is q with a quotaType that is neither hard nor counting.
+func softCell(q domain.Quota) domain.Quota {
+	q.QuotaType = "soft"
+	return q
+}
+
+// womenOlder is a hard cell of the table Age for women of 35 to end.
+func womenOlder(id, remaining int64, end string) domain.Quota {
+	q := ageCell(id, "35", end, remaining, 0)
+	q.QuotaName = "Women older"
+	q.Questions = append(slices.Clone(q.Questions), domain.QuotaQuestion{ID: qGender, Operator: "OR",
+		Answers: []domain.QuotaAnswer{{ID: id64(2)}}})
+	return q
 }
 
 func reasonOf(m QuotaMatch) string {
@@ -357,10 +548,97 @@ func TestQuotaCellsExplain(t *testing.T) {
 	if got := cells.Explain(domain.Profile{}, checkDay); !reflect.DeepEqual(got, []string{NoProfile}) {
 		t.Errorf("Explain of a panelist without a profile = %q, want the one no-profile sentence", got)
 	}
+
+	// A cell that is not understood: explained only where it decides.
+	cells = CompileQuotas([]domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 0, 0),
+		genderCell(20, "Male", 5, 1), genderCell(21, "Female", 5, 2)})
+	if got := cells.Explain(aged(20, map[int64][]int64{qGender: {2}}), checkDay); len(got) != 0 {
+		t.Errorf("Explain of a panelist surely in an open cell beside a cell not understood = %q, want nothing: they fit", got)
+	}
+	want := []string{`Cell quota 11 is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
+		"nor one followed by +, nor empty. The panelist may fall in cell quota 11, which is full."}
+	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {2}}), checkDay); !reflect.DeepEqual(got, want) {
+		t.Errorf("Explain of a panelist who may fall in a closed cell not understood = %q, want %q", got, want)
+	}
+	want = append(want, "Answer 3 to question 12 falls in no cell of Gender (Male or Female), which holds hard quotas.")
+	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {3}}), checkDay); !reflect.DeepEqual(got, want) {
+		t.Errorf("Explain of an unknown table and an off-target one = %q, want both, in table order: %q", got, want)
+	}
 }
 
 // matchQuotas compiles quotas and matches p on checkDay.
 func matchQuotas(p domain.Profile, quotas []domain.Quota) QuotaMatch {
 	cells := CompileQuotas(quotas)
 	return cells.Match(p, checkDay)
+}
+
+// TestQuotaVerdictAgreesOnRandomQuotas matches random profiles against
+// random quotas, open-ended and garbage ranges, cells not understood and
+// quota types of every kind among them: Verdict and Match agree, Explain
+// says what they say (checkExplained), and a subsample that sendability
+// pauses for a full table of hard quotas has no panelist who fits.
+func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 2026))
+	pick := func(n int) int { return rng.IntN(n) }
+	types := []string{domain.QuotaTypeHard, domain.QuotaTypeCounting, "HARD", "soft"}
+	ranges := [][2]*string{{str("18"), str("34")}, {str("35"), str("")}, {str("65+"), nil}, {nil, str("17")},
+		{str("55"), str("99+")}, {str("abc"), str("3")}, {str(""), str("")}, {str("65+"), str("99")}, {str("30"), str("50")}}
+	remaining := []int64{0, 0, 3, -1, 8}
+	for round := range 3000 {
+		var quotas []domain.Quota
+		for table := range 1 + pick(3) {
+			for cell := range 1 + pick(4) {
+				q := domain.Quota{QuotaID: int64(100*table + cell), TableID: int64(table + 2), TableName: "T" + strconv.Itoa(table),
+					QuotaType: types[pick(len(types))], RemainingExclusive: remaining[pick(len(remaining))]}
+				questions := 1 + pick(2)
+				if pick(10) == 0 {
+					questions = 0
+				}
+				for range questions {
+					qq := domain.QuotaQuestion{ID: []int64{qGender, domain.AgeRangeQuestionID, qRegion}[pick(3)], Operator: "OR"}
+					if pick(10) == 0 {
+						qq.Operator = "AND"
+					}
+					answers := 1 + pick(2)
+					if pick(10) == 0 {
+						answers = 0
+					}
+					for range answers {
+						if qq.ID == domain.AgeRangeQuestionID {
+							r := ranges[pick(len(ranges))]
+							qq.Answers = append(qq.Answers, domain.QuotaAnswer{RangeStart: r[0], RangeEnd: r[1]})
+						} else {
+							qq.Answers = append(qq.Answers, domain.QuotaAnswer{ID: id64(int64(1 + pick(3)))})
+						}
+					}
+					q.Questions = append(q.Questions, qq)
+				}
+				quotas = append(quotas, q)
+			}
+		}
+		cells := CompileQuotas(quotas)
+		paused := Sendability(liveFacts(append([]domain.Quota{total(5, 0)}, quotas...)...)).State == Paused
+		for range 8 {
+			p := domain.Profile{Answers: map[int64][]int64{}}
+			if pick(4) > 0 {
+				p = aged(10+pick(90), p.Answers)
+			}
+			for _, q := range []int64{qGender, qRegion} {
+				for range pick(3) {
+					p.Answers[q] = append(p.Answers[q], int64(1+pick(3)))
+				}
+			}
+			m := cells.Match(p, checkDay)
+			if v := cells.Verdict(p, checkDay); v != m.Verdict {
+				t.Fatalf("round %d: Verdict %s, Match %s for %+v on %+v", round, v, m.Verdict, p, quotas)
+			}
+			checkExplained(t, &cells, p, m)
+			if paused && m.Verdict == QuotaFits {
+				t.Fatalf("round %d: sendability pauses, but %+v fits %+v: %+v", round, p, quotas, m.Tables)
+			}
+			if t.Failed() {
+				t.Fatalf("round %d: quotas %+v, profile %+v", round, quotas, p)
+			}
+		}
+	}
 }

@@ -47,10 +47,12 @@ type tableView struct {
 type pick uint8
 
 const (
-	pickFull      pick = iota // matched, no room
-	pickOpen                  // matched, room
-	pickUndecided             // an answer is missing
-	pickBroken                // not understood
+	pickFull       pick = iota // matched, no room
+	pickOpen                   // matched, room
+	pickUndecided              // an answer is missing
+	pickBroken                 // not understood, and the panelist may fall in it
+	pickBrokenFull             // pickBroken, no room
+	pickBrokenOpen             // pickBroken, room
 	pickAll
 )
 
@@ -64,6 +66,10 @@ func (k pick) has(cell *quotaCell, o cellOutcome) bool {
 		return o == cellUndecided
 	case pickBroken:
 		return o == cellNotUnderstood
+	case pickBrokenFull:
+		return o == cellNotUnderstood && cell.remaining == 0
+	case pickBrokenOpen:
+		return o == cellNotUnderstood && cell.remaining > 0
 	}
 	return true
 }
@@ -111,28 +117,67 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 			b.WriteString(" in ")
 			cellList(&b, v, pickOpen, "and")
 			b.WriteString(", which all have room.")
-		case v.count(pickUndecided) > 0:
-			x.missing(&b, v)
-			b.WriteString(", but that changes nothing: the cells of " + tableLabel(t) + " that ask it have room and only count.")
 		default:
-			x.subject(&b, v, pickAll)
-			b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
+			// A table without hard quotas (Verdict's step 5).
+			undecided, broken := v.count(pickUndecided), v.count(pickBrokenOpen)
+			if undecided > 0 {
+				x.missing(&b, v)
+				b.WriteString(", but that changes nothing: the cells of " + tableLabel(t) + " that ask it have room and only count.")
+			}
+			if broken > 0 {
+				sentence(&b)
+				notUnderstood(&b, v, pickBrokenOpen)
+				if broken == 1 {
+					b.WriteString(", but that changes nothing: it has room and " + tableLabel(t) + " holds no hard quota.")
+				} else {
+					b.WriteString(", but that changes nothing: they have room and " + tableLabel(t) + " holds no hard quota.")
+				}
+			}
+			if undecided == 0 && broken == 0 {
+				x.subject(&b, v, pickAll)
+				if v.onlyCounting() {
+					b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
+				} else {
+					b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: none of its cells is a hard quota.")
+				}
+			}
 		}
 	case QuotaUnknown:
+		// Cells that are not understood matter unless the panelist surely
+		// falls in an open cell (Verdict's step 3): closed ones always,
+		// open ones in a table of hard quotas.
+		full, open := 0, 0
+		if v.count(pickOpen) == 0 {
+			full = v.count(pickBrokenFull)
+			if t.hard && full == 0 {
+				open = v.count(pickBrokenOpen)
+			}
+		}
 		for i := range v.cells {
-			if cell := &v.cells[i]; pickBroken.has(cell, v.outs[i]) {
-				if b.Len() > 0 {
-					b.WriteByte(' ')
-				}
+			cell := &v.cells[i]
+			if (full > 0 && pickBrokenFull.has(cell, v.outs[i])) || (open > 0 && pickBrokenOpen.has(cell, v.outs[i])) {
+				sentence(&b)
 				b.WriteString("Cell ")
 				cellName(&b, cell)
 				b.WriteString(" is not understood: " + cell.broken + ".")
 			}
 		}
-		if v.count(pickUndecided) > 0 {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
+		switch {
+		case full > 0:
+			b.WriteString(" The panelist may fall in ")
+			cellList(&b, v, pickBrokenFull, "or")
+			if full == 1 {
+				b.WriteString(", which is full.")
+			} else {
+				b.WriteString(", which are full.")
 			}
+		case open > 0:
+			b.WriteString(" The panelist may fall in ")
+			cellList(&b, v, pickBrokenOpen, "or")
+			b.WriteString(", or in no cell of " + tableLabel(t) + ", which holds hard quotas.")
+		}
+		if v.count(pickUndecided) > 0 {
+			sentence(&b)
 			x.missing(&b, v)
 			b.WriteString(": cannot tell whether the panelist falls in ")
 			cellList(&b, v, pickUndecided, "or")
@@ -168,6 +213,17 @@ func (v tableView) count(k pick) int {
 		}
 	}
 	return n
+}
+
+// onlyCounting reports whether every cell of the table has the quotaType
+// counting.
+func (v tableView) onlyCounting() bool {
+	for i := range v.cells {
+		if v.cells[i].kind != kindCounting {
+			return false
+		}
+	}
+	return true
 }
 
 func (v tableView) first(k pick) *quotaCell {
@@ -307,6 +363,27 @@ func (x *explainer) missing(b *strings.Builder, v tableView) {
 	})
 }
 
+// sentence separates a sentence from the one before it, if any.
+func sentence(b *strings.Builder) {
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+}
+
+// notUnderstood writes "Cell A is not understood" or "Cells A and B are
+// not understood".
+func notUnderstood(b *strings.Builder, v tableView, k pick) {
+	if v.count(k) == 1 {
+		b.WriteString("Cell ")
+		cellNames(b, v, k, "and")
+		b.WriteString(" is not understood")
+		return
+	}
+	b.WriteString("Cells ")
+	cellNames(b, v, k, "and")
+	b.WriteString(" are not understood")
+}
+
 // lead writes a phrase, its first letter upper-cased when it opens the
 // sentence. The phrases are lower-case ASCII.
 func lead(b *strings.Builder, phrase string, opens bool) {
@@ -347,8 +424,8 @@ func cellNames(b *strings.Builder, v tableView, k pick, conj string) {
 }
 
 // cellName writes the cell's quotaName, or else what it lists: "35-54",
-// "18-24/55-99", "answers 1/2", "answer 7 & 18-34"; "quota 123" for a cell
-// that is not understood.
+// "18-24/55-99", "65 or older", "answers 1/2", "answer 7 & 18-34"; "quota
+// 123" for a cell that is not understood.
 func cellName(b *strings.Builder, cell *quotaCell) {
 	if cell.name != "" {
 		b.WriteString(cell.name)
@@ -368,9 +445,7 @@ func cellName(b *strings.Builder, cell *quotaCell) {
 				if j > 0 {
 					b.WriteByte('/')
 				}
-				writeInt(b, int64(r.from))
-				b.WriteByte('-')
-				writeInt(b, int64(r.to))
+				writeRange(b, r)
 			}
 			continue
 		}
@@ -385,6 +460,22 @@ func cellName(b *strings.Builder, cell *quotaCell) {
 			}
 			writeInt(b, id)
 		}
+	}
+}
+
+// writeRange writes an age range: "35-54", "65 or older", "34 or younger".
+func writeRange(b *strings.Builder, r ageRange) {
+	switch {
+	case r.to == noUpper:
+		writeInt(b, int64(r.from))
+		b.WriteString(" or older")
+	case r.from == noLower:
+		writeInt(b, int64(r.to))
+		b.WriteString(" or younger")
+	default:
+		writeInt(b, int64(r.from))
+		b.WriteByte('-')
+		writeInt(b, int64(r.to))
 	}
 }
 

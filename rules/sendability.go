@@ -15,11 +15,13 @@ type State string
 
 // The sendability states.
 const (
-	// Sendable: Live, API compatible, priced, and the total quota and at
-	// least one other quota (when there are others) still need completes.
+	// Sendable: Live, API compatible, priced, the total quota still needs
+	// completes, and every quota table that holds a hard quota has a cell
+	// that does.
 	Sendable State = "sendable"
-	// Paused: the total quota is full, or every other quota cell is full
-	// (spec rule 3: "sample sending must be paused").
+	// Paused: the total quota is full (spec rule 3: "sample sending must be
+	// paused"), or a quota table that holds a hard quota has no open cell,
+	// so nobody can be counted.
 	Paused State = "paused"
 	// NotSendable: not Live, not API compatible, or not priced (spec rule 1).
 	NotSendable State = "not_sendable"
@@ -149,8 +151,21 @@ type Verdict struct {
 // failing one is a reason. A Live-for-testing subsample is Testing even when
 // API or CPI also fail. Only a Live, API-compatible, priced subsample goes
 // on to the quotas: unread, failed or ambiguous quotas (none or several
-// total quotas) make it Unknown; a full total quota, or every other quota
-// cell full while the total is open, makes it Paused.
+// total quotas) make it Unknown; a full total quota makes it Paused.
+//
+// With the total open, the other quotas are grouped into tables by
+// tableId, as quota matching groups them (groupTables), and a table that
+// holds a hard quota and has no open cell makes the subsample Paused, the
+// reason naming the table: every respondent would be in a full cell of
+// it, and turned back, or in none, and off target, so no panelist's quota
+// verdict can be fits. A table holds a hard quota when one of its cells
+// has the quotaType hard (any case, kindOf), whether or not its
+// conditions are understood. A closed cell of a table of counting cells
+// only never pauses: a respondent in none of its cells is still taken.
+// Nor does a table whose cells have a quotaType that is neither hard nor
+// counting pause by itself: what such a cell would turn back is not
+// known, and quota matching does not count it as hard either (a hard cell
+// beside it still pauses its table when no cell of the table is open).
 func Sendability(f SubsampleFacts) Verdict {
 	v := Verdict{Checks: make([]Check, 0, sendabilityChecks)}
 
@@ -230,21 +245,49 @@ func Sendability(f SubsampleFacts) Verdict {
 	v.pass(RuleTotalQuota, "Total quota needs "+strconv.FormatInt(v.Total.Remaining, 10)+
 		" more ("+strconv.FormatInt(v.Total.Achieved, 10)+" achieved).")
 
-	// Then every other quota.
+	// Then every other quota, table by table.
 	others := len(v.Open) + len(v.Closed)
-	switch {
-	case others == 0:
+	if others == 0 {
 		v.pass(RuleOtherQuotas, "No other quotas: the total quota alone decides.")
-	case len(v.Open) == 0:
-		v.State = Paused
-		v.fail(RuleOtherQuotas, "Every quota cell is full ("+strconv.Itoa(others)+" of "+
-			strconv.Itoa(others)+"): sending is paused.")
+		v.State = Sendable
 		return v
-	default:
-		v.pass(RuleOtherQuotas, strconv.Itoa(len(v.Open))+" of "+countOf(others, "quota cell", "quota cells")+" open.")
 	}
+	if full := fullHardTables(f.Quotas); full != "" {
+		v.State = Paused
+		v.fail(RuleOtherQuotas, "Every cell of "+full+" is full: nobody can be counted, sending is paused.")
+		return v
+	}
+	detail := strconv.Itoa(len(v.Open)) + " of " + countOf(others, "quota cell", "quota cells") + " open."
+	if len(v.Open) == 0 {
+		detail = "0 of " + countOf(others, "quota cell", "quota cells") +
+			" open, but none of their tables holds a hard quota: a respondent in none of their cells is still taken."
+	}
+	v.pass(RuleOtherQuotas, detail)
 	v.State = Sendable
 	return v
+}
+
+// fullHardTables names the quota tables that hold a hard quota and have
+// no open cell, in the provider's order: "table Gender x Age (2)",
+// "tables Gender (3) and Age (2)"; "" when there is none.
+func fullHardTables(quotas []domain.Quota) string {
+	var names []string
+	for _, t := range groupTables(quotas) {
+		if t.hard && !t.open {
+			name := strconv.FormatInt(t.id, 10)
+			if t.name != "" {
+				name = t.name + " (" + name + ")"
+			}
+			names = append(names, name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return "table " + names[0]
+	}
+	return "tables " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func (v *Verdict) pass(rule, detail string) {

@@ -3,6 +3,7 @@ package rules
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,8 +107,90 @@ func TestSendability(t *testing.T) {
 		},
 		{
 			name: "all cells full pauses", facts: liveFacts(total(10, 0), quota(2, 0, 0), quota(3, 0, 0), quota(4, 0, 0), quota(5, -1, 0), quota(6, 0, 0)),
-			state: Paused, reasons: []string{"Every quota cell is full (5 of 5): sending is paused."},
+			state: Paused, reasons: []string{"Every cell of table Age (2) is full: nobody can be counted, sending is paused."},
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name: "a table that holds a hard quota and has no open cell pauses: nobody can be counted, whatever other tables say",
+			facts: liveFacts(total(10, 0), genderCell(20, "Male", 0, 1), ageCell(10, "18", "34", 5, 0), genderCell(21, "Female", -2, 2),
+				ageCell(11, "35", "54", 5, 0)),
+			state: Paused, reasons: []string{"Every cell of table Gender (3) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name: "the reason names the table by tableName and tableId",
+			facts: liveFacts(total(10, 0), inTable(7, "Gender x Age", genderCell(20, "Men 18-34", 0, 1)),
+				inTable(7, "Gender x Age", genderCell(21, "Women 18-34", 0, 2))),
+			state: Paused, reasons: []string{"Every cell of table Gender x Age (7) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name: "the reason names every full table that holds a hard quota, in the provider's order; a table without a name by its id",
+			facts: liveFacts(total(10, 0), inTable(9, " ", genderCell(22, "", 0, 3)), genderCell(20, "Male", 0, 1),
+				regionCell(30, 0, 100), ageCell(10, "18", "34", 0, 0), genderCell(21, "Female", 0, 2)),
+			state: Paused, reasons: []string{"Every cell of tables 9, Gender (3) and Age (2) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name:  "a table grouped by tableId pauses whatever the provider's order of its cells",
+			facts: liveFacts(genderCell(20, "Male", 0, 1), ageCell(10, "18", "34", 5, 0), total(10, 0), genderCell(21, "Female", 0, 2)),
+			state: Paused, reasons: []string{"Every cell of table Gender (3) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name:  "one open cell keeps a table of hard quotas open",
+			facts: liveFacts(total(10, 0), genderCell(20, "Male", 0, 1), genderCell(21, "Female", 1, 2)),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a closed cell of a table of counting cells only never pauses",
+			facts: liveFacts(total(10, 0), regionCell(30, 0, 100), regionCell(31, 0, 101), ageCell(10, "18", "34", 5, 0)),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a closed cell of a table of counting cells only never pauses, even when no cell is open at all",
+			facts: liveFacts(total(10, 0), regionCell(30, 0, 100), regionCell(31, -1, 101)),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "hard is read in any case",
+			facts: liveFacts(total(10, 0), withType(genderCell(20, "Male", 0, 1), "HARD"), withType(genderCell(21, "Female", 0, 2), "Counting")),
+			state: Paused, reasons: []string{"Every cell of table Gender (3) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name: "a table that holds a hard quota pauses even when its cells are not understood: their conditions do not matter",
+			facts: liveFacts(total(10, 0), ageCell(10, "18", "abc", 0, 0), withOperator(ageCell(11, "35", "54", 0, 0), "AND"),
+				regionCell(30, 5, 100)),
+			state: Paused, reasons: []string{"Every cell of table Age (2) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name:  "an open cell that is not understood keeps its table open",
+			facts: liveFacts(total(10, 0), ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "abc", 5, 0)),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a table whose cells have a quotaType neither hard nor counting does not pause by itself",
+			facts: liveFacts(total(10, 0), softCell(genderCell(20, "Male", 0, 1)), softCell(genderCell(21, "Female", 0, 2))),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a hard cell beside cells of another quotaType pauses its table when no cell of it is open",
+			facts: liveFacts(total(10, 0), genderCell(20, "Male", 0, 1), softCell(genderCell(21, "Female", 0, 2))),
+			state: Paused, reasons: []string{"Every cell of table Gender (3) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
+		},
+		{
+			name:  "a hard cell beside an open cell of another quotaType: the table has an open cell and does not pause",
+			facts: liveFacts(total(10, 0), genderCell(20, "Male", 0, 1), softCell(genderCell(21, "Female", 4, 2))),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "the total quota's remaining is 0: paused by the total first, whatever the tables say",
+			facts: liveFacts(total(0, 0), genderCell(20, "Male", 0, 1)),
+			state: Paused, reasons: []string{"Total quota is full (0 remaining): sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Fail, Skipped},
 		},
 		{
 			name:  "missing total quota is unknown",
@@ -204,6 +287,82 @@ func TestSendabilityQuotaFill(t *testing.T) {
 	}
 }
 
+func TestSendabilityOtherQuotasDetail(t *testing.T) {
+	tests := []struct {
+		name   string
+		quotas []domain.Quota
+		detail string
+	}{
+		{"an open table: how many cells are open",
+			[]domain.Quota{total(5, 0), genderCell(20, "Male", 0, 1), genderCell(21, "Female", 3, 2)}, "1 of 2 quota cells open."},
+		{"a closed cell of a table of counting cells only never pauses, and the detail says why",
+			[]domain.Quota{total(5, 0), regionCell(30, 0, 100), regionCell(31, 0, 101)},
+			"0 of 2 quota cells open, but none of their tables holds a hard quota: a respondent in none of their cells is still taken."},
+		{"a paused table is named in the other quotas check",
+			[]domain.Quota{total(5, 0), genderCell(20, "Male", 0, 1)},
+			"Every cell of table Gender (3) is full: nobody can be counted, sending is paused."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Sendability(liveFacts(tt.quotas...))
+			if d := v.Checks[4].Detail; d != tt.detail {
+				t.Errorf("other quotas detail = %q, want %q", d, tt.detail)
+			}
+		})
+	}
+}
+
+// TestPausingAgreesWithMatching: a subsample is paused by a table exactly
+// when that table leaves no panelist a fit. For every sendability case
+// above that gets to the other quotas, every profile of a spread is
+// matched: when a table pauses the subsample, no profile fits it; when
+// none does, some profile fits or may fit (unknown).
+func TestPausingAgreesWithMatching(t *testing.T) {
+	profiles := []domain.Profile{{}, aged(20, nil), aged(40, nil), aged(70, nil)}
+	for _, g := range []int64{1, 2, 3} {
+		for _, r := range []int64{100, 101, 102} {
+			for _, age := range []int{20, 40} {
+				profiles = append(profiles, aged(age, map[int64][]int64{qGender: {g}, qRegion: {r}}))
+			}
+		}
+	}
+	quotaSets := [][]domain.Quota{
+		{genderCell(20, "Male", 0, 1), genderCell(21, "Female", 0, 2), ageCell(10, "18", "99", 5, 0)},
+		{genderCell(20, "Male", 0, 1), softCell(genderCell(21, "Female", 0, 2))},
+		{softCell(genderCell(20, "Male", 0, 1)), softCell(genderCell(21, "Female", 0, 2))},
+		{regionCell(30, 0, 100), regionCell(31, 0, 101)},
+		{ageCell(10, "18", "abc", 0, 0), ageCell(11, "35", "54", 0, 0)},
+		{ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "abc", 5, 0)},
+		{inTable(7, "Gender x Age", genderCell(20, "Men", 0, 1)), regionCell(30, 4, 100)},
+	}
+	for i, qs := range quotaSets {
+		v := Sendability(liveFacts(append([]domain.Quota{total(5, 0)}, qs...)...))
+		cells := CompileQuotas(qs)
+		fits, mayFit := 0, 0
+		for _, p := range profiles {
+			m := cells.Match(p, checkDay)
+			switch m.Verdict {
+			case QuotaFits:
+				fits++
+			case QuotaUnknown:
+				mayFit++
+			}
+			for _, tm := range m.Tables {
+				paused := strings.Contains(v.Checks[4].Detail, "("+strconv.FormatInt(tm.TableID, 10)+")")
+				if paused && tm.Verdict == QuotaFits {
+					t.Errorf("set %d: table %d pauses the subsample, but a panelist fits it: %s", i, tm.TableID, tm.Reason)
+				}
+			}
+		}
+		if v.State == Paused && fits > 0 {
+			t.Errorf("set %d: paused (%q), but %d profiles fit", i, v.Reasons, fits)
+		}
+		if v.State == Sendable && fits+mayFit == 0 {
+			t.Errorf("set %d: sendable, but no profile of the spread fits or may fit", i)
+		}
+	}
+}
+
 func TestSendabilityFillsQuotasWhenDecidedEarlier(t *testing.T) {
 	f := liveFacts(total(0, 0), quota(2, 1, 0))
 	f.Status = domain.StatusComplete
@@ -224,4 +383,16 @@ func TestStateLabel(t *testing.T) {
 			t.Errorf("%q.Label() = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// inTable returns q moved into the table id, name.
+func inTable(id int64, name string, q domain.Quota) domain.Quota {
+	q.TableID, q.TableName = id, name
+	return q
+}
+
+// withType returns q with the quotaType kind.
+func withType(q domain.Quota, kind string) domain.Quota {
+	q.QuotaType = kind
+	return q
 }

@@ -82,6 +82,7 @@ type upstreamFlags struct {
 	attempts    int
 	providerTZ  string
 	concurrency int
+	deadline    time.Duration
 }
 
 func (u *upstreamFlags) register(fs *flag.FlagSet, urlHelp string) {
@@ -91,6 +92,7 @@ func (u *upstreamFlags) register(fs *flag.FlagSet, urlHelp string) {
 	fs.IntVar(&u.attempts, "upstream-attempts", 3, "attempts per provider request (retries with backoff on timeouts and 5xx)")
 	fs.StringVar(&u.providerTZ, "provider-tz", "UTC", "time zone of the provider's zone-less dates (IANA name)")
 	fs.IntVar(&u.concurrency, "concurrency", 8, "per-subsample provider requests in flight during a refresh")
+	fs.DurationVar(&u.deadline, "refresh-deadline", 2*time.Minute, "bounds one whole refresh: calls still running then are cancelled, their subsamples keep their earlier data marked as failed, and the rest is written")
 }
 
 // client builds the provider client for baseURL.
@@ -98,6 +100,9 @@ func (u *upstreamFlags) client(baseURL, userAgent string) (*client.Client, error
 	loc, err := time.LoadLocation(u.providerTZ)
 	if err != nil {
 		return nil, fmt.Errorf("--provider-tz %q: %w", u.providerTZ, err)
+	}
+	if u.deadline <= 0 {
+		return nil, errFlag("refresh-deadline", "must be more than 0, such as 2m")
 	}
 	cfg := client.Config{BaseURL: baseURL, UserAgent: userAgent, Timeout: u.timeout, MaxAttempts: u.attempts, Location: loc, Header: map[string][]string{}}
 	for i, line := range u.headers {

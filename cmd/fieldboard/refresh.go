@@ -36,7 +36,7 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	r := refresh.New(provider, st, refresh.Options{Concurrency: up.concurrency, Logger: logger})
+	r := refresh.New(provider, st, refresh.Options{Concurrency: up.concurrency, Deadline: up.deadline, Logger: logger})
 	defer r.Close()
 	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
 		return oneLine(err)

@@ -97,7 +97,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	refresher := refresh.New(provider, st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
-		Concurrency: up.concurrency, Retention: *retention, Logger: logger,
+		Concurrency: up.concurrency, Deadline: up.deadline, Retention: *retention, Logger: logger,
 	})
 	server := &web.Server{
 		Store:            st,

@@ -48,18 +48,32 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 		details[l.SubsampleID] = d
 		mu.Unlock()
 	})
-	if err := ctx.Err(); err != nil {
-		return r.fail(ctx, run, c, err)
+	// Past the deadline, the subsamples whose calls did not finish keep
+	// their earlier data, marked as failed, and the rest is written; a
+	// shutdown writes nothing.
+	late := ctx.Err()
+	if late != nil && !errors.Is(late, context.DeadlineExceeded) {
+		return r.fail(ctx, run, c, late)
 	}
 
 	ru.setPhase("saving", 0)
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
 	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details, States: checks.States(summaries, live, details)}
-	if _, err := r.store.SaveEvents(ctx, snap, r.opts.Retention); err != nil {
+	if _, err := r.store.SaveEvents(context.WithoutCancel(ctx), snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, run, c, err)
 	}
 	r.done(run)
+	if late != nil {
+		unread := 0
+		for _, l := range live {
+			if d, ok := details[l.SubsampleID]; !ok || d.QuotasErr != nil || d.RulesErr != nil {
+				unread++
+			}
+		}
+		return fmt.Errorf("refresh events: the refresh deadline (%v) passed; %d of %d live subsamples keep their earlier data, marked as failed",
+			r.opts.Deadline, unread, len(live))
+	}
 	return nil
 }
 

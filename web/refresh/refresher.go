@@ -45,6 +45,10 @@ type Options struct {
 	Concurrency int
 	// Retention is how long quota history and the refresh log are kept [7 days].
 	Retention time.Duration
+	// Deadline bounds one whole refresh [2m]: calls still running then are
+	// cancelled, the subsamples they were for keep their earlier data
+	// marked as failed, and what was read is written.
+	Deadline time.Duration
 	// Now is the clock [time.Now].
 	Now func() time.Time
 	// Logger receives one line per refresh [slog.Default()].
@@ -66,6 +70,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Retention <= 0 {
 		o.Retention = 7 * 24 * time.Hour
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = 2 * time.Minute
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -309,8 +316,11 @@ func (r *Refresher) intervals() map[string]time.Duration {
 	}
 }
 
-// execute performs one refresh.
+// execute performs one refresh, within the deadline: a refresh never
+// hangs on the provider, and the next scheduled one starts on time.
 func (r *Refresher) execute(ctx context.Context, ru *run, req Request) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Deadline)
+	defer cancel()
 	if req.SubsampleID != 0 {
 		return r.refreshSubsample(ctx, ru, req.SubsampleID)
 	}

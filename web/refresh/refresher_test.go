@@ -353,3 +353,64 @@ func TestFullRefreshAskedDuringASubsampleRefreshRunsAfterIt(t *testing.T) {
 		t.Errorf("%d events refreshes, want 2: the first and the one asked during the subsample refresh", events)
 	}
 }
+
+// TestRefreshDeadline: a refresh never hangs on the provider. Past the
+// deadline the calls still running are cancelled, the subsamples they
+// were for keep their earlier data marked as failed (so they are not
+// sendable), the rest is written, and the refresh says so.
+func TestRefreshDeadline(t *testing.T) {
+	f := newFixture(t, sim.Options{Seed: 4})
+	ctx := context.Background()
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.refresher.Close()
+	live, err := f.store.LiveRows(ctx)
+	if err != nil || len(live) < 8 {
+		t.Fatalf("%d live subsamples (%v); want a few to be left unread", len(live), err)
+	}
+	// Every call now takes 150 ms: the event lists fit in the deadline,
+	// the quotas and rules of every live subsample (4 at a time) do not.
+	f.sim.SetLatency(150 * time.Millisecond)
+	f.clock.Advance(10 * time.Minute)
+	r := New(clientOf(t, f), f.store, Options{Now: f.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Concurrency: 4, Deadline: 700 * time.Millisecond})
+	t.Cleanup(r.Close)
+	start := time.Now()
+	err = r.Refresh(ctx, Request{})
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("refresh past its deadline: %v, want an error saying the deadline passed", err)
+	}
+	if took > 3*time.Second {
+		t.Errorf("the refresh took %v with a 700ms deadline", took)
+	}
+	states, err := f.store.Datasets(ctx)
+	if err != nil || states[store.DatasetEvents].LastSuccessAt == nil || !states[store.DatasetEvents].LastSuccessAt.Equal(f.clock.Now()) {
+		t.Fatalf("events dataset %+v (%v): the snapshot read before the deadline must be written", states[store.DatasetEvents], err)
+	}
+	failed := 0
+	for _, l := range live {
+		fetch, err := f.store.FetchOf(ctx, l.SubsampleID)
+		if err != nil {
+			continue // closed since
+		}
+		if !fetch.QuotasOK || !fetch.RulesOK {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Error("no subsample was left unread: the deadline did not cut the refresh")
+	}
+}
+
+// clientOf is a client of the fixture's simulator.
+func clientOf(t *testing.T, f *fixture) *client.Client {
+	t.Helper()
+	srv := httptest.NewServer(f.sim)
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Config{BaseURL: srv.URL, Timeout: 5 * time.Second, MaxAttempts: 1, Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -48,6 +48,7 @@ type Checker interface {
 	LiveTarget(ctx context.Context, subsampleID int64) error
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
+	Stale(ctx context.Context) (string, error)
 	formats.LiveChecker
 	formats.BulkChecker
 }

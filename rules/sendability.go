@@ -89,6 +89,19 @@ type SubsampleFacts struct {
 	// endpoint 2), and its properties are not known, so it is not sendable
 	// whatever its status says.
 	Unlisted bool
+	// Reported are the statuses each source of the snapshot gave the
+	// subsample (event/all, live-details, each quota's subsampleStatus),
+	// empty ones left out: it counts as Live only when all of them say so.
+	Reported []ReportedStatus
+	// Stale says why the snapshot is too old to decide on (Staleness); ""
+	// when it is not. Every subsample is then unknown.
+	Stale string
+}
+
+// ReportedStatus is the status one source gave a subsample.
+type ReportedStatus struct {
+	Source string // "event/all", "live-details" or "quotas"
+	Status string
 }
 
 // Outcome is the result of one sendability rule.
@@ -145,7 +158,9 @@ type Verdict struct {
 }
 
 // Sendability applies the spec's sending rule (rule 1) and quota sending
-// rule (rule 3) to one subsample.
+// rule (rule 3) to one subsample. On a stale snapshot every subsample is
+// Unknown, the staleness its first reason, whatever the rules say of the
+// old data (kept in Checks, for the pages).
 //
 // Status, API compatibility and CPI are always all evaluated, so every
 // failing one is a reason. A Live-for-testing subsample is Testing even when
@@ -167,10 +182,21 @@ type Verdict struct {
 // known, and quota matching does not count it as hard either (a hard cell
 // beside it still pauses its table when no cell of the table is open).
 func Sendability(f SubsampleFacts) Verdict {
+	v := sendability(f)
+	if f.Stale != "" {
+		v.State = Unknown
+		v.Reasons = append([]string{f.Stale}, v.Reasons...)
+	}
+	return v
+}
+
+func sendability(f SubsampleFacts) Verdict {
 	v := Verdict{Checks: make([]Check, 0, sendabilityChecks)}
 
 	testing := f.Status == domain.StatusLiveForTesting
 	switch {
+	case f.Status == domain.StatusLive && disagree(f.Reported, domain.StatusLive):
+		v.fail(RuleStatus, "The sources disagree on the status: "+reportedStatuses(f.Reported)+"; a subsample counts as Live only when all say so.")
 	case f.Status == domain.StatusLive:
 		v.pass(RuleStatus, "Status is Live.")
 	case testing:
@@ -288,6 +314,26 @@ func fullHardTables(quotas []domain.Quota) string {
 		return "table " + names[0]
 	}
 	return "tables " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// disagree reports whether some source reported another status than want.
+func disagree(reported []ReportedStatus, want string) bool {
+	for _, r := range reported {
+		if r.Status != want {
+			return true
+		}
+	}
+	return false
+}
+
+// reportedStatuses lists what each source said: "event/all says Complete,
+// live-details says Live".
+func reportedStatuses(reported []ReportedStatus) string {
+	parts := make([]string, len(reported))
+	for i, r := range reported {
+		parts[i] = r.Source + " says " + r.Status
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (v *Verdict) pass(rule, detail string) {

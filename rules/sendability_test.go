@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -395,4 +396,46 @@ func inTable(id int64, name string, q domain.Quota) domain.Quota {
 func withType(q domain.Quota, kind string) domain.Quota {
 	q.QuotaType = kind
 	return q
+}
+
+func TestStaleAndDisagreeingData(t *testing.T) {
+	read := time.Date(2026, 11, 23, 9, 15, 0, 0, time.UTC)
+	failed := time.Date(2026, 11, 23, 10, 2, 0, 0, time.UTC)
+	now := read.Add(47 * time.Minute)
+	if got := Staleness(read, &failed, "event/all: 503 Service Unavailable.", now, 15*time.Minute); got != "Data is 47 minutes old: the last refresh that read the events failed at 10:02 UTC (event/all: 503 Service Unavailable). Nothing is sendable until a refresh succeeds." {
+		t.Errorf("Staleness = %q", got)
+	}
+	if got := Staleness(read, nil, "", now, 15*time.Minute); !strings.Contains(got, "no refresh has read the events since 09:15 UTC") {
+		t.Errorf("Staleness without a failure = %q", got)
+	}
+	for _, fresh := range []struct {
+		name  string
+		age   time.Duration
+		after time.Duration
+	}{{"data exactly as old as the limit is fresh", 15 * time.Minute, 15 * time.Minute}, {"a limit of 0 sets none", 48 * time.Hour, 0}} {
+		if got := Staleness(read, &failed, "", read.Add(fresh.age), fresh.after); got != "" {
+			t.Errorf("%s: %q", fresh.name, got)
+		}
+	}
+
+	live := liveFacts(total(40, 10), quota(2, 5, 0))
+	if v := Sendability(live); v.State != Sendable {
+		t.Fatalf("the facts are not sendable to begin with: %+v", v)
+	}
+	stale := live
+	stale.Stale = "Data is 47 minutes old."
+	if v := Sendability(stale); v.State != Unknown || v.Reasons[0] != stale.Stale {
+		t.Errorf("never decide on data that is too old: %s %q", v.State, v.Reasons)
+	}
+	agree := live
+	agree.Reported = []ReportedStatus{{"event/all", "Live"}, {"live-details", "Live"}, {"quotas", "Live"}}
+	if v := Sendability(agree); v.State != Sendable {
+		t.Errorf("sources that agree: %s %q", v.State, v.Reasons)
+	}
+	disagreeing := live
+	disagreeing.Reported = []ReportedStatus{{"event/all", "Complete"}, {"live-details", "Live"}, {"quotas", "Live"}}
+	v := Sendability(disagreeing)
+	if v.State != NotSendable || !strings.Contains(strings.Join(v.Reasons, " "), "event/all says Complete, live-details says Live, quotas says Live") {
+		t.Errorf("a Live subsample counts as Live only when every source says so: %s %q", v.State, v.Reasons)
+	}
 }

@@ -16,11 +16,15 @@ import (
 // it: its event-list entry, joined with its live details and the state of
 // its last quota and rule fetch when it is live.
 type SubsampleRow struct {
-	SubsampleID    int64      `db:"subsample_id"`
-	EventID        int64      `db:"event_id"`
-	Name           string     `db:"name"`
-	EventName      string     `db:"event_name"`
-	Status         string     `db:"status"`
+	SubsampleID int64  `db:"subsample_id"`
+	EventID     int64  `db:"event_id"`
+	Name        string `db:"name"`
+	EventName   string `db:"event_name"`
+	Status      string `db:"status"`
+	// SummaryStatus and LiveStatus are what event/all and live-details
+	// each said; "" when the subsample is not in that list.
+	SummaryStatus  string     `db:"summary_status"`
+	LiveStatus     string     `db:"live_status"`
 	CountryCode    string     `db:"country_code"`
 	CountryName    string     `db:"country_name"`
 	FieldStart     *time.Time `db:"field_start"`
@@ -43,7 +47,8 @@ type SubsampleRow struct {
 // one, the live details winning where both know a field.
 const subsampleRowsQuery = `
 	SELECT s.subsample_id, s.event_id, s.name, COALESCE(l.event_name, '') AS event_name,
-		COALESCE(l.status, s.status) AS status, s.country_code, s.country_name,
+		COALESCE(l.status, s.status) AS status, s.status AS summary_status, COALESCE(l.status, '') AS live_status,
+		s.country_code, s.country_name,
 		COALESCE(l.field_start, s.field_start) AS field_start, COALESCE(l.field_end, s.field_end) AS field_end,
 		l.subsample_id IS NOT NULL AS live, COALESCE(l.api_compatible, 0) AS api_compatible,
 		COALESCE(l.currency, '') AS currency, l.cpi, l.expected_loi, l.expected_incidence,
@@ -53,7 +58,7 @@ const subsampleRowsQuery = `
 	LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
 	LEFT JOIN subsample_fetches f ON f.subsample_id = s.subsample_id
 	UNION ALL
-	SELECT l.subsample_id, l.event_id, l.name, l.event_name, l.status,
+	SELECT l.subsample_id, l.event_id, l.name, l.event_name, l.status, '', l.status,
 		COALESCE((SELECT code FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
 		COALESCE((SELECT name FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
 		l.field_start, l.field_end, 1, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,

@@ -62,6 +62,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(readableQuery)
 	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Auth.Middleware)
+	e.Use(s.staleBanner)
 
 	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher},
 		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation}
@@ -238,6 +239,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// staleBanner tells every page when the data is too old to decide on
+// (checks.Service.Stale), for the banner the layout shows.
+func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		// Pages of a signed-in user only: the sign-in page tells nobody
+		// about the provider.
+		if req.Method != http.MethodGet || views.ViewerOf(req.Context()).Name == "" || strings.HasPrefix(req.URL.Path, "/api/") || s.Checks == nil {
+			return next(c)
+		}
+		why, err := s.Checks.Stale(req.Context())
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			c.SetRequest(req.WithContext(views.WithStale(req.Context(), why)))
+		}
+		return next(c)
+	}
 }
 
 // logRequests writes one log line per request.

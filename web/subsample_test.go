@@ -411,7 +411,7 @@ func newClockedApp(t *testing.T) (*app, *testClock) {
 	r := refresh.New(c, st, refresh.Options{Logger: logger, Now: clock.Now})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Store: st, Checks: &checks.Service{Store: st, Now: clock.Now}, Refresher: r,
+		Store: st, Checks: &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute}, Refresher: r,
 		Auth:   auth.New(st, auth.Options{Logger: logger}),
 		Logger: logger, Now: clock.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
@@ -465,4 +465,47 @@ func TestSubsampleTrendAfterTwoRefreshes(t *testing.T) {
 		}
 	}
 	t.Fatal("no sendable subsample's total quota moved in 20 minutes")
+}
+
+// TestNeverDecideOnStaleData: past --stale-after since the last successful
+// read of the events, every subsample is unknown with the data's age and
+// the last error, send lists are refused, and every page says so.
+func TestNeverDecideOnStaleData(t *testing.T) {
+	a, clock := newClockedApp(t)
+	ctx := context.Background()
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	target := sendableWithCells(t, a)
+	if resp, _ := a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets", target.SubsampleID), nil); resp.StatusCode != 200 {
+		t.Fatalf("fresh data: send list %d", resp.StatusCode)
+	}
+	clock.Advance(47 * time.Minute)
+	a.sim.FailPath("/supplier/v1/event/all", sim.FailServerError)
+	if err := a.refresher.Refresh(ctx, refresh.Request{}); err == nil {
+		t.Fatal("the refresh should fail")
+	}
+	var all []formats.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &all)
+	for _, s := range all {
+		if s.Sendability != "unknown" || len(s.Reasons) == 0 || !strings.HasPrefix(s.Reasons[0], "Data is 47 minutes old: the last refresh that read the events failed at 09:47 UTC") {
+			t.Fatalf("subsample %d on stale data: %s %q", s.SubsampleID, s.Sendability, s.Reasons)
+		}
+	}
+	resp, body := a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets", target.SubsampleID), nil)
+	if resp.StatusCode != 409 || !strings.Contains(body, "47 minutes old") {
+		t.Errorf("send list on stale data: %d %s, want 409 saying how old", resp.StatusCode, body)
+	}
+	for _, path := range []string{"/", "/live", fmt.Sprintf("/subsamples/%d", target.SubsampleID), "/panelists"} {
+		if _, page := a.do(t, "GET", path, nil); !strings.Contains(page, `data-testid="stale"`) || !strings.Contains(page, "47 minutes old") {
+			t.Errorf("%s on stale data shows no banner", path)
+		}
+	}
+	a.sim.ClearFailures()
+	if err := a.refresher.Refresh(ctx, refresh.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, page := a.do(t, "GET", "/live", nil); strings.Contains(page, `data-testid="stale"`) {
+		t.Error("the banner stays after a refresh succeeded")
+	}
 }

@@ -381,6 +381,9 @@ type wireRange struct {
 // quotasAt encodes the subsample's quotas after minutes since creation.
 func (ss *subsample) quotasAt(minutes int64) []byte {
 	st, active := ss.statusAt(minutes), ss.activeMinutes(minutes)
+	if ss.quotasSayComplete {
+		st = statusComplete
+	}
 	out := make([]wireQuota, 0, len(ss.quotas))
 	for i := range ss.quotas {
 		q := &ss.quotas[i]

@@ -46,6 +46,9 @@ type subsample struct {
 	rate      float64 // completes per minute while live
 	closeAt   int64   // minutes of fieldwork after which the total quota is full; -1 for never
 	allocated bool    // the supplier has an allocation > 0: listed in live-details while live
+	// quotasSayComplete makes the quotas' subsampleStatus Complete while the
+	// event lists say otherwise: a provider whose sources disagree.
+	quotasSayComplete bool
 
 	quotas []quotaBase // quotas[0] is the total quota
 	rules  rules
@@ -238,6 +241,9 @@ func (g *generator) subsample(id int64, ev *event, c *country, st status) *subsa
 	if st == statusLive && g.rng.IntN(25) == 0 {
 		ss.allocated = false // allocation withdrawn: listed by event/all only
 	}
+	// One subsample in forty has sources that disagree on its status; by
+	// id, so that no random draw of the world moves.
+	ss.quotasSayComplete = id%40 == 3
 	g.quotas(ss)
 	g.rules(ss)
 	if st.isLive() || ss.goLive > 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,7 @@ func openStore(ctx context.Context, path string) (*store.Store, error) {
 func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("subsamples", "Prints every subsample of the current snapshot with its sendability, reasons, quota counts and entry links, for scripts and cron jobs.", stderr)
 	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	staleAfter := staleAfterFlag(fs)
 	format := fs.String("format", "json", "output format: json or csv")
 	status := fs.String("status", "", "only subsamples with this status ("+strings.Join(domain.Statuses, ", ")+")")
 	sendability := fs.String("sendability", "", "only subsamples in this state ("+rules.StateNames()+")")
@@ -49,7 +51,7 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now}
+	service := &checks.Service{Store: st, Now: time.Now, StaleAfter: *staleAfter}
 	reports, err := service.Subsamples(ctx, filter)
 	if err != nil {
 		return err
@@ -65,6 +67,7 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eligible", "Checks a file of panelist ids (a panelistId header line, then one id a line) against one live subsample and prints panelistId,eligible,quota,send,reasons as CSV (quota: the panelist's quota verdict from their profile; send: sendable, eligible and in an open cell).", stderr)
 	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	staleAfter := staleAfterFlag(fs)
 	subsample := fs.Int64("subsample", 0, "the live subsample to check against (required)")
 	panelists := fs.String("panelists", "", "CSV file of panelist ids (required; - for standard input)")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
@@ -95,7 +98,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc}
+	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter}
 	if err := formats.WriteBulkCSV(ctx, service, *subsample, ids, stdout, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
@@ -174,6 +177,7 @@ func withLineErrors(err error, lines []store.LineError) error {
 func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("targets", "Prints the send list of a live subsample as CSV panelistId,entryLink: every profiled panelist who may enter it now and surely fits an open quota cell, in panelist id order, with the live entry link filled for them.", stderr)
 	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	staleAfter := staleAfterFlag(fs)
 	subsample := fs.Int64("subsample", 0, "the live subsample (required)")
 	limit := fs.Int("limit", 0, "at most this many panelists (0: all)")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
@@ -195,7 +199,7 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc}
+	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter}
 	out := bufio.NewWriter(stdout)
 	w := formats.NewWriter(out)
 	if err := formats.WriteTargetsHeader(w); err != nil {
@@ -214,4 +218,10 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return out.Flush()
+}
+
+// staleAfterFlag registers --stale-after, how old the data a command
+// decides on may be.
+func staleAfterFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("stale-after", 15*time.Minute, "decide on nothing when the last successful read of the events is older than this (every subsample unknown, no send list); 0 for no limit")
 }

@@ -718,6 +718,11 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 	if total == 0 {
 		t.Error("no sendable subsample has anyone on its send list")
 	}
+	// Data older than --stale-after decides nothing: no send list.
+	err := run(ctx, []string{"targets", "--db", db, "--subsample", strconv.FormatInt(subs[0].SubsampleID, 10), "--stale-after", "1ns"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "old") {
+		t.Errorf("targets on stale data: %v, want a refusal saying how old the data is", err)
+	}
 	for _, args := range [][]string{{"targets", "--db", db}, {"targets", "--db", db, "--subsample", "999999999"}, {"targets", "--db", db, "--subsample", "1", "--limit", "-1"}} {
 		if err := run(ctx, args, &out, &errOut); err == nil {
 			t.Errorf("%q succeeded", args)

@@ -36,6 +36,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
 		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
+		staleAfter   = staleAfterFlag(fs)
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
@@ -101,7 +102,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	server := &web.Server{
 		Store:            st,
-		Checks:           &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location()},
+		Checks:           &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter},
 		Refresher:        refresher,
 		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
 		Logger:           logger,

@@ -26,6 +26,13 @@ type Decisions struct {
 	// defaultLocales are each country's default locale (upper-case
 	// country, lower-case locale), from the provider's locales list.
 	defaultLocales map[string]string
+	// stale says why the snapshot is too old to decide on ("" when it is
+	// not); data, locales and liveRows are what it was decided from, to
+	// decide it again as stale.
+	stale    string
+	data     store.Snapshot
+	locales  []domain.Locale
+	liveRows []store.LiveRow
 	// reports are every subsample of the snapshot, by event and subsample
 	// id, with their verdicts and entry links for no panelist in
 	// particular.
@@ -103,10 +110,11 @@ type SubsampleParts struct {
 // shows them: read-only.
 func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
-// decide makes the decisions of what the store read.
-func decide(data store.Snapshot, parents domain.CategoryParents, locales []domain.Locale) *Decisions {
+// decide makes the decisions of what the store read; stale says why it
+// is too old to decide on, "" when it is not.
+func decide(data store.Snapshot, parents domain.CategoryParents, locales []domain.Locale, stale string) *Decisions {
 	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents,
-		defaultLocales: map[string]string{}}
+		defaultLocales: map[string]string{}, stale: stale, data: data, locales: locales}
 	for _, l := range locales {
 		if l.CountryDefault {
 			d.defaultLocales[strings.ToUpper(l.CountryCode)] = strings.ToLower(l.Locale)
@@ -128,7 +136,9 @@ func decide(data store.Snapshot, parents domain.CategoryParents, locales []domai
 // panelist in particular.
 func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
 	quotas := d.quotas[row.SubsampleID]
-	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(Facts(row, quotas))}
+	f := Facts(row, quotas)
+	f.Stale = d.stale
+	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(f)}
 	r.Links = d.EntryLinks(&r, "")
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
@@ -172,9 +182,19 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 	return nil
 }
 
+// decidedStale decides d's snapshot again, every subsample unknown for
+// why it is stale.
+func (d *Decisions) decidedStale(stale string) *Decisions {
+	again := decide(d.data, d.parents, d.locales, stale)
+	again.libraryLocales = d.libraryLocales
+	again.setLiveRows(d.liveRows)
+	return again
+}
+
 // setLiveRows gives the live list's rows the verdicts just decided for
 // the reports.
 func (d *Decisions) setLiveRows(rows []store.LiveRow) {
+	d.liveRows = rows
 	d.live = make([]LiveRow, len(rows))
 	for i, r := range rows {
 		row := LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}

@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"slices"
+
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -24,8 +26,27 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 	}
 	if !row.Live {
 		f.Unlisted, f.QuotasLoaded = true, false
-	} else if row.QuotasOK == nil {
+		return f
+	}
+	if row.QuotasOK == nil {
 		f.QuotasError = "not read yet"
+	}
+	// What each source said, so that a subsample counts as Live only when
+	// all of them say so.
+	if row.SummaryStatus != "" {
+		f.Reported = append(f.Reported, rules.ReportedStatus{Source: "event/all", Status: row.SummaryStatus})
+	}
+	if row.LiveStatus != "" {
+		f.Reported = append(f.Reported, rules.ReportedStatus{Source: "live-details", Status: row.LiveStatus})
+	}
+	if f.QuotasLoaded {
+		var seen []string
+		for _, q := range quotas {
+			if q.SubsampleStatus != "" && !slices.Contains(seen, q.SubsampleStatus) {
+				seen = append(seen, q.SubsampleStatus)
+				f.Reported = append(f.Reported, rules.ReportedStatus{Source: "quotas", Status: q.SubsampleStatus})
+			}
+		}
 	}
 	return f
 }
@@ -38,8 +59,10 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 // the quotas kept from before.
 func States(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, details map[int64]store.SubsampleDetail) map[int64]store.SubsampleState {
 	states := make(map[int64]store.SubsampleState, len(summaries))
+	summaryStatus := make(map[int64]string, len(summaries))
 	for _, s := range summaries {
-		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus}
+		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus, SummaryStatus: s.SubsampleStatus}
+		summaryStatus[s.SubsampleID] = s.SubsampleStatus
 		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil)).State)}
 	}
 	for _, l := range live {
@@ -47,6 +70,7 @@ func States(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, de
 		read := fetched && d.QuotasErr == nil
 		row := store.SubsampleRow{
 			SubsampleID: l.SubsampleID, EventID: l.EventID, Status: l.SubsampleStatus, Live: true,
+			SummaryStatus: summaryStatus[l.SubsampleID], LiveStatus: l.SubsampleStatus,
 			APICompatible: l.SurveyAPICompatibility, CPI: &l.TargetedCPI, Currency: l.TargetedCurrency, QuotasOK: &read,
 		}
 		switch {

@@ -50,6 +50,9 @@ func (p PanelistCheck) Send() bool { return rules.Send(p.Verdict.State, p.Eligib
 // that subsample.
 func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleID int64) (PanelistCheck, error) {
 	d, err := s.load(ctx, subsampleID)
+	if err == nil {
+		d, err = s.withStaleness(ctx, d, false)
+	}
 	if err != nil {
 		return PanelistCheck{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/store"
 )
 
@@ -29,9 +30,14 @@ type Service struct {
 	// ProviderLocation is the provider's time zone: a panelist's age for
 	// the quota cells is counted on its calendar day. UTC when nil.
 	ProviderLocation *time.Location
+	// StaleAfter is how old the last successful read of the events may
+	// be: past it, every subsample is unknown and no send list is made
+	// (rules.Staleness). 0 sets no limit.
+	StaleAfter time.Duration
 
 	mu      sync.Mutex
 	cached  *Decisions // nil until the first read
+	stale   *Decisions // the cached ones decided as stale, for their reason
 	loading sync.Mutex // one read of the whole snapshot at a time
 	// sendList lets one send list be computed at a time: each holds two
 	// of the store's few reader connections (the profile scan's, and the
@@ -46,8 +52,58 @@ type Service struct {
 var ErrNotLive = errors.New("not among the live subsamples of the current snapshot")
 
 // Current returns the current snapshot decided, from memory when its
-// version is still the store's. It is shared: read-only.
+// version is still the store's. It is shared: read-only. When the snapshot
+// is stale (StaleAfter), every subsample in it is unknown.
 func (s *Service) Current(ctx context.Context) (*Decisions, error) {
+	d, err := s.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.withStaleness(ctx, d, true)
+}
+
+// withStaleness returns d, or d decided again with every subsample unknown
+// when the snapshot is too old to decide on; with keep, that one is kept
+// for the next call of the same version and reason.
+func (s *Service) withStaleness(ctx context.Context, d *Decisions, keep bool) (*Decisions, error) {
+	stale, err := s.Stale(ctx)
+	if err != nil || stale == "" {
+		return d, err
+	}
+	if !keep {
+		return d.decidedStale(stale), nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stale == nil || s.stale.version != d.version || s.stale.stale != stale {
+		s.stale = d.decidedStale(stale)
+	}
+	return s.stale, nil
+}
+
+// Stale says why the current snapshot is too old to decide on
+// (rules.Staleness), "" when it is not.
+func (s *Service) Stale(ctx context.Context) (string, error) {
+	if s.StaleAfter <= 0 {
+		return "", nil
+	}
+	states, err := s.Store.Datasets(ctx)
+	if err != nil {
+		return "", err
+	}
+	events := states[store.DatasetEvents]
+	if events.LastSuccessAt == nil {
+		return "", nil // nothing read yet: nothing to decide on either
+	}
+	var failed *time.Time
+	if events.Failing() {
+		failed = events.LastErrorAt
+	}
+	return rules.Staleness(*events.LastSuccessAt, failed, events.LastError, s.Now(), s.StaleAfter), nil
+}
+
+// current is Current without the staleness.
+func (s *Service) current(ctx context.Context) (*Decisions, error) {
 	return s.cachedOr(ctx, func() (*Decisions, error) {
 		// Requests that miss together wait for one read instead of each
 		// making their own.
@@ -86,7 +142,8 @@ func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error))
 }
 
 // load reads and decides only subsampleID (every subsample for 0), for a
-// single check that should not wait for the whole snapshot.
+// single check that should not wait for the whole snapshot; staleness is
+// the caller's (withStaleness).
 func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, error) {
 	data, err := s.Store.ReadSnapshot(ctx, subsampleID)
 	if err != nil {
@@ -100,7 +157,7 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, err
 	}
-	return decide(data, parents, locales), nil
+	return decide(data, parents, locales, ""), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written
@@ -179,6 +236,9 @@ func (s *Service) LiveTarget(ctx context.Context, subsampleID int64) error {
 // whole snapshot.
 func (s *Service) liveTarget(ctx context.Context, subsampleID int64) (*Decisions, *liveTarget, error) {
 	d, err := s.cachedOr(ctx, func() (*Decisions, error) { return s.load(ctx, subsampleID) })
+	if err == nil {
+		d, err = s.withStaleness(ctx, d, false)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -252,24 +252,27 @@ func conditionAnswer(a domain.Answer) (text string, known bool) {
 	return "", false
 }
 
-// conditionRange writes a range answer as "18–34", "18 or more" or "up to 34".
+// conditionRange writes a range answer as "18–34", "65 or more" or "up to
+// 17", read as quota matching reads it (rules.ReadAgeBand); one
+// it cannot read is written as the provider sent it.
 func conditionRange(a domain.QuotaAnswer) string {
-	var from, to string
-	if a.RangeStart != nil {
-		from = strings.TrimSpace(*a.RangeStart)
-	}
-	if a.RangeEnd != nil {
-		to = strings.TrimSpace(*a.RangeEnd)
-	}
+	band, ok := rules.ReadAgeBand(a)
 	switch {
-	case from != "" && to != "":
-		return from + "–" + to
-	case from != "":
-		return from + " or more"
-	case to != "":
-		return "up to " + to
+	case !ok:
+		var from, to string
+		if a.RangeStart != nil {
+			from = strings.TrimSpace(*a.RangeStart)
+		}
+		if a.RangeEnd != nil {
+			to = strings.TrimSpace(*a.RangeEnd)
+		}
+		return strconv.Quote(from) + " to " + strconv.Quote(to) + " (not understood)"
+	case band.NoUpper:
+		return strconv.Itoa(band.From) + " or more"
+	case band.NoLower:
+		return "up to " + strconv.Itoa(band.To)
 	}
-	return "any"
+	return strconv.Itoa(band.From) + "–" + strconv.Itoa(band.To)
 }
 
 func allRangeAnswers(answers []domain.QuotaAnswer) bool {

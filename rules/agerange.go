@@ -89,6 +89,23 @@ func rangeEnd(s *string) (int, endKind) {
 	return n, kind
 }
 
+// AgeBand is an age range as quota matching reads it (parseAgeRange):
+// From to To, both included; NoLower and NoUpper when a side is open.
+type AgeBand struct {
+	From, To         int
+	NoLower, NoUpper bool
+}
+
+// ReadAgeBand reads a range answer of the age question as quota matching
+// does, for pages that word it; ok is false when it is not understood.
+func ReadAgeBand(a domain.QuotaAnswer) (band AgeBand, ok bool) {
+	r, why := parseAgeRange(a)
+	if why != "" {
+		return AgeBand{}, false
+	}
+	return AgeBand{From: r.from, To: r.to, NoLower: r.from == noLower, NoUpper: r.to == noUpper}, true
+}
+
 // rangeText writes a range as the provider sent it, for a reason.
 func rangeText(a domain.QuotaAnswer) string {
 	end := func(s *string) string {

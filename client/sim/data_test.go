@@ -205,7 +205,13 @@ func TestLiveDetailsShape(t *testing.T) {
 			if !strings.HasSuffix(l.Name, "-"+strings.ToLower(d.Countries[0].Code)) {
 				t.Errorf("locale %s in %s", l.Name, d.Countries[0].Code)
 			}
+			if l.TestingEntryLink == "" {
+				count["no testing link"]++ // providers leave it empty now and then
+			}
 			for _, u := range []string{l.LiveEntryLink, l.TestingEntryLink} {
+				if u == "" && u == l.TestingEntryLink {
+					continue
+				}
 				if !link.MatchString(u) {
 					t.Errorf("entry link %q", u)
 				}
@@ -224,7 +230,7 @@ func TestLiveDetailsShape(t *testing.T) {
 			t.Errorf("incidence %v", *d.ExpectedIncidenceRate)
 		}
 	}
-	for _, k := range []string{"needRecontact absent", "jobBookId null", "disregarded flags", "panel flags", "cpi 0", "no rType"} {
+	for _, k := range []string{"needRecontact absent", "jobBookId null", "disregarded flags", "panel flags", "cpi 0", "no rType", "no testing link"} {
 		if count[k] == 0 {
 			t.Errorf("no entry with %s", k)
 		}
@@ -258,7 +264,7 @@ func TestQuotas(t *testing.T) {
 		return as
 	}
 
-	var totalFull, cellsFull, someCellFull, counting, ranges, total, disagree int
+	var totalFull, cellsFull, someCellFull, counting, ranges, openRanges, total, disagree int
 	for _, d := range liveDetails(t, s) {
 		qs := quotas(t, s, d.SubsampleID)
 		totals := 0
@@ -305,10 +311,17 @@ func TestQuotas(t *testing.T) {
 				}
 				if c.ID == domain.AgeRangeQuestionID {
 					for _, a := range c.Answers {
-						from, err1 := strconv.Atoi(deref(a.RangeStart))
-						to, err2 := strconv.Atoi(deref(a.RangeEnd))
-						if !a.IsRange() || err1 != nil || err2 != nil || from > to {
-							t.Errorf("age answer %+v", a)
+						// A range may be open at its top, as providers write
+						// it: "55" to "", "60" to "99+", "65+" to "".
+						start, end := deref(a.RangeStart), deref(a.RangeEnd)
+						from, err1 := strconv.Atoi(strings.TrimSuffix(start, "+"))
+						to, err2 := strconv.Atoi(strings.TrimSuffix(end, "+"))
+						open := end == "" || strings.HasSuffix(end, "+") || strings.HasSuffix(start, "+")
+						if open {
+							openRanges++
+						}
+						if !a.IsRange() || err1 != nil || !open && (err2 != nil || from > to) || strings.HasSuffix(start, "+") && end != "" {
+							t.Errorf("age answer %q to %q", start, end)
 						}
 						ranges++
 					}
@@ -339,9 +352,9 @@ func TestQuotas(t *testing.T) {
 		}
 	}
 	t.Logf("%d quotas; %d totals full, %d with all cells full, %d with some full", total, totalFull, cellsFull, someCellFull)
-	if totalFull == 0 || cellsFull == 0 || someCellFull == 0 || counting == 0 || ranges == 0 || disagree == 0 {
-		t.Errorf("scenarios missing: total full %d, all cells full %d, some cell full %d, counting cells %d, ranges %d, status disagreements %d",
-			totalFull, cellsFull, someCellFull, counting, ranges, disagree)
+	if totalFull == 0 || cellsFull == 0 || someCellFull == 0 || counting == 0 || ranges == 0 || openRanges == 0 || disagree == 0 {
+		t.Errorf("scenarios missing: total full %d, all cells full %d, some cell full %d, counting cells %d, ranges %d (open %d), status disagreements %d",
+			totalFull, cellsFull, someCellFull, counting, ranges, openRanges, disagree)
 	}
 
 	// Quotas are also served for subsamples that are not live.

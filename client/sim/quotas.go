@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Quota types as the provider spells them.
 const (
@@ -229,11 +232,21 @@ func ageSchemes() [][]struct {
 		share    float64
 	}
 	return [][]br{
-		{{"18", "34", 0.30}, {"35", "54", 0.36}, {"55", "99", 0.34}},
-		{{"18", "29", 0.22}, {"30", "44", 0.27}, {"45", "59", 0.26}, {"60", "99", 0.25}},
-		{{"18", "24", 0.12}, {"25", "34", 0.18}, {"35", "44", 0.18}, {"45", "54", 0.18}, {"55", "64", 0.17}, {"65", "99", 0.17}},
+		{{"18", "34", 0.30}, {"35", "54", 0.36}, {"55", "", 0.34}},
+		{{"18", "29", 0.22}, {"30", "44", 0.27}, {"45", "59", 0.26}, {"60", "99+", 0.25}},
+		{{"18", "24", 0.12}, {"25", "34", 0.18}, {"35", "44", 0.18}, {"45", "54", 0.18}, {"55", "64", 0.17}, {"65+", "", 0.17}},
 		{{"18", "39", 0.45}, {"40", "65", 0.55}},
 	}
+}
+
+// bandName names an age band as a provider does: "18-34", or "55+" for one
+// open at its top (the provider's ranges may end "", or start or end
+// with "+").
+func bandName(from, to string) string {
+	if to == "" || strings.HasSuffix(to, "+") {
+		return strings.TrimSuffix(from, "+") + "+"
+	}
+	return from + "-" + to
 }
 
 func (g *generator) ageTable() quotaTable {
@@ -241,7 +254,7 @@ func (g *generator) ageTable() quotaTable {
 	scheme := schemes[g.rng.IntN(len(schemes))]
 	t := quotaTable{name: "Age"}
 	for _, b := range scheme {
-		t.cells = append(t.cells, cell{name: b.from + "-" + b.to, share: b.share,
+		t.cells = append(t.cells, cell{name: bandName(b.from, b.to), share: b.share,
 			conditions: []condition{{question: qAgeRange, ranges: [][2]string{{b.from, b.to}}}}})
 	}
 	return t

@@ -299,6 +299,9 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	if _, err := st.ImportProfiles(context.Background(), simulator.Profiles(11, 3000), nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := st.ImportPanel(context.Background(), simulator.Panel(11, 3000)); err != nil {
+		t.Fatal(err)
+	}
 
 	// Refresh, then open the first sendable subsample from the live list.
 	var bars, conditions int

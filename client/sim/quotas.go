@@ -270,7 +270,7 @@ func (g *generator) interlockedTable() quotaTable {
 		for _, b := range scheme {
 			age := condition{question: qAgeRange, ranges: [][2]string{{b.from, b.to}}}
 			t.cells = append(t.cells, cell{
-				name:       gc.name + " " + b.from + "-" + b.to,
+				name:       gc.name + " " + bandName(b.from, b.to),
 				share:      gc.share * b.share,
 				conditions: []condition{gc.conditions[0], age},
 			})

@@ -137,6 +137,7 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 			}
 		}
 	}
+	broad := false // every generic and main entry decided
 	for i := range history {
 		rec := &history[i]
 		decide(bookKey{matchSubsample, rec.SubsampleID})
@@ -146,6 +147,14 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 		if p, ok := b.parents[rec.CategoryID]; ok {
 			decide(bookKey{matchGenericCategory, p.GenericID})
 			decide(bookKey{matchMainCategory, p.MainID})
+		} else if rec.CategoryID != 0 && !broad {
+			// A category never seen matches every generic and main entry.
+			broad = true
+			for key := range b.byKey {
+				if key.field == matchGenericCategory || key.field == matchMainCategory {
+					decide(key)
+				}
+			}
 		}
 		for _, t := range b.byEvent[rec.EventID] {
 			touched[t] = true
@@ -170,6 +179,9 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 			if x == nil {
 				entry := &b.entries[u.entry]
 				built := exclusion(entry.kind, 0, entry.rule, history[m], entry.numDays, now)
+				if entry.kind == KindCategories {
+					built = categoryExclusion(entry.key.field, 0, entry.rule, history[m], b.parents, entry.numDays, now)
+				}
 				x = &built
 				exclusions[u.entry] = x
 			}

@@ -43,7 +43,7 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 		var history []domain.HistoryRecord
 		for range rng.IntN(5) {
 			history = append(history, domain.HistoryRecord{SubsampleID: small(), StatusID: []int64{3, 41, 0}[rng.IntN(3)], EventID: small(),
-				CategoryID: small(), ResearchTypeID: small(), RegisteredAt: now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)})
+				CategoryID: rng.Int64N(8) /* 6 and 7 were never seen */, ResearchTypeID: small(), RegisteredAt: now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)})
 		}
 		next := 0
 		book.Check(history, now, func(i int, got EligibilityResult) {

@@ -95,7 +95,7 @@ func Eligibility(target Target, rules domain.EligibilityRules, history []domain.
 		r := &rules.Categories[i]
 		if level, id := categoryLevel(r); id != 0 {
 			if m := mostRecent(history, level, id, parents, r.ReturnCodes, r.NumDays, now); m >= 0 {
-				out = append(out, exclusion(KindCategories, i, categorySentence(level, id, r.NumDays, r.ReturnCodes), history[m], r.NumDays, now))
+				out = append(out, categoryExclusion(level, i, categorySentence(level, id, r.NumDays, r.ReturnCodes), history[m], parents, r.NumDays, now))
 			}
 		}
 	}
@@ -256,12 +256,18 @@ func fieldMatches(rec *domain.HistoryRecord, field match, id int64, parents doma
 		return rec.EventID == id
 	case matchSpecificCategory:
 		return rec.CategoryID == id
-	case matchGenericCategory:
+	case matchGenericCategory, matchMainCategory:
 		p, ok := parents[rec.CategoryID]
-		return ok && p.GenericID == id
-	case matchMainCategory:
-		p, ok := parents[rec.CategoryID]
-		return ok && p.MainID == id
+		if !ok {
+			// A category never seen might be under the entry's: it
+			// matches until it is seen, never silently not (the reason
+			// says so: categoryExclusion).
+			return rec.CategoryID != 0
+		}
+		if field == matchGenericCategory {
+			return p.GenericID == id
+		}
+		return p.MainID == id
 	}
 	return false
 }
@@ -327,6 +333,18 @@ func exclusion(kind string, index int, rule string, rec domain.HistoryRecord, nu
 		reason += " (no time limit)"
 	}
 	return Exclusion{Kind: kind, Index: index, Rule: rule, Record: rec, Reason: reason + "."}
+}
+
+// categoryExclusion is exclusion for a category entry at level: a record
+// whose category's parents were never seen matches a generic or main entry
+// (it might be under it), and the reason says that is why.
+func categoryExclusion(level match, index int, rule string, rec domain.HistoryRecord, parents domain.CategoryParents, numDays int64, now time.Time) Exclusion {
+	e := exclusion(KindCategories, index, rule, rec, numDays, now)
+	if _, seen := parents[rec.CategoryID]; !seen && level != matchSpecificCategory {
+		e.Reason = "Category " + strconv.FormatInt(rec.CategoryID, 10) + "'s parents are unknown, so " +
+			strings.TrimSuffix(e.Reason, ".") + " might fall under this entry: it excludes until the category is seen."
+	}
+	return e
 }
 
 // recordPhrase is "Complete on subsample 123".

@@ -93,10 +93,12 @@ func TestEligibility(t *testing.T) {
 			categories(id64(0), id64(12), id64(0)), []domain.HistoryRecord{inCategory(55)}, []excl{{KindCategories, 0, 123}}},
 		{"main category entry matches via parents",
 			categories(id64(4), nil, nil), []domain.HistoryRecord{inCategory(55), inCategory(60)}, []excl{{KindCategories, 0, 123}}},
-		{"unknown category cannot match generic entry",
-			categories(nil, id64(12), nil), []domain.HistoryRecord{inCategory(99)}, nil},
-		{"unknown category cannot match main entry",
-			categories(id64(3), nil, nil), []domain.HistoryRecord{inCategory(99)}, nil},
+		{"a category whose parents were never seen cannot match a generic entry silently: it excludes until seen",
+			categories(nil, id64(12), nil), []domain.HistoryRecord{inCategory(99)}, []excl{{KindCategories, 0, 123}}},
+		{"a category whose parents were never seen cannot match a main entry silently: it excludes until seen",
+			categories(id64(3), nil, nil), []domain.HistoryRecord{inCategory(99)}, []excl{{KindCategories, 0, 123}}},
+		{"a category whose parents were never seen is still compared as itself by a specific entry",
+			categories(nil, nil, id64(98)), []domain.HistoryRecord{inCategory(99)}, nil},
 		{"a category entry with all three ids 0 or null applies to nothing",
 			categories(id64(0), nil, id64(0)), []domain.HistoryRecord{inCategory(55)}, nil},
 		{"unique respondents within an event",
@@ -271,5 +273,15 @@ func TestEligibilityAllocatesNothingWhenEligible(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per call in the no-exclusion path, want 0", allocs)
+	}
+}
+
+func TestUnknownParentsSayWhy(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	rules := domain.EligibilityRules{Categories: []domain.CategoryRule{{GenericCategoryID: id64(12), ReturnCodes: []int64{3}}}}
+	rec := domain.HistoryRecord{SubsampleID: 123, StatusID: 3, CategoryID: 99, RegisteredAt: now.Add(-time.Hour), EventID: 1}
+	res := Eligibility(Target{SubsampleID: 5000, EventID: 777}, rules, []domain.HistoryRecord{rec}, domain.CategoryParents{55: {GenericID: 12, MainID: 4}}, now)
+	if res.Eligible || len(res.Exclusions) != 1 || !strings.HasPrefix(res.Exclusions[0].Reason, "Category 99's parents are unknown") {
+		t.Errorf("got %+v, want not eligible, saying category 99's parents are unknown", res)
 	}
 }

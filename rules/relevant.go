@@ -11,22 +11,31 @@ import (
 // one of Statuses and that lie on one of the subsamples, research types,
 // events or (specific) categories the applicable entries name, plus any
 // record on target itself or on its event (unique respondents,
-// SubsampleID and EventID). An entry that
+// SubsampleID and EventID); with UnknownCategories, records whose category
+// was never seen too (they match a generic or main entry). An entry that
 // does not apply (0 or null id, placeholder codes) names nothing; a generic
 // or main category entry names every specific category under it.
 type RelevantHistory struct {
-	SubsampleID     int64
-	EventID         int64
-	Statuses        []int64
-	SubsampleIDs    []int64
-	ResearchTypeIDs []int64
-	EventIDs        []int64
-	CategoryIDs     []int64
+	SubsampleID       int64
+	EventID           int64
+	Statuses          []int64
+	SubsampleIDs      []int64
+	ResearchTypeIDs   []int64
+	EventIDs          []int64
+	CategoryIDs       []int64
+	UnknownCategories bool
 }
 
 // Relevant returns the history that can matter for target under rules.
 func Relevant(target Target, rules domain.EligibilityRules, parents domain.CategoryParents) RelevantHistory {
 	r := RelevantHistory{SubsampleID: target.SubsampleID, EventID: target.EventID}
+	addCodes := func(codes []int64) {
+		for _, c := range codes {
+			if c != 0 && !slices.Contains(r.Statuses, c) {
+				r.Statuses = append(r.Statuses, c)
+			}
+		}
+	}
 	add := func(ids *[]int64, id int64, codes []int64) {
 		if id == 0 || !hasRealCode(codes) {
 			return
@@ -34,11 +43,7 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 		if !slices.Contains(*ids, id) {
 			*ids = append(*ids, id)
 		}
-		for _, c := range codes {
-			if c != 0 && !slices.Contains(r.Statuses, c) {
-				r.Statuses = append(r.Statuses, c)
-			}
-		}
+		addCodes(codes)
 	}
 	for _, e := range rules.Surveys {
 		add(&r.SubsampleIDs, idOf(e.ID), e.ReturnCodes)
@@ -60,6 +65,10 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 			if fieldMatches(&domain.HistoryRecord{CategoryID: specific}, level, id, parents) {
 				add(&r.CategoryIDs, specific, e.ReturnCodes)
 			}
+		}
+		if id != 0 && hasRealCode(e.ReturnCodes) {
+			r.UnknownCategories = true
+			addCodes(e.ReturnCodes)
 		}
 	}
 	return r

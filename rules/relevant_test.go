@@ -39,4 +39,7 @@ func TestRelevantHistory(t *testing.T) {
 	if want := []int64{3, 82, 92}; !slices.Equal(got.Statuses, want) {
 		t.Errorf("statuses: %v, want %v", got.Statuses, want)
 	}
+	if !got.UnknownCategories || got.SubsampleID != 5 {
+		t.Errorf("UnknownCategories %v, SubsampleID %d: a generic entry must read records of categories never seen, and the target's own records", got.UnknownCategories, got.SubsampleID)
+	}
 }

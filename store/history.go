@@ -66,13 +66,14 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 // EventID (the unique-respondents rule), whatever its status. Empty lists
 // match nothing, and an id of 0 adds nothing.
 type HistoryFilter struct {
-	SubsampleID     int64
-	EventID         int64
-	Statuses        []int64
-	SubsampleIDs    []int64
-	ResearchTypeIDs []int64
-	EventIDs        []int64
-	CategoryIDs     []int64
+	SubsampleID       int64
+	EventID           int64
+	Statuses          []int64
+	SubsampleIDs      []int64
+	ResearchTypeIDs   []int64
+	EventIDs          []int64
+	CategoryIDs       []int64
+	UnknownCategories bool // records whose category is not in the category tree, of Statuses
 }
 
 // where is the filter as an SQL condition and its arguments; "" when it
@@ -96,6 +97,9 @@ func (f HistoryFilter) where() (string, []any) {
 				targets = append(targets, c.column+" IN ("+placeholders(len(c.ids))+")")
 				targetArgs = appendIDs(targetArgs, c.ids)
 			}
+		}
+		if f.UnknownCategories {
+			targets = append(targets, "(category_id != 0 AND category_id NOT IN (SELECT category_id FROM categories))")
 		}
 		if len(targets) > 0 {
 			conds = append(conds, "(status_id IN ("+placeholders(len(f.Statuses))+") AND ("+strings.Join(targets, " OR ")+"))")

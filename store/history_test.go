@@ -123,6 +123,8 @@ func TestScanHistoryFilter(t *testing.T) {
 		{"unique event alone, any status", store.HistoryFilter{EventID: 50}, []string{"P4:", "P2:", "nobody:", "P1:", "P3: 501 500"}},
 		{"the target itself, any status, whatever event its records name", store.HistoryFilter{SubsampleID: 101},
 			[]string{"P4:", "P2:", "nobody:", "P1: 101", "P3:"}},
+		{"categories never seen, of the statuses", store.HistoryFilter{Statuses: []int64{3}, UnknownCategories: true},
+			[]string{"P4: 901", "P2: 400", "nobody:", "P1:", "P3:"}},
 		{"research type alone", store.HistoryFilter{Statuses: []int64{3}, ResearchTypeIDs: []int64{5, 6}},
 			[]string{"P4: 901", "P2: 200", "nobody:", "P1:", "P3:"}},
 		{"no statuses match nothing but the event", store.HistoryFilter{EventID: 50, SubsampleIDs: []int64{100}},

@@ -26,8 +26,10 @@ type RelevantHistory struct {
 	UnknownCategories bool
 }
 
-// Relevant returns the history that can matter for target under rules.
-func Relevant(target Target, rules domain.EligibilityRules, parents domain.CategoryParents) RelevantHistory {
+// Relevant returns the history that can matter for target under rules,
+// the records WithTopics completes from topics included: those on
+// subsamples of a research type or a category an entry names.
+func Relevant(target Target, rules domain.EligibilityRules, parents domain.CategoryParents, topics domain.SubsampleTopics) RelevantHistory {
 	r := RelevantHistory{SubsampleID: target.SubsampleID, EventID: target.EventID}
 	addCodes := func(codes []int64) {
 		for _, c := range codes {
@@ -49,7 +51,13 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 		add(&r.SubsampleIDs, idOf(e.ID), e.ReturnCodes)
 	}
 	for _, e := range rules.ResearchTypes {
-		add(&r.ResearchTypeIDs, idOf(e.ID), e.ReturnCodes)
+		id := idOf(e.ID)
+		add(&r.ResearchTypeIDs, id, e.ReturnCodes)
+		for sub, t := range topics {
+			if id != 0 && t.ResearchTypeID == id {
+				add(&r.SubsampleIDs, sub, e.ReturnCodes)
+			}
+		}
 	}
 	for _, e := range rules.Events {
 		add(&r.EventIDs, idOf(e.ID), e.ReturnCodes)
@@ -69,6 +77,18 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 		if id != 0 && hasRealCode(e.ReturnCodes) {
 			r.UnknownCategories = true
 			addCodes(e.ReturnCodes)
+		}
+	}
+	for i := range rules.Categories {
+		e := &rules.Categories[i]
+		level, id := categoryLevel(e)
+		for sub, t := range topics {
+			for _, c := range t.CategoryIDs {
+				if id != 0 && fieldMatches(&domain.HistoryRecord{CategoryID: c}, level, id, parents) {
+					add(&r.SubsampleIDs, sub, e.ReturnCodes)
+					break
+				}
+			}
 		}
 	}
 	return r

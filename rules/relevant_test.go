@@ -18,7 +18,7 @@ func TestRelevantHistory(t *testing.T) {
 		},
 		Events: []domain.EventRule{{ID: id64(950), ReturnCodes: []int64{3}}},
 	}
-	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents)
+	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents, nil)
 	slices.Sort(got.Statuses)
 	slices.Sort(got.CategoryIDs)
 	if got.EventID != 40 {
@@ -41,5 +41,21 @@ func TestRelevantHistory(t *testing.T) {
 	}
 	if !got.UnknownCategories || got.SubsampleID != 5 {
 		t.Errorf("UnknownCategories %v, SubsampleID %d: a generic entry must read records of categories never seen, and the target's own records", got.UnknownCategories, got.SubsampleID)
+	}
+}
+
+// TestRelevantHistoryOfTopics: records WithTopics completes must be read:
+// those on subsamples of a research type or a category an entry names.
+func TestRelevantHistoryOfTopics(t *testing.T) {
+	parents := domain.CategoryParents{101: {GenericID: 10, MainID: 1}, 201: {GenericID: 20, MainID: 2}}
+	rules := domain.EligibilityRules{
+		ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), ReturnCodes: []int64{3}}},
+		Categories:    []domain.CategoryRule{{GenericCategoryID: id64(10), ReturnCodes: []int64{3}}},
+	}
+	topics := domain.SubsampleTopics{300: {ResearchTypeID: 7}, 301: {CategoryIDs: []int64{101}}, 302: {ResearchTypeID: 8, CategoryIDs: []int64{201}}, 303: {CategoryIDs: []int64{999}}}
+	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents, topics)
+	slices.Sort(got.SubsampleIDs)
+	if want := []int64{300, 301, 303}; !slices.Equal(got.SubsampleIDs, want) {
+		t.Errorf("subsamples %v, want %v: of research type 7, under generic category 10, or of a category never seen", got.SubsampleIDs, want)
 	}
 }

@@ -52,6 +52,9 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 		if err := replaceLive(ctx, tx, snap.Live, snap.FinishedAt); err != nil {
 			return fmt.Errorf("live details: %w", err)
 		}
+		if err := keepTopics(ctx, tx, snap.FinishedAt); err != nil {
+			return err
+		}
 		w, err := newDetailWriter(ctx, tx)
 		if err != nil {
 			return err

@@ -234,3 +234,26 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Errorf("CountLive after reopen = %d, %v; want 1", n, err)
 	}
 }
+
+// TestSubsampleTopicsOutliveTheSnapshot: what a subsample was about (its
+// research type and categories) is kept after it closes, so a history
+// record naming it without them can take them.
+func TestSubsampleTopicsOutliveTheSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	if _, err := s.SaveEvents(ctx, snapshotAt(t0, 40), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	next := snapshotAt(t0.Add(3*time.Minute), 40)
+	next.Live, next.Details = nil, nil
+	if _, err := s.SaveEvents(ctx, next, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	topics, err := s.SubsampleTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := topics[100]; got.ResearchTypeID != 2 || len(got.CategoryIDs) != 1 || got.CategoryIDs[0] != 101 {
+		t.Errorf("topics of subsample 100 after it closed = %+v, want research type 2 and category 101", got)
+	}
+}

@@ -23,6 +23,9 @@ type Decisions struct {
 	rules   map[int64]domain.EligibilityRules
 	links   map[int64][]domain.SubsampleLocale
 	parents domain.CategoryParents
+	// topics are what every subsample seen was about, to complete history
+	// records (rules.WithTopics).
+	topics domain.SubsampleTopics
 	// defaultLocales are each country's default locale (upper-case
 	// country, lower-case locale), from the provider's locales list.
 	defaultLocales map[string]string
@@ -112,8 +115,8 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
 // decide makes the decisions of what the store read; stale says why it
 // is too old to decide on, "" when it is not.
-func decide(data store.Snapshot, parents domain.CategoryParents, locales []domain.Locale, stale string) *Decisions {
-	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents,
+func decide(data store.Snapshot, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, stale string) *Decisions {
+	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents, topics: topics,
 		defaultLocales: map[string]string{}, stale: stale, data: data, locales: locales}
 	for _, l := range locales {
 		if l.CountryDefault {
@@ -185,7 +188,7 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 // decidedStale decides d's snapshot again, every subsample unknown for
 // why it is stale.
 func (d *Decisions) decidedStale(stale string) *Decisions {
-	again := decide(d.data, d.parents, d.locales, stale)
+	again := decide(d.data, d.parents, d.topics, d.locales, stale)
 	again.libraryLocales = d.libraryLocales
 	again.setLiveRows(d.liveRows)
 	return again

@@ -122,7 +122,7 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 		return err
 	}
 	now := s.now()
-	d.book.Check(history, now, func(i int, r rules.EligibilityResult) {
+	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
 		t := &d.targets[i]
 		fn(i, profile, now, PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, member), RulesUnread: t.unread,
 			Eligibility: r, Quota: t.quotaVerdict(profile, now)})

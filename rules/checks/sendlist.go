@@ -48,7 +48,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	if err != nil {
 		return err
 	}
-	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents))
+	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
 	now := s.now()
 	decide := func(chunk []string) error {
 		profiles, err := s.Store.ProfilesOf(ctx, chunk)
@@ -62,7 +62,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		return s.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
 			profile := profiles[id]
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, panel[id]), RulesUnread: t.unread,
-				Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now), Quota: t.quotaVerdict(profile, now)}
+				Eligibility: rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if !pc.Panel.Fits {
 				out.Reasons = append(out.Reasons, pc.Panel.Reason)
@@ -124,7 +124,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		return err
 	}
 	defer release()
-	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents))
+	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
 	now := s.now()
 	sent := 0
 	send := func(chunk []fitting) error {
@@ -135,7 +135,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		}
 		return s.Store.ScanHistory(ctx, slices.Values(ids), filter, func(id string, records []domain.HistoryRecord) error {
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: locales[id]}, RulesUnread: t.unread,
-				Quota: rules.QuotaFits, Eligibility: rules.Eligibility(t.target, t.rules, records, d.parents, now)}
+				Quota: rules.QuotaFits, Eligibility: rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now)}
 			if !pc.Send() {
 				return nil
 			}

@@ -153,11 +153,15 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, err
 	}
+	topics, err := s.Store.SubsampleTopics(ctx)
+	if err != nil {
+		return nil, err
+	}
 	locales, err := s.Store.Locales(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return decide(data, parents, locales, ""), nil
+	return decide(data, parents, topics, locales, ""), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written

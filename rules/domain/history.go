@@ -54,3 +54,13 @@ type CategoryParents map[int64]CategoryPath
 // CategoryPath is where a specific category sits: its generic and main
 // categories.
 type CategoryPath struct{ GenericID, MainID int64 }
+
+// SubsampleTopics is what each subsample was seen to be about, by
+// subsample id, kept across refreshes.
+type SubsampleTopics map[int64]Topics
+
+// Topics are a subsample's research type and specific categories.
+type Topics struct {
+	ResearchTypeID int64
+	CategoryIDs    []int64
+}

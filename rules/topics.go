@@ -1,0 +1,57 @@
+package rules
+
+import "fieldboard/rules/domain"
+
+// WithTopics completes history records from what their subsamples were
+// seen to be about: a record with research type 0 takes its subsample's, a
+// record with category 0 its subsample's first category, and a record
+// stands once more for each other category of its subsample, so that a
+// category rule compares every category of the subsample, not only the
+// one on the record. Records of subsamples never seen stay as they are.
+// When nothing changes, history itself is returned.
+func WithTopics(history []domain.HistoryRecord, topics domain.SubsampleTopics) []domain.HistoryRecord {
+	var out []domain.HistoryRecord
+	for i, rec := range history {
+		t, ok := topics[rec.SubsampleID]
+		if !ok || !completes(rec, t) {
+			if out != nil {
+				out = append(out, rec)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]domain.HistoryRecord, 0, len(history)+len(t.CategoryIDs)), history[:i]...)
+		}
+		if rec.ResearchTypeID == 0 {
+			rec.ResearchTypeID = t.ResearchTypeID
+		}
+		if rec.CategoryID == 0 && len(t.CategoryIDs) > 0 {
+			rec.CategoryID = t.CategoryIDs[0]
+		}
+		out = append(out, rec)
+		for _, c := range t.CategoryIDs {
+			if c != rec.CategoryID {
+				other := rec
+				other.CategoryID = c
+				out = append(out, other)
+			}
+		}
+	}
+	if out == nil {
+		return history
+	}
+	return out
+}
+
+// completes reports whether t adds anything to rec.
+func completes(rec domain.HistoryRecord, t domain.Topics) bool {
+	if rec.ResearchTypeID == 0 && t.ResearchTypeID != 0 {
+		return true
+	}
+	for _, c := range t.CategoryIDs {
+		if c != rec.CategoryID {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,46 @@
+package rules
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"fieldboard/rules/domain"
+)
+
+func TestWithTopics(t *testing.T) {
+	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	topics := domain.SubsampleTopics{
+		7: {ResearchTypeID: 4, CategoryIDs: []int64{55, 56}},
+		8: {ResearchTypeID: 0, CategoryIDs: nil},
+	}
+	rec := func(sub, cat, rt int64) domain.HistoryRecord {
+		return domain.HistoryRecord{PanelistID: "P1", SubsampleID: sub, StatusID: 3, RegisteredAt: at, EventID: 1, CategoryID: cat, ResearchTypeID: rt}
+	}
+	tests := []struct {
+		name string
+		in   []domain.HistoryRecord
+		want []domain.HistoryRecord
+	}{
+		{"a record with research type 0 takes its subsample's, and category 0 its first category; it stands for the other category too",
+			[]domain.HistoryRecord{rec(7, 0, 0)}, []domain.HistoryRecord{rec(7, 55, 4), rec(7, 56, 4)}},
+		{"a category rule compares every category of the record's subsample, not only the one on the record",
+			[]domain.HistoryRecord{rec(7, 56, 9)}, []domain.HistoryRecord{rec(7, 56, 9), rec(7, 55, 9)}},
+		{"records of subsamples never seen stay as they are",
+			[]domain.HistoryRecord{rec(9, 0, 0), rec(8, 0, 0)}, []domain.HistoryRecord{rec(9, 0, 0), rec(8, 0, 0)}},
+		{"records before and after a completed one keep their order",
+			[]domain.HistoryRecord{rec(9, 1, 1), rec(7, 55, 4), rec(7, 0, 2), rec(8, 3, 3)},
+			[]domain.HistoryRecord{rec(9, 1, 1), rec(7, 55, 4), rec(7, 56, 4), rec(7, 55, 2), rec(7, 56, 2), rec(8, 3, 3)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := WithTopics(tt.in, topics); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+	same := []domain.HistoryRecord{rec(9, 0, 0)}
+	if got := WithTopics(same, topics); &got[0] != &same[0] {
+		t.Error("nothing to complete: WithTopics must return the history itself")
+	}
+}

@@ -287,3 +287,26 @@ func TestQuotasNotReadMakeTheVerdictUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyTestingLinkStillSends: a locale whose testing link is empty
+// (one subsample in seven of the simulator's) still sends through its
+// live link: the send list does not refuse the subsample.
+func TestEmptyTestingLinkStillSends(t *testing.T) {
+	a, _ := profiled(t, 2000)
+	var all []formats.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &all)
+	checked := 0
+	for _, s := range all {
+		if len(s.EntryLinks) == 0 || s.EntryLinks[0].Testing != "" || s.EntryLinks[0].Live == "" {
+			continue
+		}
+		checked++
+		resp, body := a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets", s.SubsampleID), nil)
+		if resp.StatusCode != 200 || !strings.HasPrefix(body, "panelistId,entryLink") {
+			t.Errorf("subsample %d, without a testing link: send list %d %.200s", s.SubsampleID, resp.StatusCode, body)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no sendable subsample of the simulator lacks a testing link")
+	}
+}

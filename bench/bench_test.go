@@ -215,11 +215,18 @@ func bulkCheck(t *testing.T, db string, s sizes) Row {
 	now := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	checker := &checks.Service{Store: st, Now: func() time.Time { return now }}
 	target, ruleSet := busiestSubsample(t, st)
-	step := max(1, s.panelists/s.bulk)
-	ids := make([]string, 0, s.bulk)
-	for p := 0; len(ids) < s.bulk && p < s.panelists; p += step {
-		ids = append(ids, fmt.Sprintf("P%07d", p))
+	snap, err := st.ReadSnapshot(ctx, target.SubsampleID)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var locales []string
+	for _, l := range snap.Links[target.SubsampleID] {
+		locales = append(locales, strings.ToLower(l.Name))
+	}
+	countries := snap.Countries[target.SubsampleID]
+	// A supplier checks panelists of the subsample's country: others are
+	// out by their country alone, before any history is read.
+	ids := panelistsOf(t, db, countries, s.bulk)
 
 	var excluded int
 	measure := func() time.Duration {
@@ -239,13 +246,13 @@ func bulkCheck(t *testing.T, db string, s sizes) Row {
 	measure() // warm the page cache
 	ours := best(3, measure)
 
-	floorCount, floor := floorBulkCount(t, db, ids, target, ruleSet, now)
+	floorCount, floor := floorBulkCount(t, db, ids, target, ruleSet, countries, locales, now)
 	if floorCount != excluded {
 		t.Errorf("bulk check excluded %d panelists, the hand-written SQL query %d", excluded, floorCount)
 	}
 	t.Logf("bulk check of %d panelists against subsample %d: %d excluded", len(ids), target.SubsampleID, excluded)
 	ratio := ours.Seconds() / floor.Seconds()
-	return Row{Figure: "6 bulk check, " + strconv.Itoa(len(ids)) + " panelists against one subsample", Value: ms(ours), Unit: "ms",
+	return Row{Figure: "6 bulk check, " + strconv.Itoa(len(ids)) + " panelists of its country against one subsample", Value: ms(ours), Unit: "ms",
 		Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5}
 }
 
@@ -288,7 +295,7 @@ func busiestSubsample(t *testing.T, st *store.Store) (rules.Target, domain.Eligi
 // panelists among ids that the subsample's rules or the unique-respondents
 // rule exclude. The ids are loaded into a temporary table before the clock
 // starts.
-func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, r domain.EligibilityRules, now time.Time) (int, time.Duration) {
+func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, r domain.EligibilityRules, countries, locales []string, now time.Time) (int, time.Duration) {
 	ctx := context.Background()
 	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
@@ -325,6 +332,11 @@ func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, 
 	}
 	for _, e := range r.ResearchTypes {
 		entry("research_type_id", e.ID, e.NumDays, e.ReturnCodes)
+		if e.ID != nil && *e.ID != 0 && len(nonZero(e.ReturnCodes)) > 0 {
+			// A record without a research type takes its subsample's.
+			conds = append(conds, fmt.Sprintf("(h.research_type_id = 0 AND h.subsample_id IN (SELECT subsample_id FROM subsample_topics WHERE research_type_id = %d) AND h.status_id IN (%s)%s)",
+				*e.ID, join(nonZero(e.ReturnCodes)), since(e.NumDays)))
+		}
 	}
 	for _, e := range r.Events {
 		entry("event_id", e.ID, e.NumDays, e.ReturnCodes)
@@ -334,21 +346,36 @@ func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, 
 		if len(codes) == 0 {
 			continue
 		}
+		// The categories the entry names: a category never seen is under
+		// any generic or main one.
 		var level string
 		switch {
 		case e.SpecificCategoryID != nil && *e.SpecificCategoryID != 0:
-			level = fmt.Sprintf("h.category_id = %d", *e.SpecificCategoryID)
+			level = fmt.Sprintf("IN (%d)", *e.SpecificCategoryID)
 		case e.GenericCategoryID != nil && *e.GenericCategoryID != 0:
-			level = fmt.Sprintf("h.category_id IN (SELECT category_id FROM categories WHERE generic_id = %d)", *e.GenericCategoryID)
+			level = fmt.Sprintf("IN (SELECT category_id FROM categories WHERE generic_id = %d)", *e.GenericCategoryID)
 		case e.MainCategoryID != nil && *e.MainCategoryID != 0:
-			level = fmt.Sprintf("h.category_id IN (SELECT category_id FROM categories WHERE main_id = %d)", *e.MainCategoryID)
+			level = fmt.Sprintf("IN (SELECT category_id FROM categories WHERE main_id = %d)", *e.MainCategoryID)
 		default:
 			continue
 		}
-		conds = append(conds, fmt.Sprintf("(%s AND h.status_id IN (%s)%s)", level, join(codes), since(e.NumDays)))
+		unseen := ""
+		if !strings.HasPrefix(level, "IN (SELECT") {
+			unseen = " AND false"
+		}
+		// A record stands for its own category and every category of its
+		// subsample.
+		conds = append(conds, fmt.Sprintf(`((h.category_id %[1]s OR (h.category_id != 0 AND h.category_id NOT IN (SELECT category_id FROM categories)%[2]s)
+			OR h.subsample_id IN (SELECT subsample_id FROM subsample_categories WHERE category_id %[1]s OR (category_id NOT IN (SELECT category_id FROM categories)%[2]s)))
+			AND h.status_id IN (%[3]s)%[4]s)`, level, unseen, join(codes), since(e.NumDays)))
 	}
-	conds = append(conds, fmt.Sprintf("(h.event_id = %d AND h.subsample_id <> %d)", target.EventID, target.SubsampleID))
-	query := `SELECT COUNT(DISTINCT h.panelist_id) FROM ids JOIN history h ON h.panelist_id = ids.id WHERE ` + strings.Join(conds, " OR ")
+	// Respondents are unique within the event, the subsample itself included.
+	conds = append(conds, fmt.Sprintf("(h.event_id = %d OR h.subsample_id = %d)", target.EventID, target.SubsampleID))
+	// A panelist fits by country and locale (no default-locale subtleties:
+	// the busiest subsample has a usable link in each of its locales).
+	panelFits := fmt.Sprintf(`EXISTS (SELECT 1 FROM panel p WHERE p.panelist_id = ids.id AND p.country IN (%s) AND (p.locale = '' OR p.locale IN (%s)))`,
+		quoteAll(countries), quoteAll(locales))
+	query := `SELECT COUNT(*) FROM ids WHERE NOT ` + panelFits + ` OR EXISTS (SELECT 1 FROM history h WHERE h.panelist_id = ids.id AND (` + strings.Join(conds, " OR ") + `))`
 
 	var count int
 	run := func() time.Duration {
@@ -360,6 +387,47 @@ func floorBulkCount(t *testing.T, db string, ids []string, target rules.Target, 
 	}
 	run()
 	return count, best(3, run)
+}
+
+// panelistsOf picks n panelists of the panel living in one of countries,
+// spread evenly over their ids.
+func panelistsOf(t *testing.T, db string, countries []string, n int) []string {
+	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows, err := conn.Query(`SELECT panelist_id FROM panel WHERE country IN (` + quoteAll(countries) + `) ORDER BY panelist_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var all []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, id)
+	}
+	step := max(1, len(all)/n)
+	ids := make([]string, 0, n)
+	for i := 0; i < len(all) && len(ids) < n; i += step {
+		ids = append(ids, all[i])
+	}
+	return ids
+}
+
+// quoteAll writes strings as SQL literals, an empty one for none.
+func quoteAll(list []string) string {
+	if len(list) == 0 {
+		return "''"
+	}
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return strings.Join(out, ", ")
 }
 
 func nonZero(codes []int64) []int64 {

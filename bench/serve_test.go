@@ -135,8 +135,11 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	token := lines[len(lines)-1]
 	upstream := serve(t, sim.New(simOptions(s)))
 	addr := freeAddr(t)
+	// The scenario is a snapshot built once and kept: decide on it however
+	// old it is (--stale-after 0), as its figures are about the work, not
+	// the data's age.
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--upstream", upstream,
-		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn")
+		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn", "--stale-after", "0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -388,7 +391,7 @@ func abs(v int) int { return max(v, -v) }
 // 10 quota cells over every profiled panelist and the whole history, by
 // `fieldboard targets` in its own process, and that process's peak RSS.
 func sendList(t *testing.T, bin, db string, subsample int64) Row {
-	cmd := exec.Command(bin, "targets", "--db", db, "--subsample", strconv.FormatInt(subsample, 10))
+	cmd := exec.Command(bin, "targets", "--db", db, "--subsample", strconv.FormatInt(subsample, 10), "--stale-after", "0")
 	var out countingWriter
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr

@@ -3,9 +3,7 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 
@@ -73,70 +71,6 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 
 // maxImportBytes bounds an uploaded history file.
 const maxImportBytes = 1 << 30
-
-// ImportErrorJSON is the answer to a rejected import: every bad line (up to
-// 100) with its reason.
-type ImportErrorJSON struct {
-	Error    string            `json:"error"`
-	BadLines int               `json:"badLines"`
-	Lines    []store.LineError `json:"lines"`
-}
-
-// APIImportHistory answers POST /api/v1/history: a CSV file
-// (Content-Type text/csv) or a JSON array of records (application/json),
-// written atomically. The body is first spooled to a temporary file, so a
-// slow upload never holds the database's single writer.
-func (h *Handler) APIImportHistory(c echo.Context) error {
-	contentType := c.Request().Header.Get(echo.HeaderContentType)
-	if !strings.Contains(contentType, "csv") && !strings.Contains(contentType, "json") {
-		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the history as text/csv or application/json.")
-	}
-	spool, err := spoolUpload(c, "history")
-	if err != nil {
-		return err
-	}
-	defer spool.Close()
-	report, err := h.importHistory(c, spool, contentType)
-	if errors.Is(err, store.ErrInvalidImport) {
-		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: formats.NonNil(report.Errors)})
-	}
-	if err != nil {
-		return err
-	}
-	report.Errors = formats.NonNil(report.Errors)
-	return c.JSON(http.StatusOK, report)
-}
-
-// spoolUpload copies a request's body to a temporary file, removed when it
-// is closed, so a slow upload never holds the database's single writer.
-func spoolUpload(c echo.Context, what string) (*os.File, error) {
-	spool, err := os.CreateTemp("", "fieldboard-"+what+"-*")
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(spool.Name()) // gone once closed; the open file stays readable
-	if _, err := io.Copy(spool, http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes)); err != nil {
-		spool.Close()
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d bytes; import it with fieldboard %s import.", maxImportBytes, what))
-		}
-		return nil, echo.NewHTTPError(http.StatusBadRequest, "The upload was interrupted: "+err.Error())
-	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		spool.Close()
-		return nil, err
-	}
-	return spool, nil
-}
-
-func (h *Handler) importHistory(c echo.Context, body io.Reader, contentType string) (store.ImportReport, error) {
-	ctx := c.Request().Context()
-	if strings.Contains(contentType, "json") {
-		return h.Store.ImportHistoryJSON(ctx, body, h.ProviderLocation)
-	}
-	return h.Store.ImportHistoryCSV(ctx, body, h.ProviderLocation)
-}
 
 // APIBulkEligibility answers POST /api/v1/subsamples/{id}/eligibility: a
 // CSV of panelist ids in, `panelistId,eligible,quota,send,reasons` out.

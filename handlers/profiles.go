@@ -2,41 +2,13 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"io"
-	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/store"
 	"fieldboard/views"
-	"fieldboard/views/formats"
 )
-
-// APIImportProfiles answers POST /api/v1/profiles: panelist profiles as CSV
-// (`panelistId,questionId,value`, Content-Type text/csv) or a JSON array of
-// the same fields, written all or nothing.
-func (h *Handler) APIImportProfiles(c echo.Context) error {
-	contentType := c.Request().Header.Get(echo.HeaderContentType)
-	if !strings.Contains(contentType, "csv") && !strings.Contains(contentType, "json") {
-		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the profiles as text/csv or application/json.")
-	}
-	spool, err := spoolUpload(c, "profiles")
-	if err != nil {
-		return err
-	}
-	defer spool.Close()
-	report, err := h.importProfiles(c.Request().Context(), spool, strings.Contains(contentType, "json"))
-	if errors.Is(err, store.ErrInvalidImport) {
-		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: report.BadLines, Lines: formats.NonNil(report.Errors)})
-	}
-	if err != nil {
-		return err
-	}
-	report.Errors, report.UnknownQuestionIDs = formats.NonNil(report.Errors), formats.NonNil(report.UnknownQuestionIDs)
-	return c.JSON(http.StatusOK, report)
-}
 
 // importProfiles imports a profile file, counting the questions that the
 // stored library does not know (all are known while no library is stored).

@@ -161,3 +161,10 @@ func quoteField(s string) string {
 	}
 	return domain.Clip(strconv.Quote(s), 60)
 }
+
+// BadLinesOf the three import reports: the bad lines listed (up to
+// maxListedErrors) and how many there were, for an answer that rejects the
+// file.
+func (r ImportReport) BadLinesOf() ([]LineError, int)        { return r.Errors, r.BadLines }
+func (r ProfileImportReport) BadLinesOf() ([]LineError, int) { return r.Errors, r.BadLines }
+func (r PanelImportReport) BadLinesOf() ([]LineError, int)   { return r.Errors, r.BadLines }

@@ -30,33 +30,15 @@ func runProfiles(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 func runProfilesImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("profiles import", "Imports panelist profiles from a CSV file with the header "+store.ProfileHeader+": for a library question, value is one answer id (a row per answer of a multi-punch question); for the age question -1 it is the birth date yyyy-MM-dd. The file is checked line by line and written in one transaction: a file with any bad line is rejected whole, listing each bad line, and nothing is written. A panelist's answers to a question in the file replace that panelist's earlier answers to it; questions not in the stored library are accepted with a warning.", stderr)
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: profiles import takes one FILE (- for standard input)", errUsage)
-	}
-	if err := applyEnv(fs); err != nil {
-		return err
-	}
-	in, err := openInput(fs.Arg(0))
+	var known func(questionID int64) bool
+	report, err := importFile(ctx, fs, args, func(st *store.Store, in io.Reader) (_ store.ProfileImportReport, err error) {
+		if known, err = st.KnownQuestions(ctx); err != nil { // nil without a stored library: nothing is checked
+			return store.ProfileImportReport{}, err
+		}
+		return st.ImportProfilesCSV(ctx, in, known)
+	})
 	if err != nil {
 		return err
-	}
-	defer in.Close()
-	st, err := store.Open(ctx, *dbPath)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	known, err := st.KnownQuestions(ctx) // nil without a stored library: nothing is checked
-	if err != nil {
-		return err
-	}
-	report, err := st.ImportProfilesCSV(ctx, in, known)
-	if err != nil {
-		return withLineErrors(fmt.Errorf("%s: %w", fs.Arg(0), err), report.Errors)
 	}
 	fmt.Fprintf(stdout, "imported %s: %d records, %d answers written, %d earlier answers replaced\n",
 		fs.Arg(0), report.Records, report.Inserted, report.Replaced)

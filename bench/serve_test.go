@@ -83,10 +83,10 @@ func snapshotWrite(t *testing.T, s sizes, db string) Row {
 		t.Fatal(err)
 	}
 	snap := store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: time.Now()}, Details: map[int64]store.SubsampleDetail{}}
-	if snap.Summaries, err = c.AllSubsamples(ctx); err != nil {
+	if snap.Summaries, _, err = c.AllSubsamples(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if snap.Live, err = c.LiveSubsamples(ctx); err != nil {
+	if snap.Live, _, err = c.LiveSubsamples(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range snap.Live {

@@ -165,7 +165,7 @@ func TestRetries(t *testing.T) {
 func TestErrorMessageOfPost(t *testing.T) {
 	srv := httptest.NewServer(&scripted{replies: []reply{{status: 503}}})
 	defer srv.Close()
-	_, err := testClient(t, srv.URL, nil).AllSubsamples(context.Background())
+	_, _, err := testClient(t, srv.URL, nil).AllSubsamples(context.Background())
 	const want = "POST /supplier/v1/event/all: 503 Service Unavailable after 3 attempts"
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
@@ -273,7 +273,7 @@ func TestParentContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
 		start := time.Now()
-		_, err := c.AllSubsamples(ctx)
+		_, _, err := c.AllSubsamples(ctx)
 		if elapsed := time.Since(start); elapsed > time.Second {
 			t.Errorf("took %s to stop", elapsed)
 		}
@@ -292,7 +292,7 @@ func TestParentContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(50*time.Millisecond, cancel)
 		start := time.Now()
-		_, err := c.LiveSubsamples(ctx)
+		_, _, err := c.LiveSubsamples(ctx)
 		if elapsed := time.Since(start); elapsed > time.Second {
 			t.Errorf("took %s to stop", elapsed)
 		}
@@ -434,7 +434,7 @@ func TestRequestHeaders(t *testing.T) {
 	c := testClient(t, srv.URL+"/", func(cfg *Config) { cfg.Header = header })
 	header[name][0] = "changed after New" // the client keeps its own copy
 	ctx := context.Background()
-	if _, err := c.AllSubsamples(ctx); err != nil {
+	if _, _, err := c.AllSubsamples(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Countries(ctx); err != nil {

@@ -3,9 +3,12 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/Amsterdam without relying on the host's zoneinfo
@@ -121,7 +124,7 @@ const quotasJSON = `[
    "remainingExclusive": 0, "remainingShared": 5, "achievedInterviews": 20,
    "tableId": 2, "tableName": "Age x Gender", "quotaId": 21, "quotaName": "Young", "quotaType": "hard"},
   {"subsampleStatus": "Live", "questions": null, "tableId": 3, "tableName": "Empty", "quotaId": 31,
-   "quotaName": "Nulls", "quotaType": "hard"}
+   "quotaName": "Nulls", "quotaType": "hard", "remainingExclusive": 0, "remainingShared": 0}
 ]`
 
 // Both key spellings in one response: Id/id and NumDays/numDays.
@@ -170,7 +173,7 @@ func TestDecode(t *testing.T) {
 			name: "event/all: empty billingEntity kept, unknown fields ignored, dates in the provider zone",
 			path: "/supplier/v1/event/all", method: http.MethodPost, body: allSubsamplesJSON, loc: ams,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.AllSubsamples(ctx)
+				got, _, err := c.AllSubsamples(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -204,7 +207,7 @@ func TestDecode(t *testing.T) {
 			name: "event/all: zone-less dates default to UTC",
 			path: "/supplier/v1/event/all", method: http.MethodPost, body: allSubsamplesJSON,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.AllSubsamples(ctx)
+				got, _, err := c.AllSubsamples(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,7 +220,7 @@ func TestDecode(t *testing.T) {
 			name: "event/all: null is an empty list",
 			path: "/supplier/v1/event/all", method: http.MethodPost, body: `null`,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.AllSubsamples(ctx)
+				got, _, err := c.AllSubsamples(ctx)
 				if err != nil || got == nil || len(got) != 0 {
 					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
 				}
@@ -227,7 +230,7 @@ func TestDecode(t *testing.T) {
 			name: "live-details: every field, then nulls and absent optional fields",
 			path: "/supplier/v1/event/live-details", method: http.MethodPost, body: liveDetailsJSON, loc: ams,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.LiveSubsamples(ctx)
+				got, _, err := c.LiveSubsamples(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -284,7 +287,7 @@ func TestDecode(t *testing.T) {
 			name: "live-details: null is an empty list",
 			path: "/supplier/v1/event/live-details", method: http.MethodPost, body: `null`,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.LiveSubsamples(ctx)
+				got, _, err := c.LiveSubsamples(ctx)
 				if err != nil || got == nil || len(got) != 0 {
 					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
 				}
@@ -501,6 +504,126 @@ func TestDecode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.check(t, serveJSON(t, tt.method, tt.path, tt.body, tt.loc))
+		})
+	}
+}
+
+// TestDecodeMalformedElements: an element of event/all, live-details or
+// quotas with a field of the wrong type, or without a field the decision
+// needs, is dropped and reported with its place, its subsample when its id
+// can be read, and why; the other elements are kept. A list of nothing but
+// malformed elements, and any malformed quota, fail the call.
+func TestDecodeMalformedElements(t *testing.T) {
+	ctx := context.Background()
+	summary := func(fields string) string {
+		return `{"eventId": 1, "subsampleStatus": "Live", "country": {"id": 150, "code": "NL"}` + fields + `}`
+	}
+	good := summary(`, "subsampleId": 11`)
+	live := func(drop, add string) string {
+		// The fixture's first element, less drop, plus add.
+		var list []map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(liveDetailsJSON), &list); err != nil {
+			t.Fatal(err)
+		}
+		m := list[0]
+		delete(m, drop)
+		if add != "" {
+			var extra map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(add), &extra); err != nil {
+				t.Fatal(err)
+			}
+			maps.Copy(m, extra)
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	tests := []struct {
+		name, path string
+		body       string
+		kept       int
+		want       []domain.MalformedElement // Reason is matched as a substring
+		err        string
+	}{
+		{"event/all: a wrong type costs its element only", "/supplier/v1/event/all",
+			`[` + good + `,` + summary(`, "subsampleId": 12, "eventId": "7"`) + `]`, 1,
+			[]domain.MalformedElement{{List: "event/all", Index: 1, SubsampleID: 12, Reason: "eventId is a string, not a whole number"}}, ""},
+		{"event/all: a missing status, and an unreadable id", "/supplier/v1/event/all",
+			`[` + good + `,{"eventId": 1, "subsampleId": 13},` + summary(`, "subsampleId": "x14"`) + `]`, 1,
+			[]domain.MalformedElement{
+				{List: "event/all", Index: 1, SubsampleID: 13, Reason: "subsampleStatus is missing"},
+				{List: "event/all", Index: 2, Reason: "subsampleId is a string, not a whole number"},
+			}, ""},
+		{"event/all: null and a number are not elements", "/supplier/v1/event/all",
+			`[null, 5, ` + good + `]`, 1,
+			[]domain.MalformedElement{{List: "event/all", Index: 0, Reason: "it is null, not an object"}, {List: "event/all", Index: 1, Reason: "it is a number, not an object"}}, ""},
+		{"event/all: a null required field is missing", "/supplier/v1/event/all",
+			`[` + good + `,` + summary(`, "subsampleId": 15, "eventId": null`) + `]`, 1,
+			[]domain.MalformedElement{{List: "event/all", Index: 1, SubsampleID: 15, Reason: "eventId is missing"}}, ""},
+		{"event/all: every element malformed fails the call", "/supplier/v1/event/all",
+			`[{"subsampleId": 16}]`, 0, nil, "element 1 of 1 of event/all could not be read: eventId is missing"},
+		{"live-details: a required field missing", "/supplier/v1/event/live-details",
+			`[` + live("targetedCPI", "") + `,` + live("", `{"subsampleId": 90002}`) + `]`, 1,
+			[]domain.MalformedElement{{List: "live-details", Index: 0, SubsampleID: 90001, Reason: "targetedCPI is missing"}}, ""},
+		{"live-details: needRecontact may be absent; an unreadable date names its field", "/supplier/v1/event/live-details",
+			`[` + live("needRecontact", "") + `,` + live("", `{"subsampleId": 90002, "fieldEndDate": "soon"}`) + `]`, 1,
+			[]domain.MalformedElement{{List: "live-details", Index: 1, SubsampleID: 90002, Reason: "fieldEndDate: date:"}}, ""},
+		{"live-details: a category without its id", "/supplier/v1/event/live-details",
+			`[` + live("", `{"categories": [{"mainCategoryId": 1, "genericCategoryId": 2, "category": "Crisps"}]}`) + `]`, 0, nil,
+			"element 1 of 1 of live-details could not be read: category 1 has no categoryId"},
+		{"live-details: null lists are empty, a string is not a list", "/supplier/v1/event/live-details",
+			`[` + live("", `{"categories": null, "locales": null}`) + `,` + live("", `{"subsampleId": 90002, "locales": "nl-nl"}`) + `]`, 1,
+			[]domain.MalformedElement{{List: "live-details", Index: 1, SubsampleID: 90002, Reason: "locales is a string, not a list"}}, ""},
+		{"quotas: one malformed cell fails the subsample's quotas", "/supplier/v1/subsamples/90001/quotas",
+			`[{"tableId": 1, "quotaType": "counting", "remainingExclusive": 3, "remainingShared": 0, "questions": []},
+			  {"tableId": 2, "quotaType": "hard", "remainingExclusive": 3, "questions": []}]`, 0, nil,
+			"element 2 of 2 of quotas could not be read: remainingShared is missing"},
+		{"quotas: a cell without its table", "/supplier/v1/subsamples/90001/quotas",
+			`[{"quotaType": "hard", "remainingExclusive": 3, "remainingShared": 0, "questions": []}]`, 0, nil,
+			"tableId is missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			method := http.MethodPost
+			if strings.Contains(tt.path, "quotas") {
+				method = http.MethodGet
+			}
+			c := serveJSON(t, method, tt.path, tt.body, nil)
+			var kept int
+			var malformed []domain.MalformedElement
+			var err error
+			switch {
+			case strings.HasSuffix(tt.path, "all"):
+				var got []domain.SubsampleSummary
+				got, malformed, err = c.AllSubsamples(ctx)
+				kept = len(got)
+			case strings.HasSuffix(tt.path, "live-details"):
+				var got []domain.LiveSubsample
+				got, malformed, err = c.LiveSubsamples(ctx)
+				kept = len(got)
+			default:
+				var got []domain.Quota
+				got, err = c.Quotas(ctx, 90001)
+				kept = len(got)
+			}
+			if tt.err != "" {
+				var bad *MalformedListError
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.As(err, &bad) {
+					t.Fatalf("error %v; want a *MalformedListError saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept != tt.kept || len(malformed) != len(tt.want) {
+				t.Fatalf("kept %d, dropped %+v; want %d kept, %d dropped", kept, malformed, tt.kept, len(tt.want))
+			}
+			for i, w := range tt.want {
+				m := malformed[i]
+				if m.List != w.List || m.Index != w.Index || m.SubsampleID != w.SubsampleID || !strings.Contains(m.Reason, w.Reason) {
+					t.Errorf("dropped %+v; want %+v", m, w)
+				}
+			}
 		})
 	}
 }

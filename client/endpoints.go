@@ -19,30 +19,34 @@ const emptyObject = "{}"
 
 // AllSubsamples lists every subsample the supplier has or had an allocation
 // in, whatever its status (POST /supplier/v1/event/all, no filters).
-func (c *Client) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, error) {
-	var out []domain.SubsampleSummary
-	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/all", []byte(emptyObject), &out); err != nil {
-		return nil, err
+// Elements that cannot be read are left out and returned as malformed (see
+// decodeElements); when none can be read the call fails.
+func (c *Client) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, []domain.MalformedElement, error) {
+	l := elements[domain.SubsampleSummary]{list: domain.ListEventAll, required: summaryRequired}
+	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/all", []byte(emptyObject), &l); err != nil {
+		return nil, nil, err
 	}
-	out = nonNil(out)
+	out := nonNil(l.items)
 	for i := range out {
 		s := &out[i]
 		s.SubsampleStatus = domain.NormalizeStatus(s.SubsampleStatus)
 		s.FieldStartDate = s.FieldStartDate.PlaceIn(c.loc)
 		s.FieldEndDate = s.FieldEndDate.PlaceIn(c.loc)
 	}
-	return out, nil
+	return out, l.malformed, nil
 }
 
 // LiveSubsamples lists the subsamples open to the supplier in status Live or
 // Live for testing, with their properties and entry links
-// (POST /supplier/v1/event/live-details).
-func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, error) {
-	var out []domain.LiveSubsample
-	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/live-details", []byte(emptyObject), &out); err != nil {
-		return nil, err
+// (POST /supplier/v1/event/live-details). Elements that cannot be read, or
+// lack a field the spec marks required, are left out and returned as
+// malformed; when none can be read the call fails.
+func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []domain.MalformedElement, error) {
+	l := elements[domain.LiveSubsample]{list: domain.ListLiveDetails, required: liveRequired, check: checkCategories}
+	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/live-details", []byte(emptyObject), &l); err != nil {
+		return nil, nil, err
 	}
-	out = nonNil(out)
+	out := nonNil(l.items)
 	for i := range out {
 		s := &out[i]
 		s.SubsampleStatus = domain.NormalizeStatus(s.SubsampleStatus)
@@ -52,17 +56,19 @@ func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, er
 		s.Countries = nonNil(s.Countries)
 		s.Locales = nonNil(s.Locales)
 	}
-	return out, nil
+	return out, l.malformed, nil
 }
 
 // Quotas lists the quotas of a subsample with the completes still needed
-// (GET /supplier/v1/subsamples/{id}/quotas).
+// (GET /supplier/v1/subsamples/{id}/quotas). One malformed element fails
+// the call with a *MalformedListError: the subsample cannot be decided on
+// the other cells, as the one dropped may be the closed one.
 func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error) {
-	var out []domain.Quota
-	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "quotas"), nil, &out); err != nil {
+	l := elements[domain.Quota]{list: domain.ListQuotas, required: quotaRequired, strict: true}
+	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "quotas"), nil, &l); err != nil {
 		return nil, err
 	}
-	out = nonNil(out)
+	out := nonNil(l.items)
 	for i := range out {
 		q := &out[i]
 		q.SubsampleStatus = domain.NormalizeStatus(q.SubsampleStatus)

@@ -163,10 +163,43 @@ func placedOK(what string, t domain.LocalTime) error {
 	return nil
 }
 
+// listing is what a list endpoint that reads element by element gives:
+// the elements read and the ones dropped as malformed.
+type listing[T any] struct {
+	items     []T
+	malformed []domain.MalformedElement
+}
+
+func listCall[T any](call func(*Client, context.Context) ([]T, []domain.MalformedElement, error)) func(*Client, context.Context) (listing[T], error) {
+	return func(c *Client, ctx context.Context) (listing[T], error) {
+		items, malformed, err := call(c, ctx)
+		return listing[T]{items, malformed}, err
+	}
+}
+
+// malformedOK checks the dropped elements of list: each says which and
+// why, in one line of bounded length.
+func malformedOK(list string, ms []domain.MalformedElement) error {
+	var err error
+	for _, m := range ms {
+		msg := m.String()
+		switch {
+		case m.List != list || m.Index < 0 || m.SubsampleID < 0:
+			err = errors.Join(err, fmt.Errorf("malformed element %+v does not name its place in %s", m, list))
+		case strings.TrimSpace(m.Reason) == "":
+			err = errors.Join(err, fmt.Errorf("malformed element %+v says not why", m))
+		case strings.ContainsAny(msg, "\r\n") || len(msg) > maxDecodeErrorBytes:
+			err = errors.Join(err, fmt.Errorf("malformed element %.200q is not one bounded line", msg))
+		}
+	}
+	return err
+}
+
 func FuzzDecodeAllSubsamples(f *testing.F) {
-	fuzzEndpoint(f, "POST /supplier/v1/event/all", allSubsamplesJSON, (*Client).AllSubsamples,
-		func(got []domain.SubsampleSummary) error {
-			err := listOK("subsamples", got)
+	fuzzEndpoint(f, "POST /supplier/v1/event/all", allSubsamplesJSON, listCall((*Client).AllSubsamples),
+		func(l listing[domain.SubsampleSummary]) error {
+			got := l.items
+			err := errors.Join(listOK("subsamples", got), malformedOK(domain.ListEventAll, l.malformed))
 			for i, s := range got {
 				err = errors.Join(err,
 					statusOK(fmt.Sprintf("[%d].subsampleStatus", i), s.SubsampleStatus),
@@ -178,9 +211,10 @@ func FuzzDecodeAllSubsamples(f *testing.F) {
 }
 
 func FuzzDecodeLiveSubsamples(f *testing.F) {
-	fuzzEndpoint(f, "POST /supplier/v1/event/live-details", liveDetailsJSON, (*Client).LiveSubsamples,
-		func(got []domain.LiveSubsample) error {
-			err := listOK("subsamples", got)
+	fuzzEndpoint(f, "POST /supplier/v1/event/live-details", liveDetailsJSON, listCall((*Client).LiveSubsamples),
+		func(l listing[domain.LiveSubsample]) error {
+			got := l.items
+			err := errors.Join(listOK("subsamples", got), malformedOK(domain.ListLiveDetails, l.malformed))
 			for i, s := range got {
 				at := func(field string) string { return fmt.Sprintf("[%d].%s", i, field) }
 				err = errors.Join(err,

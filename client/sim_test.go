@@ -24,7 +24,7 @@ func TestAgainstSimulator(t *testing.T) {
 	ctx := context.Background()
 	known := map[string]bool{domain.StatusPending: true, domain.StatusLive: true, domain.StatusComplete: true, domain.StatusCanceled: true, domain.StatusLiveForTesting: true}
 
-	all, err := c.AllSubsamples(ctx)
+	all, _, err := c.AllSubsamples(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestAgainstSimulator(t *testing.T) {
 		}
 	}
 
-	live, err := c.LiveSubsamples(ctx)
+	live, _, err := c.LiveSubsamples(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,6 +96,11 @@ type SubsampleFacts struct {
 	// Stale says why the snapshot is too old to decide on (Staleness); ""
 	// when it is not. Every subsample is then unknown.
 	Stale string
+	// Malformed says why the provider's element for the subsample in
+	// event/all or live-details was dropped as unreadable; "" when it was
+	// not. The subsample is then unknown: what was dropped may be what
+	// decides.
+	Malformed string
 }
 
 // ReportedStatus is the status one source gave a subsample.
@@ -181,11 +186,17 @@ type Verdict struct {
 // counting pause by itself: what such a cell would turn back is not
 // known, and quota matching does not count it as hard either (a hard cell
 // beside it still pauses its table when no cell of the table is open).
+//
+// A subsample whose provider element was dropped as malformed, or any
+// subsample of a stale snapshot, is Unknown whatever else holds, with that
+// reason first.
 func Sendability(f SubsampleFacts) Verdict {
 	v := sendability(f)
-	if f.Stale != "" {
-		v.State = Unknown
-		v.Reasons = append([]string{f.Stale}, v.Reasons...)
+	for _, why := range []string{f.Malformed, f.Stale} {
+		if why != "" {
+			v.State = Unknown
+			v.Reasons = append([]string{why}, v.Reasons...)
+		}
 	}
 	return v
 }

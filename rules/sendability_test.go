@@ -427,6 +427,22 @@ func TestStaleAndDisagreeingData(t *testing.T) {
 	if v := Sendability(stale); v.State != Unknown || v.Reasons[0] != stale.Stale {
 		t.Errorf("never decide on data that is too old: %s %q", v.State, v.Reasons)
 	}
+	// Spec, event/all and live-details: one malformed element "is dropped,
+	// its subsample (when its id can be read) is unknown with the reason".
+	malformed := live
+	malformed.Malformed = "The provider's live-details answer for this subsample could not be read (element 2: targetedCPI is a string, not a number)."
+	if v := Sendability(malformed); v.State != Unknown || v.Reasons[0] != malformed.Malformed {
+		t.Errorf("never decide on an element that could not be read: %s %q", v.State, v.Reasons)
+	}
+	malformedUnlisted := SubsampleFacts{Unlisted: true, Malformed: malformed.Malformed}
+	if v := Sendability(malformedUnlisted); v.State != Unknown || v.Reasons[0] != malformed.Malformed {
+		t.Errorf("a subsample known only by its malformed element: %s %q", v.State, v.Reasons)
+	}
+	both := malformed
+	both.Stale = stale.Stale
+	if v := Sendability(both); v.State != Unknown || v.Reasons[0] != both.Stale || v.Reasons[1] != both.Malformed {
+		t.Errorf("stale data and a malformed element give both reasons, staleness first: %s %q", v.State, v.Reasons)
+	}
 	agree := live
 	agree.Reported = []ReportedStatus{{"event/all", "Live"}, {"live-details", "Live"}, {"quotas", "Live"}}
 	if v := Sendability(agree); v.State != Sendable {

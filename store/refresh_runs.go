@@ -23,6 +23,11 @@ type Run struct {
 	FinishedAt     time.Time
 	Requests       int
 	FailedRequests int
+	// MalformedCount counts the elements of the provider's lists the run
+	// dropped as unreadable (domain.MalformedElement); MalformedFirst
+	// describes the first.
+	MalformedCount int
+	MalformedFirst string
 }
 
 // RecordFailure records a refresh of run.Dataset that failed as a whole:
@@ -56,9 +61,11 @@ func (s *Store) RecordFailure(ctx context.Context, run Run, endpoint string, cau
 // insertRun adds run to the refresh log and returns its id.
 func insertRun(ctx context.Context, tx *sqlx.Tx, run Run, ok bool, msg, endpoint string) (int64, error) {
 	res, err := tx.ExecContext(ctx, `
-		INSERT INTO refresh_runs (dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		run.Dataset, run.StartedAt, run.FinishedAt, ok, run.Requests, run.FailedRequests, msg, endpoint)
+		INSERT INTO refresh_runs (dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint,
+			malformed, malformed_first)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		run.Dataset, run.StartedAt, run.FinishedAt, ok, run.Requests, run.FailedRequests, msg, endpoint,
+		run.MalformedCount, run.MalformedFirst)
 	if err != nil {
 		return 0, fmt.Errorf("record refresh run: %w", err)
 	}
@@ -96,6 +103,10 @@ type DatasetState struct {
 	LastError         string     `db:"last_error"`
 	LastErrorAt       *time.Time `db:"last_error_at"`
 	LastErrorEndpoint string     `db:"last_error_endpoint"`
+	// MalformedCount and MalformedFirst are those of the current snapshot's run:
+	// how many elements it dropped as unreadable, and the first.
+	MalformedCount int    `db:"malformed"`
+	MalformedFirst string `db:"malformed_first"`
 }
 
 // Failing reports whether the last attempt failed, that is the last error
@@ -111,8 +122,9 @@ func (d DatasetState) Failing() bool {
 func (s *Store) Datasets(ctx context.Context) (map[string]DatasetState, error) {
 	var rows []DatasetState
 	err := s.reader.SelectContext(ctx, &rows, `
-		SELECT name, current_run_id, last_success_at, last_attempt_at, last_error, last_error_at, last_error_endpoint
-		FROM datasets`)
+		SELECT d.name, d.current_run_id, d.last_success_at, d.last_attempt_at, d.last_error, d.last_error_at,
+			d.last_error_endpoint, COALESCE(r.malformed, 0) AS malformed, COALESCE(r.malformed_first, '') AS malformed_first
+		FROM datasets d LEFT JOIN refresh_runs r ON r.run_id = d.current_run_id`)
 	if err != nil {
 		return nil, fmt.Errorf("dataset states: %w", err)
 	}
@@ -134,13 +146,16 @@ type RunRecord struct {
 	FailedRequests int       `db:"failed_requests"`
 	Error          string    `db:"error"`
 	Endpoint       string    `db:"endpoint"`
+	MalformedCount int       `db:"malformed"`
+	MalformedFirst string    `db:"malformed_first"`
 }
 
 // RecentRuns returns the last n refresh runs, newest first.
 func (s *Store) RecentRuns(ctx context.Context, n int) ([]RunRecord, error) {
 	var out []RunRecord
 	err := s.reader.SelectContext(ctx, &out, `
-		SELECT run_id, dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint
+		SELECT run_id, dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint,
+			malformed, malformed_first
 		FROM refresh_runs ORDER BY run_id DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("recent refresh runs: %w", err)

@@ -80,7 +80,7 @@ func TestHostileDashboardShowsTheLastGoodSnapshot(t *testing.T) {
 	body := a.page(t, fmt.Sprintf("/subsamples/%d", target))
 	own, _, _ := strings.Cut(body, `data-testid="siblings"`) // the event's other subsamples have badges of their own
 	if !strings.Contains(own, `data-state="unknown"`) || strings.Contains(own, `data-state="sendable"`) ||
-		!strings.Contains(own, `data-testid="quotas-failed"`) || !strings.Contains(own, "cannot unmarshal string") {
+		!strings.Contains(own, `data-testid="quotas-failed"`) || !strings.Contains(own, "is a string, not a") {
 		t.Errorf("the page of subsample %d does not show it unknown with the error:\n%s", target, own)
 	}
 	if live := a.page(t, "/live?sendability=unknown"); !strings.Contains(live, fmt.Sprintf("/subsamples/%d", target)) || !strings.Contains(live, ">stale<") {
@@ -115,6 +115,51 @@ func TestHostileDashboardShowsTheLastGoodSnapshot(t *testing.T) {
 	}
 	if s := a.subsamplesJSON(t)[target]; strings.Contains(strings.Join(s.Reasons, " "), "could not be read") {
 		t.Errorf("subsample %d still unknown after the upstream healed: %v", target, s.Reasons)
+	}
+}
+
+// TestHostileMalformedElementShownEverywhere: one unreadable element of
+// live-details: the API, the subsample's page and /live say that subsample
+// is unknown and why; the overview and its CSV count the dropped element.
+func TestHostileMalformedElementShownEverywhere(t *testing.T) {
+	ctx := context.Background()
+	a := refreshed(t)
+	before := a.subsamplesJSON(t)
+	a.sim.FailPath("/supplier/v1/event/live-details", sim.FailOneElement)
+	if err := a.refresher.Refresh(ctx, refresh.Request{}); err != nil {
+		t.Fatalf("one malformed element failed the refresh: %v", err)
+	}
+	var broken int64
+	for id, s := range a.subsamplesJSON(t) {
+		if strings.Contains(strings.Join(s.Reasons, " "), "live-details answer for this subsample could not be read") {
+			if broken != 0 || s.Sendability != rules.Unknown {
+				t.Fatalf("subsample %d: %s %v; want exactly one subsample unknown for its element", id, s.Sendability, s.Reasons)
+			}
+			broken = id
+		} else if s.Sendability != before[id].Sendability {
+			t.Errorf("subsample %d went from %s to %s", id, before[id].Sendability, s.Sendability)
+		}
+	}
+	if broken == 0 {
+		t.Fatal("API: no subsample says its live-details element could not be read")
+	}
+	page := a.page(t, fmt.Sprintf("/subsamples/%d", broken))
+	if own, _, _ := strings.Cut(page, `data-testid="siblings"`); !strings.Contains(own, `data-state="unknown"`) || !strings.Contains(own, "is a string, not a") {
+		t.Errorf("the page of subsample %d does not show it unknown with why:\n%s", broken, own)
+	}
+	overview := a.page(t, "/")
+	if got := between(overview, `data-testid="malformed"`, "</div>"); !strings.Contains(got, "1 unreadable element dropped") || !strings.Contains(got, fmt.Sprintf("(subsample %d)", broken)) {
+		t.Errorf("the overview does not count the dropped element: %q", got)
+	}
+	if csv := a.page(t, "/overview.csv"); !strings.Contains(csv, `unreadable elements dropped,"Events, quotas and rules",1,`) {
+		t.Errorf("the overview CSV does not count the dropped element:\n%s", csv)
+	}
+	a.sim.ClearFailures()
+	if err := a.refresher.Refresh(ctx, refresh.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(a.page(t, "/"), `data-testid="malformed"`) {
+		t.Error("the overview still shows a dropped element after a clean refresh")
 	}
 }
 

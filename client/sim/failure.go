@@ -135,6 +135,8 @@ func (s *Simulator) fail(w http.ResponseWriter, r *http.Request, mode FailMode) 
 		s.hugeAnswer(w, r)
 	case FailEmptyList:
 		writeJSON(w, http.StatusOK, []byte("[]"))
+	case FailOneElement:
+		writeJSON(w, http.StatusOK, oneElementMistyped(s.realBody(r)))
 	default:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -165,6 +167,52 @@ func reset(w http.ResponseWriter) {
 		tc.SetLinger(0) // close sends RST, not FIN
 	}
 	conn.Close()
+}
+
+// MistypedElement is the element FailOneElement breaks: the second of
+// the list (index 1), or the only one.
+const MistypedElement = 1
+
+// oneElementMistyped turns the numbers of one element of a JSON list
+// (MistypedElement, or the first of a list of one) into strings, but its
+// subsampleId, so that the element is malformed and its subsample still
+// named. A body that is not a list is left as it is.
+func oneElementMistyped(body []byte) []byte {
+	var list []json.RawMessage
+	if err := json.Unmarshal(body, &list); err != nil || len(list) == 0 {
+		return body
+	}
+	i := min(MistypedElement, len(list)-1)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(list[i], &obj); err != nil {
+		return body
+	}
+	for k, v := range obj {
+		if k == "subsampleId" {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		var value any
+		if dec.Decode(&value) != nil {
+			continue
+		}
+		changed := false
+		value = stringifyNumbers(value, &changed)
+		if mistyped, err := json.Marshal(value); err == nil && changed {
+			obj[k] = mistyped
+		}
+	}
+	element, err := json.Marshal(obj)
+	if err != nil {
+		return body
+	}
+	list[i] = element
+	out, err := json.Marshal(list)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // numbersAsStrings turns every number of a JSON body into a string, such

@@ -256,6 +256,29 @@ func TestFailWrongTypes(t *testing.T) {
 	}
 }
 
+func TestFailOneElement(t *testing.T) {
+	s, _ := newSim(Options{Seed: 1, Subsamples: 20})
+	clean := do(s, "POST", pathLive).Body.Bytes()
+	s.FailPath(pathLive, FailOneElement)
+	rec := do(s, "POST", pathLive)
+	var before, after []map[string]any
+	if err := json.Unmarshal(clean, &before); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &after); err != nil || rec.Code != http.StatusOK || len(after) != len(before) || len(after) < 2 {
+		t.Fatalf("%d, %d elements (%v); want 200 with the %d elements", rec.Code, len(after), err, len(before))
+	}
+	for i := range after {
+		broken := i == MistypedElement
+		if _, isNumber := after[i]["subsampleId"].(float64); !isNumber {
+			t.Errorf("element %d: subsampleId %v is not a number", i, after[i]["subsampleId"])
+		}
+		if _, isString := after[i]["eventId"].(string); isString != broken {
+			t.Errorf("element %d: eventId %#v; only element %d has its numbers as strings", i, after[i]["eventId"], MistypedElement)
+		}
+	}
+}
+
 func hasNumber(v any) bool {
 	switch x := v.(type) {
 	case json.Number:

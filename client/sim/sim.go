@@ -76,6 +76,7 @@ const (
 	FailWrongTypes                      // 200 with the real body's numbers turned into strings
 	FailHugeBody                        // 200 with the real body padded to a huge size (SetHugeBodySize), streamed
 	FailEmptyList                       // 200 with an empty JSON array
+	FailOneElement                      // 200 with the real list, its second element's numbers but subsampleId turned into strings
 )
 
 // randomModes is how many modes, from the first, the fail rate draws from.

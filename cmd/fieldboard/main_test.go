@@ -20,7 +20,9 @@ import (
 	"time"
 
 	"fieldboard/client/sim"
+	"fieldboard/rules"
 	"fieldboard/store"
+	"fieldboard/views/formats"
 )
 
 // childArgs makes the test binary run fieldboard itself with these
@@ -68,6 +70,42 @@ func TestRefreshCommandFillsDatabase(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "live") {
 		t.Errorf("stdout = %q, want a summary", stdout.String())
+	}
+}
+
+// TestRefreshCommandDropsOneMalformedElement: one unreadable element of
+// event/all costs its subsample only: the refresh succeeds and says what it
+// dropped, and `subsamples` has that subsample unknown with why.
+func TestRefreshCommandDropsOneMalformedElement(t *testing.T) {
+	simulator, url := newSim(t, sim.Options{Seed: 5})
+	simulator.FailPath("/supplier/v1/event/all", sim.FailOneElement)
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db}, &stdout, &stderr); err != nil {
+		t.Fatalf("refresh: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "dropped 1 unreadable element(s)") || !strings.Contains(stdout.String(), "event/all element 2 (subsample ") {
+		t.Errorf("stdout = %q, want the dropped element named", stdout.String())
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"subsamples", "--db", db, "--format", "json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("subsamples: %v\n%s", err, stderr.String())
+	}
+	var all []formats.SubsampleJSON
+	if err := json.Unmarshal(stdout.Bytes(), &all); err != nil {
+		t.Fatal(err)
+	}
+	unknown := 0
+	for _, s := range all {
+		if strings.Contains(strings.Join(s.Reasons, " "), "event/all answer for this subsample could not be read") {
+			unknown++
+			if s.Sendability != rules.Unknown {
+				t.Errorf("subsample %d, whose element was dropped, is %s", s.SubsampleID, s.Sendability)
+			}
+		}
+	}
+	if unknown != 1 || len(all) != 40 {
+		t.Errorf("%d subsamples listed, %d unknown for a dropped element; want all 40, one of them", len(all), unknown)
 	}
 }
 

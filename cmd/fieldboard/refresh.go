@@ -49,8 +49,15 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	states, err := st.Datasets(ctx)
+	if err != nil {
+		return err
+	}
 	logger.Log(ctx, slog.LevelInfo, "refresh done", "subsamples", all, "live", live)
 	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", *dbPath, all, live)
+	if ev := states[store.DatasetEvents]; ev.MalformedCount > 0 {
+		fmt.Fprintf(stdout, "dropped %d unreadable element(s) of the provider's lists, each subsample unknown; first: %s\n", ev.MalformedCount, ev.MalformedFirst)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"slices"
+	"strings"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
@@ -20,6 +21,7 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 		Quotas:        quotas,
 		QuotasLoaded:  row.QuotasOK != nil && *row.QuotasOK,
 		QuotasError:   row.QuotasError,
+		Malformed:     row.Malformed,
 	}
 	if row.CPI != nil {
 		f.CPI = *row.CPI
@@ -57,11 +59,19 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 // hold once written, by Facts, as the checks will decide it: a live
 // subsample whose quotas were not fetched, or failed, is not decided on
 // the quotas kept from before.
-func States(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, details map[int64]store.SubsampleDetail) map[int64]store.SubsampleState {
-	states := make(map[int64]store.SubsampleState, len(summaries))
+func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
+	summaries, live, details := snap.Summaries, snap.Live, snap.Details
+	malformed := make(map[int64]string, len(snap.Malformed))
+	for _, m := range snap.Malformed {
+		if m.SubsampleID != 0 {
+			malformed[m.SubsampleID] = strings.TrimSpace(malformed[m.SubsampleID] + " " + m.Sentence())
+		}
+	}
+	states := make(map[int64]store.SubsampleState, len(summaries)+len(malformed))
 	summaryStatus := make(map[int64]string, len(summaries))
 	for _, s := range summaries {
-		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus, SummaryStatus: s.SubsampleStatus}
+		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus, SummaryStatus: s.SubsampleStatus,
+			Malformed: malformed[s.SubsampleID]}
 		summaryStatus[s.SubsampleID] = s.SubsampleStatus
 		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil)).State)}
 	}
@@ -72,6 +82,7 @@ func States(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, de
 			SubsampleID: l.SubsampleID, EventID: l.EventID, Status: l.SubsampleStatus, Live: true,
 			SummaryStatus: summaryStatus[l.SubsampleID], LiveStatus: l.SubsampleStatus,
 			APICompatible: l.SurveyAPICompatibility, CPI: &l.TargetedCPI, Currency: l.TargetedCurrency, QuotasOK: &read,
+			Malformed: malformed[l.SubsampleID],
 		}
 		switch {
 		case !fetched:
@@ -80,6 +91,12 @@ func States(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, de
 			row.QuotasError = d.QuotasErr.Error()
 		}
 		states[l.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas)).State)}
+	}
+	// A subsample known only by its malformed elements is unknown.
+	for id, why := range malformed {
+		if _, ok := states[id]; !ok {
+			states[id] = store.SubsampleState{Sendability: string(rules.Sendability(Facts(store.SubsampleRow{SubsampleID: id, Malformed: why}, nil)).State)}
+		}
 	}
 	return states
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,12 +20,14 @@ import (
 // refreshEvents reads event/all, live-details and every live subsample's
 // quotas and eligibility rules, and writes them as one snapshot. When an
 // event list fails nothing is written; when some subsamples' calls fail
-// the snapshot is written with those subsamples marked as failed.
+// the snapshot is written with those subsamples marked as failed. An
+// element of a list that cannot be read costs its subsample only: it is
+// dropped, the subsample is kept as unknown, and the run counts it.
 func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	run := store.Run{Dataset: store.DatasetEvents, StartedAt: r.opts.Now()}
 	c := &counter{}
 	ru.setPhase("event lists", 2)
-	summaries, err := r.provider.AllSubsamples(ctx)
+	summaries, malformed, err := r.provider.AllSubsamples(ctx)
 	c.add(err)
 	ru.step()
 	if err == nil && len(summaries) == 0 {
@@ -32,7 +36,7 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	if err != nil {
 		return r.fail(ctx, run, c, err)
 	}
-	live, err := r.provider.LiveSubsamples(ctx)
+	live, malformedLive, err := r.provider.LiveSubsamples(ctx)
 	c.add(err)
 	ru.step()
 	if err != nil {
@@ -59,7 +63,10 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	ru.setPhase("saving", 0)
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
-	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details, States: checks.States(summaries, live, details)}
+	malformed = append(malformed, malformedLive...)
+	countMalformed(&run, malformed, details)
+	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details, Malformed: malformed}
+	snap.States = checks.States(snap)
 	if _, err := r.store.SaveEvents(context.WithoutCancel(ctx), snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, run, c, err)
 	}
@@ -75,6 +82,25 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 			r.opts.Deadline, unread, len(live))
 	}
 	return nil
+}
+
+// countMalformed stamps run with the elements dropped as unreadable: those
+// of the event lists, and those that failed a subsample's quotas.
+func countMalformed(run *store.Run, malformed []domain.MalformedElement, details map[int64]store.SubsampleDetail) {
+	all := slices.Clone(malformed)
+	for _, id := range slices.Sorted(maps.Keys(details)) {
+		var bad *client.MalformedListError
+		if errors.As(details[id].QuotasErr, &bad) {
+			for _, m := range bad.Elements {
+				m.SubsampleID = id
+				all = append(all, m)
+			}
+		}
+	}
+	run.MalformedCount = len(all)
+	if len(all) > 0 {
+		run.MalformedFirst = all[0].String()
+	}
 }
 
 // emptyEventList judges an empty event/all. The spec has it list every

@@ -3,6 +3,7 @@ package refresh
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -48,7 +49,7 @@ var hostileModes = []struct {
 	{"5xx", sim.FailServerError, "503 Service Unavailable"},
 	{"429 with Retry-After", sim.FailRateLimited, "429 Too Many Requests"},
 	{"malformed JSON", sim.FailMalformed, "decoding response"},
-	{"wrong types", sim.FailWrongTypes, "cannot unmarshal string"},
+	{"wrong types", sim.FailWrongTypes, "is a string, not a"}, // the lists are read element by element
 	{"huge body", sim.FailHugeBody, "response larger than"},
 	{"empty list", sim.FailEmptyList, ""},
 }
@@ -545,4 +546,87 @@ func TestHostileSecretStaysOutOfRecordsAndLogs(t *testing.T) {
 		t.Errorf("the failure was not logged:\n%s", logs)
 	}
 	noSecret(t, "log", logs)
+}
+
+// TestHostileOneMalformedElement: one element of event/all, live-details
+// or a subsample's quotas with numbers where strings are due: the refresh
+// commits; that one subsample is unknown, saying which element of which
+// list could not be read and why; every other subsample is read afresh;
+// the run counts the dropped element; the next refresh heals it.
+func TestHostileOneMalformedElement(t *testing.T) {
+	ctx := context.Background()
+	f := newHostileFixture(t, nil)
+	sendable := f.view(t).sendable()
+	if len(sendable) < 2 {
+		t.Fatalf("want two sendable subsamples, have %v", sendable)
+	}
+	quotasPath := fmt.Sprintf("/supplier/v1/subsamples/%d/quotas", sendable[0])
+	for _, tt := range []struct {
+		list, path string
+		broken     int64
+	}{
+		{domain.ListEventAll, pathAll, elementID(t, f.sim, http.MethodPost, pathAll)},
+		{domain.ListLiveDetails, pathLive, elementID(t, f.sim, http.MethodPost, pathLive)},
+		{domain.ListQuotas, quotasPath, sendable[0]},
+	} {
+		t.Run(tt.list, func(t *testing.T) {
+			before := f.view(t)
+			f.clock.Advance(10 * time.Minute)
+			f.sim.FailPath(tt.path, sim.FailOneElement)
+			if err := f.refresher.Refresh(ctx, Request{}); err != nil {
+				t.Fatalf("one malformed element must not fail the refresh: %v", err)
+			}
+			after := f.view(t)
+			verdict, ok := after.verdicts[tt.broken]
+			reasons := strings.Join(verdict.Reasons, " ")
+			if !ok || verdict.State != rules.Unknown || !strings.Contains(reasons, tt.list) || !strings.Contains(reasons, "is a string, not a") {
+				t.Errorf("subsample %d, whose %s element is malformed: %s %v; want unknown, saying which list and why", tt.broken, tt.list, verdict.State, verdict.Reasons)
+			}
+			if len(after.rows) != len(before.rows) {
+				t.Errorf("%d subsamples after the refresh, %d before: one malformed element must cost no other", len(after.rows), len(before.rows))
+			}
+			for id, v := range before.verdicts {
+				if id != tt.broken && after.verdicts[id].State != v.State {
+					t.Errorf("subsample %d went from %s to %s", id, v.State, after.verdicts[id].State)
+				}
+			}
+			runs, err := f.store.RecentRuns(ctx, 1)
+			if err != nil || len(runs) != 1 || !runs[0].OK || runs[0].MalformedCount != 1 ||
+				!strings.Contains(runs[0].MalformedFirst, fmt.Sprintf("(subsample %d)", tt.broken)) {
+				t.Errorf("the refresh run = %+v, %v; want it ok, counting one malformed element of subsample %d", runs, err, tt.broken)
+			}
+			states, err := f.store.Datasets(ctx)
+			if ev := states[store.DatasetEvents]; err != nil || ev.MalformedCount != 1 || ev.MalformedFirst == "" {
+				t.Errorf("events dataset = %+v, %v; want the current snapshot's malformed element", ev, err)
+			}
+
+			f.sim.ClearFailures()
+			f.clock.Advance(time.Minute)
+			if err := f.refresher.Refresh(ctx, Request{}); err != nil {
+				t.Fatal(err)
+			}
+			healed := f.view(t)
+			if v := healed.verdicts[tt.broken]; v.State != before.verdicts[tt.broken].State {
+				t.Errorf("after the upstream healed subsample %d is %s %v, was %s", tt.broken, v.State, v.Reasons, before.verdicts[tt.broken].State)
+			}
+			if states, _ := f.store.Datasets(ctx); states[store.DatasetEvents].MalformedCount != 0 {
+				t.Errorf("a clean refresh still counts %d malformed elements", states[store.DatasetEvents].MalformedCount)
+			}
+		})
+	}
+}
+
+// elementID is the subsampleId of the element sim.FailOneElement breaks in
+// the simulator's answer to method path.
+func elementID(t *testing.T, s *sim.Simulator, method, path string) int64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader("{}")))
+	var list []struct {
+		SubsampleID int64 `json:"subsampleId"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || len(list) <= sim.MistypedElement {
+		t.Fatalf("%s %s: %d elements, %v", method, path, len(list), err)
+	}
+	return list[sim.MistypedElement].SubsampleID
 }

@@ -19,8 +19,8 @@ import (
 // Provider is what a refresh reads: the provider API, as client.Client
 // implements it.
 type Provider interface {
-	AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, error)
-	LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, error)
+	AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, []domain.MalformedElement, error)
+	LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []domain.MalformedElement, error)
 	Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error)
 	EligibilityRules(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error)
 	Questions(ctx context.Context, locale string) ([]domain.Question, error)

@@ -1,0 +1,262 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"fieldboard/rules/domain"
+)
+
+// A list endpoint's body is read in two steps: first as an array of raw
+// elements (a body that is not an array, or not JSON, fails the call as a
+// whole), then element by element. An element that does not decode, or
+// lacks a field the list requires, is dropped and reported as a
+// domain.MalformedElement, so that one bad element costs one subsample,
+// never the whole list.
+
+// requiredFields are the fields an element of a list must carry, matched
+// case-insensitively as encoding/json matches keys. A field present as null
+// counts as absent, except a list, written with a trailing "[]", for which
+// null is the empty list (as everywhere in the client).
+type requiredFields []string
+
+// The fields required of each list's elements, and why:
+var (
+	// event/all: the spec marks none; these are the ones every decision
+	// reads (which subsample, of which event, in which status).
+	summaryRequired = requiredFields{"subsampleId", "eventId", "subsampleStatus"}
+	// live-details: every field the spec marks required, but needRecontact,
+	// which the spec says "may be absent in some entries".
+	liveRequired = requiredFields{
+		"eventId", "eventName", "categories[]", "allowDesktop", "allowMobile", "allowTablet",
+		"subsampleId", "subsampleStatus", "subsampleName", "countries[]", "locales[]",
+		"fieldStartDate", "fieldEndDate", "surveyAPIcompatibility", "requiresFlash", "collectPII",
+		"facialCoding", "researchType", "researchTypeId", "targetedCurrency", "targetedCPI",
+	}
+	// The ids of a live subsample's categories, which the spec marks
+	// required: a category rule matches on them.
+	categoryRequired = requiredFields{"mainCategoryId", "genericCategoryId", "categoryId"}
+	// quotas: the spec marks none; these are the ones the quota rules read.
+	// Without its table a cell would be counted in another table's, and
+	// without its remaining completes it would read as closed.
+	quotaRequired = requiredFields{"tableId", "quotaType", "remainingExclusive", "remainingShared", "questions[]"}
+)
+
+// missing returns the first required field that obj lacks, or "".
+func (r requiredFields) missing(obj map[string]json.RawMessage) string {
+	for _, name := range r {
+		list := strings.HasSuffix(name, "[]")
+		name = strings.TrimSuffix(name, "[]")
+		v, ok := lookup(obj, name)
+		if !ok || (!list && bytes.Equal(bytes.TrimSpace(v), []byte("null"))) {
+			return name
+		}
+	}
+	return ""
+}
+
+// lookup finds key in obj as encoding/json would: the exact key first, then
+// any that matches it case-insensitively.
+func lookup(obj map[string]json.RawMessage, key string) (json.RawMessage, bool) {
+	if v, ok := obj[key]; ok {
+		return v, true
+	}
+	for k, v := range obj {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// decodeElements decodes each of raws into a T. An element that is not an
+// object, lacks a field of required, fails check (when given) or does not
+// decode is left out and reported as malformed, with its subsample id when
+// that can be read.
+func decodeElements[T any](list string, raws []json.RawMessage, required requiredFields, check func(obj map[string]json.RawMessage) string) ([]T, []domain.MalformedElement) {
+	out := make([]T, 0, len(raws))
+	var bad []domain.MalformedElement
+	for i, raw := range raws {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+			bad = append(bad, domain.MalformedElement{List: list, Index: i, Reason: "it is " + jsonKind(raw) + ", not an object"})
+			continue
+		}
+		reason := ""
+		if name := required.missing(obj); name != "" {
+			reason = name + " is missing"
+		} else if check != nil {
+			reason = check(obj)
+		}
+		var v T
+		if reason == "" {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				reason = typeReason[T](obj, err)
+			}
+		}
+		if reason != "" {
+			bad = append(bad, domain.MalformedElement{List: list, Index: i, SubsampleID: subsampleIDOf(obj), Reason: domain.Clip(reason, maxDecodeCauseBytes)})
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, bad
+}
+
+// checkCategories requires the ids of every category of a live subsample.
+func checkCategories(obj map[string]json.RawMessage) string {
+	raw, _ := lookup(obj, "categories")
+	var categories []map[string]json.RawMessage
+	if json.Unmarshal(raw, &categories) != nil {
+		return "" // the type error says more
+	}
+	for i, c := range categories {
+		if c == nil {
+			return fmt.Sprintf("category %d is null", i+1)
+		}
+		if name := categoryRequired.missing(c); name != "" {
+			return fmt.Sprintf("category %d has no %s", i+1, name)
+		}
+	}
+	return ""
+}
+
+// subsampleIDOf reads an element's subsampleId when it is a whole number;
+// 0 when it is not.
+func subsampleIDOf(obj map[string]json.RawMessage) int64 {
+	raw, ok := lookup(obj, "subsampleId")
+	if !ok {
+		return 0
+	}
+	var id int64
+	if json.Unmarshal(raw, &id) != nil || id <= 0 {
+		return 0
+	}
+	return id
+}
+
+// typeReason says which field of an element failed to decode into a T, and
+// why, in words: "targetedCPI is a string, not a number".
+func typeReason[T any](obj map[string]json.RawMessage, err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field + " is " + valueKind(te.Value) + ", not " + goKind(te.Type)
+	}
+	// An error of a field's own decoder (a date) names no field: find the
+	// field by decoding each alone.
+	for key, v := range obj {
+		var probe T
+		one, _ := json.Marshal(map[string]json.RawMessage{key: v})
+		if json.Unmarshal(one, &probe) != nil {
+			return key + ": " + err.Error()
+		}
+	}
+	return err.Error()
+}
+
+// valueKind names the JSON value encoding/json reports in a type error:
+// "string", "bool", "number 1.5".
+func valueKind(v string) string {
+	switch {
+	case v == "array" || v == "object":
+		return "an " + v
+	case strings.HasPrefix(v, "number "):
+		return "the number " + strings.TrimPrefix(v, "number ")
+	case v == "number":
+		return "a number"
+	case v == "bool":
+		return "true or false"
+	}
+	return "a " + v
+}
+
+// goKind names what a Go type takes, in JSON terms.
+func goKind(t reflect.Type) string {
+	if t == nil {
+		return "what was expected"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// jsonKind names the kind of a raw JSON value.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "empty"
+	}
+	switch raw[0] {
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "true or false"
+	}
+	return "a number"
+}
+
+// MalformedListError is the error of a list whose elements were all
+// malformed, or of a subsample's quotas with one malformed element: a
+// partial quota list cannot be decided on, as the dropped cell may be the
+// closed one. Elements holds what was wrong with each.
+type MalformedListError struct {
+	List     string
+	Total    int
+	Elements []domain.MalformedElement
+}
+
+func (e *MalformedListError) Error() string {
+	first := e.Elements[0]
+	if len(e.Elements) == 1 {
+		return fmt.Sprintf("element %d of %d of %s could not be read: %s", first.Index+1, e.Total, e.List, first.Reason)
+	}
+	return fmt.Sprintf("%d of %d elements of %s could not be read; element %d: %s", len(e.Elements), e.Total, e.List, first.Index+1, first.Reason)
+}
+
+// elements is the decoding target of a list endpoint: encoding/json hands
+// it the body, which it reads element by element (decodeElements). A list
+// whose every element is malformed is a broken answer, not news, and fails
+// the call; so does any malformed element of a strict list (quotas).
+type elements[T any] struct {
+	list     string
+	required requiredFields
+	check    func(obj map[string]json.RawMessage) string
+	strict   bool
+
+	items     []T
+	malformed []domain.MalformedElement
+}
+
+func (l *elements[T]) UnmarshalJSON(body []byte) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		return err
+	}
+	l.items, l.malformed = decodeElements[T](l.list, raws, l.required, l.check)
+	if len(l.malformed) > 0 && (l.strict || len(l.items) == 0) {
+		return &MalformedListError{List: l.list, Total: len(raws), Elements: l.malformed}
+	}
+	return nil
+}

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"fieldboard/rules/domain"
@@ -139,7 +142,8 @@ const scanChunk = 500
 // An error from fn stops the scan and is returned as is.
 //
 // The ids are looked up in chunks of scanChunk, each one query
-// `panelist_id IN (…)` on history's primary key, all inside one read
+// `panelist_id IN (SELECT value FROM json_each(?))` on history's primary
+// key, all inside one read
 // transaction on the reader pool, so every chunk sees the same snapshot and
 // memory is bounded by one chunk's records, however many ids there are.
 // This needs no writes at all: a TEMP table of the ids would need a
@@ -165,28 +169,28 @@ func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], fil
 		return fmt.Errorf("scan history: begin: %w", err)
 	}
 	defer tx.Rollback()
-	// Every chunk runs the same prepared statement: a short last chunk
-	// repeats its last id, which IN ignores.
+	// Every chunk runs the same prepared statement, its ids one JSON array:
+	// one parameter to bind rather than one per id.
 	stmt, err := tx.PrepareContext(ctx, `
 		SELECT `+historyColumns+` FROM history
-		WHERE panelist_id IN (`+placeholders(scanChunk)+`) AND (`+cond+`)
-		ORDER BY panelist_id, registered_at DESC, subsample_id, status_id`)
+		WHERE panelist_id IN (SELECT value FROM json_each(?)) AND (`+cond+`)`)
 	if err != nil {
 		return fmt.Errorf("scan history: prepare: %w", err)
 	}
 	defer stmt.Close()
 
-	args := make([]any, scanChunk, scanChunk+len(condArgs))
-	args = append(args, condArgs...)
+	args := append([]any{nil}, condArgs...)
 	chunk := make([]string, 0, scanChunk)
 	found := make(map[string][]domain.HistoryRecord, scanChunk)
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		for i := range scanChunk {
-			args[i] = chunk[min(i, len(chunk)-1)]
+		list, err := json.Marshal(chunk)
+		if err != nil {
+			return fmt.Errorf("scan history: %w", err)
 		}
+		args[0] = string(list)
 		clear(found)
 		if err := scanChunkRows(ctx, stmt, args, found); err != nil {
 			return fmt.Errorf("scan history: %w", err)
@@ -224,5 +228,21 @@ func scanChunkRows(ctx context.Context, stmt *sql.Stmt, args []any, found map[st
 		}
 		found[r.PanelistID] = append(found[r.PanelistID], r)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// Newest first, sorted here: a panelist has a few records, and SQLite
+	// would sort the whole chunk's.
+	for _, records := range found {
+		if len(records) > 1 {
+			slices.SortFunc(records, newestFirst)
+		}
+	}
+	return nil
+}
+
+// newestFirst orders a panelist's records as HistoryOf does: newest first,
+// then by subsample and status.
+func newestFirst(a, b domain.HistoryRecord) int {
+	return cmp.Or(b.RegisteredAt.Compare(a.RegisteredAt), cmp.Compare(a.SubsampleID, b.SubsampleID), cmp.Compare(a.StatusID, b.StatusID))
 }

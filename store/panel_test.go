@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -306,12 +307,16 @@ func TestImportPanelMatchesAModel(t *testing.T) {
 		t.Errorf("CountPanel = %d, want %d", n, len(model))
 	}
 	ids := slices.Sorted(maps.Keys(model))
-	got, err := s.PanelsOf(context.Background(), ids)
+	facts, err := s.PanelistsOf(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := map[string]domain.PanelMember{}
+	for id, f := range facts {
+		got[id] = f.Panel
+	}
 	if !maps.Equal(got, model) {
-		t.Errorf("PanelsOf differs from the model")
+		t.Errorf("PanelistsOf differs from the model")
 	}
 }
 
@@ -421,22 +426,39 @@ func TestImportPanelMovesTheSnapshotVersion(t *testing.T) {
 	}
 }
 
-func TestPanelsOf(t *testing.T) {
+// TestPanelistsOf: one query gives each panelist's panel row and profile,
+// whichever they have; a panelist with neither is absent.
+func TestPanelistsOf(t *testing.T) {
 	s := openTemp(t)
-	importPanel(t, s, panelCSV("P1,FR,fr-fr", "P2,US,"))
-	got, err := s.PanelsOf(context.Background(), []string{"P2", "P9", "P1"})
+	importPanel(t, s, panelCSV("P1,FR,fr-fr", "P2,US,", "P3,DE,", "P<&>\u2028é,FR,"))
+	importProfiles(t, s, profileCSV("P1,43,1", "P1,-1,1980-05-17", "P2,43,2", "P2,7064,300", "P2,7064,310", "P4,43,1"))
+	odd := "P<&>\u2028é" // what JSON escapes, found all the same
+	got, err := s.PanelistsOf(context.Background(), []string{"P2", "P9", "P1", "P3", "P4", odd})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]domain.PanelMember{
+	if len(got) != 5 || got[odd].Panel.Country != "FR" {
+		t.Fatalf("PanelistsOf = %v, want P1 to P4 and %q only", got, odd)
+	}
+	wantPanel := map[string]domain.PanelMember{
 		"P1": {PanelistID: "P1", Country: "FR", Locale: "fr-fr"},
 		"P2": {PanelistID: "P2", Country: "US"},
+		"P3": {PanelistID: "P3", Country: "DE"},
+		"P4": {},
 	}
-	if !maps.Equal(got, want) {
-		t.Errorf("PanelsOf = %v, want %v", got, want)
+	for id, want := range wantPanel {
+		if got[id].Panel != want {
+			t.Errorf("panel row of %s = %+v, want %+v", id, got[id].Panel, want)
+		}
 	}
-	if empty, err := s.PanelsOf(context.Background(), nil); err != nil || len(empty) != 0 {
-		t.Errorf("PanelsOf(nil) = %v, %v", empty, err)
+	wantProfile(t, "P1", got["P1"].Profile, map[int64][]int64{43: {1}}, date(1980, 5, 17))
+	wantProfile(t, "P2", got["P2"].Profile, map[int64][]int64{43: {2}, 7064: {300, 310}}, time.Time{})
+	wantProfile(t, "P4", got["P4"].Profile, map[int64][]int64{43: {1}}, time.Time{})
+	if len(got["P3"].Profile.Answers) != 0 {
+		t.Errorf("P3 has no profile, got %+v", got["P3"].Profile)
+	}
+	if empty, err := s.PanelistsOf(context.Background(), nil); err != nil || len(empty) != 0 {
+		t.Errorf("PanelistsOf(nil) = %v, %v", empty, err)
 	}
 }
 

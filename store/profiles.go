@@ -288,38 +288,3 @@ func (c *profileChunk) code(b string) string {
 	}
 	return s
 }
-
-// ProfilesOf returns the profiles of the panelists of ids that have one,
-// by panelist id; the others are absent. One query: the caller passes a
-// chunk (a bulk check's 500), not a whole file.
-func (s *Store) ProfilesOf(ctx context.Context, ids []string) (map[string]domain.Profile, error) {
-	out := make(map[string]domain.Profile, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT panelist_id, answers FROM profiles WHERE panelist_id IN (`+placeholders(len(ids))+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("profiles of %d panelists: %w", len(ids), err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, fmt.Errorf("profiles of %d panelists: %w", len(ids), err)
-		}
-		p := domain.Profile{Answers: map[int64][]int64{}}
-		if _, err := decodeProfile(blob, &p, nil); err != nil {
-			return nil, fmt.Errorf("profile of panelist %q: %w", id, err)
-		}
-		out[id] = p
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("profiles of %d panelists: %w", len(ids), err)
-	}
-	return out, nil
-}

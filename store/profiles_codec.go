@@ -71,6 +71,15 @@ func (r *profileReader) next(buf []int64) (question int64, fresh bool, answers [
 	return r.prev, head&1 == 1, buf, true, nil
 }
 
+// DecodeProfile unpacks a profile as the store keeps it (the answers
+// column of the profiles table), for a tool that reads the database
+// itself: the benchmark's floor of the bulk check.
+func DecodeProfile(blob []byte) (domain.Profile, error) {
+	p := domain.Profile{Answers: map[int64][]int64{}}
+	_, err := decodeProfile(blob, &p, nil)
+	return p, err
+}
+
 // decodeProfile unpacks a stored profile into p, whose Answers map must be
 // empty. The answer lists are slices of arena, which is returned grown:
 // they stay valid until arena is reused.

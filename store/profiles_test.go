@@ -691,20 +691,3 @@ func BenchmarkReplaceProfilesCSV(b *testing.B) {
 	}
 	b.ReportMetric(float64(10*n*b.N)/b.Elapsed().Seconds(), "records/s")
 }
-
-func TestProfilesOf(t *testing.T) {
-	s := openTemp(t)
-	importProfiles(t, s, profileCSV("P1,43,1", "P1,-1,1980-05-17", "P2,43,2", "P2,7064,300", "P2,7064,310"))
-	got, err := s.ProfilesOf(context.Background(), []string{"P2", "P9", "P1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 {
-		t.Fatalf("ProfilesOf = %v, want P1 and P2 only", got)
-	}
-	wantProfile(t, "P1", got["P1"], map[int64][]int64{43: {1}}, date(1980, 5, 17))
-	wantProfile(t, "P2", got["P2"], map[int64][]int64{43: {2}, 7064: {300, 310}}, time.Time{})
-	if empty, err := s.ProfilesOf(context.Background(), nil); err != nil || len(empty) != 0 {
-		t.Errorf("ProfilesOf(nil) = %v, %v", empty, err)
-	}
-}

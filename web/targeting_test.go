@@ -185,6 +185,19 @@ func TestSendListRefusals(t *testing.T) {
 			t.Errorf("GET %s = %d %s, want %d with %q", tt.path, resp.StatusCode, body, tt.status, tt.want)
 		}
 	}
+
+	// The bulk check of the same subsample answers every row, none sent,
+	// each saying why, as the refused send list does.
+	resp, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", paused), "text/csv", "panelistId\nP0000001\nP0000002\n")
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || resp.StatusCode != 200 || len(rows) != 3 {
+		t.Fatalf("bulk check of not sendable subsample %d: %d, %d lines, %v\n%s", paused, resp.StatusCode, len(rows), err, body)
+	}
+	for _, row := range rows[1:] {
+		if row[3] != "false" || !strings.HasPrefix(row[4], fmt.Sprintf("Subsample %d is ", paused)) {
+			t.Errorf("bulk row %q: want send false, the subsample's state first among the reasons", row)
+		}
+	}
 }
 
 func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -293,6 +294,17 @@ func (t *liveTarget) quotaVerdict(p domain.Profile, now time.Time) rules.QuotaVe
 		return rules.QuotaUnknown
 	}
 	return t.cells.Verdict(p, now)
+}
+
+// notSendable says why nobody may be sent to t's subsample now, in one
+// sentence that leads a refused send list and every row of a bulk check;
+// "" when it is sendable.
+func (t *liveTarget) notSendable() string {
+	v := t.report.Verdict
+	if v.State == rules.Sendable {
+		return ""
+	}
+	return strings.TrimSpace(fmt.Sprintf("Subsample %d is %s now. %s", t.target.SubsampleID, strings.ToLower(v.State.Label()), strings.Join(v.Reasons, " ")))
 }
 
 // explainQuota says why a panelist's quota verdict on t is not fits.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
@@ -25,7 +24,7 @@ func (e notSendable) Error() string        { return string(e) }
 func (e notSendable) Is(target error) bool { return target == ErrNotSendable }
 
 // bulkChunk is how many panelists a bulk check decides per round: one
-// read of their profiles, one of their history.
+// read of their panel rows and profiles, one of their history.
 const bulkChunk = 500
 
 // BulkResult is one panelist's line of a bulk check.
@@ -40,9 +39,11 @@ type BulkResult struct {
 // BulkCheck checks many panelists against one live subsample, calling emit
 // once per panelist in input order: eligibility, quota verdict and whether
 // to send. Panelists are decided bulkChunk at a time, reading their
-// profiles and only the history records that can matter for the
-// subsample's rules, so memory does not grow with the input or the
-// history.
+// panel rows and profiles and only the history records that can matter
+// for the subsample's rules, so memory does not grow with the input or
+// the history. A chunk's panel rows and profiles are read beside its
+// history, on a second reader connection: the two reads take about as
+// long, and neither waits for the other.
 func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
 	d, t, err := s.liveTarget(ctx, subsampleID)
 	if err != nil {
@@ -50,20 +51,39 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	}
 	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
 	now := s.now()
+	subsampleNotSendable := t.notSendable()
 	decide := func(chunk []string) error {
-		profiles, err := s.Store.ProfilesOf(ctx, chunk)
-		if err != nil {
-			return err
+		type read struct {
+			facts map[string]store.PanelistFacts
+			err   error
 		}
-		panel, err := s.Store.PanelsOf(ctx, chunk)
-		if err != nil {
-			return err
+		reading := make(chan read, 1)
+		go func() {
+			facts, err := s.Store.PanelistsOf(ctx, chunk)
+			reading <- read{facts, err}
+		}()
+		var facts map[string]store.PanelistFacts
+		var factsErr error
+		received := false
+		receive := func() error {
+			if !received {
+				r := <-reading
+				facts, factsErr, received = r.facts, r.err, true
+			}
+			return factsErr
 		}
+		defer receive() // the chunk is reused once decide returns
 		return s.Store.ScanHistory(ctx, slices.Values(chunk), filter, func(id string, records []domain.HistoryRecord) error {
-			profile := profiles[id]
-			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, panel[id]), RulesUnread: t.unread,
+			if err := receive(); err != nil {
+				return err
+			}
+			profile := facts[id].Profile
+			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, facts[id].Panel), RulesUnread: t.unread,
 				Eligibility: rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
+			if subsampleNotSendable != "" {
+				out.Reasons = append(out.Reasons, subsampleNotSendable)
+			}
 			if !pc.Panel.Fits {
 				out.Reasons = append(out.Reasons, pc.Panel.Reason)
 			}
@@ -113,8 +133,8 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	if err != nil {
 		return err
 	}
-	if t.report.Verdict.State != rules.Sendable {
-		return notSendable(fmt.Sprintf("Subsample %d is %s now. %s", subsampleID, strings.ToLower(t.report.Verdict.State.Label()), strings.Join(t.report.Verdict.Reasons, " ")))
+	if why := t.notSendable(); why != "" {
+		return notSendable(why)
 	}
 	if !slices.ContainsFunc(t.panel.Locales, func(l rules.PanelLocale) bool { return l.Usable }) {
 		return notSendable(fmt.Sprintf("Subsample %d has no usable live entry link.", subsampleID))

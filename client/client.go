@@ -493,8 +493,9 @@ func redact(s, secret string) string {
 // matches keys case-insensitively, as the spec requires.
 func decode(data []byte, contentType string, out any) error {
 	err := json.Unmarshal(data, out)
-	if err == nil {
-		return nil
+	var malformed *MalformedListError
+	if err == nil || errors.As(err, &malformed) {
+		return err // a list's elements say what is wrong with them in words
 	}
 	what := "response"
 	if mt, _, _ := mime.ParseMediaType(contentType); mt != "" && mt != "application/json" && !strings.HasSuffix(mt, "+json") {

@@ -516,9 +516,9 @@ func TestDecode(t *testing.T) {
 func TestDecodeMalformedElements(t *testing.T) {
 	ctx := context.Background()
 	summary := func(fields string) string {
-		return `{"eventId": 1, "subsampleStatus": "Live", "country": {"id": 150, "code": "NL"}` + fields + `}`
+		return `{"subsampleStatus": "Live", "country": {"id": 150, "code": "NL"}` + fields + `}`
 	}
-	good := summary(`, "subsampleId": 11`)
+	good := summary(`, "subsampleId": 11, "eventId": 1`)
 	live := func(drop, add string) string {
 		// The fixture's first element, less drop, plus add.
 		var list []map[string]json.RawMessage
@@ -548,7 +548,7 @@ func TestDecodeMalformedElements(t *testing.T) {
 			`[` + good + `,` + summary(`, "subsampleId": 12, "eventId": "7"`) + `]`, 1,
 			[]domain.MalformedElement{{List: "event/all", Index: 1, SubsampleID: 12, Reason: "eventId is a string, not a whole number"}}, ""},
 		{"event/all: a missing status, and an unreadable id", "/supplier/v1/event/all",
-			`[` + good + `,{"eventId": 1, "subsampleId": 13},` + summary(`, "subsampleId": "x14"`) + `]`, 1,
+			`[` + good + `,{"eventId": 1, "subsampleId": 13},` + summary(`, "subsampleId": "x14", "eventId": 1`) + `]`, 1,
 			[]domain.MalformedElement{
 				{List: "event/all", Index: 1, SubsampleID: 13, Reason: "subsampleStatus is missing"},
 				{List: "event/all", Index: 2, Reason: "subsampleId is a string, not a whole number"},
@@ -559,8 +559,21 @@ func TestDecodeMalformedElements(t *testing.T) {
 		{"event/all: a null required field is missing", "/supplier/v1/event/all",
 			`[` + good + `,` + summary(`, "subsampleId": 15, "eventId": null`) + `]`, 1,
 			[]domain.MalformedElement{{List: "event/all", Index: 1, SubsampleID: 15, Reason: "eventId is missing"}}, ""},
-		{"event/all: every element malformed fails the call", "/supplier/v1/event/all",
-			`[{"subsampleId": 16}]`, 0, nil, "element 1 of 1 of event/all could not be read: eventId is missing"},
+		{"event/all: one element, malformed, is dropped and named", "/supplier/v1/event/all",
+			`[{"subsampleId": 16}]`, 0, []domain.MalformedElement{{List: "event/all", Index: 0, SubsampleID: 16, Reason: "eventId is missing"}}, ""},
+		{"event/all: nothing readable, not even an id, fails the call", "/supplier/v1/event/all",
+			`[{"eventId": 1}, null]`, 0, nil, "2 of 2 elements of event/all could not be read; element 1: subsampleId is missing"},
+		{"event/all: a key twice in another case, with another value", "/supplier/v1/event/all",
+			`[` + good + `,` + summary(`, "subsampleId": 17, "eventId": 1, "SubsampleStatus": "Complete"`) + `]`, 1,
+			[]domain.MalformedElement{{List: "event/all", Index: 1, SubsampleID: 17, Reason: "SubsampleStatus appears twice"}}, ""},
+		{"event/all: a subsample listed twice alike is kept once", "/supplier/v1/event/all",
+			`[` + good + `,` + good + `]`, 1, nil, ""},
+		{"event/all: a subsample listed twice differently is malformed twice", "/supplier/v1/event/all",
+			`[` + good + `,` + summary(`, "subsampleId": 11, "eventId": 2`) + `]`, 0,
+			[]domain.MalformedElement{
+				{List: "event/all", Index: 0, SubsampleID: 11, Reason: "subsample 11 is listed 2 times, differently"},
+				{List: "event/all", Index: 1, SubsampleID: 11, Reason: "subsample 11 is listed 2 times, differently"},
+			}, ""},
 		{"live-details: a required field missing", "/supplier/v1/event/live-details",
 			`[` + live("targetedCPI", "") + `,` + live("", `{"subsampleId": 90002}`) + `]`, 1,
 			[]domain.MalformedElement{{List: "live-details", Index: 0, SubsampleID: 90001, Reason: "targetedCPI is missing"}}, ""},
@@ -568,18 +581,25 @@ func TestDecodeMalformedElements(t *testing.T) {
 			`[` + live("needRecontact", "") + `,` + live("", `{"subsampleId": 90002, "fieldEndDate": "soon"}`) + `]`, 1,
 			[]domain.MalformedElement{{List: "live-details", Index: 1, SubsampleID: 90002, Reason: "fieldEndDate: date:"}}, ""},
 		{"live-details: a category without its id", "/supplier/v1/event/live-details",
-			`[` + live("", `{"categories": [{"mainCategoryId": 1, "genericCategoryId": 2, "category": "Crisps"}]}`) + `]`, 0, nil,
-			"element 1 of 1 of live-details could not be read: category 1 has no categoryId"},
+			`[` + live("", `{"categories": [{"mainCategoryId": 1, "genericCategoryId": 2, "category": "Crisps"}]}`) + `]`, 0,
+			[]domain.MalformedElement{{List: "live-details", Index: 0, SubsampleID: 90001, Reason: "category 1 has no categoryId"}}, ""},
 		{"live-details: null lists are empty, a string is not a list", "/supplier/v1/event/live-details",
 			`[` + live("", `{"categories": null, "locales": null}`) + `,` + live("", `{"subsampleId": 90002, "locales": "nl-nl"}`) + `]`, 1,
 			[]domain.MalformedElement{{List: "live-details", Index: 1, SubsampleID: 90002, Reason: "locales is a string, not a list"}}, ""},
 		{"quotas: one malformed cell fails the subsample's quotas", "/supplier/v1/subsamples/90001/quotas",
-			`[{"tableId": 1, "quotaType": "counting", "remainingExclusive": 3, "remainingShared": 0, "questions": []},
-			  {"tableId": 2, "quotaType": "hard", "remainingExclusive": 3, "questions": []}]`, 0, nil,
-			"element 2 of 2 of quotas could not be read: remainingShared is missing"},
+			`[{"quotaId": 1, "tableId": 1, "quotaType": "counting", "remainingExclusive": 3, "remainingShared": 0, "questions": []},
+			  {"quotaId": 2, "tableId": 2, "quotaType": "hard", "remainingExclusive": 3, "questions": []}]`, 0, nil,
+			"quotas element 2 of 2 could not be read: remainingShared is missing"},
 		{"quotas: a cell without its table", "/supplier/v1/subsamples/90001/quotas",
-			`[{"quotaType": "hard", "remainingExclusive": 3, "remainingShared": 0, "questions": []}]`, 0, nil,
+			`[{"quotaId": 1, "quotaType": "hard", "remainingExclusive": 3, "remainingShared": 0, "questions": []}]`, 0, nil,
 			"tableId is missing"},
+		{"quotas: a cell without its id", "/supplier/v1/subsamples/90001/quotas",
+			`[{"tableId": 1, "quotaType": "hard", "remainingExclusive": 3, "remainingShared": 0, "questions": []}]`, 0, nil,
+			"quotaId is missing"},
+		{"quotas: a quota id given twice", "/supplier/v1/subsamples/90001/quotas",
+			`[{"quotaId": 1, "tableId": 1, "tableName": "Total Quota", "quotaType": "counting", "remainingExclusive": 3, "remainingShared": 0, "questions": []},
+			  {"quotaId": 1, "tableId": 2, "quotaType": "hard", "remainingExclusive": 0, "remainingShared": 0, "questions": []}]`, 0, nil,
+			"the quotas could not be read: quota id 1 is given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

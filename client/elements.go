@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"fieldboard/rules/domain"
@@ -43,7 +45,8 @@ var (
 	// quotas: the spec marks none; these are the ones the quota rules read.
 	// Without its table a cell would be counted in another table's, and
 	// without its remaining completes it would read as closed.
-	quotaRequired = requiredFields{"tableId", "quotaType", "remainingExclusive", "remainingShared", "questions[]"}
+	// quotaId too: the store keeps a subsample's quotas by it.
+	quotaRequired = requiredFields{"quotaId", "tableId", "quotaType", "remainingExclusive", "remainingShared", "questions[]"}
 )
 
 // missing returns the first required field that obj lacks, or "".
@@ -74,23 +77,38 @@ func lookup(obj map[string]json.RawMessage, key string) (json.RawMessage, bool) 
 }
 
 // decodeElements decodes each of raws into a T. An element that is not an
-// object, lacks a field of required, fails check (when given) or does not
-// decode is left out and reported as malformed, with its subsample id when
-// that can be read.
-func decodeElements[T any](list string, raws []json.RawMessage, required requiredFields, check func(obj map[string]json.RawMessage) string) ([]T, []domain.MalformedElement) {
+// object, has a key twice (in any case, with different values), lacks a
+// field of required, fails check (when given) or does not decode is left
+// out and reported as malformed, with its subsample id when that can be
+// read. When keyed, the elements are subsamples: one listed twice the same
+// way is kept once, one listed twice differently is malformed at each
+// place, as the list disagrees with itself.
+func decodeElements[T any](list string, raws []json.RawMessage, required requiredFields, check func(obj map[string]json.RawMessage) string, keyed bool) ([]T, []domain.MalformedElement) {
 	out := make([]T, 0, len(raws))
 	var bad []domain.MalformedElement
+	objs := make([]map[string]json.RawMessage, len(raws))
+	reasons := make([]string, len(raws))
 	for i, raw := range raws {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-			bad = append(bad, domain.MalformedElement{List: list, Index: i, Reason: "it is " + jsonKind(raw) + ", not an object"})
-			continue
+		obj, dup, ok := object(raw)
+		switch {
+		case !ok:
+			reasons[i] = "it is " + jsonKind(raw) + ", not an object"
+		case dup != "":
+			reasons[i] = dup + " appears twice"
 		}
-		reason := ""
-		if name := required.missing(obj); name != "" {
-			reason = name + " is missing"
-		} else if check != nil {
-			reason = check(obj)
+		objs[i] = obj
+	}
+	if keyed {
+		repeatedSubsamples(raws, objs, reasons)
+	}
+	for i, raw := range raws {
+		obj, reason := objs[i], reasons[i]
+		if reason == "" {
+			if name := required.missing(obj); name != "" {
+				reason = name + " is missing"
+			} else if check != nil {
+				reason = check(obj)
+			}
 		}
 		var v T
 		if reason == "" {
@@ -98,13 +116,75 @@ func decodeElements[T any](list string, raws []json.RawMessage, required require
 				reason = typeReason[T](obj, err)
 			}
 		}
-		if reason != "" {
-			bad = append(bad, domain.MalformedElement{List: list, Index: i, SubsampleID: subsampleIDOf(obj), Reason: domain.Clip(reason, maxDecodeCauseBytes)})
-			continue
+		switch {
+		case reason == "skip":
+		case reason != "":
+			bad = append(bad, domain.MalformedElement{List: list, Index: i, SubsampleID: subsampleIDOf(obj), Reason: reason})
+		default:
+			out = append(out, v)
 		}
-		out = append(out, v)
 	}
 	return out, bad
+}
+
+// repeatedSubsamples marks, in reasons, the elements of a subsample listed
+// more than once: a later copy identical to the first is skipped ("skip"),
+// and every copy of one listed differently is malformed.
+func repeatedSubsamples(raws []json.RawMessage, objs []map[string]json.RawMessage, reasons []string) {
+	at := map[int64][]int{}
+	for i, obj := range objs {
+		if id := subsampleIDOf(obj); id != 0 && reasons[i] == "" {
+			at[id] = append(at[id], i)
+		}
+	}
+	for id, places := range at {
+		if len(places) < 2 {
+			continue
+		}
+		same := true
+		for _, i := range places[1:] {
+			same = same && bytes.Equal(bytes.TrimSpace(raws[i]), bytes.TrimSpace(raws[places[0]]))
+		}
+		for n, i := range places {
+			switch {
+			case same && n > 0:
+				reasons[i] = "skip"
+			case !same:
+				reasons[i] = fmt.Sprintf("subsample %d is listed %d times, differently", id, len(places))
+			}
+		}
+	}
+}
+
+// object reads a JSON object's members as written; ok is false when raw is
+// not an object. dup names a key that appears twice, in the same case or
+// another, with different values: encoding/json would keep one of them
+// without a word.
+func object(raw json.RawMessage) (obj map[string]json.RawMessage, dup string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, "", false
+	}
+	obj = map[string]json.RawMessage{}
+	seen := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, isKey := tok.(string)
+		if err != nil || !isKey {
+			return nil, "", false
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, "", false
+		}
+		folded := strings.ToLower(key)
+		if earlier, ok := seen[folded]; ok && dup == "" && !bytes.Equal(earlier, value) {
+			dup = key
+		}
+		seen[folded] = value
+		obj[key] = value
+	}
+	return obj, dup, true
 }
 
 // checkCategories requires the ids of every category of a live subsample.
@@ -125,8 +205,8 @@ func checkCategories(obj map[string]json.RawMessage) string {
 	return ""
 }
 
-// subsampleIDOf reads an element's subsampleId when it is a whole number;
-// 0 when it is not.
+// subsampleIDOf reads an element's subsampleId when it is a positive whole
+// number; 0 when it is not, or obj is nil.
 func subsampleIDOf(obj map[string]json.RawMessage) int64 {
 	raw, ok := lookup(obj, "subsampleId")
 	if !ok {
@@ -147,10 +227,11 @@ func typeReason[T any](obj map[string]json.RawMessage, err error) string {
 		return te.Field + " is " + valueKind(te.Value) + ", not " + goKind(te.Type)
 	}
 	// An error of a field's own decoder (a date) names no field: find the
-	// field by decoding each alone.
-	for key, v := range obj {
+	// field by decoding each alone, in key order so the answer is the same
+	// every time.
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
 		var probe T
-		one, _ := json.Marshal(map[string]json.RawMessage{key: v})
+		one, _ := json.Marshal(map[string]json.RawMessage{key: obj[key]})
 		if json.Unmarshal(one, &probe) != nil {
 			return key + ": " + err.Error()
 		}
@@ -217,10 +298,11 @@ func jsonKind(raw json.RawMessage) string {
 	return "a number"
 }
 
-// MalformedListError is the error of a list whose elements were all
-// malformed, or of a subsample's quotas with one malformed element: a
-// partial quota list cannot be decided on, as the dropped cell may be the
-// closed one. Elements holds what was wrong with each.
+// MalformedListError is the error of a list nothing of which could be read
+// (no element, not even a subsample id), or of a subsample's quotas with
+// one malformed element: a partial quota list cannot be decided on, as the
+// dropped cell may be the closed one. Elements holds what was wrong with
+// each; an Index of -1 stands for the list as a whole.
 type MalformedListError struct {
 	List     string
 	Total    int
@@ -229,21 +311,32 @@ type MalformedListError struct {
 
 func (e *MalformedListError) Error() string {
 	first := e.Elements[0]
-	if len(e.Elements) == 1 {
-		return fmt.Sprintf("element %d of %d of %s could not be read: %s", first.Index+1, e.Total, e.List, first.Reason)
+	switch {
+	case first.Index < 0:
+		return fmt.Sprintf("the %s could not be read: %s", e.List, first.Reason)
+	case len(e.Elements) == 1:
+		return fmt.Sprintf("%s element %d of %d could not be read: %s", e.List, first.Index+1, e.Total, first.Reason)
 	}
 	return fmt.Sprintf("%d of %d elements of %s could not be read; element %d: %s", len(e.Elements), e.Total, e.List, first.Index+1, first.Reason)
 }
 
 // elements is the decoding target of a list endpoint: encoding/json hands
 // it the body, which it reads element by element (decodeElements). A list
-// whose every element is malformed is a broken answer, not news, and fails
-// the call; so does any malformed element of a strict list (quotas).
+// of which nothing can be read, no element and no subsample id, is a broken
+// answer, not news, and fails the call; so does any malformed element of a
+// strict list (quotas).
 type elements[T any] struct {
 	list     string
 	required requiredFields
 	check    func(obj map[string]json.RawMessage) string
+	keyed    bool // the elements are subsamples, each listed once
 	strict   bool
+	// redact takes secrets out of a reason, which quotes the provider's
+	// values, before it is clipped to its bound.
+	redact func(string) string
+	// unique, when set, says why two elements cannot stand together: a
+	// quota id given twice.
+	unique func(items []T) string
 
 	items     []T
 	malformed []domain.MalformedElement
@@ -254,9 +347,38 @@ func (l *elements[T]) UnmarshalJSON(body []byte) error {
 	if err := json.Unmarshal(body, &raws); err != nil {
 		return err
 	}
-	l.items, l.malformed = decodeElements[T](l.list, raws, l.required, l.check)
-	if len(l.malformed) > 0 && (l.strict || len(l.items) == 0) {
+	l.items, l.malformed = decodeElements[T](l.list, raws, l.required, l.check, l.keyed)
+	for i := range l.malformed {
+		if l.redact != nil {
+			l.malformed[i].Reason = l.redact(l.malformed[i].Reason)
+		}
+		l.malformed[i].Reason = domain.Clip(l.malformed[i].Reason, maxDecodeCauseBytes)
+	}
+	if l.unique != nil && len(l.malformed) == 0 {
+		if why := l.unique(l.items); why != "" {
+			l.malformed = []domain.MalformedElement{{List: l.list, Index: -1, Reason: why}}
+		}
+	}
+	if len(l.malformed) > 0 && (l.strict || (len(l.items) == 0 && !anyNamed(l.malformed))) {
 		return &MalformedListError{List: l.list, Total: len(raws), Elements: l.malformed}
 	}
 	return nil
+}
+
+// anyNamed reports whether one of ms names its subsample.
+func anyNamed(ms []domain.MalformedElement) bool {
+	return slices.ContainsFunc(ms, func(m domain.MalformedElement) bool { return m.SubsampleID != 0 })
+}
+
+// uniqueQuotaIDs says which quota id a subsample's quotas give twice: the
+// store keeps one quota per id, and which one would be a guess.
+func uniqueQuotaIDs(quotas []domain.Quota) string {
+	seen := make(map[int64]bool, len(quotas))
+	for _, q := range quotas {
+		if seen[q.QuotaID] {
+			return fmt.Sprintf("quota id %d is given twice", q.QuotaID)
+		}
+		seen[q.QuotaID] = true
+	}
+	return ""
 }

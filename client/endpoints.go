@@ -20,9 +20,9 @@ const emptyObject = "{}"
 // AllSubsamples lists every subsample the supplier has or had an allocation
 // in, whatever its status (POST /supplier/v1/event/all, no filters).
 // Elements that cannot be read are left out and returned as malformed (see
-// decodeElements); when none can be read the call fails.
+// decodeElements); when nothing can be read the call fails.
 func (c *Client) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, []domain.MalformedElement, error) {
-	l := elements[domain.SubsampleSummary]{list: domain.ListEventAll, required: summaryRequired}
+	l := elements[domain.SubsampleSummary]{list: domain.ListEventAll, required: summaryRequired, keyed: true, redact: c.redact}
 	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/all", []byte(emptyObject), &l); err != nil {
 		return nil, nil, err
 	}
@@ -40,9 +40,9 @@ func (c *Client) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, 
 // Live for testing, with their properties and entry links
 // (POST /supplier/v1/event/live-details). Elements that cannot be read, or
 // lack a field the spec marks required, are left out and returned as
-// malformed; when none can be read the call fails.
+// malformed; when nothing can be read the call fails.
 func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []domain.MalformedElement, error) {
-	l := elements[domain.LiveSubsample]{list: domain.ListLiveDetails, required: liveRequired, check: checkCategories}
+	l := elements[domain.LiveSubsample]{list: domain.ListLiveDetails, required: liveRequired, check: checkCategories, keyed: true, redact: c.redact}
 	if err := c.call(ctx, http.MethodPost, "/supplier/v1/event/live-details", []byte(emptyObject), &l); err != nil {
 		return nil, nil, err
 	}
@@ -64,7 +64,7 @@ func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []
 // the call with a *MalformedListError: the subsample cannot be decided on
 // the other cells, as the one dropped may be the closed one.
 func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error) {
-	l := elements[domain.Quota]{list: domain.ListQuotas, required: quotaRequired, strict: true}
+	l := elements[domain.Quota]{list: domain.ListQuotas, required: quotaRequired, strict: true, unique: uniqueQuotaIDs, redact: c.redact}
 	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "quotas"), nil, &l); err != nil {
 		return nil, err
 	}

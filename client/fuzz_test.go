@@ -125,7 +125,8 @@ func checkDecodeError(t *testing.T, endpoint string, err error) {
 		t.Errorf("error names %q, status %d, %d attempts; want %q, 200, 1", ce.Endpoint, ce.StatusCode, ce.Attempts, endpoint)
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, endpoint+": decoding ") {
+	var malformed *MalformedListError
+	if !strings.HasPrefix(msg, endpoint+": decoding ") && !(errors.As(err, &malformed) && strings.HasPrefix(msg, endpoint+": ") && strings.Contains(msg, "could not be read")) {
 		t.Errorf("error %q does not say which endpoint it could not decode", msg)
 	}
 	if strings.ContainsAny(msg, "\r\n") {

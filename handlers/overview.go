@@ -95,7 +95,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		f.Datasets = append(f.Datasets, views.DatasetView{
 			Label: d.label, Endpoints: d.endpoints, Cache: d.cache, LastSuccess: st.LastSuccessAt, NextDue: due[d.name],
 			Failing: st.Failing(), LastError: st.LastError, ErrorAt: st.LastErrorAt,
-			MalformedCount: st.MalformedCount, MalformedFirst: st.MalformedFirst,
+			ReadsElements: d.name == store.DatasetEvents, MalformedCount: st.MalformedCount, MalformedFirst: st.MalformedFirst,
 		})
 	}
 	return f, nil
@@ -141,8 +141,10 @@ func (h *Handler) overviewCSV(c echo.Context, f views.OverviewFigures) error {
 			if err := w.Write("dataset", d.Label, "", stamp(d.LastSuccess), stamp(&next), lastErr); err != nil {
 				return err
 			}
-			if err := w.Write("unreadable elements dropped", d.Label, strconv.Itoa(d.MalformedCount), "", "", d.MalformedFirst); err != nil {
-				return err
+			if d.ReadsElements {
+				if err := w.Write("unreadable elements dropped", d.Label, strconv.Itoa(d.MalformedCount), "", "", d.MalformedFirst); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -218,12 +218,18 @@ func sendability(f SubsampleFacts) Verdict {
 		v.fail(RuleStatus, "Status is "+f.Status+", not Live.")
 	}
 	if f.Unlisted {
-		if f.Status == domain.StatusLive || testing {
+		// A subsample whose element could not be read may well be listed:
+		// the reason is that element, which Sendability puts first.
+		notKnown := "Not known: live-details does not list the subsample."
+		switch {
+		case f.Malformed != "":
+			notKnown = "Not known: the subsample's elements could not be read."
+		case f.Status == domain.StatusLive || testing:
 			v.Reasons = append(v.Reasons, "Not listed by live-details: no allocation is open to the supplier.")
 		}
 		v.State = NotSendable
-		v.skip(RuleAPI, "Not known: live-details does not list the subsample.")
-		v.skip(RuleCPI, "Not known: live-details does not list the subsample.")
+		v.skip(RuleAPI, notKnown)
+		v.skip(RuleCPI, notKnown)
 		v.skip(RuleTotalQuota, "Not read: only listed live subsamples have their quotas read.")
 		v.skip(RuleOtherQuotas, "Not read: only listed live subsamples have their quotas read.")
 		return v

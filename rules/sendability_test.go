@@ -434,8 +434,8 @@ func TestStaleAndDisagreeingData(t *testing.T) {
 	if v := Sendability(malformed); v.State != Unknown || v.Reasons[0] != malformed.Malformed {
 		t.Errorf("never decide on an element that could not be read: %s %q", v.State, v.Reasons)
 	}
-	malformedUnlisted := SubsampleFacts{Unlisted: true, Malformed: malformed.Malformed}
-	if v := Sendability(malformedUnlisted); v.State != Unknown || v.Reasons[0] != malformed.Malformed {
+	malformedUnlisted := SubsampleFacts{Status: domain.StatusLive, Unlisted: true, Malformed: malformed.Malformed}
+	if v := Sendability(malformedUnlisted); v.State != Unknown || v.Reasons[0] != malformed.Malformed || strings.Contains(strings.Join(v.Reasons, " "), "Not listed by live-details") {
 		t.Errorf("a subsample known only by its malformed element: %s %q", v.State, v.Reasons)
 	}
 	both := malformed

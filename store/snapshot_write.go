@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -20,12 +22,12 @@ type EventsSnapshot struct {
 	// subsample, by subsample id. A live subsample missing here counts as a
 	// failed fetch.
 	Details map[int64]SubsampleDetail
-	// Malformed are the elements of event/all and live-details that could
-	// not be read and were left out of Summaries and Live; a subsample whose
-	// element it is (when its id could be read) is kept with why, and
-	// decided unknown. (A malformed quota element fails its subsample's
-	// quotas, in Details.)
-	Malformed []domain.MalformedElement
+	// Unreadable says, by subsample, why one whose element of event/all or
+	// live-details was dropped as malformed, or may have been, is not
+	// decided on (checks.Unreadable); each is kept, with a row of its own
+	// when event/all did not list it readably. (A malformed quota element
+	// fails its subsample's quotas, in Details.)
+	Unreadable map[int64]string
 	// States holds the status and sendability of every subsample, as the
 	// refresher decided them on this snapshot; the store records what
 	// changed since the previous one.
@@ -58,7 +60,7 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 		if err := replaceLive(ctx, tx, snap.Live, snap.FinishedAt); err != nil {
 			return fmt.Errorf("live details: %w", err)
 		}
-		if err := keepMalformed(ctx, tx, snap.Malformed, snap.Live); err != nil {
+		if err := keepUnreadable(ctx, tx, snap.Unreadable, snap.Live); err != nil {
 			return fmt.Errorf("malformed elements: %w", err)
 		}
 		if err := keepTopics(ctx, tx, snap.FinishedAt); err != nil {
@@ -192,11 +194,11 @@ func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []domain.Subsa
 	return nil
 }
 
-// keepMalformed records on each subsample whose element was malformed why,
-// adding a row for it when event/all did not list it readably, with what
-// live-details said of it when it did.
-func keepMalformed(ctx context.Context, tx *sqlx.Tx, malformed []domain.MalformedElement, live []domain.LiveSubsample) error {
-	if len(malformed) == 0 {
+// keepUnreadable records on each subsample that is not decided on for a
+// malformed element why, adding a row for it when event/all did not list
+// it readably, with what live-details said of it when it did.
+func keepUnreadable(ctx context.Context, tx *sqlx.Tx, unreadable map[int64]string, live []domain.LiveSubsample) error {
+	if len(unreadable) == 0 {
 		return nil
 	}
 	byID := make(map[int64]*domain.LiveSubsample, len(live))
@@ -207,27 +209,24 @@ func keepMalformed(ctx context.Context, tx *sqlx.Tx, malformed []domain.Malforme
 		INSERT INTO subsamples (subsample_id, event_id, name, status, billing_entity,
 			country_id, country_code, country_name, country_region, malformed)
 		VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?)
-		ON CONFLICT (subsample_id) DO UPDATE SET malformed = TRIM(malformed || ' ' || excluded.malformed)`)
+		ON CONFLICT (subsample_id) DO UPDATE SET malformed = excluded.malformed`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
-	for _, m := range malformed {
-		if m.SubsampleID == 0 {
-			continue
-		}
+	for _, id := range slices.Sorted(maps.Keys(unreadable)) {
 		var eventID int64
 		var name string
 		var country domain.Country
-		if l := byID[m.SubsampleID]; l != nil {
+		if l := byID[id]; l != nil {
 			eventID, name = l.EventID, l.SubsampleName
 			if len(l.Countries) > 0 {
 				country = l.Countries[0]
 			}
 		}
-		if _, err := stmt.ExecContext(ctx, m.SubsampleID, eventID, name,
-			country.ID, country.Code, country.Name, country.RegionName, m.Sentence()); err != nil {
-			return fmt.Errorf("subsample %d: %w", m.SubsampleID, err)
+		if _, err := stmt.ExecContext(ctx, id, eventID, name,
+			country.ID, country.Code, country.Name, country.RegionName, unreadable[id]); err != nil {
+			return fmt.Errorf("subsample %d: %w", id, err)
 		}
 	}
 	return nil

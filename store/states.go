@@ -31,7 +31,9 @@ func changeKinds(old SubsampleState, ok bool, next SubsampleState, gone bool) []
 	}
 	var kinds []string
 	wasOpen := old.Status == domain.StatusLive || old.Status == domain.StatusLiveForTesting
-	isOpen := !gone && (next.Status == domain.StatusLive || next.Status == domain.StatusLiveForTesting)
+	// No status at all (the subsample's elements could not be read) is not
+	// news that it closed.
+	isOpen := !gone && (next.Status == domain.StatusLive || next.Status == domain.StatusLiveForTesting || next.Status == "")
 	if wasOpen && !isOpen {
 		kinds = append(kinds, ChangeClosed)
 	}

@@ -113,22 +113,17 @@ func TestSaveEventsReadBack(t *testing.T) {
 	}
 }
 
-// TestMalformedElementsKeepTheirSubsamples: a subsample whose event/all or
-// live-details element was dropped is kept with why (both reasons when both
-// were), with what the other list said of it, and one known only by its
-// dropped element gets a row of its own; the run counts them all.
-func TestMalformedElementsKeepTheirSubsamples(t *testing.T) {
+// TestUnreadableSubsamplesAreKept: a subsample not decided on for a
+// malformed element is kept with why, with what live-details said of it
+// when event/all did not list it readably, and with a row of its own when
+// neither did; the run's count of dropped elements is kept with it.
+func TestUnreadableSubsamplesAreKept(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	snap := snapshotAt(t0, 40)
 	snap.Summaries = snap.Summaries[1:] // 100's event/all element was dropped
-	snap.Malformed = []domain.MalformedElement{
-		{List: domain.ListEventAll, Index: 0, SubsampleID: 100, Reason: "eventId is missing"},
-		{List: domain.ListEventAll, Index: 2, Reason: "it is null, not an object"},
-		{List: domain.ListLiveDetails, Index: 1, SubsampleID: 100, Reason: "allowMobile is missing"},
-		{List: domain.ListLiveDetails, Index: 2, SubsampleID: 300, Reason: "targetedCPI is a string, not a number"},
-	}
-	snap.Run.MalformedCount, snap.Run.MalformedFirst = 4, snap.Malformed[0].String()
+	snap.Unreadable = map[int64]string{100: "event/all element 1 could not be read.", 300: "live-details element 3 could not be read."}
+	snap.Run.MalformedCount, snap.Run.MalformedFirst = 2, "event/all element 1 (subsample 100): eventId is missing"
 	if _, err := s.SaveEvents(ctx, snap, 7*24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -143,19 +138,18 @@ func TestMalformedElementsKeepTheirSubsamples(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("%d subsample rows, want 100, 101 and 300: %+v", len(rows), rows)
 	}
-	if r := byID[100]; r.EventID != 10 || r.Name != "US wave 3" || r.SummaryStatus != "" ||
-		r.Malformed != snap.Malformed[0].Sentence()+" "+snap.Malformed[2].Sentence() {
-		t.Errorf("subsample 100 = %+v; want event 10 from live-details, no summary status, both reasons", r)
+	if r := byID[100]; r.EventID != 10 || r.Name != "US wave 3" || r.SummaryStatus != "" || !r.Live || r.Malformed != snap.Unreadable[100] {
+		t.Errorf("subsample 100 = %+v; want event 10 and its name from live-details, no summary status, why", r)
 	}
-	if r := byID[300]; r.EventID != 0 || r.Live || r.Malformed != snap.Malformed[3].Sentence() {
+	if r := byID[300]; r.EventID != 0 || r.Live || r.Malformed != snap.Unreadable[300] {
 		t.Errorf("subsample 300, known by its dropped element only = %+v", r)
 	}
 	if r := byID[101]; r.Malformed != "" {
 		t.Errorf("subsample 101, read fine, = %+v", r)
 	}
 	states, err := s.Datasets(ctx)
-	if ev := states[store.DatasetEvents]; err != nil || ev.MalformedCount != 4 || ev.MalformedFirst != "event/all element 1 (subsample 100): eventId is missing" {
-		t.Errorf("events dataset = %+v, %v; want 4 malformed elements, the first named", ev, err)
+	if ev := states[store.DatasetEvents]; err != nil || ev.MalformedCount != 2 || ev.MalformedFirst != snap.Run.MalformedFirst {
+		t.Errorf("events dataset = %+v, %v; want 2 malformed elements, the first named", ev, err)
 	}
 }
 

@@ -255,8 +255,10 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	var count string
 	err = chromedp.Run(ctx,
 		browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(download).WithEventsEnabled(true),
-		chromedp.Text(`[data-testid="live-count"]`, &count),
-		chromedp.Click(`[data-testid="live-csv"]`),
+		// Read and click in one step each: htmx may still be swapping the
+		// list in after the filter, and a node found then replaced fails.
+		chromedp.Evaluate(`document.querySelector('[data-testid="live-count"]').textContent`, &count),
+		chromedp.Evaluate(`document.querySelector('[data-testid="live-csv"]').click()`, nil),
 	)
 	if err != nil {
 		t.Fatalf("download the CSV: %v", err)

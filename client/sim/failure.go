@@ -135,8 +135,8 @@ func (s *Simulator) fail(w http.ResponseWriter, r *http.Request, mode FailMode) 
 		s.hugeAnswer(w, r)
 	case FailEmptyList:
 		writeJSON(w, http.StatusOK, []byte("[]"))
-	case FailOneElement:
-		writeJSON(w, http.StatusOK, oneElementMistyped(s.realBody(r)))
+	case FailOneElement, FailOneElementUnnamed:
+		writeJSON(w, http.StatusOK, oneElementMistyped(s.realBody(r), mode == FailOneElementUnnamed))
 	default:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -175,9 +175,10 @@ const MistypedElement = 1
 
 // oneElementMistyped turns the numbers of one element of a JSON list
 // (MistypedElement, or the first of a list of one) into strings, but its
-// subsampleId, so that the element is malformed and its subsample still
-// named. A body that is not a list is left as it is.
-func oneElementMistyped(body []byte) []byte {
+// subsampleId unless unnamed, so that the element is malformed and its
+// subsample still named, or not. A body that is not a list is left as it
+// is.
+func oneElementMistyped(body []byte, unnamed bool) []byte {
 	var list []json.RawMessage
 	if err := json.Unmarshal(body, &list); err != nil || len(list) == 0 {
 		return body
@@ -188,7 +189,7 @@ func oneElementMistyped(body []byte) []byte {
 		return body
 	}
 	for k, v := range obj {
-		if k == "subsampleId" {
+		if k == "subsampleId" && !unnamed {
 			continue
 		}
 		dec := json.NewDecoder(bytes.NewReader(v))

@@ -68,15 +68,16 @@ func (o Options) withDefaults() Options {
 type FailMode int
 
 const (
-	FailServerError FailMode = iota + 1 // 503 with a short text body
-	FailTimeout                         // hang until the request context is done
-	FailMalformed                       // 200 with a truncated JSON body
-	FailReset                           // the connection is reset before any response
-	FailRateLimited                     // 429 with a Retry-After header (SetRetryAfter); see RetryWaits
-	FailWrongTypes                      // 200 with the real body's numbers turned into strings
-	FailHugeBody                        // 200 with the real body padded to a huge size (SetHugeBodySize), streamed
-	FailEmptyList                       // 200 with an empty JSON array
-	FailOneElement                      // 200 with the real list, its second element's numbers but subsampleId turned into strings
+	FailServerError       FailMode = iota + 1 // 503 with a short text body
+	FailTimeout                               // hang until the request context is done
+	FailMalformed                             // 200 with a truncated JSON body
+	FailReset                                 // the connection is reset before any response
+	FailRateLimited                           // 429 with a Retry-After header (SetRetryAfter); see RetryWaits
+	FailWrongTypes                            // 200 with the real body's numbers turned into strings
+	FailHugeBody                              // 200 with the real body padded to a huge size (SetHugeBodySize), streamed
+	FailEmptyList                             // 200 with an empty JSON array
+	FailOneElement                            // 200 with the real list, its second element's numbers but subsampleId turned into strings
+	FailOneElementUnnamed                     // as FailOneElement, its subsampleId a string too, so the element names no subsample
 )
 
 // randomModes is how many modes, from the first, the fail rate draws from.

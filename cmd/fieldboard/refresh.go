@@ -56,7 +56,7 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	logger.Log(ctx, slog.LevelInfo, "refresh done", "subsamples", all, "live", live)
 	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", *dbPath, all, live)
 	if ev := states[store.DatasetEvents]; ev.MalformedCount > 0 {
-		fmt.Fprintf(stdout, "dropped %d unreadable element(s) of the provider's lists, each subsample unknown; first: %s\n", ev.MalformedCount, ev.MalformedFirst)
+		fmt.Fprintf(stdout, "dropped %d unreadable element(s) of the provider's lists, the subsamples they are about unknown; first: %s\n", ev.MalformedCount, ev.MalformedFirst)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -53,6 +54,54 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 	return f
 }
 
+// Unreadable says, for each subsample that a malformed element of
+// event/all or live-details is about, or may be about, why it is not
+// decided on. An element that names its subsample gives that subsample
+// its sentence. One whose subsample id could not be read may be any
+// subsample the list does not list readably: of event/all, any live-details
+// lists that event/all does not; of live-details, any event/all says is
+// Live or Live for testing that live-details does not. Each of those is
+// not decided on either: the element lost may be the one that says it is
+// closed.
+func Unreadable(summaries []domain.SubsampleSummary, live []domain.LiveSubsample, malformed []domain.MalformedElement) map[int64]string {
+	why := map[int64]string{}
+	add := func(id int64, sentence string) { why[id] = strings.TrimSpace(why[id] + " " + sentence) }
+	unnamed := map[string]int{}
+	for _, m := range malformed {
+		if m.SubsampleID != 0 {
+			add(m.SubsampleID, m.Sentence())
+		} else {
+			unnamed[m.List]++
+		}
+	}
+	mayBe := func(list string, n int, where string) string {
+		return fmt.Sprintf("The provider's %s answer held %d element(s) that could not be read, not even their subsample id; this subsample, %s, may be one of them, and is not decided on until a refresh reads them.", list, n, where)
+	}
+	if n := unnamed[domain.ListEventAll]; n > 0 {
+		listed := make(map[int64]bool, len(summaries))
+		for _, s := range summaries {
+			listed[s.SubsampleID] = true
+		}
+		for _, l := range live {
+			if !listed[l.SubsampleID] {
+				add(l.SubsampleID, mayBe(domain.ListEventAll, n, "listed by live-details but not readably by event/all"))
+			}
+		}
+	}
+	if n := unnamed[domain.ListLiveDetails]; n > 0 {
+		listed := make(map[int64]bool, len(live))
+		for _, l := range live {
+			listed[l.SubsampleID] = true
+		}
+		for _, s := range summaries {
+			if (s.SubsampleStatus == domain.StatusLive || s.SubsampleStatus == domain.StatusLiveForTesting) && !listed[s.SubsampleID] {
+				add(s.SubsampleID, mayBe(domain.ListLiveDetails, n, "Live in event/all but not readably in live-details"))
+			}
+		}
+	}
+	return why
+}
+
 // States decides the sendability of every subsample of an events snapshot
 // before it is written, so that the store can record what changed since
 // the previous one. Each subsample is decided on what the snapshot will
@@ -60,13 +109,7 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 // subsample whose quotas were not fetched, or failed, is not decided on
 // the quotas kept from before.
 func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
-	summaries, live, details := snap.Summaries, snap.Live, snap.Details
-	malformed := make(map[int64]string, len(snap.Malformed))
-	for _, m := range snap.Malformed {
-		if m.SubsampleID != 0 {
-			malformed[m.SubsampleID] = strings.TrimSpace(malformed[m.SubsampleID] + " " + m.Sentence())
-		}
-	}
+	summaries, live, details, malformed := snap.Summaries, snap.Live, snap.Details, snap.Unreadable
 	states := make(map[int64]store.SubsampleState, len(summaries)+len(malformed))
 	summaryStatus := make(map[int64]string, len(summaries))
 	for _, s := range summaries {

@@ -9,7 +9,7 @@ import "fmt"
 // until a refresh reads it whole; the rest of the list is kept.
 type MalformedElement struct {
 	List        string // "event/all", "live-details" or "quotas"
-	Index       int    // the element's position in the list, from 0 (shown from 1)
+	Index       int    // the element's position in the list, from 0 (shown from 1); -1 for the list as a whole
 	SubsampleID int64  // 0 when it could not be read
 	Reason      string // such as "targetedCPI is a string, not a number"
 }
@@ -25,6 +25,9 @@ const (
 // "live-details element 17 (subsample 4411): targetedCPI is a string, not a
 // number".
 func (m MalformedElement) String() string {
+	if m.Index < 0 {
+		return fmt.Sprintf("%s: %s", m.List, m.Reason)
+	}
 	if m.SubsampleID == 0 {
 		return fmt.Sprintf("%s element %d: %s", m.List, m.Index+1, m.Reason)
 	}

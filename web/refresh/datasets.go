@@ -30,7 +30,7 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	summaries, malformed, err := r.provider.AllSubsamples(ctx)
 	c.add(err)
 	ru.step()
-	if err == nil && len(summaries) == 0 {
+	if err == nil && len(summaries) == 0 && len(malformed) == 0 {
 		err = r.emptyEventList(ctx)
 	}
 	if err != nil {
@@ -65,7 +65,8 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	c.stamp(&run)
 	malformed = append(malformed, malformedLive...)
 	countMalformed(&run, malformed, details)
-	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details, Malformed: malformed}
+	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details,
+		Unreadable: checks.Unreadable(summaries, live, malformed)}
 	snap.States = checks.States(snap)
 	if _, err := r.store.SaveEvents(context.WithoutCancel(ctx), snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, run, c, err)

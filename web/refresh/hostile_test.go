@@ -616,6 +616,40 @@ func TestHostileOneMalformedElement(t *testing.T) {
 	}
 }
 
+// TestHostileUnnamedMalformedElement: one element of live-details whose
+// subsample id cannot be read either: the refresh commits, and every
+// subsample event/all says is Live or Live for testing that live-details
+// does not list readably, the lost one among them, is unknown, saying it
+// may be it; the others are as before.
+func TestHostileUnnamedMalformedElement(t *testing.T) {
+	ctx := context.Background()
+	f := newHostileFixture(t, nil)
+	lost := elementID(t, f.sim, http.MethodPost, pathLive)
+	before := f.view(t)
+	f.clock.Advance(10 * time.Minute)
+	f.sim.FailPath(pathLive, sim.FailOneElementUnnamed)
+	if err := f.refresher.Refresh(ctx, Request{}); err != nil {
+		t.Fatalf("one unnamed malformed element must not fail the refresh: %v", err)
+	}
+	after := f.view(t)
+	if v := after.verdicts[lost]; v.State != rules.Unknown || !strings.Contains(strings.Join(v.Reasons, " "), "may be one of them") {
+		t.Errorf("subsample %d, whose live-details element lost its id: %s %v; want unknown, saying it may be it", lost, v.State, v.Reasons)
+	}
+	for id, v := range after.verdicts {
+		if strings.Contains(strings.Join(v.Reasons, " "), "may be one of them") {
+			if v.State != rules.Unknown {
+				t.Errorf("subsample %d, in doubt: %s %v; want unknown", id, v.State, v.Reasons)
+			}
+		} else if id != lost && v.State != before.verdicts[id].State {
+			t.Errorf("subsample %d, not in doubt, went from %s to %s", id, before.verdicts[id].State, v.State)
+		}
+	}
+	runs, err := f.store.RecentRuns(ctx, 1)
+	if err != nil || len(runs) != 1 || !runs[0].OK || runs[0].MalformedCount != 1 || !strings.Contains(runs[0].MalformedFirst, "live-details element 2: ") {
+		t.Errorf("the refresh run = %+v, %v; want it ok, counting one unnamed malformed element", runs, err)
+	}
+}
+
 // elementID is the subsampleId of the element sim.FailOneElement breaks in
 // the simulator's answer to method path.
 func elementID(t *testing.T, s *sim.Simulator, method, path string) int64 {

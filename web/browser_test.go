@@ -403,3 +403,29 @@ func signInAs(base, path, name, password string) chromedp.Tasks {
 		chromedp.Poll(`location.pathname === `+strconv.Quote(path), nil, chromedp.WithPollingTimeout(10*time.Second)),
 	}
 }
+
+// TestBrowserOverviewCountsDroppedElements: after a refresh whose
+// live-details held one unreadable element, the overview says so in the
+// dataset table, naming the element and its subsample.
+func TestBrowserOverviewCountsDroppedElements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	base, simulator, _ := liveServer(t)
+	simulator.FailPath("/supplier/v1/event/live-details", sim.FailOneElement)
+	ctx := newBrowser(t)
+	var said string
+	err := chromedp.Run(ctx,
+		signInAs(base, "/", "tester", testerPassword),
+		chromedp.Click(`#refresh button`),
+		chromedp.WaitVisible(`[data-testid="malformed"]`),
+		chromedp.Text(`[data-testid="malformed"]`, &said),
+	)
+	if err != nil {
+		t.Fatalf("refresh from the overview: %v", err)
+	}
+	if !strings.Contains(said, "1 unreadable element dropped") || !strings.Contains(said, "live-details element 2 (subsample ") {
+		t.Errorf("the overview says %q; want the dropped element counted and named", said)
+	}
+	screenshot(t, ctx, "overview-dropped-element.png")
+}

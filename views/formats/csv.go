@@ -8,50 +8,94 @@
 package formats
 
 import (
-	"encoding/csv"
+	"bufio"
 	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Writer writes RFC 4180 CSV whose cells are safe to open in a
-// spreadsheet: a cell that begins with =, +, -, @, tab or carriage return
-// is prefixed with a single quote (OWASP's advice against formula
-// injection), since names come from outside systems. Every CSV Fieldboard
-// serves or prints goes through it.
-type Writer struct{ w *csv.Writer }
+// spreadsheet, since names come from outside systems:
+//   - a cell that begins with =, +, -, @ (or their full-width forms ＝ ＋
+//     － ＠, which some spreadsheets read as the same), tab or carriage
+//     return is prefixed with a single quote (OWASP's advice against
+//     formula injection);
+//   - a cell holding a separator any common spreadsheet locale splits on
+//     (comma, semicolon, tab), a quote or a line break is quoted, so that
+//     "x;=1+1" stays one cell that begins with x wherever it is opened.
+//
+// Every CSV Fieldboard serves or prints goes through it. Lines end in
+// "\n", as encoding/csv's do.
+type Writer struct{ w *bufio.Writer }
 
 // NewWriter returns a Writer writing to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: csv.NewWriter(w)} }
+func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriter(w)} }
 
 // Write writes one row.
 func (c *Writer) Write(cells ...string) error {
 	for i, cell := range cells {
-		cells[i] = safeCell(cell)
+		c.cell(i, safeCell(cell))
 	}
-	return c.w.Write(cells)
+	return c.end()
 }
 
 // WriteKeyed writes one row whose first cell is a key the caller gave us,
-// such as a panelist id, echoed byte for byte so the answer joins back to
-// its input; the other cells are neutralised as Write does.
+// such as a panelist id, echoed byte for byte (quoted when it must be) so
+// the answer joins back to its input; the other cells are neutralised as
+// Write does.
 func (c *Writer) WriteKeyed(key string, cells ...string) error {
+	c.cell(0, key)
 	for i, cell := range cells {
-		cells[i] = safeCell(cell)
+		c.cell(i+1, safeCell(cell))
 	}
-	return c.w.Write(append([]string{key}, cells...))
+	return c.end()
 }
 
 // Flush flushes the rows written so far and reports any write error.
-func (c *Writer) Flush() error {
-	c.w.Flush()
-	return c.w.Error()
+func (c *Writer) Flush() error { return c.w.Flush() }
+
+// cell writes the i-th cell of a row, quoted when it must be.
+func (c *Writer) cell(i int, s string) {
+	if i > 0 {
+		c.w.WriteByte(',')
+	}
+	if !needsQuotes(s) {
+		c.w.WriteString(s)
+		return
+	}
+	c.w.WriteByte('"')
+	c.w.WriteString(strings.ReplaceAll(s, `"`, `""`))
+	c.w.WriteByte('"')
 }
 
-func safeCell(s string) string {
+// end ends a row; the writer's error, once there is one, stays.
+func (c *Writer) end() error {
+	_, err := c.w.WriteString("\n")
+	return err
+}
+
+// needsQuotes reports whether a cell must be quoted: it holds a separator
+// of some spreadsheet locale, a quote or a line break, begins with a space
+// (which a reader may trim), or is `\.` (which ends data in PostgreSQL's
+// COPY, as encoding/csv also guards).
+func needsQuotes(s string) bool {
 	if s == "" {
-		return s
+		return false
 	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
+	if s == `\.` || strings.ContainsAny(s, ",;\t\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+// safeCell prefixes a cell a spreadsheet would take for a formula with a
+// single quote.
+func safeCell(s string) string {
+	r, _ := utf8.DecodeRuneInString(s)
+	switch r {
+	case '=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠':
 		return "'" + s
 	}
 	return s

@@ -3,9 +3,10 @@ package formats
 import "slices"
 
 // A send list is `panelistId,entryLink` in CSV, or a JSON array of
-// TargetJSON. In the CSV the entry link is neutralised like every cell and
-// the panelist id is echoed as the profile file gave it, as in the API's
-// bulk check answer.
+// TargetJSON. In the CSV every cell is neutralised, the panelist id
+// included: a send list is opened in spreadsheets and mail tools, and its
+// ids come from a profile file, not from the caller (the JSON gives them
+// as they are).
 
 // TargetJSON is one line of a send list.
 type TargetJSON struct {
@@ -20,5 +21,5 @@ func WriteTargetsHeader(w *Writer) error { return w.Write(slices.Clone(targetsHe
 
 // WriteTarget writes one line of a send list's CSV.
 func WriteTarget(w *Writer, panelistID, entryLink string) error {
-	return w.WriteKeyed(panelistID, entryLink)
+	return w.Write(panelistID, entryLink)
 }

@@ -149,18 +149,9 @@ func TestImportHistoryRepeatedLineIsADuplicate(t *testing.T) {
 
 func TestImportHistoryCSVAcceptedEncodings(t *testing.T) {
 	lines := []string{"P1,10,3,2025-01-02T03:04:05.000,1,0,0", "P2,11,82,2025-01-02T03:04:05.000,1,0,0"}
-	cases := []struct {
-		name    string
-		content string
-	}{
-		{"UTF-8 byte order mark", "\xEF\xBB\xBF" + historyCSV(lines...)},
-		{"CRLF line endings", strings.ReplaceAll(historyCSV(lines...), "\n", "\r\n")},
-		{"BOM and CRLF", "\xEF\xBB\xBF" + strings.ReplaceAll(historyCSV(lines...), "\n", "\r\n")},
-		{"no final line break", strings.TrimSuffix(historyCSV(lines...), "\n")},
-		{"blank lines", historyCSV(lines[0], "", lines[1], "")},
-		{"quoted header and fields", `"panelistId","subsampleId","statusId","registeredAt","eventId","categoryId","researchTypeId"` + "\n" +
-			`"P1","10","3","2025-01-02T03:04:05.000","1","0","0"` + "\n" + lines[1] + "\n"},
-	}
+	cases := acceptedEncodings(historyCSV, lines,
+		`"panelistId","subsampleId","statusId","registeredAt","eventId","categoryId","researchTypeId"`+"\n"+
+			`"P1","10","3","2025-01-02T03:04:05.000","1","0","0"`+"\n"+lines[1]+"\n")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := openTemp(t)

@@ -98,17 +98,8 @@ func TestImportPanelCSV(t *testing.T) {
 
 func TestImportPanelCSVAcceptedEncodings(t *testing.T) {
 	lines := []string{"P1,FR,fr-fr", "P2,DE,"}
-	cases := []struct {
-		name    string
-		content string
-	}{
-		{"UTF-8 byte order mark", "\xEF\xBB\xBF" + panelCSV(lines...)},
-		{"CRLF line endings", strings.ReplaceAll(panelCSV(lines...), "\n", "\r\n")},
-		{"BOM and CRLF", "\xEF\xBB\xBF" + strings.ReplaceAll(panelCSV(lines...), "\n", "\r\n")},
-		{"no final line break", strings.TrimSuffix(panelCSV(lines...), "\n")},
-		{"blank lines", panelCSV(lines[0], "", lines[1], "")},
-		{"quoted header and fields", `"panelistId","country","locale"` + "\n" + `"P1","FR","fr-fr"` + "\n" + lines[1] + "\n"},
-	}
+	cases := acceptedEncodings(panelCSV, lines,
+		`"panelistId","country","locale"`+"\n"+`"P1","FR","fr-fr"`+"\n"+lines[1]+"\n")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := openTemp(t)

@@ -132,17 +132,8 @@ func TestProfileOfUnknownPanelistIsEmpty(t *testing.T) {
 
 func TestImportProfilesCSVAcceptedEncodings(t *testing.T) {
 	lines := []string{"P1,43,101", "P1,-1,1990-01-31"}
-	cases := []struct {
-		name    string
-		content string
-	}{
-		{"UTF-8 byte order mark", "\xEF\xBB\xBF" + profileCSV(lines...)},
-		{"CRLF line endings", strings.ReplaceAll(profileCSV(lines...), "\n", "\r\n")},
-		{"BOM and CRLF", "\xEF\xBB\xBF" + strings.ReplaceAll(profileCSV(lines...), "\n", "\r\n")},
-		{"no final line break", strings.TrimSuffix(profileCSV(lines...), "\n")},
-		{"blank lines", profileCSV(lines[0], "", lines[1], "")},
-		{"quoted header and fields", `"panelistId","questionId","value"` + "\n" + `"P1","43","101"` + "\n" + lines[1] + "\n"},
-	}
+	cases := acceptedEncodings(profileCSV, lines,
+		`"panelistId","questionId","value"`+"\n"+`"P1","43","101"`+"\n"+lines[1]+"\n")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := openTemp(t)

@@ -45,15 +45,17 @@ func (h *Handler) APIEligibility(c echo.Context) error {
 	return c.JSON(http.StatusOK, formats.Eligibility(check, panelistID))
 }
 
-// APIPanelistSurveys answers GET /api/v1/panelists/{id}/surveys.
+// APIPanelistSurveys answers GET /api/v1/panelists/{id}/surveys: the
+// subsamples the panelist may enter, in the router's order; with
+// ?all=true every live subsample, with why not for the others.
 func (h *Handler) APIPanelistSurveys(c echo.Context) error {
-	raw, err := pathParam(c, "id")
+	panelistID, err := panelistParam(c)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: not a valid URL path segment")
+		return err
 	}
-	panelistID, err := domain.ParsePanelistID(raw)
+	all, err := boolParam(c, "all")
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "panelist id: "+err.Error())
+		return err
 	}
 	ctx := c.Request().Context()
 	d, err := h.Checks.Current(ctx)
@@ -61,7 +63,7 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 		return err
 	}
 	surveys, _ := checks.Memo(d, "formats.SurveysWriter", func() (*formats.SurveysWriter, error) { return formats.NewSurveysWriter(d), nil })
-	body, err := surveys.Write(ctx, h.Checks, panelistID)
+	body, err := surveys.Write(ctx, h.Checks, panelistID, all)
 	if err != nil {
 		return err
 	}
@@ -91,6 +93,31 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d.csv"`, subsampleID))
 	return formats.WriteBulkCSV(c.Request().Context(), h.Checks, subsampleID, ids, c.Response(), true)
+}
+
+// panelistParam is the panelist id of the path's {id}.
+func panelistParam(c echo.Context) (string, error) {
+	raw, err := pathParam(c, "id")
+	if err != nil {
+		return "", echo.NewHTTPError(http.StatusBadRequest, "panelist id: not a valid URL path segment")
+	}
+	id, err := domain.ParsePanelistID(raw)
+	if err != nil {
+		return "", echo.NewHTTPError(http.StatusBadRequest, "panelist id: "+err.Error())
+	}
+	return id, nil
+}
+
+// boolParam reads an optional true/false query parameter; absent is false.
+func boolParam(c echo.Context, name string) (bool, error) {
+	switch raw := c.QueryParam(name); raw {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	default:
+		return false, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s %q is neither true nor false", name, raw))
+	}
 }
 
 // parseID parses a positive integer id from a request.

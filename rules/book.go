@@ -108,31 +108,59 @@ func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents doma
 // Eligibility would give. Exclusions that come from the same entry and
 // record share their strings.
 func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(target int, r EligibilityResult)) {
-	eligible := EligibilityResult{Eligible: true}
-	if len(history) == 0 {
-		for i := range b.targets {
-			fn(i, eligible)
+	c := b.against(history, now)
+	for i := range b.targets {
+		fn(i, c.result(i))
+	}
+}
+
+// CheckTargets is Check for the targets listed, in their order, until fn
+// returns false: the work follows the panelist's history and the targets
+// looked at, not the size of the book (the router's path).
+func (b *RuleBook) CheckTargets(history []domain.HistoryRecord, now time.Time, targets []int32, fn func(target int, r EligibilityResult) bool) {
+	c := b.against(history, now)
+	for _, i := range targets {
+		if !fn(int(i), c.result(int(i))) {
+			return
 		}
-		return
 	}
-	// matched[e] is the record entry e matched (its most recent), -1 for
-	// none, -2 while undecided; touched marks the targets to look at.
-	matched := make([]int32, len(b.entries))
-	for i := range matched {
-		matched[i] = -2
+}
+
+// bookCheck is one panelist's history applied to a book: which entries
+// matched which record, and which targets any record touches.
+type bookCheck struct {
+	b       *RuleBook
+	history []domain.HistoryRecord
+	now     time.Time
+	// matched[e] is 1 + the record entry e matched (its most recent), -1
+	// for none, 0 while undecided; touched holds the targets to look at.
+	matched    []int32
+	exclusions []*Exclusion // built once per entry
+	touched    []bool
+}
+
+// against decides the entries the history's records name, once each.
+func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookCheck {
+	c := &bookCheck{b: b, history: history, now: now}
+	if len(history) == 0 {
+		return c
 	}
-	exclusions := make([]*Exclusion, len(b.entries)) // built once per entry
-	touched := make([]bool, len(b.targets))
+	c.matched = make([]int32, len(b.entries))
+	c.exclusions = make([]*Exclusion, len(b.entries))
+	c.touched = make([]bool, len(b.targets))
 	decide := func(key bookKey) {
 		for _, e := range b.byKey[key] {
-			if matched[e] != -2 {
+			if c.matched[e] != 0 {
 				continue
 			}
 			entry := &b.entries[e]
-			matched[e] = int32(mostRecent(history, entry.key.field, entry.key.id, b.parents, entry.codes, entry.numDays, now))
-			if matched[e] >= 0 {
+			c.matched[e] = int32(mostRecent(history, entry.key.field, entry.key.id, b.parents, entry.codes, entry.numDays, now)) + 1
+			if c.matched[e] == 0 {
+				c.matched[e] = -1
+			}
+			if c.matched[e] > 0 {
 				for _, t := range b.users[e] {
-					touched[t] = true
+					c.touched[t] = true
 				}
 			}
 		}
@@ -157,41 +185,44 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 			}
 		}
 		for _, t := range b.byEvent[rec.EventID] {
-			touched[t] = true
+			c.touched[t] = true
 		}
 		for _, t := range b.bySubsample[rec.SubsampleID] {
-			touched[t] = true
+			c.touched[t] = true
 		}
 	}
-	for i := range b.targets {
-		if !touched[i] {
-			fn(i, eligible)
+	return c
+}
+
+// result is target i's eligibility under the history.
+func (c *bookCheck) result(i int) EligibilityResult {
+	if c.touched == nil || !c.touched[i] {
+		return EligibilityResult{Eligible: true}
+	}
+	b, history := c.b, c.history
+	t := &b.targets[i]
+	var out []Exclusion
+	for _, u := range t.uses {
+		m := c.matched[u.entry] - 1
+		if m < 0 {
 			continue
 		}
-		t := &b.targets[i]
-		var out []Exclusion
-		for _, u := range t.uses {
-			m := matched[u.entry]
-			if m < 0 {
-				continue
+		x := c.exclusions[u.entry]
+		if x == nil {
+			entry := &b.entries[u.entry]
+			built := exclusion(entry.kind, 0, entry.rule, history[m], entry.numDays, c.now)
+			if entry.kind == KindCategories {
+				built = categoryExclusion(entry.key.field, 0, entry.rule, history[m], b.parents, entry.numDays, c.now)
 			}
-			x := exclusions[u.entry]
-			if x == nil {
-				entry := &b.entries[u.entry]
-				built := exclusion(entry.kind, 0, entry.rule, history[m], entry.numDays, now)
-				if entry.kind == KindCategories {
-					built = categoryExclusion(entry.key.field, 0, entry.rule, history[m], b.parents, entry.numDays, now)
-				}
-				x = &built
-				exclusions[u.entry] = x
-			}
-			ex := *x
-			ex.Index = int(u.index)
-			out = append(out, ex)
+			x = &built
+			c.exclusions[u.entry] = x
 		}
-		if m := sameEvent(t.target, history); m >= 0 {
-			out = append(out, uniqueEventExclusion(t.target, history[m]))
-		}
-		fn(i, EligibilityResult{Eligible: len(out) == 0, Exclusions: out})
+		ex := *x
+		ex.Index = int(u.index)
+		out = append(out, ex)
 	}
+	if m := sameEvent(t.target, history); m >= 0 {
+		out = append(out, uniqueEventExclusion(t.target, history[m]))
+	}
+	return EligibilityResult{Eligible: len(out) == 0, Exclusions: out}
 }

@@ -62,6 +62,21 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 		if next != len(targets) {
 			t.Fatalf("round %d: %d targets reported, want %d", round, next, len(targets))
 		}
+		// CheckTargets: the targets asked for, in the order asked, each
+		// Eligibility's answer, until fn says stop.
+		some := []int32{int32(rng.IntN(20)), int32(rng.IntN(20)), 19, 0}
+		stopAfter := 1 + rng.IntN(len(some))
+		var seen []int32
+		book.CheckTargets(history, now, some, func(i int, got EligibilityResult) bool {
+			seen = append(seen, int32(i))
+			if want := Eligibility(targets[i], ruleSets[i], history, parents, now); !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d, CheckTargets target %d:\n book        %+v\n eligibility %+v", round, i, got, want)
+			}
+			return len(seen) < stopAfter
+		})
+		if !reflect.DeepEqual(seen, some[:stopAfter]) {
+			t.Fatalf("round %d: CheckTargets looked at %v, want %v", round, seen, some[:stopAfter])
+		}
 	}
 	if excluded < 500 {
 		t.Errorf("only %d exclusions over all rounds: the test does not exercise the book", excluded)

@@ -157,7 +157,7 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 	}
 
 	var surveys formats.PanelistSurveysJSON
-	a.getJSON(t, "/api/v1/panelists/P1/surveys", &surveys)
+	a.getJSON(t, "/api/v1/panelists/P1/surveys?all=true", &surveys)
 	for _, s := range surveys.MayEnter {
 		if s.SubsampleID == target.SubsampleID {
 			t.Errorf("P1 may enter %d; the unique-respondents rule excludes it", target.SubsampleID)
@@ -177,8 +177,17 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 			t.Errorf("may-enter entries %d and %d are not ranked by epc, highest first within a currency", i-1, i)
 		}
 	}
-	a.getJSON(t, "/api/v1/panelists/P%2F2/surveys", &surveys)
+	// Without all=true the answer is the may-enter entries alone.
+	var entered formats.PanelistSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/P1/surveys", &entered)
+	if got, want := subsampleIDs(entered.MayEnter), subsampleIDs(surveys.MayEnter); len(entered.Others) != 0 || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("P1's surveys: may enter %v with %d others; with all=true, may enter %v", got, len(entered.Others), want)
+	}
+	a.getJSON(t, "/api/v1/panelists/P%2F2/surveys?all=true", &surveys)
 	agreesWithLookupCSV(t, a, "P/2", surveys)
+	if resp := a.getJSON(t, "/api/v1/panelists/P1/surveys?all=yes", &entered); resp.StatusCode != 400 {
+		t.Errorf("all=yes: %d, want 400", resp.StatusCode)
+	}
 
 	tests := []struct {
 		path   string
@@ -224,7 +233,7 @@ func TestPanelistSurveysAreEligibilityAnswers(t *testing.T) {
 			MayEnter   []json.RawMessage
 			Others     []json.RawMessage
 		}
-		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(id)+"/surveys", &got)
+		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(id)+"/surveys?all=true", &got)
 		pcs, err := service.PanelistSurveys(ctx, id)
 		if err != nil {
 			t.Fatal(err)
@@ -479,6 +488,15 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 			t.Errorf("entry link %s, want it to end with &id=P+1%%2Fx", l.Live)
 		}
 	}
+}
+
+// subsampleIDs are the subsamples of entries, in their order.
+func subsampleIDs(entries []formats.EligibilityJSON) []int64 {
+	ids := make([]int64, len(entries))
+	for i, e := range entries {
+		ids[i] = e.SubsampleID
+	}
+	return ids
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }

@@ -111,6 +111,7 @@ func (s *Server) Routes() *echo.Echo {
 	api.POST("/panelists", h.APIImportPanel)
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
+	api.GET("/panelists/:id/next", h.APINextSurveys)
 	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)

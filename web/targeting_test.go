@@ -205,7 +205,7 @@ func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
 	seen := map[string]int{}
 	for _, id := range ids[:40] {
 		var s formats.PanelistSurveysJSON
-		a.getJSON(t, "/api/v1/panelists/"+id+"/surveys", &s)
+		a.getJSON(t, "/api/v1/panelists/"+id+"/surveys?all=true", &s)
 		for i, e := range s.MayEnter {
 			if e.Quota != "fits" && e.Quota != "unknown" {
 				t.Errorf("%s may enter %d with quota %s", id, e.SubsampleID, e.Quota)

@@ -53,6 +53,9 @@ type Decisions struct {
 	targets  []liveTarget
 	targetOf map[int64]int // index in targets of a live subsample
 	book     *rules.RuleBook
+	// byCountry are the places in targets of the sendable subsamples of
+	// each country (upper case), in the router's order (indexCountries).
+	byCountry map[string][]int32
 
 	// memo is what callers keep with this version (Memo), sendListSizes
 	// the sizes of send lists (SendListSize).
@@ -252,6 +255,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 		d.targetOf[t.target.SubsampleID] = i
 	}
 	d.book = rules.NewRuleBook(targets, ruleSets, d.parents)
+	d.indexCountries()
 }
 
 // panelTarget is where a subsample takes panelists from, for

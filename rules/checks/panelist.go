@@ -123,9 +123,7 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 	}
 	now := s.now()
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
-		t := &d.targets[i]
-		fn(i, profile, now, PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, member), RulesUnread: t.unread,
-			Eligibility: r, Quota: t.quotaVerdict(profile, now)})
+		fn(i, profile, now, d.check(i, member, profile, now, r))
 	})
 	return nil
 }

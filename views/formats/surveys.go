@@ -15,6 +15,7 @@ import (
 // version of the decisions: checks.Service.EachLive.
 type LiveChecker interface {
 	EachLive(ctx context.Context, d *checks.Decisions, panelistID string, fn func(i int, pc checks.PanelistCheck)) error
+	EachCandidate(ctx context.Context, d *checks.Decisions, panelistID string, fn func(i int, pc checks.PanelistCheck) bool) error
 }
 
 // SurveysWriter writes a panelist's surveys (PanelistSurveysJSON) over
@@ -116,8 +117,12 @@ func envelopeTemplate() *template {
 }
 
 // Write writes the answer for one panelist and returns it; give it back
-// with Release once sent.
-func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelistID string) (*bytes.Buffer, error) {
+// with Release once sent. With all, it holds every live subsample, those
+// the panelist may enter first in rank order; without, only those they
+// may enter, in the router's order (checks.Service.EachCandidate), and an
+// empty others: that answer costs what the panelist's country holds, not
+// what the snapshot does.
+func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelistID string, all bool) (*bytes.Buffer, error) {
 	idJSON, _ := json.Marshal(panelistID)
 	linkID := []byte(url.QueryEscape(panelistID))
 	others := w.buffers.Get().(*bytes.Buffer)
@@ -136,7 +141,7 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 	out.WriteByte('[')
 	entered := 0
 	reasons := newReasonWriter()
-	err := checker.EachLive(ctx, w.d, panelistID, func(i int, pc checks.PanelistCheck) {
+	entry := func(i int, pc checks.PanelistCheck) {
 		b, n := others, others.Len()
 		mayEnter := pc.MayEnter()
 		if mayEnter {
@@ -172,7 +177,18 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 			}
 		})
 		b.WriteByte('}')
-	})
+	}
+	var err error
+	if all {
+		err = checker.EachLive(ctx, w.d, panelistID, entry)
+	} else {
+		err = checker.EachCandidate(ctx, w.d, panelistID, func(i int, pc checks.PanelistCheck) bool {
+			if pc.MayEnter() {
+				entry(i, pc)
+			}
+			return true
+		})
+	}
 	if err != nil {
 		w.Release(out)
 		return nil, err

@@ -1,0 +1,160 @@
+package checks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// ErrNotOnPanel is returned by NextSurveys for a panelist the panel does
+// not hold: without a country no survey can be chosen for them.
+var ErrNotOnPanel = errors.New("not on the panel")
+
+// Route is a survey the router would send a panelist to now: a subsample
+// on which PanelistCheck.Send holds, with the live entry link of the
+// panelist's locale filled for them.
+type Route struct {
+	*SubsampleReport // the decisions', shared: read-only
+	EntryLink        string
+}
+
+// NextSurveys returns up to limit subsamples the panelist would be sent to
+// now (PanelistCheck.Send), best first in the router's order
+// (routerOrder). It looks only at the sendable subsamples of the
+// panelist's country, so its work follows their number, not the size of
+// the snapshot. A panelist the panel does not hold is ErrNotOnPanel.
+func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int) ([]Route, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	member, err := s.Store.PanelOf(ctx, panelistID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var routes []Route
+	err = s.eachCandidate(ctx, d, member, func(i int, pc PanelistCheck) bool {
+		if !pc.Send() {
+			return true
+		}
+		links := d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
+		if len(links) == 0 || links[0].Live == "" {
+			return true // FitPanel chose a usable link; kept as a guard
+		}
+		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: links[0].Live})
+		return len(routes) < limit
+	})
+	return routes, err
+}
+
+// EachCandidate decides the panelist against the sendable subsamples of
+// their country only, in the router's order (routerOrder), handing each
+// answer to fn with the subsample's place in EachLive's order, until fn
+// returns false. Any subsample the panelist may enter is among them: the
+// others are not sendable or not of their country. Like EachLive, it fills
+// neither QuotaWhy nor PanelistLinks.
+func (s *Service) EachCandidate(ctx context.Context, d *Decisions, panelistID string, fn func(i int, pc PanelistCheck) bool) error {
+	member, err := s.panelOf(ctx, panelistID)
+	if err != nil {
+		return err
+	}
+	return s.eachCandidate(ctx, d, member, fn)
+}
+
+func (s *Service) eachCandidate(ctx context.Context, d *Decisions, member domain.PanelMember, fn func(i int, pc PanelistCheck) bool) error {
+	candidates := d.byCountry[member.Country]
+	if len(candidates) == 0 {
+		return nil
+	}
+	history, err := s.Store.HistoryOf(ctx, member.PanelistID)
+	if err != nil {
+		return err
+	}
+	profile, err := s.Store.ProfileOf(ctx, member.PanelistID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, candidates, func(i int, r rules.EligibilityResult) bool {
+		return fn(i, d.check(i, member, profile, now, r))
+	})
+	return nil
+}
+
+// check is the panelist's answer on the live subsample at place i, given
+// what the rule book made of their history.
+func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profile, now time.Time, r rules.EligibilityResult) PanelistCheck {
+	t := &d.targets[i]
+	return PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, member), RulesUnread: t.unread,
+		Eligibility: r, Quota: t.quotaVerdict(profile, now)}
+}
+
+// indexCountries fills d.byCountry: for each country, the places of the
+// sendable live subsamples fielded in it, in the router's order.
+func (d *Decisions) indexCountries() {
+	live := map[string][]int32{} // every live subsample, sendable or not
+	for i := range d.targets {
+		for _, c := range d.targets[i].panel.Countries {
+			live[c] = append(live[c], int32(i))
+		}
+	}
+	d.byCountry = make(map[string][]int32, len(live))
+	for country, places := range live {
+		sendable := slices.DeleteFunc(slices.Clone(places), func(i int32) bool {
+			return d.targets[i].report.Verdict.State != rules.Sendable
+		})
+		if len(sendable) > 0 {
+			d.byCountry[country] = d.routerOrder(places, sendable)
+		}
+	}
+}
+
+// routerOrder orders the sendable subsamples of one country for the
+// router: the currency most of the country's live subsamples (places) are
+// priced in first, then the others by how many subsamples use them (then
+// by code); within a currency the highest expected earnings per entrant
+// first and those without a figure last, then by subsample id. Figures in
+// different currencies are never compared as numbers.
+func (d *Decisions) routerOrder(places, sendable []int32) []int32 {
+	perCurrency := map[string]int{}
+	for _, i := range places {
+		perCurrency[d.currencyOf(i)]++
+	}
+	slices.SortFunc(sendable, func(a, b int32) int {
+		ca, cb := d.currencyOf(a), d.currencyOf(b)
+		if ca != cb {
+			if n := cmp.Compare(perCurrency[cb], perCurrency[ca]); n != 0 {
+				return n
+			}
+			return strings.Compare(ca, cb)
+		}
+		ea, eb := d.targets[a].report.EPC, d.targets[b].report.EPC
+		switch {
+		case ea.Known() != eb.Known():
+			if ea.Known() {
+				return -1
+			}
+			return 1
+		case ea.Value != eb.Value:
+			return cmp.Compare(eb.Value, ea.Value)
+		}
+		return cmp.Compare(d.targets[a].target.SubsampleID, d.targets[b].target.SubsampleID)
+	})
+	return sendable
+}
+
+// currencyOf is the currency the live subsample at place i is priced in.
+func (d *Decisions) currencyOf(i int32) string {
+	return strings.ToUpper(strings.TrimSpace(d.targets[i].report.Currency))
+}

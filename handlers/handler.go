@@ -18,6 +18,7 @@ import (
 
 	"fieldboard/handlers/htmx"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/views/formats"
@@ -46,6 +47,9 @@ type Checker interface {
 	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
 	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
 	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
+	OpenInvitation(ctx context.Context, token string) (invite.Invitation, error)
+	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
+	Signer(ctx context.Context, publicURL string, ttl time.Duration) (checks.Signer, error)
 	LiveTarget(ctx context.Context, subsampleID int64) error
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
@@ -65,6 +69,13 @@ type Handler struct {
 	Now              func() time.Time
 	Location         *time.Location
 	ProviderLocation *time.Location
+	// PublicURL is where panelists reach this server (invitation links
+	// are PublicURL/r/TOKEN); "" makes no invitation links. InviteTTL is
+	// how long those links stay valid. NoSurveyURL is where a click that
+	// no survey would take goes; "" shows a plain page instead.
+	PublicURL   string
+	InviteTTL   time.Duration
+	NoSurveyURL string
 }
 
 // page builds the base view model of a page.

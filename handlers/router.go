@@ -9,6 +9,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
+	"fieldboard/views"
 	"fieldboard/views/formats"
 )
 
@@ -40,4 +43,37 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, formats.NextSurveys(panelistID, routes))
+}
+
+// Redirect answers GET /r/{token}, which needs no sign-in: an invitation
+// link decides where it goes when it is clicked (checks.Service.Route).
+// A bad, altered or expired token is a plain 404 that says nothing about
+// why; a good one is recorded and redirected (302) to the chosen entry
+// link, else to NoSurveyURL, else to a plain "no survey" page. It sets no
+// cookie and is never cached.
+func (h *Handler) Redirect(c echo.Context) error {
+	ctx := c.Request().Context()
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	c.Response().Header().Set("Referrer-Policy", "no-referrer")
+	inv, err := h.Checks.OpenInvitation(ctx, c.Param("token"))
+	if errors.Is(err, invite.ErrInvalid) {
+		return Render(c, http.StatusNotFound, views.PanelistMessage("Not found", "This link is not valid."))
+	}
+	if err != nil {
+		return err
+	}
+	routed, err := h.Checks.Route(ctx, inv)
+	if err != nil {
+		return err
+	}
+	if err := h.Store.RecordRoutings(ctx, []domain.RoutingDecision{routed.RoutingDecision}); err != nil {
+		return err
+	}
+	switch {
+	case routed.Link != "":
+		return c.Redirect(http.StatusFound, routed.Link)
+	case h.NoSurveyURL != "":
+		return c.Redirect(http.StatusFound, h.NoSurveyURL)
+	}
+	return Render(c, http.StatusOK, views.PanelistMessage("No survey right now", "There is no survey for you right now. Thank you for your time; please try again later."))
 }

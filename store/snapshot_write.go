@@ -156,8 +156,8 @@ func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// prune drops quota history and refresh runs older than cutoff, so the file
-// does not grow without bound.
+// prune drops quota history, refresh runs and the router's decisions older
+// than cutoff, so the file does not grow without bound.
 func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM quota_history WHERE at < ?`, cutoff); err != nil {
 		return fmt.Errorf("prune quota history: %w", err)
@@ -166,6 +166,9 @@ func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 		DELETE FROM refresh_runs WHERE finished_at < ?
 		AND run_id NOT IN (SELECT current_run_id FROM datasets WHERE current_run_id IS NOT NULL)`, cutoff); err != nil {
 		return fmt.Errorf("prune refresh runs: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM routing_decisions WHERE at < ?`, cutoff); err != nil {
+		return fmt.Errorf("prune routing decisions: %w", err)
 	}
 	return nil
 }

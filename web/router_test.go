@@ -1,13 +1,22 @@
 package web_test
 
 import (
+	"context"
+	"io"
+	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
 	"fieldboard/views/formats"
+	"fieldboard/web"
+	"fieldboard/web/refresh"
 )
 
 // TestNextSurveys: the next-survey answer is the panelist's surveys that
@@ -158,4 +167,189 @@ func hasLink(s formats.SubsampleJSON, link, panelistID string) bool {
 		}
 	}
 	return false
+}
+
+// click follows an invitation link as a panelist's browser would: no
+// cookie, no sign-in, one step (the redirect is read, not followed).
+func (a *app) click(t *testing.T, link string) (*http.Response, string) {
+	t.Helper()
+	resp, err := a.anonymous.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if c := resp.Header.Values("Set-Cookie"); len(c) > 0 {
+		t.Errorf("GET %s sets cookies %v", link, c)
+	}
+	if cc := resp.Header.Get("Cache-Control"); resp.StatusCode != http.StatusTooManyRequests && cc != "no-store" {
+		t.Errorf("GET %s: Cache-Control %q, want no-store", link, cc)
+	}
+	return resp, string(body)
+}
+
+// routed is a panelist of the simulator who would be sent to two surveys
+// or more, and those surveys, best first.
+func routed(t *testing.T, a *app, ids []string) (string, []formats.NextSurveyJSON) {
+	t.Helper()
+	for _, id := range ids {
+		var next formats.NextSurveysJSON
+		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(id)+"/next?limit=50", &next)
+		if len(next.Surveys) >= 2 {
+			return id, next.Surveys
+		}
+	}
+	t.Fatal("no panelist of the simulator would be sent to two surveys")
+	return "", nil
+}
+
+// TestInvitationLinks: a click goes to the invitation's subsample while
+// the panelist would still be sent there, else to their best survey now,
+// else to a plain page; bad, altered, expired and retired tokens are a
+// plain 404; every click is recorded with why.
+func TestInvitationLinks(t *testing.T) {
+	a := newAppWith(t, func(s *web.Server) { s.ClickBurst = 1000 })
+	ctx := context.Background()
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	ids := a.profile(t, 300)
+	panelist, next := routed(t, a, ids)
+	service := &checks.Service{Store: a.store, Now: time.Now}
+	signer, err := service.Signer(ctx, a.url, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elsewhere formats.SubsampleJSON // sendable, but not in the panelist's country
+	var sendable []formats.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &sendable)
+	for _, s := range sendable {
+		if s.Country != sendableCountry(sendable, next[0].SubsampleID) {
+			elsewhere = s
+		}
+	}
+	if elsewhere.SubsampleID == 0 {
+		t.Fatal("every sendable subsample is of one country")
+	}
+
+	for _, tt := range []struct {
+		name      string
+		subsample int64
+		want      string // the Location
+		outcome   domain.RoutingOutcome
+		reason    string
+	}{
+		{"as invited, though not the best", next[1].SubsampleID, next[1].EntryLink, domain.RoutedIntended, "as invited"},
+		{"no subsample named", 0, next[0].EntryLink, domain.RoutedNext, "the best survey"},
+		{"another country's subsample", elsewhere.SubsampleID, next[0].EntryLink, domain.RoutedNext, "this subsample is fielded in " + elsewhere.Country},
+		{"a subsample no longer live", 999999999, next[0].EntryLink, domain.RoutedNext, "Subsample 999999999 is not live now."},
+	} {
+		resp, _ := a.click(t, signer.Link(panelist, tt.subsample))
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != tt.want {
+			t.Errorf("%s: %d to %q, want 302 to %q", tt.name, resp.StatusCode, resp.Header.Get("Location"), tt.want)
+		}
+		got, _, err := a.store.Routings(ctx, store.RoutingFilter{PanelistID: panelist}, 1, 0)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%s: the record holds %v, %v", tt.name, got, err)
+		}
+		if d := got[0]; d.Intended != tt.subsample || d.Outcome != tt.outcome || !strings.Contains(d.Reason, tt.reason) || d.Chosen == 0 {
+			t.Errorf("%s: recorded %+v; want intended %d, outcome %s, a reason with %q", tt.name, d, tt.subsample, tt.outcome, tt.reason)
+		}
+	}
+
+	// Nobody would take a panelist of a country where nothing is fielded.
+	a.livesIn(t, "ZZ", "P-away")
+	resp, body := a.click(t, signer.Link("P-away", next[0].SubsampleID))
+	if resp.StatusCode != 200 || !strings.Contains(body, "There is no survey for you right now") || strings.Contains(body, "/live") {
+		t.Errorf("no survey: %d\n%s", resp.StatusCode, body)
+	}
+	if got, _, _ := a.store.Routings(ctx, store.RoutingFilter{PanelistID: "P-away"}, 0, 0); len(got) != 1 || got[0].Outcome != domain.RoutedNone || got[0].Chosen != 0 {
+		t.Errorf("no survey: recorded %+v", got)
+	}
+
+	// Bad tokens: a plain 404 that says nothing about why, recorded nowhere.
+	good := signer.Link(panelist, 0)
+	expired, _ := (&checks.Service{Store: a.store, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}).Signer(ctx, a.url, time.Hour)
+	last := good[len(good)-1:]
+	flipped := "A"
+	if last == "A" {
+		flipped = "B"
+	}
+	for name, link := range map[string]string{
+		"altered":   good[:len(good)-1] + flipped,
+		"truncated": good[:len(good)-5],
+		"expired":   expired.Link(panelist, 0),
+		"garbage":   a.url + "/r/not-a-token",
+		"too long":  a.url + "/r/" + strings.Repeat("A", 600),
+	} {
+		resp, body := a.click(t, link)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "This link is not valid.") {
+			t.Errorf("%s token: %d\n%s", name, resp.StatusCode, body)
+		}
+		for _, word := range []string{"expired", "signature", "key", "altered"} {
+			if strings.Contains(strings.ToLower(body), word) {
+				t.Errorf("%s token: the 404 says %q", name, word)
+			}
+		}
+	}
+	if _, total, _ := a.store.Routings(ctx, store.RoutingFilter{}, 0, 0); total != 5 {
+		t.Errorf("the record holds %d decisions, want the 5 good clicks", total)
+	}
+
+	// Rotation: with a grace period the old links keep working, without
+	// one they stop; the new key's links work.
+	if _, err := service.RotateRoutingKey(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := a.click(t, good); resp.StatusCode != http.StatusFound {
+		t.Errorf("a link of the previous key within the grace period: %d, want 302", resp.StatusCode)
+	}
+	if _, err := service.RotateRoutingKey(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := a.click(t, good); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a link of a retired key: %d, want 404", resp.StatusCode)
+	}
+	fresh, _ := service.Signer(ctx, a.url, time.Hour)
+	if resp, _ := a.click(t, fresh.Link(panelist, 0)); resp.StatusCode != http.StatusFound {
+		t.Errorf("a link of the new key: %d, want 302", resp.StatusCode)
+	}
+}
+
+// sendableCountry is the country of the subsample id among subsamples.
+func sendableCountry(subsamples []formats.SubsampleJSON, id int64) string {
+	for _, s := range subsamples {
+		if s.SubsampleID == id {
+			return s.Country
+		}
+	}
+	return ""
+}
+
+// TestInvitationFallbacks: with --no-survey-url a click that no survey
+// would take goes there; clicks beyond the limit per address are refused.
+func TestInvitationFallbacks(t *testing.T) {
+	a := newAppWith(t, func(s *web.Server) {
+		s.NoSurveyURL = "https://panel.example/thanks?from=fieldboard"
+		s.ClickBurst, s.ClicksPerSecond = 3, 0.001
+	})
+	ctx := context.Background()
+	a.livesIn(t, "ZZ", "P-away")
+	signer, err := (&checks.Service{Store: a.store, Now: time.Now}).Signer(ctx, a.url, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := signer.Link("P-away", 0)
+	for i := range 3 {
+		if resp, _ := a.click(t, link); resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "https://panel.example/thanks?from=fieldboard" {
+			t.Fatalf("click %d: %d to %q, want 302 to the no-survey URL", i+1, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	resp, body := a.click(t, link)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "Too many requests") {
+		t.Errorf("fourth click at once: %d %q (Retry-After %q), want 429", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	if resp, _ := a.do(t, "GET", "/live", nil); resp.StatusCode != 200 {
+		t.Errorf("the dashboard after the click limit: %d", resp.StatusCode)
+	}
 }

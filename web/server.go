@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
 
 	"fieldboard/handlers"
 	"fieldboard/handlers/htmx"
@@ -45,6 +46,15 @@ type Server struct {
 	// ScheduleTick is how often the schedule checks what is due; 0 turns
 	// the schedule off (refreshes then run only on demand).
 	ScheduleTick time.Duration
+	// PublicURL, InviteTTL and NoSurveyURL are the router's
+	// (handlers.Handler). ClicksPerSecond and ClickBurst limit the
+	// public invitation links per client address [5 a second, bursts of
+	// 30].
+	PublicURL       string
+	InviteTTL       time.Duration
+	NoSurveyURL     string
+	ClicksPerSecond float64
+	ClickBurst      int
 }
 
 // Routes returns the HTTP handler with every route of the dashboard.
@@ -65,11 +75,13 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(s.staleBanner)
 
 	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher},
-		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation}
+		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
+		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)
 	e.GET("/overview.csv", h.Overview)
 	e.GET("/healthz", h.Health)
+	e.GET("/r/:token", h.Redirect, s.clickLimit())
 	e.GET("/login", signIn.Login)
 	e.POST("/login", signIn.SignIn)
 	e.POST("/logout", signIn.SignOut)
@@ -117,6 +129,29 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/refresh", h.APIRefreshProgress)
 	e.StaticFS("/static", static.Files)
 	return e
+}
+
+// clickLimit limits the requests to the public invitation links per
+// client address (a token bucket, echo's memory store), so that nobody
+// can hammer the database through them: beyond it, a 429 with
+// Retry-After.
+func (s *Server) clickLimit() echo.MiddlewareFunc {
+	perSecond, burst := s.ClicksPerSecond, s.ClickBurst
+	if perSecond <= 0 {
+		perSecond = 5
+	}
+	if burst <= 0 {
+		burst = 30
+	}
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(perSecond), Burst: burst, ExpiresIn: time.Minute}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			c.Response().Header().Set("Retry-After", "1")
+			return c.String(http.StatusTooManyRequests, "Too many requests from your address; try again in a moment.")
+		},
+	})
 }
 
 // contentSecurityPolicy allows the pages nothing but their own files: no

@@ -44,6 +44,12 @@ type app struct {
 // reads a simulator, also over loopback.
 func newApp(t *testing.T) *app {
 	t.Helper()
+	return newAppWith(t, nil)
+}
+
+// newAppWith is newApp with the server's options changed by configure.
+func newAppWith(t *testing.T, configure func(*web.Server)) *app {
+	t.Helper()
 	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
 	upstream := httptest.NewServer(simulator)
 	t.Cleanup(upstream.Close)
@@ -63,6 +69,9 @@ func newApp(t *testing.T) *app {
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
 		Auth:   auth.New(st, auth.Options{Logger: logger}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
+	}
+	if configure != nil {
+		configure(s)
 	}
 	return serveApp(t, s, st, r, simulator)
 }

@@ -23,6 +23,13 @@ import (
 func profiled(t *testing.T, n int) (*app, []string) {
 	t.Helper()
 	a := refreshed(t)
+	return a, a.profile(t, n)
+}
+
+// profile imports the simulator's profiles and panel rows of n panelists
+// (seed 7) and returns their ids.
+func (a *app) profile(t *testing.T, n int) []string {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString(store.ProfileHeader + "\n")
 	var ids []string
@@ -38,7 +45,7 @@ func profiled(t *testing.T, n int) (*app, []string) {
 	if _, err := a.store.ImportPanel(context.Background(), a.sim.Panel(7, n)); err != nil {
 		t.Fatal(err)
 	}
-	return a, ids
+	return ids
 }
 
 // sendableWithCells finds the sendable subsample with the most quota cells

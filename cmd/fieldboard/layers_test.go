@@ -29,6 +29,8 @@ var layers = []layerRule{
 		"the domain types are the leaf: the standard library only, nothing of Fieldboard"},
 	{[]string{"fieldboard/rules"}, []string{"fieldboard/...", "net/http", "database/sql", "std+"}, []string{"fieldboard/rules/domain"},
 		"rules are pure, data in and decisions out: they import only the domain types"},
+	{[]string{"fieldboard/rules/invite"}, []string{"fieldboard/...", "net/http", "database/sql", "std+"}, nil,
+		"invitation tokens are pure, keys and time in, tokens out: the standard library only"},
 	{[]string{"fieldboard/client/..."}, []string{"fieldboard/..."}, []string{"fieldboard/client/...", "fieldboard/rules/domain"},
 		"the client talks to the provider in the domain's types; it neither stores nor decides"},
 	{[]string{"fieldboard/store/..."}, []string{"fieldboard/...", "net/http"}, []string{"fieldboard/store/...", "fieldboard/rules/domain"},

@@ -38,6 +38,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
 		staleAfter   = staleAfterFlag(fs)
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
+		publicURL    = publicURLFlag(fs, "send lists then carry an inviteLink column")
+		inviteTTL    = fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links of send lists stay valid")
+		noSurveyURL  = fs.String("no-survey-url", "", "where an invitation link goes when no survey would take the panelist; empty shows a plain page")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
 	if err := parse(fs, args); err != nil {
@@ -46,6 +49,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger, err := newLogger(stderr, *logLevel)
 	if err != nil {
 		return err
+	}
+	base, err := parsePublicURL(*publicURL, false)
+	if err != nil {
+		return err
+	}
+	if *inviteTTL <= 0 {
+		return errFlag("invite-ttl", "must be positive")
+	}
+	if *noSurveyURL != "" {
+		if err := absoluteURL(*noSurveyURL); err != nil {
+			return errFlag("no-survey-url", "%v", err)
+		}
 	}
 	loc, err := time.LoadLocation(*tz)
 	if err != nil {
@@ -110,6 +125,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Location:         loc,
 		ProviderLocation: provider.Location(),
 		ScheduleTick:     15 * time.Second,
+		PublicURL:        base,
+		InviteTTL:        *inviteTTL,
+		NoSurveyURL:      *noSurveyURL,
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

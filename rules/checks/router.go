@@ -73,8 +73,13 @@ func (s *Service) EachCandidate(ctx context.Context, d *Decisions, panelistID st
 }
 
 func (s *Service) eachCandidate(ctx context.Context, d *Decisions, member domain.PanelMember, fn func(i int, pc PanelistCheck) bool) error {
-	candidates := d.byCountry[member.Country]
-	if len(candidates) == 0 {
+	return s.eachOf(ctx, d, member, d.byCountry[member.Country], fn)
+}
+
+// eachOf decides the panelist against the live subsamples at places, in
+// that order, until fn returns false.
+func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelMember, places []int32, fn func(i int, pc PanelistCheck) bool) error {
+	if len(places) == 0 {
 		return nil
 	}
 	history, err := s.Store.HistoryOf(ctx, member.PanelistID)
@@ -86,7 +91,7 @@ func (s *Service) eachCandidate(ctx context.Context, d *Decisions, member domain
 		return err
 	}
 	now := s.now()
-	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, candidates, func(i int, r rules.EligibilityResult) bool {
+	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {
 		return fn(i, d.check(i, member, profile, now, r))
 	})
 	return nil

@@ -187,9 +187,9 @@ func (a *Auth) identify(r *http.Request) (views.Viewer, error) {
 }
 
 // public reports whether path is open to everyone: the health check, the
-// static files and the sign-in page.
+// static files, the sign-in page and the invitation links (/r/TOKEN).
 func public(path string) bool {
-	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/")
+	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/r/")
 }
 
 // Middleware lets a request through only when it comes from a signed-in

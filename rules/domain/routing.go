@@ -1,0 +1,31 @@
+package domain
+
+import "time"
+
+// RoutingDecision is where one click on an invitation link was sent, and
+// why: the router's record.
+type RoutingDecision struct {
+	DecisionID int64          `db:"decision_id"`
+	At         time.Time      `db:"at"`
+	PanelistID string         `db:"panelist_id"`
+	Intended   int64          `db:"intended_subsample"` // the invitation's subsample; 0 when it named none
+	Chosen     int64          `db:"chosen_subsample"`   // the subsample sent to; 0 when none
+	Outcome    RoutingOutcome `db:"outcome"`
+	Reason     string         `db:"reason"` // a sentence
+}
+
+// RoutingOutcome is what became of a click.
+type RoutingOutcome string
+
+// The outcomes of a click.
+const (
+	// RoutedIntended: sent to the subsample the invitation was for.
+	RoutedIntended RoutingOutcome = "intended"
+	// RoutedNext: sent to the best survey for the panelist instead.
+	RoutedNext RoutingOutcome = "next"
+	// RoutedNone: no survey would take the panelist now.
+	RoutedNone RoutingOutcome = "none"
+)
+
+// RoutingOutcomes are every outcome, in the order pages list them.
+var RoutingOutcomes = []RoutingOutcome{RoutedIntended, RoutedNext, RoutedNone}

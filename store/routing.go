@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
+)
+
+// RoutingKey is one key invitation tokens are signed with.
+type RoutingKey struct {
+	ID        int64      `db:"key_id"`
+	Secret    []byte     `db:"secret"`
+	CreatedAt time.Time  `db:"created_at"`
+	ExpiresAt *time.Time `db:"expires_at"` // nil for the current key
+}
+
+// RoutingKeys are the keys valid at now, newest first: the first signs.
+func (s *Store) RoutingKeys(ctx context.Context, now time.Time) ([]RoutingKey, error) {
+	var keys []RoutingKey
+	err := s.reader.SelectContext(ctx, &keys, `
+		SELECT key_id, secret, created_at, expires_at FROM routing_keys
+		WHERE expires_at IS NULL OR expires_at > ? ORDER BY key_id DESC`, now)
+	if err != nil {
+		return nil, fmt.Errorf("routing keys: %w", err)
+	}
+	return keys, nil
+}
+
+// RotateRoutingKey makes secret the signing key, in one transaction: the
+// keys valid until now stay valid for grace more (0 ends them now), so
+// that the invitations already sent keep working meanwhile.
+func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Time, grace time.Duration) (RoutingKey, error) {
+	key := RoutingKey{Secret: secret, CreatedAt: now}
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		until := now.Add(grace)
+		if _, err := tx.ExecContext(ctx, `UPDATE routing_keys SET expires_at = ? WHERE expires_at IS NULL OR expires_at > ?`, until, until); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?)`, secret, now)
+		if err != nil {
+			return err
+		}
+		key.ID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return RoutingKey{}, fmt.Errorf("rotate routing key: %w", err)
+	}
+	return key, nil
+}
+
+// RecordRoutings adds decisions to the router's record, in one
+// transaction.
+func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDecision) error {
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `
+			INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason)
+			VALUES (?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, d := range decisions {
+			if _, err := stmt.ExecContext(ctx, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record %d routing decisions: %w", len(decisions), err)
+	}
+	return nil
+}
+
+// RoutingFilter selects decisions of the record; zero fields select all.
+type RoutingFilter struct {
+	PanelistID  string
+	SubsampleID int64 // intended or chosen
+	Outcome     domain.RoutingOutcome
+	Since       time.Time
+	Until       time.Time // exclusive
+}
+
+// where is the filter's SQL condition and arguments.
+func (f RoutingFilter) where() (string, []any) {
+	conds, args := []string{"1 = 1"}, []any{}
+	if f.PanelistID != "" {
+		conds, args = append(conds, "panelist_id = ?"), append(args, f.PanelistID)
+	}
+	if f.SubsampleID != 0 {
+		conds, args = append(conds, "(intended_subsample = ? OR chosen_subsample = ?)"), append(args, f.SubsampleID, f.SubsampleID)
+	}
+	if f.Outcome != "" {
+		conds, args = append(conds, "outcome = ?"), append(args, string(f.Outcome))
+	}
+	if !f.Since.IsZero() {
+		conds, args = append(conds, "at >= ?"), append(args, f.Since.UTC())
+	}
+	if !f.Until.IsZero() {
+		conds, args = append(conds, "at < ?"), append(args, f.Until.UTC())
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// Routings are the decisions f selects, newest first, limit of them after
+// offset (limit 0: all), and how many f selects in all.
+func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int) ([]domain.RoutingDecision, int, error) {
+	where, args := f.where()
+	var total int
+	if err := s.reader.GetContext(ctx, &total, `SELECT COUNT(*) FROM routing_decisions WHERE `+where, args...); err != nil {
+		return nil, 0, fmt.Errorf("count routing decisions: %w", err)
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	var out []domain.RoutingDecision
+	err := s.reader.SelectContext(ctx, &out, `
+		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
+			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason
+		FROM routing_decisions WHERE `+where+` ORDER BY at DESC, decision_id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("routing decisions: %w", err)
+	}
+	return out, total, nil
+}
+
+// RoutingCounts says, for one subsample since a time, how many clicks on
+// invitations for it there were and how many clicks (on any invitation)
+// were sent to it.
+func (s *Store) RoutingCounts(ctx context.Context, subsampleID int64, since time.Time) (clicks, redirects int, err error) {
+	err = s.reader.QueryRowxContext(ctx, `
+		SELECT (SELECT COUNT(*) FROM routing_decisions WHERE intended_subsample = ?1 AND at >= ?2),
+			(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ?1 AND at >= ?2)`, subsampleID, since.UTC()).Scan(&clicks, &redirects)
+	if err != nil {
+		return 0, 0, fmt.Errorf("routing counts of subsample %d: %w", subsampleID, err)
+	}
+	return clicks, redirects, nil
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,6 +39,9 @@ func (h *Handler) Subsample(c echo.Context) error {
 		v.Siblings = append(v.Siblings, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
 	}
 	v.Refresh = h.subsampleRefreshView(id)
+	if v.Routing.Clicks, v.Routing.Redirects, err = h.Store.RoutingCounts(ctx, id, h.Now().Add(-24*time.Hour)); err != nil {
+		return err
+	}
 	if parts.Live {
 		live, err := h.Store.LiveSubsample(ctx, id)
 		if err != nil {

@@ -319,11 +319,11 @@ func concrete(path string) string {
 }
 
 // TestNoRouteIsOpenByMistake walks every route of the server: only the
-// health check, the static files and the sign-in page answer someone who
-// is not signed in.
+// health check, the static files, the sign-in page and the invitation
+// links answer someone who is not signed in.
 func TestNoRouteIsOpenByMistake(t *testing.T) {
 	a := newApp(t)
-	open := map[string]bool{"/healthz": true, "/login": true, "/static/*": true}
+	open := map[string]bool{"/healthz": true, "/login": true, "/static/*": true, "/r/:token": true}
 	for _, r := range a.routes {
 		req, _ := http.NewRequest(r.Method, a.url+concrete(r.Path), strings.NewReader(""))
 		resp, err := a.anonymous.Do(req)

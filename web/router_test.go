@@ -2,11 +2,14 @@ package web_test
 
 import (
 	"context"
+	"encoding/csv"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -313,6 +316,35 @@ func TestInvitationLinks(t *testing.T) {
 	fresh, _ := service.Signer(ctx, a.url, time.Hour)
 	if resp, _ := a.click(t, fresh.Link(panelist, 0)); resp.StatusCode != http.StatusFound {
 		t.Errorf("a link of the new key: %d, want 302", resp.StatusCode)
+	}
+
+	// The record, on its page, in its CSV and on the subsamples' pages.
+	_, page := a.do(t, "GET", "/routing?panelist="+url.QueryEscape(panelist), nil)
+	if n := strings.Count(page, `data-testid="routing-decision"`); n != 6 || !strings.Contains(page, "6 decisions") || !strings.Contains(page, "Subsample 999999999 is not live now.") {
+		t.Errorf("/routing for %s lists %d decisions, want the 6 good clicks:\n%s", panelist, n, page)
+	}
+	_, csvBody := a.do(t, "GET", "/routing.csv?outcome=none", nil)
+	rows, err := csv.NewReader(strings.NewReader(csvBody)).ReadAll()
+	if err != nil || len(rows) != 2 || rows[0][0] != "at" || rows[1][1] != "P-away" || rows[1][2] != strconv.FormatInt(next[0].SubsampleID, 10) || rows[1][3] != "" || rows[1][4] != "none" {
+		t.Errorf("/routing.csv?outcome=none = %q, %v; want the one click of P-away", rows, err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{"/routing?outcome=lost", "none of intended, next and none"},
+		{"/routing?subsample=abc", "not a positive whole number"},
+		{"/routing?from=yesterday", "not a date"},
+		{"/routing?page=0", "from 1"},
+	} {
+		if resp, body := a.do(t, "GET", tt.path, nil); resp.StatusCode != 400 || !strings.Contains(body, tt.want) {
+			t.Errorf("GET %s = %d, want 400 with %q", tt.path, resp.StatusCode, tt.want)
+		}
+	}
+	_, sub := a.do(t, "GET", fmt.Sprintf("/subsamples/%d", next[1].SubsampleID), nil)
+	if !strings.Contains(sub, "1 click on invitation links for this subsample, 1 panelist sent here") {
+		t.Errorf("subsample %d's page does not count its one click and one redirect", next[1].SubsampleID)
+	}
+	_, sub = a.do(t, "GET", fmt.Sprintf("/subsamples/%d", next[0].SubsampleID), nil)
+	if !strings.Contains(sub, "1 click on invitation links for this subsample, 5 panelists sent here") {
+		t.Errorf("subsample %d's page does not count the one click of P-away and the 5 redirects", next[0].SubsampleID)
 	}
 }
 

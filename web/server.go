@@ -114,6 +114,8 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/panelists/bulk", h.BulkCheck)
 	e.POST("/panelists/profiles", h.UploadProfiles)
 	e.POST("/panelists/panel", h.UploadPanel)
+	e.GET("/routing", h.Routing)
+	e.GET("/routing.csv", h.Routing)
 
 	api := e.Group("/api/v1")
 	api.GET("/subsamples", h.APISubsamples)

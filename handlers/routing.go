@@ -1,0 +1,113 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+	"fieldboard/views"
+	"fieldboard/views/formats"
+)
+
+// routingPageSize is how many decisions a page of /routing lists.
+const routingPageSize = 100
+
+// parseRoutingFilter reads /routing's query: panelist, subsample (intended
+// or chosen), outcome, from and to (yyyy-MM-dd in the dashboard's time
+// zone, to inclusive) and page.
+func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views.RoutingFilterForm, int, error) {
+	q := c.QueryParams()
+	form := views.RoutingFilterForm{Panelist: strings.TrimSpace(q.Get("panelist")), Subsample: strings.TrimSpace(q.Get("subsample")),
+		Outcome: strings.TrimSpace(q.Get("outcome")), From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	var f store.RoutingFilter
+	var err error
+	if form.Panelist != "" {
+		if f.PanelistID, err = domain.ParsePanelistID(form.Panelist); err != nil {
+			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, "Panelist id: "+err.Error())
+		}
+	}
+	if form.Subsample != "" {
+		if f.SubsampleID, err = parseID("Subsample id", form.Subsample); err != nil {
+			return f, form, 0, err
+		}
+	}
+	if form.Outcome != "" {
+		f.Outcome = domain.RoutingOutcome(form.Outcome)
+		if !slices.Contains(domain.RoutingOutcomes, f.Outcome) {
+			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Outcome %q is none of intended, next and none.", form.Outcome))
+		}
+	}
+	if f.Since, err = parseDay("from", form.From, h.Location); err != nil {
+		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	if f.Until, err = parseDay("to", form.To, h.Location); err != nil {
+		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	if !f.Until.IsZero() {
+		f.Until = f.Until.AddDate(0, 0, 1)
+	}
+	page := 1
+	if raw := q.Get("page"); raw != "" {
+		if page, err = strconv.Atoi(raw); err != nil || page < 1 {
+			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Page %q is not a whole number from 1.", raw))
+		}
+	}
+	return f, form, page, nil
+}
+
+// Routing answers GET /routing and /routing.csv: the router's decisions,
+// newest first, filtered by the query; the page lists them a hundred at a
+// time, the CSV every one the filters keep.
+func (h *Handler) Routing(c echo.Context) error {
+	ctx := c.Request().Context()
+	filter, form, page, err := h.parseRoutingFilter(c)
+	if err != nil {
+		return err
+	}
+	query := []string{"panelist", form.Panelist, "subsample", form.Subsample, "outcome", form.Outcome, "from", form.From, "to", form.To}
+	if wantsCSV(c) {
+		decisions, _, err := h.Store.Routings(ctx, filter, 0, 0)
+		if err != nil {
+			return err
+		}
+		return h.sendCSV(c, "routing", h.Now(), func(w *formats.Writer) error {
+			if err := w.Write("at", "panelistId", "intendedSubsample", "chosenSubsample", "outcome", "reason"); err != nil {
+				return err
+			}
+			for _, d := range decisions {
+				if err := w.Write(h.csvTime(&d.At), d.PanelistID, optionalID(d.Intended), optionalID(d.Chosen), string(d.Outcome), d.Reason); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	decisions, total, err := h.Store.Routings(ctx, filter, routingPageSize, (page-1)*routingPageSize)
+	if err != nil {
+		return err
+	}
+	v := views.RoutingView{Page: h.page("Routing", "routing"), Filter: form, Outcomes: domain.RoutingOutcomes, Decisions: decisions,
+		Total: total, PageNo: page, Pages: max(1, (total+routingPageSize-1)/routingPageSize), Filtered: filter != store.RoutingFilter{},
+		CSVHref: withQuery("/routing.csv", query...)}
+	if page > 1 {
+		v.Prev = withQuery("/routing", append(query, "page", strconv.Itoa(page-1))...)
+	}
+	if page < v.Pages {
+		v.Next = withQuery("/routing", append(query, "page", strconv.Itoa(page+1))...)
+	}
+	return Render(c, http.StatusOK, views.RoutingPage(v))
+}
+
+// optionalID is a subsample id for a CSV cell, empty for none (0).
+func optionalID(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return formats.Int(id)
+}

@@ -48,10 +48,14 @@ func chromium(t *testing.T) string {
 
 // liveServer runs the real dashboard server (web.Server.Serve) over
 // loopback on a fresh database, reading a simulator with some latency so
-// that progress can be watched.
-func liveServer(t *testing.T) (string, *sim.Simulator, *store.Store) {
+// that progress can be watched. options change the simulator's.
+func liveServer(t *testing.T, options ...func(*sim.Options)) (string, *sim.Simulator, *store.Store) {
 	t.Helper()
-	simulator := sim.New(sim.Options{Seed: 11, Subsamples: 120, QuestionsPerLocale: 12, Latency: 15 * time.Millisecond})
+	opts := sim.Options{Seed: 11, Subsamples: 120, QuestionsPerLocale: 12, Latency: 15 * time.Millisecond}
+	for _, o := range options {
+		o(&opts)
+	}
+	simulator := sim.New(opts)
 	upstream := newLoopback(t, simulator)
 	c, err := client.New(client.Config{BaseURL: upstream})
 	if err != nil {

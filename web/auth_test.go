@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -211,6 +212,53 @@ func TestChangesNeedTheSessionsCSRFToken(t *testing.T) {
 	_, page := a.do(t, "GET", "/panelists", nil)
 	if n := strings.Count(page, `name="_csrf"`); n < 5 {
 		t.Errorf("/panelists has %d forms carrying the CSRF field, want every posting form (sign out, history, profiles, panel, bulk)", n)
+	}
+}
+
+// TestCSRFTokenNeverFromTheQuery: the token counts in the X-CSRF-Token
+// header or a form body (URL-encoded or multipart), never in the query
+// string, where it would be kept in histories, logs and Referer headers;
+// nor does a sign-in read its password from there.
+func TestCSRFTokenNeverFromTheQuery(t *testing.T) {
+	a := newApp(t)
+	cookie, csrf := a.login(t, "tester", testerPassword)
+	post := func(target, contentType string, body io.Reader) (int, string) {
+		req, _ := http.NewRequest("POST", a.url+target, body)
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		req.AddCookie(cookie)
+		resp, err := a.anonymous.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	query := "/refresh?" + url.Values{auth.CSRFField: {csrf}}.Encode()
+	if status, body := post(query, "", nil); status != 403 || !strings.Contains(body, "CSRF token is missing or wrong") {
+		t.Errorf("the right token in the query string alone: %d, want 403 saying the token is missing:\n%.300s", status, body)
+	}
+	if status, _ := post(query, "application/x-www-form-urlencoded", strings.NewReader("x=1")); status != 403 {
+		t.Errorf("the right token in the query string beside a form without it: %d, want 403", status)
+	}
+	var multipartBody strings.Builder
+	mw := multipart.NewWriter(&multipartBody)
+	mw.WriteField(auth.CSRFField, csrf)
+	mw.Close()
+	if status, body := post("/refresh", mw.FormDataContentType(), strings.NewReader(multipartBody.String())); status != 303 {
+		t.Errorf("the token in a multipart form: %d, want 303:\n%.300s", status, body)
+	}
+
+	// Sign-in reads its fields from the body only.
+	resp, err := a.anonymous.Post(a.url+"/login?"+url.Values{"name": {"tester"}, "password": {testerPassword}}.Encode(), "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 || len(resp.Cookies()) != 0 {
+		t.Errorf("a sign-in with the password in the query string: %d with cookies %v, want 400 and none", resp.StatusCode, resp.Cookies())
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -221,8 +223,14 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			switch {
 			case viewer.Token && !strings.HasPrefix(req.URL.Path, "/api/"):
 				return echo.NewHTTPError(http.StatusForbidden, "A bearer token may change things only through /api/v1; sign in to use the dashboard's buttons and forms.")
-			case !viewer.Token && !sameToken(csrfOf(c), viewer.CSRF):
-				return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from Fieldboard (its CSRF token is missing or wrong). Reload the page and try again.")
+			case !viewer.Token:
+				token, err := csrfOf(req)
+				if err != nil {
+					return err
+				}
+				if !sameToken(token, viewer.CSRF) {
+					return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from Fieldboard (its CSRF token is missing or wrong). Reload the page and try again.")
+				}
 			}
 		}
 		c.SetRequest(req.WithContext(views.WithViewer(req.Context(), viewer)))
@@ -268,11 +276,50 @@ func SafeNext(next string) string {
 	return next
 }
 
-func csrfOf(c echo.Context) string {
-	if t := c.Request().Header.Get(CSRFHeader); t != "" {
-		return t
+// csrfOf returns the CSRF token a request carries: the X-CSRF-Token
+// header, or the _csrf field of a form body. A token in the query string
+// does not count: it would sit in the browser's history, the server's
+// logs and the Referer of every link the next page follows.
+func csrfOf(req *http.Request) (string, error) {
+	if t := req.Header.Get(CSRFHeader); t != "" {
+		return t, nil
 	}
-	return c.FormValue(CSRFField)
+	form, err := postForm(req)
+	return form.Get(CSRFField), err
+}
+
+// multipartMemory is how much of a multipart form is kept in memory;
+// larger files are spooled to temporary files. It is echo's own default,
+// so the handlers' FormFile finds the form parsed as it would parse it.
+const multipartMemory = 32 << 20
+
+// postForm parses a URL-encoded or multipart form body and returns its
+// fields, never the query string's; another body has no fields. A body
+// that cannot be read is an HTTP error that says why: too large (413),
+// too slow (408) or malformed (400).
+func postForm(req *http.Request) (url.Values, error) {
+	mediaType, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	var err error
+	switch mediaType {
+	case echo.MIMEApplicationForm:
+		err = req.ParseForm()
+	case echo.MIMEMultipartForm:
+		err = req.ParseMultipartForm(multipartMemory)
+	default:
+		return url.Values{}, nil
+	}
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return req.PostForm, nil
+	case errors.As(err, &tooBig):
+		return url.Values{}, echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", tooBig.Limit)).SetInternal(err)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return url.Values{}, echo.NewHTTPError(http.StatusRequestTimeout, "The form came too slowly and was cut off; send it again.").SetInternal(err)
+	default:
+		return url.Values{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error()+".").SetInternal(err)
+	}
 }
 
 func sameToken(got, want string) bool {

@@ -58,6 +58,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(s.logRequests)
 	e.Use(secureHeaders)
+	e.Use(noStore)
 	e.Use(sameOrigin)
 	e.Use(readableQuery)
 	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
@@ -132,6 +133,20 @@ func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// noStore keeps every answer but the static files out of caches: pages,
+// CSVs and API answers hold panelists' ids, eligibility and entry links,
+// and prices, which must not stay on a shared computer's disk or in a
+// proxy's cache after the user signed out. The static files (stylesheet,
+// scripts) hold nothing of that and keep their caching.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !strings.HasPrefix(c.Request().URL.Path, "/static/") {
+			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+		}
 		return next(c)
 	}
 }

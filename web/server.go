@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -256,6 +258,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
+// statusClientClosedRequest is the status logged for a request whose
+// client went away before any answer: nginx's 499.
+const statusClientClosedRequest = 499
+
+// clientGone reports whether a request failed because its client went
+// away. net/http cancels a request's context when it sees the connection
+// close, so a cancelled context means nobody is waiting for the answer,
+// whatever error the cancellation caused on the way (a query interrupted,
+// a send list given up); a write to a connection the client reset or
+// closed fails with ECONNRESET or EPIPE before that may be seen.
+func clientGone(req *http.Request, err error) bool {
+	return errors.Is(req.Context().Err(), context.Canceled) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
 // staleBanner tells every page when the data is too old to decide on
 // (checks.Service.Stale), for the banner the layout shows.
 func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
@@ -298,11 +314,26 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // handleError answers a failed request: JSON for the API, a page for the
 // rest. 5xx are logged as errors with their detail, which the user never
 // sees; 4xx keep their message, which is written for the user.
+//
+// A client that went away is no failure of ours: it is logged at info
+// level, its request line gets the status 499 (nginx's "client closed
+// request") when nothing was sent yet, and nothing is written.
 func (s *Server) handleError(err error, c echo.Context) {
+	if req := c.Request(); clientGone(req, err) {
+		s.Logger.Info("client went away before the answer was sent", "method", req.Method, "path", req.URL.Path, "err", err)
+		if !c.Response().Committed {
+			c.Response().Status = statusClientClosedRequest
+		}
+		return
+	}
 	if c.Response().Committed {
 		// A streamed answer (CSV) failed part-way: the client sees it cut
 		// short; the log says why.
-		s.Logger.Error("answer failed after it started", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		level := slog.LevelError
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			level = slog.LevelWarn // a client that reads too slowly is cut off (handlers set write deadlines)
+		}
+		s.Logger.Log(c.Request().Context(), level, "answer failed after it started", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		return
 	}
 	status, message := http.StatusInternalServerError, "Something went wrong on our side; the error is logged."

@@ -177,13 +177,40 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// Query strings are capped before anything reads them. No page, CSV or
+// API call needs more: the longest filter a user types is a free-text
+// search or a panelist id (128 bytes), and every other parameter is a
+// number, a code or a name from a list. A longer query would only make the
+// server parse, remember and render what an attacker sends.
+const (
+	maxQueryBytes      = 8 << 10 // the whole query string, as sent
+	maxQueryParamBytes = 1 << 10 // one parameter's name or value, decoded
+)
+
 // readableQuery refuses a query string that net/url cannot decode (a bad
 // escape such as %zz, a semicolon): its parameters would otherwise be
 // dropped silently, and the page would answer for filters nobody asked.
+// It refuses one longer than maxQueryBytes, or with a parameter longer
+// than maxQueryParamBytes, saying which.
 func readableQuery(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if _, err := url.ParseQuery(c.Request().URL.RawQuery); err != nil {
+		raw := c.Request().URL.RawQuery
+		if len(raw) > maxQueryBytes {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The query string is %d bytes long; at most %d.", len(raw), maxQueryBytes))
+		}
+		query, err := url.ParseQuery(raw)
+		if err != nil {
 			return echo.NewHTTPError(http.StatusBadRequest, "The query string could not be read: "+err.Error()+".")
+		}
+		for name, values := range query {
+			if len(name) > maxQueryParamBytes {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("A query parameter's name is %d bytes long; at most %d.", len(name), maxQueryParamBytes))
+			}
+			for _, v := range values {
+				if len(v) > maxQueryParamBytes {
+					return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The query parameter %q is %d bytes long; at most %d.", name, len(v), maxQueryParamBytes))
+				}
+			}
 		}
 		return next(c)
 	}

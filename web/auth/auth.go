@@ -256,9 +256,19 @@ func (a *Auth) unauthenticated(c echo.Context) error {
 	return echo.NewHTTPError(http.StatusUnauthorized, "Sign in first, or send a bearer token (Authorization: Bearer TOKEN; see fieldboard token create).")
 }
 
-// LoginURL is the sign-in page that returns to back afterwards.
+// maxNextBytes is the longest way back the sign-in page is given: the
+// server refuses a query parameter longer than 1 KiB (web's
+// maxQueryParamBytes).
+const maxNextBytes = 1 << 10
+
+// LoginURL is the sign-in page that returns to back afterwards. A back
+// longer than maxNextBytes returns to its path without the query, or to
+// the overview when the path too is longer: the sign-in page must open.
 func LoginURL(back string) string {
-	if back == "" || back == "/" {
+	if len(back) > maxNextBytes {
+		back, _, _ = strings.Cut(back, "?")
+	}
+	if back == "" || back == "/" || len(back) > maxNextBytes {
 		return "/login"
 	}
 	return "/login?next=" + url.QueryEscape(back)

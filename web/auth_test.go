@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -438,21 +439,32 @@ func TestBodiesAreCapped(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a 200 KiB sign-in form: %d, want 413", resp.StatusCode)
 	}
-	body := &countingReader{left: 64 << 20}
+	body := &countingReader{left: 64 << 20, closed: make(chan struct{})}
 	req, _ = http.NewRequest("POST", a.url+"/login", body)
 	req.Header.Set("Content-Type", "multipart/form-data; boundary=x")
 	resp, err = a.anonymous.Do(req)
 	if err == nil {
 		resp.Body.Close()
 	}
+	<-body.closed // the transport may still be sending after the answer came
 	if body.read > 8<<20 {
 		t.Errorf("the server read %d bytes of a chunked 64 MiB sign-in body; want it to stop near 64 KiB", body.read)
 	}
 }
 
 // countingReader is a multipart form whose one file part is left bytes
-// of "x", counting what was read.
-type countingReader struct{ left, read int }
+// of "x", counting what was read. The transport closes it when it has
+// sent all it will.
+type countingReader struct {
+	left, read int
+	closed     chan struct{}
+	closeOnce  sync.Once
+}
+
+func (r *countingReader) Close() error {
+	r.closeOnce.Do(func() { close(r.closed) })
+	return nil
+}
 
 const partHeader = "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n"
 

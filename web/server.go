@@ -5,6 +5,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,19 @@ type Server struct {
 	// ScheduleTick is how often the schedule checks what is due; 0 turns
 	// the schedule off (refreshes then run only on demand).
 	ScheduleTick time.Duration
+	// ReadTimeout bounds the reading of a request, its body included
+	// (defaultReadTimeout when 0), so that connections trickling a body,
+	// to the public sign-in form or anywhere else, are closed. The upload
+	// routes get UploadReadTimeout instead (defaultUploadReadTimeout when
+	// 0): large files take long on a slow line.
+	ReadTimeout, UploadReadTimeout time.Duration
 }
+
+// The read timeouts when the Server's are 0.
+const (
+	defaultReadTimeout       = 30 * time.Second
+	defaultUploadReadTimeout = 15 * time.Minute
+)
 
 // Routes returns the HTTP handler with every route of the dashboard.
 func (s *Server) Routes() *echo.Echo {
@@ -63,7 +76,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(noStore)
 	e.Use(sameOrigin)
 	e.Use(readableQuery)
-	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
+	e.Use(s.bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Auth.Middleware)
 	e.Use(s.staleBanner)
 
@@ -231,12 +244,19 @@ var uploadRoutes = map[string]bool{
 }
 
 // bodyLimits refuses a body declared larger than its route allows (413)
-// and stops reading one that grows past it, chunked or not.
-func bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
+// and stops reading one that grows past it, chunked or not. On the upload
+// routes it moves the connection's read deadline from the server's short
+// ReadTimeout to UploadReadTimeout from now.
+func (s *Server) bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
+	uploadTimeout := cmp.Or(s.UploadReadTimeout, defaultUploadReadTimeout)
 	return func(c echo.Context) error {
 		limit := int64(maxFormBytes)
 		if uploadRoutes[c.Path()] {
 			limit = maxUploadBytes
+			err := http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
+			if err != nil && !errors.Is(err, http.ErrNotSupported) { // not supported: no deadline to move
+				return fmt.Errorf("extend the upload's read deadline: %w", err)
+			}
 		}
 		req := c.Request()
 		if req.ContentLength > limit {
@@ -253,9 +273,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Routes(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       15 * time.Minute, // uploads of large history files
+		ReadTimeout:       cmp.Or(s.ReadTimeout, defaultReadTimeout), // the upload routes extend it (bodyLimits)
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+		// Headers and the query string need little: a query is capped at
+		// 8 KiB (readableQuery), and net/http's default would let each
+		// connection hold 1 MiB of header.
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
 	scheduleCtx, stopSchedule := context.WithCancel(ctx)
 	defer stopSchedule()
@@ -290,13 +314,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 const statusClientClosedRequest = 499
 
 // clientGone reports whether a request failed because its client went
-// away. net/http cancels a request's context when it sees the connection
-// close, so a cancelled context means nobody is waiting for the answer,
-// whatever error the cancellation caused on the way (a query interrupted,
-// a send list given up); a write to a connection the client reset or
-// closed fails with ECONNRESET or EPIPE before that may be seen.
+// away: the error is the cancellation of the request's context, which
+// net/http cancels when it sees the connection close (a query interrupted,
+// a send list given up; the store and the checks service return
+// ctx.Err()), or a write to a connection the client reset or closed
+// (ECONNRESET, EPIPE), which may come before that is seen. Other errors
+// are answered and logged as usual: a body that stopped coming within the
+// read timeout cancels the context too, but that client is still there
+// and gets its 408.
 func clientGone(req *http.Request, err error) bool {
-	return errors.Is(req.Context().Err(), context.Canceled) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+	return errors.Is(err, context.Canceled) && req.Context().Err() != nil ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // staleBanner tells every page when the data is too old to decide on

@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"fieldboard/web"
 	"fieldboard/web/auth"
 )
 
@@ -356,6 +359,93 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 	if resp := try("someone-else", "guess guess guess"); resp.StatusCode != 429 {
 		t.Errorf("a 21st failure from one address: %d, want 429", resp.StatusCode)
 	}
+}
+
+// TestLockedNameSparesOtherAddresses: failures from the guesser's
+// address lock the name for that address only, over HTTP: the rightful
+// user signs in from another address, the guesser stays refused, and an
+// X-Forwarded-For header moves nobody to another address unless it comes
+// from a trusted proxy.
+func TestLockedNameSparesOtherAddresses(t *testing.T) {
+	a := newApp(t)
+	other := from(t, "127.0.0.2")
+	for i := range 5 {
+		if got := a.tryLogin(t, a.anonymous, "tester", "not the password", ""); got != 401 {
+			t.Fatalf("guess %d from 127.0.0.1: %d, want 401", i+1, got)
+		}
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", testerPassword, "198.51.100.7"); got != 429 {
+		t.Errorf("the right password from the guesser's address, claiming another in X-Forwarded-For: %d, want 429", got)
+	}
+	if got := a.tryLogin(t, other, "tester", testerPassword, ""); got != 303 {
+		t.Errorf("the right password from 127.0.0.2, which never failed: %d, want 303 (signed in)", got)
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", "guess again", ""); got != 429 {
+		t.Errorf("a guess from 127.0.0.1 after the user signed in elsewhere: %d, want 429", got)
+	}
+	for i := range 15 { // 20 failures from 127.0.0.1 in all, each naming a new address
+		a.tryLogin(t, a.anonymous, "nobody"+strconv.Itoa(i), "not the password", "203.0.113."+strconv.Itoa(i))
+	}
+	if got := a.tryLogin(t, a.anonymous, "someone", "not the password", "203.0.113.99"); got != 429 {
+		t.Errorf("the 21st failure from 127.0.0.1, naming a new address in X-Forwarded-For each time: %d, want 429 (the header is not trusted)", got)
+	}
+
+	// Behind a trusted proxy the forwarded address counts, and the lock
+	// spares the addresses it names that did not fail.
+	a = newAppWith(t, func(s *web.Server) {
+		s.TrustedProxies = []*net.IPNet{{IP: net.IPv4(127, 0, 0, 1), Mask: net.CIDRMask(32, 32)}}
+	})
+	for range 5 {
+		a.tryLogin(t, a.anonymous, "tester", "not the password", "192.0.2.66")
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", testerPassword, "192.0.2.66"); got != 429 {
+		t.Errorf("behind the proxy, the right password from the guesser: %d, want 429", got)
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", testerPassword, "192.0.2.66, 198.51.100.7"); got != 303 {
+		t.Errorf("behind the proxy, the right password from another client: %d, want 303", got)
+	}
+	for i := range 20 { // from 127.0.0.2, which is no proxy
+		a.tryLogin(t, other, "nobody"+strconv.Itoa(i), "not the password", "203.0.113."+strconv.Itoa(i))
+	}
+	if got := a.tryLogin(t, other, "someone", "not the password", "203.0.113.99"); got != 429 {
+		t.Errorf("the 21st failure from 127.0.0.2, no proxy, naming a new address in X-Forwarded-For each time: %d, want 429", got)
+	}
+}
+
+// tryLogin posts the sign-in form through c, with an X-Forwarded-For
+// header unless forwardedFor is empty, and returns the status.
+func (a *app) tryLogin(t *testing.T, c *http.Client, name, password, forwardedFor string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", a.url+"/login", strings.NewReader(url.Values{"name": {name}, "password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// from returns a client, following no redirects, whose connections come
+// from the loopback address local. Linux answers on all of 127.0.0.0/8;
+// elsewhere the test is skipped, and under CI=true it fails.
+func from(t *testing.T, local string) *http.Client {
+	t.Helper()
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	probe, err := net.Listen("tcp", local+":0")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no loopback address %s to sign in from: %v", local, err)
+		}
+		t.Skipf("no loopback address %s to sign in from: %v", local, err)
+	}
+	probe.Close()
+	transport := &http.Transport{DialContext: dialer.DialContext}
+	t.Cleanup(transport.CloseIdleConnections)
+	return noRedirects(transport)
 }
 
 // concrete fills a route's parameters with plausible values.

@@ -12,7 +12,6 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
-	"fieldboard/handlers"
 	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/web"
@@ -26,9 +25,10 @@ import (
 func TestClientThatGoesAwayIsNoError(t *testing.T) {
 	logs := &recordedLogs{}
 	stalling := &stallingChecks{stalled: make(chan string, 1)}
-	a := newAppWith(t, slog.New(logs), func(service *checks.Service) handlers.Checker {
-		stalling.Service = service
-		return stalling
+	a := newAppWith(t, func(s *web.Server) {
+		s.Logger = slog.New(logs)
+		stalling.Service = s.Checks.(*checks.Service)
+		s.Checks = stalling
 	})
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)
@@ -103,9 +103,9 @@ func (s *stallingChecks) SendList(ctx context.Context, id int64, limit int, emit
 	return fmt.Errorf("send list of %d: %w", id, ctx.Err())
 }
 
-// newAppWith is newApp with the server's logger and a checks service that
-// wraps the real one.
-func newAppWith(t *testing.T, logger *slog.Logger, wrap func(*checks.Service) handlers.Checker) *app {
+// newAppWith is newApp with the server changed by configure before it
+// serves: its logger, its checks service, its trusted proxies.
+func newAppWith(t *testing.T, configure func(*web.Server)) *app {
 	t.Helper()
 	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
 	upstream := newLoopback(t, simulator)
@@ -121,10 +121,11 @@ func newAppWith(t *testing.T, logger *slog.Logger, wrap func(*checks.Service) ha
 	r := refresh.New(c, st, refresh.Options{Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Store: st, Checks: wrap(&checks.Service{Store: st, Now: time.Now}), Refresher: r,
+		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
 		Auth:   auth.New(st, auth.Options{Logger: slog.New(slog.DiscardHandler)}),
-		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
+		Logger: slog.New(slog.DiscardHandler), Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
+	configure(s)
 	return serveApp(t, s, st, r, simulator)
 }
 

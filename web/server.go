@@ -48,6 +48,12 @@ type Server struct {
 	// ScheduleTick is how often the schedule checks what is due; 0 turns
 	// the schedule off (refreshes then run only on demand).
 	ScheduleTick time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client: a request from one of them counts, for the sign-in
+	// limits, as coming from the last address in that header that is not
+	// one of them. Without any, the address is the connection's, and the
+	// header is ignored: anyone could write it.
+	TrustedProxies []*net.IPNet
 	// ReadTimeout bounds the reading of a request, its body included
 	// (defaultReadTimeout when 0), so that connections trickling a body,
 	// to the public sign-in form or anywhere else, are closed. The upload
@@ -67,9 +73,7 @@ func (s *Server) Routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	// The client's address is the connection's: X-Forwarded-For is not
-	// trusted, or anyone could pick the address that sign-in limits count.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = s.clientAddress()
 	e.Use(middleware.Recover())
 	e.Use(s.logRequests)
 	e.Use(secureHeaders)
@@ -132,6 +136,22 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/refresh", h.APIRefreshProgress)
 	e.StaticFS("/static", static.Files)
 	return e
+}
+
+// clientAddress finds the client's address, which the sign-in limits
+// count: the connection's, or behind a trusted proxy the one it forwards
+// for. X-Forwarded-For from anyone else is ignored, or a guesser could
+// pick a fresh address for every attempt. Loopback, link-local and
+// private addresses are trusted only when listed.
+func (s *Server) clientAddress() echo.IPExtractor {
+	if len(s.TrustedProxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, proxy := range s.TrustedProxies {
+		trust = append(trust, echo.TrustIPRange(proxy))
+	}
+	return echo.ExtractIPFromXFFHeader(trust...)
 }
 
 // contentSecurityPolicy allows the pages nothing but their own files: no

@@ -34,7 +34,8 @@ const (
 )
 
 // Sign-in limits: failed attempts allowed per window, per user name and
-// per address. An address tries many names, so it gets more.
+// per address. An address tries many names, so it gets more. A name's
+// lock holds only for addresses that have failed (see SignIn).
 const (
 	failuresPerUser    = 5
 	failuresPerAddress = 20
@@ -93,15 +94,27 @@ func New(st *store.Store, opts Options) *Auth {
 // SignIn checks a user's password and opens a session, returning its
 // cookie. It returns ErrBadCredentials or a *RateLimitedError when it
 // refuses; address is the client's, for the limit per address.
+//
+// A name with failuresPerUser failures in the window is locked, but only
+// for addresses that have failed themselves (any name, in the window): an
+// address without a failure still gets its attempt checked, so whoever
+// guesses a user's name cannot lock that user out. That attempt counts as
+// any other: a wrong password is a failure of the address, which is then
+// locked out of the name too, and of the name, whose lock it prolongs; a
+// right one signs in without lifting the lock for the addresses that
+// caused it.
 func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, address string) (*http.Cookie, error) {
 	now := a.opts.Now()
-	userKey := strings.ToLower(name)
-	if wait := a.perAddress.reserve(address, now); wait > 0 {
+	userKey, addressKey := strings.ToLower(name), addressKey(address)
+	addressFailures, wait := a.perAddress.reserve(addressKey, now)
+	if wait > 0 {
 		a.opts.Logger.Warn("sign-in refused: too many failures from the address", "user", name, "address", address)
 		return nil, &RateLimitedError{RetryAfter: wait}
 	}
-	if wait := a.perUser.reserve(userKey, now); wait > 0 {
-		a.perAddress.undo(address, now)
+	_, wait = a.perUser.reserve(userKey, now)
+	throughLock := wait > 0
+	if throughLock && addressFailures > 0 {
+		a.perAddress.undo(addressKey, now)
 		a.opts.Logger.Warn("sign-in refused: too many failures for the user", "user", name, "address", address)
 		return nil, &RateLimitedError{RetryAfter: wait}
 	}
@@ -119,11 +132,18 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 		}
 	}
 	if err != nil {
-		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address)
+		if throughLock {
+			a.perUser.count(userKey, now) // reserve counted nothing: the name was locked
+		}
+		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address, "nameLocked", throughLock)
 		return nil, err // counted by reserve
 	}
-	a.perUser.forget(userKey)
-	a.perAddress.undo(address, now)
+	if throughLock {
+		a.opts.Logger.Warn("signed in through a lock of the user name: its failures came from other addresses", "user", name, "address", address)
+	} else {
+		a.perUser.forget(userKey)
+	}
+	a.perAddress.undo(addressKey, now)
 	secret := newSecret()
 	sess := store.Session{SecretHash: hashSecret(secret), UserName: name, CSRFToken: newSecret(), CreatedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL)}
 	if err := a.store.CreateSession(ctx, sess); err != nil {

@@ -3,16 +3,21 @@ package web_test
 import (
 	"context"
 	"io"
+	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"fieldboard/web"
 	"fieldboard/web/auth"
 )
 
@@ -214,6 +219,53 @@ func TestChangesNeedTheSessionsCSRFToken(t *testing.T) {
 	}
 }
 
+// TestCSRFTokenNeverFromTheQuery: the token counts in the X-CSRF-Token
+// header or a form body (URL-encoded or multipart), never in the query
+// string, where it would be kept in histories, logs and Referer headers;
+// nor does a sign-in read its password from there.
+func TestCSRFTokenNeverFromTheQuery(t *testing.T) {
+	a := newApp(t)
+	cookie, csrf := a.login(t, "tester", testerPassword)
+	post := func(target, contentType string, body io.Reader) (int, string) {
+		req, _ := http.NewRequest("POST", a.url+target, body)
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		req.AddCookie(cookie)
+		resp, err := a.anonymous.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	query := "/refresh?" + url.Values{auth.CSRFField: {csrf}}.Encode()
+	if status, body := post(query, "", nil); status != 403 || !strings.Contains(body, "CSRF token is missing or wrong") {
+		t.Errorf("the right token in the query string alone: %d, want 403 saying the token is missing:\n%.300s", status, body)
+	}
+	if status, _ := post(query, "application/x-www-form-urlencoded", strings.NewReader("x=1")); status != 403 {
+		t.Errorf("the right token in the query string beside a form without it: %d, want 403", status)
+	}
+	var multipartBody strings.Builder
+	mw := multipart.NewWriter(&multipartBody)
+	mw.WriteField(auth.CSRFField, csrf)
+	mw.Close()
+	if status, body := post("/refresh", mw.FormDataContentType(), strings.NewReader(multipartBody.String())); status != 303 {
+		t.Errorf("the token in a multipart form: %d, want 303:\n%.300s", status, body)
+	}
+
+	// Sign-in reads its fields from the body only.
+	resp, err := a.anonymous.Post(a.url+"/login?"+url.Values{"name": {"tester"}, "password": {testerPassword}}.Encode(), "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 || len(resp.Cookies()) != 0 {
+		t.Errorf("a sign-in with the password in the query string: %d with cookies %v, want 400 and none", resp.StatusCode, resp.Cookies())
+	}
+}
+
 func TestSignInSignOutAndCookie(t *testing.T) {
 	a := newApp(t)
 	resp, err := a.anonymous.PostForm(a.url+"/login", url.Values{"name": {"tester"}, "password": {testerPassword}, "next": {"//evil.example/x"}})
@@ -309,6 +361,93 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 	}
 }
 
+// TestLockedNameSparesOtherAddresses: failures from the guesser's
+// address lock the name for that address only, over HTTP: the rightful
+// user signs in from another address, the guesser stays refused, and an
+// X-Forwarded-For header moves nobody to another address unless it comes
+// from a trusted proxy.
+func TestLockedNameSparesOtherAddresses(t *testing.T) {
+	a := newApp(t)
+	other := from(t, "127.0.0.2")
+	for i := range 5 {
+		if got := a.tryLogin(t, a.anonymous, "tester", "not the password", ""); got != 401 {
+			t.Fatalf("guess %d from 127.0.0.1: %d, want 401", i+1, got)
+		}
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", testerPassword, "198.51.100.7"); got != 429 {
+		t.Errorf("the right password from the guesser's address, claiming another in X-Forwarded-For: %d, want 429", got)
+	}
+	if got := a.tryLogin(t, other, "tester", testerPassword, ""); got != 303 {
+		t.Errorf("the right password from 127.0.0.2, which never failed: %d, want 303 (signed in)", got)
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", "guess again", ""); got != 429 {
+		t.Errorf("a guess from 127.0.0.1 after the user signed in elsewhere: %d, want 429", got)
+	}
+	for i := range 15 { // 20 failures from 127.0.0.1 in all, each naming a new address
+		a.tryLogin(t, a.anonymous, "nobody"+strconv.Itoa(i), "not the password", "203.0.113."+strconv.Itoa(i))
+	}
+	if got := a.tryLogin(t, a.anonymous, "someone", "not the password", "203.0.113.99"); got != 429 {
+		t.Errorf("the 21st failure from 127.0.0.1, naming a new address in X-Forwarded-For each time: %d, want 429 (the header is not trusted)", got)
+	}
+
+	// Behind a trusted proxy the forwarded address counts, and the lock
+	// spares the addresses it names that did not fail.
+	a = newAppWith(t, func(s *web.Server) {
+		s.TrustedProxies = []*net.IPNet{{IP: net.IPv4(127, 0, 0, 1), Mask: net.CIDRMask(32, 32)}}
+	})
+	for range 5 {
+		a.tryLogin(t, a.anonymous, "tester", "not the password", "192.0.2.66")
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", testerPassword, "192.0.2.66"); got != 429 {
+		t.Errorf("behind the proxy, the right password from the guesser: %d, want 429", got)
+	}
+	if got := a.tryLogin(t, a.anonymous, "tester", testerPassword, "192.0.2.66, 198.51.100.7"); got != 303 {
+		t.Errorf("behind the proxy, the right password from another client: %d, want 303", got)
+	}
+	for i := range 20 { // from 127.0.0.2, which is no proxy
+		a.tryLogin(t, other, "nobody"+strconv.Itoa(i), "not the password", "203.0.113."+strconv.Itoa(i))
+	}
+	if got := a.tryLogin(t, other, "someone", "not the password", "203.0.113.99"); got != 429 {
+		t.Errorf("the 21st failure from 127.0.0.2, no proxy, naming a new address in X-Forwarded-For each time: %d, want 429", got)
+	}
+}
+
+// tryLogin posts the sign-in form through c, with an X-Forwarded-For
+// header unless forwardedFor is empty, and returns the status.
+func (a *app) tryLogin(t *testing.T, c *http.Client, name, password, forwardedFor string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", a.url+"/login", strings.NewReader(url.Values{"name": {name}, "password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// from returns a client, following no redirects, whose connections come
+// from the loopback address local. Linux answers on all of 127.0.0.0/8;
+// elsewhere the test is skipped, and under CI=true it fails.
+func from(t *testing.T, local string) *http.Client {
+	t.Helper()
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	probe, err := net.Listen("tcp", local+":0")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no loopback address %s to sign in from: %v", local, err)
+		}
+		t.Skipf("no loopback address %s to sign in from: %v", local, err)
+	}
+	probe.Close()
+	transport := &http.Transport{DialContext: dialer.DialContext}
+	t.Cleanup(transport.CloseIdleConnections)
+	return noRedirects(transport)
+}
+
 // concrete fills a route's parameters with plausible values.
 func concrete(path string) string {
 	path = strings.ReplaceAll(path, ":id", "1")
@@ -390,21 +529,32 @@ func TestBodiesAreCapped(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a 200 KiB sign-in form: %d, want 413", resp.StatusCode)
 	}
-	body := &countingReader{left: 64 << 20}
+	body := &countingReader{left: 64 << 20, closed: make(chan struct{})}
 	req, _ = http.NewRequest("POST", a.url+"/login", body)
 	req.Header.Set("Content-Type", "multipart/form-data; boundary=x")
 	resp, err = a.anonymous.Do(req)
 	if err == nil {
 		resp.Body.Close()
 	}
+	<-body.closed // the transport may still be sending after the answer came
 	if body.read > 8<<20 {
 		t.Errorf("the server read %d bytes of a chunked 64 MiB sign-in body; want it to stop near 64 KiB", body.read)
 	}
 }
 
 // countingReader is a multipart form whose one file part is left bytes
-// of "x", counting what was read.
-type countingReader struct{ left, read int }
+// of "x", counting what was read. The transport closes it when it has
+// sent all it will.
+type countingReader struct {
+	left, read int
+	closed     chan struct{}
+	closeOnce  sync.Once
+}
+
+func (r *countingReader) Close() error {
+	r.closeOnce.Do(func() { close(r.closed) })
+	return nil
+}
 
 const partHeader = "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n"
 

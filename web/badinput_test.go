@@ -290,3 +290,65 @@ func (a *app) raw(t *testing.T, method, target, body, contentType string, header
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
+
+// TestQueryStringsAreCapped: a query parameter longer than 1 KiB, or a
+// query string longer than 8 KiB, is refused with 400 and the reason, on
+// the pages, their CSVs and the API alike, before any page reads it;
+// everything up to the caps is served. A page whose own address is too
+// long to come back to after signing in sends the browser to sign in and
+// back to its path.
+func TestQueryStringsAreCapped(t *testing.T) {
+	a := refreshed(t)
+	x := func(n int) string { return strings.Repeat("x", n) }
+	many := strings.Repeat("a="+x(1000)+"&", 9) // 9 parameters under the cap, 9 KiB in all
+	tests := []struct {
+		target string
+		status int
+		want   string
+	}{
+		{"/live?q=" + x(1024), 200, "0 of"},
+		{"/live?q=" + x(1025), 400, "The query parameter &#34;q&#34; is 1025 bytes long; at most 1024."},
+		{"/live.csv?q=" + x(1025), 400, "The query parameter &#34;q&#34; is 1025 bytes long; at most 1024."},
+		{"/live?q=" + strings.Repeat("%C3%A9", 513), 400, "is 1026 bytes long"}, // decoded bytes count
+		{"/live?" + x(1025) + "=1", 400, "A query parameter&#39;s name is 1025 bytes long; at most 1024."},
+		{"/live?" + many, 400, "The query string is 9027 bytes long; at most 8192."},
+		{"/events?q=" + x(2000), 400, "The query parameter &#34;q&#34; is 2000 bytes long"},
+		{"/panelists?panelist=" + x(900_000), 400, "The query string is 900009 bytes long; at most 8192."},
+		{"/api/v1/subsamples?country=" + x(1025), 400, `{"error":"The query parameter \"country\" is 1025 bytes long; at most 1024."}`},
+		{"/api/v1/eligibility?panelistId=P1&subsampleId=1&q=" + x(8190), 400, `{"error":"The query string is 8220 bytes long; at most 8192."}`},
+		{"/static/app.css?v=" + x(1025), 400, "is 1025 bytes long"},
+	}
+	for _, tt := range tests {
+		resp, body := a.raw(t, "GET", tt.target, "", "", nil)
+		if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+			t.Errorf("GET %.60s... (%d bytes) = %d, want %d with %q:\n%.300s", tt.target, len(tt.target), resp.StatusCode, tt.status, tt.want, body)
+		}
+	}
+
+	// The longest filters a user sets on the live list fit.
+	full := "/live?sendability=sendable&status=Live+for+testing&country=GB&rtype=Consumer&category=Automotive&device=desktop&cpimin=0.5&cpimax=99.5&q=" +
+		x(1000) + "&sort=-fieldend&page=2"
+	if resp, body := a.raw(t, "GET", full, "", "", nil); resp.StatusCode != 200 {
+		t.Errorf("the live list with every filter set: %d\n%.300s", resp.StatusCode, body)
+	}
+
+	// Signing in and back from a page whose address is too long to carry.
+	req, _ := http.NewRequest("GET", a.url+"/live?sort=cpi&q="+x(1020), nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := a.anonymous.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != 303 || loc != "/login?next=%2Flive" {
+		t.Fatalf("a long page address sends the browser to %d %q, want 303 to /login?next=%%2Flive", resp.StatusCode, loc)
+	}
+	resp, err = a.anonymous.Get(a.url + resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the sign-in page it is sent to: %d, want 200", resp.StatusCode)
+	}
+}

@@ -5,6 +5,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -55,22 +58,39 @@ type Server struct {
 	NoSurveyURL     string
 	ClicksPerSecond float64
 	ClickBurst      int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client: a request from one of them counts, for the sign-in
+	// limits, as coming from the last address in that header that is not
+	// one of them. Without any, the address is the connection's, and the
+	// header is ignored: anyone could write it.
+	TrustedProxies []*net.IPNet
+	// ReadTimeout bounds the reading of a request, its body included
+	// (defaultReadTimeout when 0), so that connections trickling a body,
+	// to the public sign-in form or anywhere else, are closed. The upload
+	// routes get UploadReadTimeout instead (defaultUploadReadTimeout when
+	// 0): large files take long on a slow line.
+	ReadTimeout, UploadReadTimeout time.Duration
 }
+
+// The read timeouts when the Server's are 0.
+const (
+	defaultReadTimeout       = 30 * time.Second
+	defaultUploadReadTimeout = 15 * time.Minute
+)
 
 // Routes returns the HTTP handler with every route of the dashboard.
 func (s *Server) Routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	// The client's address is the connection's: X-Forwarded-For is not
-	// trusted, or anyone could pick the address that sign-in limits count.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = s.clientAddress()
 	e.Use(middleware.Recover())
 	e.Use(s.logRequests)
 	e.Use(secureHeaders)
+	e.Use(noStore)
 	e.Use(sameOrigin)
 	e.Use(readableQuery)
-	e.Use(bodyLimits) // before anything parses a form: sign-in and the CSRF check do
+	e.Use(s.bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Auth.Middleware)
 	e.Use(s.staleBanner)
 
@@ -156,6 +176,22 @@ func (s *Server) clickLimit() echo.MiddlewareFunc {
 	})
 }
 
+// clientAddress finds the client's address, which the sign-in limits
+// count: the connection's, or behind a trusted proxy the one it forwards
+// for. X-Forwarded-For from anyone else is ignored, or a guesser could
+// pick a fresh address for every attempt. Loopback, link-local and
+// private addresses are trusted only when listed.
+func (s *Server) clientAddress() echo.IPExtractor {
+	if len(s.TrustedProxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, proxy := range s.TrustedProxies {
+		trust = append(trust, echo.TrustIPRange(proxy))
+	}
+	return echo.ExtractIPFromXFFHeader(trust...)
+}
+
 // contentSecurityPolicy allows the pages nothing but their own files: no
 // inline script or style, no framing, forms posting only here.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
@@ -170,6 +206,20 @@ func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// noStore keeps every answer but the static files out of caches: pages,
+// CSVs and API answers hold panelists' ids, eligibility and entry links,
+// and prices, which must not stay on a shared computer's disk or in a
+// proxy's cache after the user signed out. The static files (stylesheet,
+// scripts) hold nothing of that and keep their caching.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !strings.HasPrefix(c.Request().URL.Path, "/static/") {
+			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+		}
 		return next(c)
 	}
 }
@@ -198,13 +248,40 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// Query strings are capped before anything reads them. No page, CSV or
+// API call needs more: the longest filter a user types is a free-text
+// search or a panelist id (128 bytes), and every other parameter is a
+// number, a code or a name from a list. A longer query would only make the
+// server parse, remember and render what an attacker sends.
+const (
+	maxQueryBytes      = 8 << 10 // the whole query string, as sent
+	maxQueryParamBytes = 1 << 10 // one parameter's name or value, decoded
+)
+
 // readableQuery refuses a query string that net/url cannot decode (a bad
 // escape such as %zz, a semicolon): its parameters would otherwise be
 // dropped silently, and the page would answer for filters nobody asked.
+// It refuses one longer than maxQueryBytes, or with a parameter longer
+// than maxQueryParamBytes, saying which.
 func readableQuery(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if _, err := url.ParseQuery(c.Request().URL.RawQuery); err != nil {
+		raw := c.Request().URL.RawQuery
+		if len(raw) > maxQueryBytes {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The query string is %d bytes long; at most %d.", len(raw), maxQueryBytes))
+		}
+		query, err := url.ParseQuery(raw)
+		if err != nil {
 			return echo.NewHTTPError(http.StatusBadRequest, "The query string could not be read: "+err.Error()+".")
+		}
+		for name, values := range query {
+			if len(name) > maxQueryParamBytes {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("A query parameter's name is %d bytes long; at most %d.", len(name), maxQueryParamBytes))
+			}
+			for _, v := range values {
+				if len(v) > maxQueryParamBytes {
+					return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The query parameter %q is %d bytes long; at most %d.", name, len(v), maxQueryParamBytes))
+				}
+			}
 		}
 		return next(c)
 	}
@@ -225,12 +302,19 @@ var uploadRoutes = map[string]bool{
 }
 
 // bodyLimits refuses a body declared larger than its route allows (413)
-// and stops reading one that grows past it, chunked or not.
-func bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
+// and stops reading one that grows past it, chunked or not. On the upload
+// routes it moves the connection's read deadline from the server's short
+// ReadTimeout to UploadReadTimeout from now.
+func (s *Server) bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
+	uploadTimeout := cmp.Or(s.UploadReadTimeout, defaultUploadReadTimeout)
 	return func(c echo.Context) error {
 		limit := int64(maxFormBytes)
 		if uploadRoutes[c.Path()] {
 			limit = maxUploadBytes
+			err := http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
+			if err != nil && !errors.Is(err, http.ErrNotSupported) { // not supported: no deadline to move
+				return fmt.Errorf("extend the upload's read deadline: %w", err)
+			}
 		}
 		req := c.Request()
 		if req.ContentLength > limit {
@@ -247,9 +331,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Routes(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       15 * time.Minute, // uploads of large history files
+		ReadTimeout:       cmp.Or(s.ReadTimeout, defaultReadTimeout), // the upload routes extend it (bodyLimits)
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+		// Headers and the query string need little: a query is capped at
+		// 8 KiB (readableQuery), and net/http's default would let each
+		// connection hold 1 MiB of header.
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
 	scheduleCtx, stopSchedule := context.WithCancel(ctx)
 	defer stopSchedule()
@@ -277,6 +365,24 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// statusClientClosedRequest is the status logged for a request whose
+// client went away before any answer: nginx's 499.
+const statusClientClosedRequest = 499
+
+// clientGone reports whether a request failed because its client went
+// away: the error is the cancellation of the request's context, which
+// net/http cancels when it sees the connection close (a query interrupted,
+// a send list given up; the store and the checks service return
+// ctx.Err()), or a write to a connection the client reset or closed
+// (ECONNRESET, EPIPE), which may come before that is seen. Other errors
+// are answered and logged as usual: a body that stopped coming within the
+// read timeout cancels the context too, but that client is still there
+// and gets its 408.
+func clientGone(req *http.Request, err error) bool {
+	return errors.Is(err, context.Canceled) && req.Context().Err() != nil ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // staleBanner tells every page when the data is too old to decide on
@@ -321,11 +427,26 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // handleError answers a failed request: JSON for the API, a page for the
 // rest. 5xx are logged as errors with their detail, which the user never
 // sees; 4xx keep their message, which is written for the user.
+//
+// A client that went away is no failure of ours: it is logged at info
+// level, its request line gets the status 499 (nginx's "client closed
+// request") when nothing was sent yet, and nothing is written.
 func (s *Server) handleError(err error, c echo.Context) {
+	if req := c.Request(); clientGone(req, err) {
+		s.Logger.Info("client went away before the answer was sent", "method", req.Method, "path", req.URL.Path, "err", err)
+		if !c.Response().Committed {
+			c.Response().Status = statusClientClosedRequest
+		}
+		return
+	}
 	if c.Response().Committed {
 		// A streamed answer (CSV) failed part-way: the client sees it cut
 		// short; the log says why.
-		s.Logger.Error("answer failed after it started", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		level := slog.LevelError
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			level = slog.LevelWarn // a client that reads too slowly is cut off (handlers set write deadlines)
+		}
+		s.Logger.Log(c.Request().Context(), level, "answer failed after it started", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		return
 	}
 	status, message := http.StatusInternalServerError, "Something went wrong on our side; the error is logged."

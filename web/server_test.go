@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -245,5 +246,48 @@ func TestSecureHeaders(t *testing.T) {
 		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") == "" {
 			t.Errorf("%s: headers %v", path, resp.Header)
 		}
+	}
+}
+
+// TestPanelistDataIsNeverCached: every answer but the static files says
+// Cache-Control: no-store, so panelists' ids, eligibility and entry links
+// stay off a shared computer's disk and out of proxies: each route the
+// server has, and by name the pages, CSVs and API answers that hold
+// panelist data, answering 200.
+func TestPanelistDataIsNeverCached(t *testing.T) {
+	a := refreshed(t)
+	target, _ := sendableSiblings(t, a)
+	a.livesIn(t, target.Country, "P1")
+	for _, r := range a.routes {
+		if r.Method != "GET" {
+			continue
+		}
+		resp, _ := a.do(t, "GET", concrete(r.Path), nil)
+		if got := resp.Header.Get("Cache-Control"); (got == "no-store") == strings.HasPrefix(r.Path, "/static/") {
+			t.Errorf("GET %s (%d): Cache-Control %q; want no-store on everything but the static files", r.Path, resp.StatusCode, got)
+		}
+	}
+	id := fmt.Sprint(target.SubsampleID)
+	for _, path := range []string{
+		"/panelists?panelist=P1", "/panelists.csv?panelist=P1", "/api/v1/panelists/P1/surveys",
+		"/api/v1/eligibility?panelistId=P1&subsampleId=" + id,
+		"/subsamples/" + id, "/subsamples/" + id + "/targets.csv", "/api/v1/subsamples/" + id + "/targets",
+		"/live", "/live.csv", "/",
+	} {
+		if resp, body := a.do(t, "GET", path, nil); resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("GET %s: %d, Cache-Control %q; want 200 and no-store:\n%.300s", path, resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+		}
+	}
+	resp, body := a.post(t, "/api/v1/subsamples/"+id+"/eligibility", "text/csv", "panelistId\nP1\n")
+	if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("the API's bulk check: %d, Cache-Control %q; want 200 and no-store:\n%.300s", resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+	}
+	form, contentType := multipartFile(t, map[string]string{"subsample": id}, "ids.csv", "panelistId\nP1\n")
+	resp, body = a.postRaw(t, "/panelists/bulk", contentType, form, nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("the bulk check form: %d, Cache-Control %q; want 200 and no-store:\n%.300s", resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+	}
+	if resp, _ := a.do(t, "GET", "/static/app.css", nil); resp.StatusCode != 200 {
+		t.Errorf("GET /static/app.css: %d", resp.StatusCode)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -165,6 +166,8 @@ func TestBadInvocations(t *testing.T) {
 		{"stray argument", []string{"serve", "extra"}, nil, `unexpected argument "extra"`},
 		{"pprof on a public address", []string{"serve", "--pprof", "0.0.0.0:6060"}, nil, "not a loopback address"},
 		{"pprof without a port", []string{"serve", "--pprof", "localhost"}, nil, "--pprof"},
+		{"trusted proxy that is no address", []string{"serve", "--trusted-proxies", "10.0.0.1, proxy.example"}, nil, `--trusted-proxies: "proxy.example" is neither an address nor a CIDR range`},
+		{"trusted proxy range without bits", []string{"serve", "--trusted-proxies", "10.0.0.0/"}, nil, "--trusted-proxies"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +180,24 @@ func TestBadInvocations(t *testing.T) {
 				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestTrustedProxies: --trusted-proxies takes addresses and CIDR ranges;
+// an address is a range of one.
+func TestTrustedProxies(t *testing.T) {
+	proxies, err := parseProxies(" 10.1.2.3, 192.168.0.0/16,::1 ,")
+	if err != nil || len(proxies) != 3 {
+		t.Fatalf("parseProxies = %v, %v; want 3 ranges", proxies, err)
+	}
+	for ip, want := range map[string]bool{"10.1.2.3": true, "10.1.2.4": false, "192.168.77.1": true, "::1": true, "::2": false} {
+		trusted := false
+		for _, p := range proxies {
+			trusted = trusted || p.Contains(net.ParseIP(ip))
+		}
+		if trusted != want {
+			t.Errorf("%s trusted = %v, want %v", ip, trusted, want)
+		}
 	}
 }
 

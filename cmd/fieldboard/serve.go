@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"fieldboard/client/sim"
@@ -41,6 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		publicURL    = publicURLFlag(fs, "send lists then carry an inviteLink column")
 		inviteTTL    = fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links of send lists stay valid")
 		noSurveyURL  = fs.String("no-survey-url", "", "where an invitation link goes when no survey would take the panelist; empty shows a plain page")
+		proxies      = fs.String("trusted-proxies", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of the dashboard, whose X-Forwarded-For names the client for the sign-in limits; empty trusts no such header")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
 	if err := parse(fs, args); err != nil {
@@ -65,6 +67,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	loc, err := time.LoadLocation(*tz)
 	if err != nil {
 		return fmt.Errorf("--tz %q: %w", *tz, err)
+	}
+	trustedProxies, err := parseProxies(*proxies)
+	if err != nil {
+		return err
 	}
 	if *memoryLimit < 0 {
 		return errFlag("memory-limit-mib", "must not be negative")
@@ -128,6 +134,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PublicURL:        base,
 		InviteTTL:        *inviteTTL,
 		NoSurveyURL:      *noSurveyURL,
+		TrustedProxies:   trustedProxies,
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -147,6 +154,32 @@ func startSimulator(s *sim.Simulator) (string, func(), error) {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// parseProxies reads --trusted-proxies: addresses (a range of one) and
+// CIDR ranges, separated by commas.
+func parseProxies(list string) ([]*net.IPNet, error) {
+	var proxies []*net.IPNet
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if ip := net.ParseIP(item); ip != nil {
+			bits := 8 * len(ip.To16())
+			if ip.To4() != nil {
+				ip, bits = ip.To4(), 32
+			}
+			proxies = append(proxies, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, network, err := net.ParseCIDR(item)
+		if err != nil {
+			return nil, errFlag("trusted-proxies", "%q is neither an address nor a CIDR range such as 10.0.0.0/8", item)
+		}
+		proxies = append(proxies, network)
+	}
+	return proxies, nil
 }
 
 // errFlag reports a flag error as a usage error.

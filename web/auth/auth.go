@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,7 +34,8 @@ const (
 )
 
 // Sign-in limits: failed attempts allowed per window, per user name and
-// per address. An address tries many names, so it gets more.
+// per address. An address tries many names, so it gets more. A name's
+// lock holds only for addresses that have failed (see SignIn).
 const (
 	failuresPerUser    = 5
 	failuresPerAddress = 20
@@ -91,15 +94,27 @@ func New(st *store.Store, opts Options) *Auth {
 // SignIn checks a user's password and opens a session, returning its
 // cookie. It returns ErrBadCredentials or a *RateLimitedError when it
 // refuses; address is the client's, for the limit per address.
+//
+// A name with failuresPerUser failures in the window is locked, but only
+// for addresses that have failed themselves (any name, in the window): an
+// address without a failure still gets its attempt checked, so whoever
+// guesses a user's name cannot lock that user out. That attempt counts as
+// any other: a wrong password is a failure of the address, which is then
+// locked out of the name too, and of the name, whose lock it prolongs; a
+// right one signs in without lifting the lock for the addresses that
+// caused it.
 func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, address string) (*http.Cookie, error) {
 	now := a.opts.Now()
-	userKey := strings.ToLower(name)
-	if wait := a.perAddress.reserve(address, now); wait > 0 {
+	userKey, addressKey := strings.ToLower(name), addressKey(address)
+	addressFailures, wait := a.perAddress.reserve(addressKey, now)
+	if wait > 0 {
 		a.opts.Logger.Warn("sign-in refused: too many failures from the address", "user", name, "address", address)
 		return nil, &RateLimitedError{RetryAfter: wait}
 	}
-	if wait := a.perUser.reserve(userKey, now); wait > 0 {
-		a.perAddress.undo(address, now)
+	_, wait = a.perUser.reserve(userKey, now)
+	throughLock := wait > 0
+	if throughLock && addressFailures > 0 {
+		a.perAddress.undo(addressKey, now)
 		a.opts.Logger.Warn("sign-in refused: too many failures for the user", "user", name, "address", address)
 		return nil, &RateLimitedError{RetryAfter: wait}
 	}
@@ -117,11 +132,18 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 		}
 	}
 	if err != nil {
-		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address)
+		if throughLock {
+			a.perUser.count(userKey, now) // reserve counted nothing: the name was locked
+		}
+		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address, "nameLocked", throughLock)
 		return nil, err // counted by reserve
 	}
-	a.perUser.forget(userKey)
-	a.perAddress.undo(address, now)
+	if throughLock {
+		a.opts.Logger.Warn("signed in through a lock of the user name: its failures came from other addresses", "user", name, "address", address)
+	} else {
+		a.perUser.forget(userKey)
+	}
+	a.perAddress.undo(addressKey, now)
 	secret := newSecret()
 	sess := store.Session{SecretHash: hashSecret(secret), UserName: name, CSRFToken: newSecret(), CreatedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL)}
 	if err := a.store.CreateSession(ctx, sess); err != nil {
@@ -221,8 +243,14 @@ func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			switch {
 			case viewer.Token && !strings.HasPrefix(req.URL.Path, "/api/"):
 				return echo.NewHTTPError(http.StatusForbidden, "A bearer token may change things only through /api/v1; sign in to use the dashboard's buttons and forms.")
-			case !viewer.Token && !sameToken(csrfOf(c), viewer.CSRF):
-				return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from Fieldboard (its CSRF token is missing or wrong). Reload the page and try again.")
+			case !viewer.Token:
+				token, err := csrfOf(req)
+				if err != nil {
+					return err
+				}
+				if !sameToken(token, viewer.CSRF) {
+					return echo.NewHTTPError(http.StatusForbidden, "This form is out of date or did not come from Fieldboard (its CSRF token is missing or wrong). Reload the page and try again.")
+				}
 			}
 		}
 		c.SetRequest(req.WithContext(views.WithViewer(req.Context(), viewer)))
@@ -248,9 +276,19 @@ func (a *Auth) unauthenticated(c echo.Context) error {
 	return echo.NewHTTPError(http.StatusUnauthorized, "Sign in first, or send a bearer token (Authorization: Bearer TOKEN; see fieldboard token create).")
 }
 
-// LoginURL is the sign-in page that returns to back afterwards.
+// maxNextBytes is the longest way back the sign-in page is given: the
+// server refuses a query parameter longer than 1 KiB (web's
+// maxQueryParamBytes).
+const maxNextBytes = 1 << 10
+
+// LoginURL is the sign-in page that returns to back afterwards. A back
+// longer than maxNextBytes returns to its path without the query, or to
+// the overview when the path too is longer: the sign-in page must open.
 func LoginURL(back string) string {
-	if back == "" || back == "/" {
+	if len(back) > maxNextBytes {
+		back, _, _ = strings.Cut(back, "?")
+	}
+	if back == "" || back == "/" || len(back) > maxNextBytes {
 		return "/login"
 	}
 	return "/login?next=" + url.QueryEscape(back)
@@ -268,11 +306,50 @@ func SafeNext(next string) string {
 	return next
 }
 
-func csrfOf(c echo.Context) string {
-	if t := c.Request().Header.Get(CSRFHeader); t != "" {
-		return t
+// csrfOf returns the CSRF token a request carries: the X-CSRF-Token
+// header, or the _csrf field of a form body. A token in the query string
+// does not count: it would sit in the browser's history, the server's
+// logs and the Referer of every link the next page follows.
+func csrfOf(req *http.Request) (string, error) {
+	if t := req.Header.Get(CSRFHeader); t != "" {
+		return t, nil
 	}
-	return c.FormValue(CSRFField)
+	form, err := postForm(req)
+	return form.Get(CSRFField), err
+}
+
+// multipartMemory is how much of a multipart form is kept in memory;
+// larger files are spooled to temporary files. It is echo's own default,
+// so the handlers' FormFile finds the form parsed as it would parse it.
+const multipartMemory = 32 << 20
+
+// postForm parses a URL-encoded or multipart form body and returns its
+// fields, never the query string's; another body has no fields. A body
+// that cannot be read is an HTTP error that says why: too large (413),
+// too slow (408) or malformed (400).
+func postForm(req *http.Request) (url.Values, error) {
+	mediaType, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	var err error
+	switch mediaType {
+	case echo.MIMEApplicationForm:
+		err = req.ParseForm()
+	case echo.MIMEMultipartForm:
+		err = req.ParseMultipartForm(multipartMemory)
+	default:
+		return url.Values{}, nil
+	}
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return req.PostForm, nil
+	case errors.As(err, &tooBig):
+		return url.Values{}, echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", tooBig.Limit)).SetInternal(err)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return url.Values{}, echo.NewHTTPError(http.StatusRequestTimeout, "The form came too slowly and was cut off; send it again.").SetInternal(err)
+	default:
+		return url.Values{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error()+".").SetInternal(err)
+	}
 }
 
 func sameToken(got, want string) bool {

@@ -38,22 +38,52 @@ func TestSafeNext(t *testing.T) {
 func TestLimiterForgetsAfterTheWindow(t *testing.T) {
 	l := newLimiter(2, time.Minute)
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	if l.reserve("a", t0) != 0 || l.reserve("a", t0.Add(10*time.Second)) != 0 {
+	wait := func(key string, at time.Time) time.Duration {
+		_, w := l.reserve(key, at)
+		return w
+	}
+	if wait("a", t0) != 0 || wait("a", t0.Add(10*time.Second)) != 0 {
 		t.Fatal("the first two attempts of two allowed already wait")
 	}
-	if got := l.reserve("a", t0.Add(20*time.Second)); got != 40*time.Second {
+	if got := wait("a", t0.Add(20*time.Second)); got != 40*time.Second {
 		t.Errorf("wait after 2 failures = %v, want 40s (until the first leaves the window)", got)
 	}
-	if l.reserve("b", t0) != 0 {
+	if wait("b", t0) != 0 {
 		t.Error("another key waits")
 	}
 	l.undo("b", t0) // b signed in
-	if got := l.reserve("a", t0.Add(time.Minute)); got != 0 {
+	if got := wait("a", t0.Add(time.Minute)); got != 0 {
 		t.Errorf("wait once the first failure left the window = %v, want 0", got)
 	}
 	l.reserve("c", t0.Add(5*time.Minute)) // sweeps
 	if len(l.failures) != 1 {
 		t.Errorf("after a window, %d keys are kept, want only the new one", len(l.failures))
+	}
+}
+
+// TestLimiterCountsPastTheLimit: failures counted on a refused key (an
+// attempt let through a name's lock that failed) keep it refused until
+// all but max-1 of them left the window.
+func TestLimiterCountsPastTheLimit(t *testing.T) {
+	l := newLimiter(2, time.Minute)
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	l.reserve("a", t0)
+	l.reserve("a", t0.Add(10*time.Second))
+	l.count("a", t0.Add(30*time.Second))
+	before, wait := l.reserve("a", t0.Add(40*time.Second))
+	if before != 3 || wait != 30*time.Second {
+		t.Errorf("after 3 failures of 2 allowed: %d before, wait %v; want 3 and 30s (until the second leaves the window)", before, wait)
+	}
+}
+
+func TestAddressKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.7": "192.0.2.7", "2001:db8:1:2:aaaa::1": "2001:db8:1:2::/64", "2001:db8:1:2:bbbb::9": "2001:db8:1:2::/64",
+		"::ffff:192.0.2.7": "::ffff:192.0.2.7", "not an address": "not an address",
+	} {
+		if got := addressKey(in); got != want {
+			t.Errorf("addressKey(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -167,5 +197,72 @@ func TestCookieIsSecureOverTLSOrWhenAsked(t *testing.T) {
 		if c.Secure != tt.secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 			t.Errorf("%s: cookie Secure %v HttpOnly %v SameSite %v; want Secure %v, HttpOnly, Lax", tt.name, c.Secure, c.HttpOnly, c.SameSite, tt.secure)
 		}
+	}
+}
+
+// TestLockedNameLetsTheRightPasswordInFromElsewhere: five failures lock a
+// name for the addresses that failed, not for everyone: the rightful user
+// signs in from an address without failures, while the guesser stays
+// locked out; an attempt through the lock counts like any other.
+func TestLockedNameLetsTheRightPasswordInFromElsewhere(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const password = "a long enough secret"
+	hash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	a := New(st, Options{Now: func() time.Time { return now }})
+	try := func(name, password, address string) error {
+		now = now.Add(time.Second)
+		_, err := a.SignIn(ctx, httptest.NewRequest("POST", "/login", nil), name, password, address)
+		return err
+	}
+	var limited *RateLimitedError
+	const guesser, maria, typist = "192.0.2.66", "198.51.100.7", "203.0.113.5"
+	for i := range failuresPerUser {
+		if err := try("maria", "guess guess guess", guesser); !errors.Is(err, ErrBadCredentials) {
+			t.Fatalf("guess %d: %v, want wrong credentials", i+1, err)
+		}
+	}
+	if err := try("Maria", password, guesser); !errors.As(err, &limited) {
+		t.Errorf("the right password from the address that locked the name: %v, want refused", err)
+	}
+	if err := try("maria", password, maria); err != nil {
+		t.Errorf("the right password from an address without failures: %v, want signed in", err)
+	}
+	if err := try("maria", "guess guess guess", guesser); !errors.As(err, &limited) {
+		t.Errorf("a guess after the user signed in elsewhere: %v, want still refused", err)
+	}
+	if err := try("maria", "typo typo typo", typist); !errors.Is(err, ErrBadCredentials) {
+		t.Errorf("a wrong password from an address without failures: %v, want checked and wrong", err)
+	}
+	if err := try("maria", password, typist); !errors.As(err, &limited) {
+		t.Errorf("the right password from an address that just failed on the locked name: %v, want refused (its failure counted)", err)
+	}
+	if err := try("maria", password, maria); err != nil {
+		t.Errorf("the right password again from the address that signed in: %v, want signed in", err)
+	}
+
+	// IPv6: an address of the guesser's /64 is the guesser's.
+	for range failuresPerUser {
+		try("jo", "guess guess guess", "2001:db8:7:7::1")
+	}
+	if err := try("maria", password, "2001:db8:7:7::abcd"); !errors.As(err, &limited) {
+		t.Errorf("the right password from the guesser's /64: %v, want refused", err)
+	}
+	if err := try("maria", password, "2001:db8:7:8::1"); err != nil {
+		t.Errorf("the right password from another /64: %v, want signed in", err)
+	}
+
+	// The lock ends with the window.
+	now = now.Add(failureWindow)
+	if err := try("maria", password, guesser); err != nil {
+		t.Errorf("the right password from the guesser's address a window later: %v, want signed in", err)
 	}
 }

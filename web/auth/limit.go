@@ -1,13 +1,14 @@
 package auth
 
 import (
+	"net"
 	"sync"
 	"time"
 )
 
 // limiter counts failed sign-ins per key (an address, a user name) in a
-// sliding window and refuses a key that reached max, until its oldest
-// failure leaves the window. Keys without a failure in the window are
+// sliding window and refuses a key that reached max, until enough of its
+// failures left the window. Keys without a failure in the window are
 // forgotten, so memory follows the attackers' keys of the last window.
 type limiter struct {
 	max    int
@@ -23,17 +24,34 @@ func newLimiter(max int, window time.Duration) *limiter {
 }
 
 // reserve counts an attempt of key as failed before it is made, and
-// returns 0; or, when key has reached max, returns how long it must wait
-// and counts nothing. Counting first, in the same locked step as the
-// check, keeps parallel attempts from all passing the check: an attempt
-// that succeeds is taken back with undo.
-func (l *limiter) reserve(key string, now time.Time) time.Duration {
+// returns how many failures key had in the window before it; or, when key
+// has reached max, returns how long it must wait and counts nothing.
+// Counting first, in the same locked step as the check, keeps parallel
+// attempts from all passing the check: an attempt that succeeds is taken
+// back with undo.
+func (l *limiter) reserve(key string, now time.Time) (before int, wait time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	recent := l.recent(key, now)
 	if len(recent) >= l.max {
-		return recent[0].Add(l.window).Sub(now)
+		// Free again when all but max-1 of its failures left the window.
+		return len(recent), recent[len(recent)-l.max].Add(l.window).Sub(now)
 	}
+	l.add(key, recent, now)
+	return len(recent), 0
+}
+
+// count counts a failure of key even when it has reached max (an attempt
+// let through a lock that failed), which keeps it refused longer.
+func (l *limiter) count(key string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.add(key, l.recent(key, now), now)
+}
+
+// add appends a failure at now to key's recent ones, and forgets the keys
+// without a failure in the window once a window.
+func (l *limiter) add(key string, recent []time.Time, now time.Time) {
 	l.failures[key] = append(recent, now)
 	if now.Sub(l.swept) > l.window {
 		for k := range l.failures {
@@ -43,7 +61,6 @@ func (l *limiter) reserve(key string, now time.Time) time.Duration {
 		}
 		l.swept = now
 	}
-	return 0
 }
 
 // undo takes back one attempt of key counted at at.
@@ -80,4 +97,15 @@ func (l *limiter) recent(key string, now time.Time) []time.Time {
 	}
 	l.failures[key] = f
 	return f
+}
+
+// addressKey is what the limit per address counts: the IPv4 address, or
+// the /64 of an IPv6 one. A subscriber is given a whole /64, whose every
+// address would otherwise be a fresh one, without failures.
+func addressKey(address string) string {
+	ip := net.ParseIP(address)
+	if ip == nil || ip.To4() != nil {
+		return address
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }

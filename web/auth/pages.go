@@ -39,9 +39,20 @@ func (p *Pages) Login(c echo.Context) error {
 // SignIn answers POST /login: a session cookie and back to the page the
 // user asked for, or the form again with why not (401, or 429 after too
 // many failures, with Retry-After).
+//
+// The fields are read from the form body only: a password in the query
+// string would be kept in logs and the browser's history. A form without
+// a name or a password is refused (400) before anything is counted.
 func (p *Pages) SignIn(c echo.Context) error {
-	name, next := c.FormValue("name"), SafeNext(c.FormValue("next"))
-	cookie, err := p.Auth.SignIn(c.Request().Context(), c.Request(), name, c.FormValue("password"), c.RealIP())
+	form, err := postForm(c.Request())
+	if err != nil {
+		return err
+	}
+	name, password, next := form.Get("name"), form.Get("password"), SafeNext(form.Get("next"))
+	if name == "" || password == "" {
+		return p.loginFailed(c, http.StatusBadRequest, name, next, "Type your user name and password.")
+	}
+	cookie, err := p.Auth.SignIn(c.Request().Context(), c.Request(), name, password, c.RealIP())
 	var limited *RateLimitedError
 	switch {
 	case errors.Is(err, ErrBadCredentials):

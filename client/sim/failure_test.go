@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,7 +145,13 @@ func TestLatency(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	s, clk := newSim(Options{Seed: 1, Subsamples: 100})
-	srv := httptest.NewServer(s)
+	// The client gives up after 50 ms, on a loaded machine sometimes
+	// before its request reached the simulator: count what arrived.
+	var arrived atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		s.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	ids := s.LiveSubsampleIDs()
 	c := &http.Client{Timeout: 50 * time.Millisecond} // some requests hang with FailTimeout
@@ -177,8 +184,9 @@ func TestConcurrentUse(t *testing.T) {
 	for range 8 {
 		<-done
 	}
-	if s.Requests() != 8*20*2 {
-		t.Errorf("Requests() = %d, want %d", s.Requests(), 8*20*2)
+	srv.Close() // waits for the requests in flight
+	if got, want := s.Requests(), arrived.Load(); got != want || want < 8*20 {
+		t.Errorf("Requests() = %d, want the %d that arrived (of %d sent)", got, want, 8*20*2)
 	}
 }
 

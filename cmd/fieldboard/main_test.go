@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -264,6 +265,18 @@ func TestProviderSimServesAllNineEndpoints(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("provider-sim after cancel: %v", err)
+	}
+}
+
+// TestBinaryEmbedsTimeZones: --tz and --provider-tz must read on a host
+// without zoneinfo (a scratch container), so the binary carries its own.
+func TestBinaryEmbedsTimeZones(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "fieldboard/cmd/fieldboard").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	if !slices.Contains(strings.Fields(string(out)), "time/tzdata") {
+		t.Error(`fieldboard does not embed the time zone database: import _ "time/tzdata" in cmd/fieldboard`)
 	}
 }
 

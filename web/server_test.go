@@ -44,7 +44,13 @@ type app struct {
 // reads a simulator, also over loopback.
 func newApp(t *testing.T) *app {
 	t.Helper()
-	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
+	return newAppOn(t, sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
+}
+
+// newAppOn is newApp reading a simulator with opts.
+func newAppOn(t *testing.T, opts sim.Options) *app {
+	t.Helper()
+	simulator := sim.New(opts)
 	upstream := httptest.NewServer(simulator)
 	t.Cleanup(upstream.Close)
 	c, err := client.New(client.Config{BaseURL: upstream.URL, Backoff: time.Millisecond})

@@ -98,7 +98,10 @@ func TestAPISubsamples(t *testing.T) {
 	a := refreshed(t)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
-	n, _ := a.store.CountSubsamples(context.Background())
+	n, err := a.store.CountSubsamples(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(all) != n || n == 0 {
 		t.Fatalf("got %d subsamples, the snapshot has %d", len(all), n)
 	}
@@ -273,7 +276,7 @@ func TestNoResendsWithinAnEvent(t *testing.T) {
 		t.Errorf("P7 on %d = %+v; want excluded by its own Complete there", target.SubsampleID, got)
 	}
 	_, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", "panelistId\nP7\n")
-	if rows, _ := csv.NewReader(strings.NewReader(body)).ReadAll(); len(rows) != 2 || rows[1][1] != "false" || rows[1][3] != "false" || !strings.Contains(rows[1][4], "itself") {
+	if rows := parseCSV(t, body); len(rows) != 2 || rows[1][1] != "false" || rows[1][3] != "false" || !strings.Contains(rows[1][4], "itself") {
 		t.Errorf("bulk check of P7 = %q, want not eligible, not sent, the record named", rows)
 	}
 	var surveys formats.PanelistSurveysJSON
@@ -337,19 +340,18 @@ func TestAPIBulkEligibility(t *testing.T) {
 
 func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
 	a := refreshed(t)
-	ctx := context.Background()
 	header := store.HistoryHeader + "\n"
 	good := "P1,100,3,2026-11-01T10:00:00.000,10,0,0\n"
 	if resp, body := a.post(t, "/api/v1/history", "text/csv", header+good); resp.StatusCode != 200 {
 		t.Fatalf("good file: %d %s", resp.StatusCode, body)
 	}
-	before, _ := a.store.CountHistory(ctx)
+	before := historyCount(t, a)
 	resp, body := a.post(t, "/api/v1/history", "text/csv", header+"P2,100,3,2026-11-01T10:00:00.000,10,0,0\nP3,100,5,2026-11-01T10:00:00.000,10,0,0\n")
 	var rejected handlers.ImportErrorJSON
 	if err := json.Unmarshal([]byte(body), &rejected); err != nil || resp.StatusCode != 400 || len(rejected.Lines) != 1 || rejected.Lines[0].Line != 3 {
 		t.Fatalf("file with a bad status on line 3: %d %s", resp.StatusCode, body)
 	}
-	if after, _ := a.store.CountHistory(ctx); after != before {
+	if after := historyCount(t, a); after != before || before != 1 {
 		t.Errorf("a rejected file changed the history from %d to %d records", before, after)
 	}
 }
@@ -372,8 +374,15 @@ func TestPanelistsPage(t *testing.T) {
 	}
 
 	resp, page = a.do(t, "GET", "/panelists?panelist=P1", nil)
-	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="may-enter"`) || !strings.Contains(page, "same event") && !strings.Contains(page, fmt.Sprint(sibling.SubsampleID)) {
-		t.Errorf("lookup of P1: %d, want both tables and the record on %d", resp.StatusCode, sibling.SubsampleID)
+	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="may-enter"`) {
+		t.Errorf("lookup of P1: %d, want the may-enter table", resp.StatusCode)
+	}
+	if row := lookupRow(page, "may-enter", target.SubsampleID); row != "" {
+		t.Errorf("lookup of P1: may enter %d, which their record on %d of the same event excludes:\n%s", target.SubsampleID, sibling.SubsampleID, row)
+	}
+	why := fmt.Sprintf("Complete on subsample %d of the same event %d on 2026-11-01", sibling.SubsampleID, sibling.EventID)
+	if row := lookupRow(page, "not-now", target.SubsampleID); !strings.Contains(row, why) || !strings.Contains(row, `<strong class="warn">no</strong>`) {
+		t.Errorf("lookup of P1: subsample %d's row under Not now must say not eligible and why, %q:\n%s", target.SubsampleID, why, row)
 	}
 	resp, page = a.do(t, "GET", "/panelists.csv?panelist=P1", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,subsampleId,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "panelist-surveys_") {
@@ -460,7 +469,7 @@ func TestCrossSitePostsAreRefused(t *testing.T) {
 			}
 		})
 	}
-	if n, _ := a.store.CountHistory(context.Background()); n != 1 {
+	if n := historyCount(t, a); n != 1 {
 		t.Errorf("%d history records stored, want only the script's one", n)
 	}
 }
@@ -474,6 +483,9 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 	if surveys.PanelistID != "P 1/x" || len(surveys.MayEnter) == 0 {
 		t.Fatalf("panelist id %q with %d surveys, want \"P 1/x\"", surveys.PanelistID, len(surveys.MayEnter))
 	}
+	if len(surveys.MayEnter[0].EntryLinks) == 0 {
+		t.Fatalf("\"P 1/x\" may enter %d with no entry link", surveys.MayEnter[0].SubsampleID)
+	}
 	for _, l := range surveys.MayEnter[0].EntryLinks {
 		if !strings.HasSuffix(l.Live, "&id=P+1%2Fx") {
 			t.Errorf("entry link %s, want it to end with &id=P+1%%2Fx", l.Live)
@@ -482,6 +494,53 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// parseCSV reads a whole CSV answer, failing the test when it is not CSV
+// or has no header.
+func parseCSV(t *testing.T, body string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("not a CSV with a header (%v):\n%.500s", err, body)
+	}
+	return rows
+}
+
+// parseFloat reads a number a CSV cell must hold.
+func parseFloat(t *testing.T, cell string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(cell, 64)
+	if err != nil {
+		t.Fatalf("cell %q is not a number: %v", cell, err)
+	}
+	return f
+}
+
+// historyCount is how many history records the store holds.
+func historyCount(t *testing.T, a *app) int64 {
+	t.Helper()
+	n, err := a.store.CountHistory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// lookupRow is the row of the lookup page's table (may-enter or not-now)
+// that shows subsample id, or "" when it shows none.
+func lookupRow(page, table string, id int64) string {
+	_, rest, ok := strings.Cut(page, `data-testid="`+table+`"`)
+	if !ok {
+		return ""
+	}
+	rest, _, _ = strings.Cut(rest, "</table>")
+	for _, row := range strings.Split(rest, "<tr>")[1:] {
+		if strings.Contains(row, fmt.Sprintf(`<span class="id">%d</span>`, id)) {
+			return row
+		}
+	}
+	return ""
+}
 
 func TestChecksFollowEachNewSnapshot(t *testing.T) {
 	a := refreshed(t)
@@ -543,10 +602,13 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 		})
 	}
 	_, sorted := a.do(t, "GET", "/live.csv?sort=-cpi", nil)
-	rows, _ := csv.NewReader(strings.NewReader(sorted)).ReadAll()
+	rows := parseCSV(t, sorted)
+	cpi := slices.Index(rows[0], "cpi")
+	if cpi < 0 || len(rows) < 3 {
+		t.Fatalf("sort=-cpi: %d rows with header %v, want a cpi column and rows to compare", len(rows)-1, rows[0])
+	}
 	for i := 2; i < len(rows); i++ {
-		prev, _ := strconv.ParseFloat(rows[i-1][8], 64)
-		cur, _ := strconv.ParseFloat(rows[i][8], 64)
+		prev, cur := parseFloat(t, rows[i-1][cpi]), parseFloat(t, rows[i][cpi])
 		if cur > prev {
 			t.Fatalf("sort=-cpi: row %d has CPI %v after %v", i, cur, prev)
 		}
@@ -665,15 +727,23 @@ func TestEPCInTheAPIAndTheLiveList(t *testing.T) {
 		t.Fatalf("the live CSV has no epc or epcSource column: %v", rows[0])
 	}
 	cur := slices.Index(rows[0], "currency")
+	compared := 0
 	for i := 2; i < len(rows); i++ {
 		if rows[i][cur] != rows[i-1][cur] || rows[i][col] == "" {
 			continue
 		}
-		prev, _ := strconv.ParseFloat(rows[i-1][col], 64)
-		this, _ := strconv.ParseFloat(rows[i][col], 64)
+		if rows[i-1][col] == "" {
+			t.Errorf("sort=-epc: line %d has no figure, and is before line %d's %s within %s", i-1, i, rows[i][col], rows[i][cur])
+			continue
+		}
+		prev, this := parseFloat(t, rows[i-1][col]), parseFloat(t, rows[i][col])
 		if this > prev {
 			t.Errorf("sort=-epc: line %d (%v) after %v within %s", i, this, prev, rows[i][cur])
 		}
+		compared++
+	}
+	if compared < 10 {
+		t.Errorf("sort=-epc: %d neighbouring figures compared within a currency, want many", compared)
 	}
 	if _, body := a.do(t, "GET", "/live?sort=-epc", nil); !strings.Contains(body, `title="`) || !strings.Contains(body, "per entry") {
 		t.Errorf("the live list does not explain its EPC figures in a tooltip")

@@ -499,7 +499,10 @@ func TestUserAndTokenCommands(t *testing.T) {
 	}
 	defer st.Close()
 	var stored int
-	tokens, _ := st.Tokens(ctx)
+	tokens, err := st.Tokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tk := range tokens {
 		if tk.Name == "nightly-report" {
 			stored++
@@ -539,7 +542,10 @@ func TestDemoCreatesAdminOnce(t *testing.T) {
 	if n := strings.Count(log.String(), "password="); n != 1 {
 		t.Errorf("the admin's password was logged %d times, want once:\n%s", n, log.String())
 	}
-	users, _ := st.Users(ctx)
+	users, err := st.Users(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(users) != 1 || users[0].Name != "admin" {
 		t.Errorf("users after two demo starts: %v", users)
 	}

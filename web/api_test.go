@@ -6,11 +6,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,15 +107,28 @@ func TestAPISubsamples(t *testing.T) {
 	if len(all) != n || n == 0 {
 		t.Fatalf("got %d subsamples, the snapshot has %d", len(all), n)
 	}
+	rows, err := a.store.SubsampleRows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	compatible := map[int64]bool{}
+	for _, r := range rows {
+		compatible[r.SubsampleID] = r.APICompatible
+	}
 	states := map[string]int{}
+	links := map[bool]int{} // testing links checked, by API compatibility
 	for _, s := range all {
 		states[string(s.Sendability)]++
 		if s.Sendability != "sendable" && len(s.Reasons) == 0 {
 			t.Errorf("subsample %d is %s without a reason", s.SubsampleID, s.Sendability)
 		}
-		if s.Sendability == "sendable" && (s.Status != "Live" || len(s.EntryLinks) == 0 || !strings.Contains(s.EntryLinks[0].Live, "SAPI=1")) {
-			t.Errorf("sendable subsample %+v: want Live with SAPI=1 entry links", s)
+		if s.Sendability == "sendable" && (s.Status != "Live" || len(s.EntryLinks) == 0) {
+			t.Errorf("sendable subsample %+v: want Live with entry links", s)
 		}
+		links[compatible[s.SubsampleID]] += checkEntryLinks(t, fmt.Sprintf("subsample %d", s.SubsampleID), s.EntryLinks, compatible[s.SubsampleID], "")
+	}
+	if links[true] == 0 || links[false] == 0 {
+		t.Errorf("testing links checked: %d of API-compatible subsamples, %d of others; want some of each", links[true], links[false])
 	}
 	for _, state := range []string{"sendable", "not_sendable"} {
 		if states[state] == 0 {
@@ -155,8 +170,11 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 		t.Errorf("P1 on %d = %+v; want excluded by the unique-respondents rule, naming the record on %d", target.SubsampleID, got, sibling.SubsampleID)
 	}
 	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=P2&subsampleId=%d", target.SubsampleID), &got)
-	if !got.Eligible || !got.MayEnter || got.Sendability != "sendable" {
-		t.Errorf("P2 (no history) on %d = %+v; want eligible", target.SubsampleID, got)
+	if !got.Eligible || !got.MayEnter || got.Sendability != "sendable" || len(got.EntryLinks) != 1 {
+		t.Errorf("P2 (no history) on %d = %+v; want eligible, with the entry links of their country's locale", target.SubsampleID, got)
+	}
+	if checkEntryLinks(t, "P2's eligibility", got.EntryLinks, true, "P2") == 0 {
+		t.Errorf("P2's eligibility on %d gives no testing link: %+v", target.SubsampleID, got.EntryLinks)
 	}
 
 	var surveys formats.PanelistSurveysJSON
@@ -166,8 +184,8 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 			t.Errorf("P1 may enter %d; the unique-respondents rule excludes it", target.SubsampleID)
 		}
 		for _, l := range s.EntryLinks {
-			if !strings.HasSuffix(l.Live, "&id=P1") {
-				t.Errorf("entry link %s is not filled for P1 with id last", l.Live)
+			if !strings.HasSuffix(l.Live, "&SAPI=1&id=P1") {
+				t.Errorf("entry link %s is not filled for P1 with SAPI=1 and id last", l.Live)
 			}
 		}
 	}
@@ -384,6 +402,15 @@ func TestPanelistsPage(t *testing.T) {
 	if row := lookupRow(page, "not-now", target.SubsampleID); !strings.Contains(row, why) || !strings.Contains(row, `<strong class="warn">no</strong>`) {
 		t.Errorf("lookup of P1: subsample %d's row under Not now must say not eligible and why, %q:\n%s", target.SubsampleID, why, row)
 	}
+	shown := lookupLinks(page)
+	if len(shown) == 0 {
+		t.Errorf("lookup of P1 shows no entry link")
+	}
+	for _, l := range shown {
+		if !strings.HasPrefix(l, "https://") || !strings.HasSuffix(l, "&SAPI=1&id=P1") {
+			t.Errorf("lookup of P1 shows the entry link %q, want it filled for P1 with SAPI=1 before the id", l)
+		}
+	}
 	resp, page = a.do(t, "GET", "/panelists.csv?panelist=P1", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,subsampleId,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "panelist-surveys_") {
 		t.Errorf("lookup CSV: %d %q", resp.StatusCode, firstLine(page))
@@ -495,6 +522,38 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
+// checkEntryLinks checks one subsample's entry links as the README's
+// entry-link rules shape them: each live and testing link (the testing one
+// may be empty) ends with SAPI=1 and then id=panelistID when the subsample
+// is API compatible, names no SAPI otherwise, and has id last. It returns
+// how many testing links it checked.
+func checkEntryLinks(t *testing.T, where string, links []formats.EntryLinkJSON, apiCompatible bool, panelistID string) int {
+	t.Helper()
+	id := "id=" + url.QueryEscape(panelistID)
+	testing := 0
+	for _, l := range links {
+		if l.Problem != "" {
+			continue
+		}
+		for kind, link := range map[string]string{"live": l.Live, "testing": l.Testing} {
+			if link == "" && kind == "testing" {
+				continue
+			}
+			ok, want := strings.HasSuffix(link, "&SAPI=1&"+id) && strings.Count(link, "SAPI") == 1, "SAPI=1 then "+id+" last (API compatible)"
+			if !apiCompatible {
+				ok, want = strings.HasSuffix(link, "&"+id) && !strings.Contains(link, "SAPI"), "no SAPI and "+id+" last (not API compatible)"
+			}
+			if !ok {
+				t.Errorf("%s, %s: %s link %q, want %s", where, l.Locale, kind, link, want)
+			}
+			if kind == "testing" {
+				testing++
+			}
+		}
+	}
+	return testing
+}
+
 // parseCSV reads a whole CSV answer, failing the test when it is not CSV
 // or has no header.
 func parseCSV(t *testing.T, body string) [][]string {
@@ -524,6 +583,15 @@ func historyCount(t *testing.T, a *app) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// lookupLinks are the entry links the lookup page shows, unescaped.
+func lookupLinks(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<code class="url">([^<]*)</code>`).FindAllStringSubmatch(page, -1) {
+		out = append(out, html.UnescapeString(m[1]))
+	}
+	return out
 }
 
 // lookupRow is the row of the lookup page's table (may-enter or not-now)

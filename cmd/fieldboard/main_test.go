@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -374,23 +375,45 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	var subs []struct {
-		SubsampleID int64  `json:"subsampleId"`
-		EventID     int64  `json:"eventId"`
-		Country     string `json:"country"`
-		Sendability string `json:"sendability"`
-	}
+	var subs []formats.SubsampleJSON
 	if err := json.Unmarshal(out.Bytes(), &subs); err != nil || len(subs) == 0 {
 		t.Fatalf("subsamples --format json: %v, %d sendable:\n%s", err, len(subs), out.String())
 	}
 	target := subs[0]
+	// A sendable subsample is API compatible: its live and testing links
+	// carry SAPI=1 before the empty id (README, Entry links).
+	testing := 0
+	for _, s := range subs {
+		for _, l := range s.EntryLinks {
+			for _, link := range []string{l.Live, l.Testing} {
+				if link != "" && !strings.HasSuffix(link, "&SAPI=1&id=") {
+					t.Errorf("subsamples --format json: subsample %d, %s: entry link %q, want SAPI=1 and an empty id last", s.SubsampleID, l.Locale, link)
+				}
+			}
+			if l.Testing != "" {
+				testing++
+			}
+		}
+	}
+	if testing == 0 {
+		t.Error("subsamples --format json: no sendable subsample has a testing link")
+	}
 
 	out.Reset()
-	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv"}, &out, &errOut); err != nil {
+	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv", "--sendability", "sendable"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "subsampleId,eventId,name,") {
-		t.Errorf("subsamples --format csv starts %q", firstLine(out.String()))
+	rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+	if err != nil || len(rows) != len(subs)+1 || !slices.Equal(rows[0][:3], []string{"subsampleId", "eventId", "name"}) {
+		t.Fatalf("subsamples --format csv: %v, %d lines for %d sendable subsamples, header %q", err, len(rows), len(subs), rows[0])
+	}
+	for _, r := range rows[1:] {
+		links := r[slices.Index(rows[0], "liveEntryLinks")]
+		for _, l := range strings.Split(links, "; ") {
+			if !strings.HasSuffix(l, "&SAPI=1&id=") {
+				t.Errorf("subsamples --format csv: subsample %s's live entry links %q, want each with SAPI=1 and an empty id last", r[0], links)
+			}
+		}
 	}
 
 	history := filepath.Join(dir, "history.csv")
@@ -406,7 +429,7 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte(store.HistoryHeader+"\nP1,1,77,2026-11-01T10:00:00.000,1,0,0\n"), 0o644)
-	err := run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
+	err = run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("importing a bad file: %v, want an error naming line 2", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // Europe/Paris whether or not the host has zoneinfo
 
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
@@ -25,6 +26,7 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/views/formats"
+	"fieldboard/web"
 	"fieldboard/web/refresh"
 )
 
@@ -139,6 +141,20 @@ func TestAPISubsamples(t *testing.T) {
 	a.getJSON(t, "/api/v1/subsamples?status=Live&sendability=sendable", &live)
 	if len(live) != states["sendable"] {
 		t.Errorf("filtered list has %d, want %d", len(live), states["sendable"])
+	}
+	countries := map[string]int{}
+	for _, s := range all {
+		countries[s.Country]++
+	}
+	for country, n := range countries {
+		var only []formats.SubsampleJSON
+		a.getJSON(t, "/api/v1/subsamples?country="+strings.ToLower(country), &only)
+		if len(only) != n || slices.ContainsFunc(only, func(s formats.SubsampleJSON) bool { return s.Country != country }) {
+			t.Errorf("country=%s: %d subsamples, want the %d of %s alone", strings.ToLower(country), len(only), n, country)
+		}
+	}
+	if len(countries) < 2 {
+		t.Errorf("subsamples of %d countries, want several to filter", len(countries))
 	}
 	var apiErr map[string]string
 	resp := a.getJSON(t, "/api/v1/subsamples?sendability=maybe", &apiErr)
@@ -374,6 +390,36 @@ func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
 	}
 }
 
+// TestHistoryDatesAreInTheProvidersZone: a zone-less registeredAt is read
+// in --provider-tz (web.Server.ProviderLocation), by the API and by the
+// dashboard's upload alike.
+func TestHistoryDatesAreInTheProvidersZone(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAppOn(t, sim.Options{Seed: 3, Subsamples: 20}, func(s *web.Server) { s.ProviderLocation = paris })
+	if resp, body := a.post(t, "/api/v1/history", "text/csv", store.HistoryHeader+"\nP1,100,3,2026-01-15T10:00:00.000,10,0,0\n"); resp.StatusCode != 200 {
+		t.Fatalf("API import: %d %s", resp.StatusCode, body)
+	}
+	body, contentType := multipartFile(t, nil, "history.csv", store.HistoryHeader+"\nP2,100,3,2026-07-15 10:00:00,10,0,0\n")
+	if resp, page := a.postRaw(t, "/panelists/history", contentType, body, map[string]string{"HX-Request": "true"}); resp.StatusCode != 200 {
+		t.Fatalf("upload: %d %s", resp.StatusCode, page)
+	}
+	for id, want := range map[string]time.Time{
+		"P1": time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC), // CET
+		"P2": time.Date(2026, 7, 15, 8, 0, 0, 0, time.UTC), // CEST
+	} {
+		records, err := a.store.HistoryOf(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 1 || !records[0].RegisteredAt.Equal(want) {
+			t.Errorf("%s's record: %+v, want it registered at %s (10:00 in Paris)", id, records, want)
+		}
+	}
+}
+
 func TestPanelistsPage(t *testing.T) {
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
@@ -423,10 +469,15 @@ func TestPanelistsPage(t *testing.T) {
 		t.Errorf("lookup of a blank id: %d, want 400", resp.StatusCode)
 	}
 
-	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\nP1\nP9\n")
+	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\nP1\nP9\n=cmd\n")
 	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,eligible,quota,send,reasons\nP1,false,unknown,false,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
 		t.Errorf("bulk form: %d %s", resp.StatusCode, page)
+	}
+	// The dashboard's download is opened in a spreadsheet: the ids the
+	// file gave are neutralised like any other cell (the API echoes them).
+	if rows := parseCSV(t, page); len(rows) != 4 || rows[3][0] != "'=cmd" {
+		t.Errorf("bulk form: the id =cmd comes back as %q, want '=cmd", rows[len(rows)-1][0])
 	}
 	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\n\n")
 	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
@@ -700,8 +751,16 @@ func TestSubsampleVerdictAndLinksCSV(t *testing.T) {
 	}
 	resp, body = a.do(t, "GET", "/subsamples/"+id+"/links.csv", nil)
 	rows, err = csv.NewReader(strings.NewReader(body)).ReadAll()
-	if resp.StatusCode != 200 || err != nil || len(rows) != len(target.EntryLinks)+1 || !strings.Contains(rows[1][2], "SAPI=1") {
-		t.Errorf("links CSV: %d %v %q", resp.StatusCode, err, rows)
+	if resp.StatusCode != 200 || err != nil || len(rows) != len(target.EntryLinks)+1 ||
+		!slices.Equal(rows[0], []string{"subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"}) {
+		t.Fatalf("links CSV: %d %v %q", resp.StatusCode, err, rows)
+	}
+	// Each line holds the locale's links as the API gives them, each in its
+	// own column.
+	for i, l := range target.EntryLinks {
+		if want := []string{id, l.Locale, l.Live, l.Testing, l.Problem}; !slices.Equal(rows[i+1], want) {
+			t.Errorf("links CSV line %d = %q, want %q", i+2, rows[i+1], want)
+		}
 	}
 	if resp, _ := a.do(t, "GET", "/subsamples/999999999/links.csv", nil); resp.StatusCode != 404 {
 		t.Errorf("links CSV of an unknown subsample: %d, want 404", resp.StatusCode)

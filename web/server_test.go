@@ -47,8 +47,9 @@ func newApp(t *testing.T) *app {
 	return newAppOn(t, sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
 }
 
-// newAppOn is newApp reading a simulator with opts.
-func newAppOn(t *testing.T, opts sim.Options) *app {
+// newAppOn is newApp reading a simulator with opts, its server changed by
+// each of with before it serves.
+func newAppOn(t *testing.T, opts sim.Options, with ...func(*web.Server)) *app {
 	t.Helper()
 	simulator := sim.New(opts)
 	upstream := httptest.NewServer(simulator)
@@ -69,6 +70,9 @@ func newAppOn(t *testing.T, opts sim.Options) *app {
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
 		Auth:   auth.New(st, auth.Options{Logger: logger}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
+	}
+	for _, change := range with {
+		change(s)
 	}
 	return serveApp(t, s, st, r, simulator)
 }

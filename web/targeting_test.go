@@ -88,6 +88,12 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	if !slices.IsSortedFunc(rows[1:], func(x, y []string) int { return strings.Compare(x[0], y[0]) }) {
 		t.Error("the send list is not in panelist id order")
 	}
+	// The subsample page's download is the same list.
+	resp, page := a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets.csv", target.SubsampleID), nil)
+	if resp.StatusCode != 200 || page != body || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), fmt.Sprintf(`attachment; filename="targets-%d-`, target.SubsampleID)) {
+		t.Errorf("the page's send list download: %d %q, %d bytes; want the API's %d bytes as an attachment",
+			resp.StatusCode, resp.Header.Get("Content-Disposition"), len(page), len(body))
+	}
 
 	// The bulk check of every profiled panelist, plus one without a
 	// profile, must say send=true for exactly the listed ones.

@@ -281,68 +281,6 @@ func TestBinaryEmbedsTimeZones(t *testing.T) {
 	}
 }
 
-// TestKilledRefreshKeepsPreviousSnapshot kills `fieldboard refresh` (SIGKILL)
-// at several moments of a slow refresh and checks that the database still
-// holds the previous snapshot, whole and current. (store/crash_test.go
-// kills a writer in the middle of the snapshot transaction itself.)
-func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
-	}
-	simulator, url := newSim(t, sim.Options{Seed: 5, Subsamples: 200, Locales: 2, QuestionsPerLocale: 10})
-	db := filepath.Join(t.TempDir(), "fb.db")
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db}, &out, &out); err != nil {
-		t.Fatal(err)
-	}
-	want, wantRun := count(t, db)
-	simulator.SetLatency(40 * time.Millisecond) // the refresh now takes well over a second
-	for _, after := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 700 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), childArgs+"=refresh\n--upstream\n"+url+"\n--db\n"+db)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(after)
-		cmd.Process.Kill()
-		if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
-			t.Fatalf("the child refresh was not killed %v in (it ended with %v): make it slower", after, err)
-		}
-		got, gotRun := count(t, db)
-		if got != want || gotRun != wantRun {
-			t.Errorf("killed %v into a refresh: %d live subsamples from run %d, want %d from run %d", after, got, gotRun, want, wantRun)
-		}
-	}
-}
-
-// count opens the database and returns how many live subsamples have their
-// quotas stored, and the run of the current events snapshot; it fails the
-// test when the snapshot is not whole.
-func count(t *testing.T, db string) (int, int64) {
-	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rows, err := st.LiveRows(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, r := range rows {
-		if r.QuotasOK == nil {
-			t.Fatalf("subsample %d is live without a quota fetch: half a snapshot", r.SubsampleID)
-		}
-		n++
-	}
-	states, err := st.Datasets(context.Background())
-	if err != nil || states[store.DatasetEvents].CurrentRunID == nil {
-		t.Fatalf("no current events snapshot: %v", err)
-	}
-	return n, *states[store.DatasetEvents].CurrentRunID
-}
-
 // syncWriter lets the test read what a goroutine writes.
 type syncWriter struct {
 	mu sync.Mutex

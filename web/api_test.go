@@ -6,16 +6,19 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // Europe/Paris whether or not the host has zoneinfo
 
 	"fieldboard/client/sim"
 	"fieldboard/handlers"
@@ -23,6 +26,7 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/views/formats"
+	"fieldboard/web"
 	"fieldboard/web/refresh"
 )
 
@@ -98,19 +102,35 @@ func TestAPISubsamples(t *testing.T) {
 	a := refreshed(t)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
-	n, _ := a.store.CountSubsamples(context.Background())
+	n, err := a.store.CountSubsamples(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(all) != n || n == 0 {
 		t.Fatalf("got %d subsamples, the snapshot has %d", len(all), n)
 	}
+	rows, err := a.store.SubsampleRows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	compatible := map[int64]bool{}
+	for _, r := range rows {
+		compatible[r.SubsampleID] = r.APICompatible
+	}
 	states := map[string]int{}
+	links := map[bool]int{} // testing links checked, by API compatibility
 	for _, s := range all {
 		states[string(s.Sendability)]++
 		if s.Sendability != "sendable" && len(s.Reasons) == 0 {
 			t.Errorf("subsample %d is %s without a reason", s.SubsampleID, s.Sendability)
 		}
-		if s.Sendability == "sendable" && (s.Status != "Live" || len(s.EntryLinks) == 0 || !strings.Contains(s.EntryLinks[0].Live, "SAPI=1")) {
-			t.Errorf("sendable subsample %+v: want Live with SAPI=1 entry links", s)
+		if s.Sendability == "sendable" && (s.Status != "Live" || len(s.EntryLinks) == 0) {
+			t.Errorf("sendable subsample %+v: want Live with entry links", s)
 		}
+		links[compatible[s.SubsampleID]] += checkEntryLinks(t, fmt.Sprintf("subsample %d", s.SubsampleID), s.EntryLinks, compatible[s.SubsampleID], "")
+	}
+	if links[true] == 0 || links[false] == 0 {
+		t.Errorf("testing links checked: %d of API-compatible subsamples, %d of others; want some of each", links[true], links[false])
 	}
 	for _, state := range []string{"sendable", "not_sendable"} {
 		if states[state] == 0 {
@@ -121,6 +141,20 @@ func TestAPISubsamples(t *testing.T) {
 	a.getJSON(t, "/api/v1/subsamples?status=Live&sendability=sendable", &live)
 	if len(live) != states["sendable"] {
 		t.Errorf("filtered list has %d, want %d", len(live), states["sendable"])
+	}
+	countries := map[string]int{}
+	for _, s := range all {
+		countries[s.Country]++
+	}
+	for country, n := range countries {
+		var only []formats.SubsampleJSON
+		a.getJSON(t, "/api/v1/subsamples?country="+strings.ToLower(country), &only)
+		if len(only) != n || slices.ContainsFunc(only, func(s formats.SubsampleJSON) bool { return s.Country != country }) {
+			t.Errorf("country=%s: %d subsamples, want the %d of %s alone", strings.ToLower(country), len(only), n, country)
+		}
+	}
+	if len(countries) < 2 {
+		t.Errorf("subsamples of %d countries, want several to filter", len(countries))
 	}
 	var apiErr map[string]string
 	resp := a.getJSON(t, "/api/v1/subsamples?sendability=maybe", &apiErr)
@@ -152,8 +186,11 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 		t.Errorf("P1 on %d = %+v; want excluded by the unique-respondents rule, naming the record on %d", target.SubsampleID, got, sibling.SubsampleID)
 	}
 	a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=P2&subsampleId=%d", target.SubsampleID), &got)
-	if !got.Eligible || !got.MayEnter || got.Sendability != "sendable" {
-		t.Errorf("P2 (no history) on %d = %+v; want eligible", target.SubsampleID, got)
+	if !got.Eligible || !got.MayEnter || got.Sendability != "sendable" || len(got.EntryLinks) != 1 {
+		t.Errorf("P2 (no history) on %d = %+v; want eligible, with the entry links of their country's locale", target.SubsampleID, got)
+	}
+	if checkEntryLinks(t, "P2's eligibility", got.EntryLinks, true, "P2") == 0 {
+		t.Errorf("P2's eligibility on %d gives no testing link: %+v", target.SubsampleID, got.EntryLinks)
 	}
 
 	var surveys formats.PanelistSurveysJSON
@@ -163,8 +200,8 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 			t.Errorf("P1 may enter %d; the unique-respondents rule excludes it", target.SubsampleID)
 		}
 		for _, l := range s.EntryLinks {
-			if !strings.HasSuffix(l.Live, "&id=P1") {
-				t.Errorf("entry link %s is not filled for P1 with id last", l.Live)
+			if !strings.HasSuffix(l.Live, "&SAPI=1&id=P1") {
+				t.Errorf("entry link %s is not filled for P1 with SAPI=1 and id last", l.Live)
 			}
 		}
 	}
@@ -282,7 +319,7 @@ func TestNoResendsWithinAnEvent(t *testing.T) {
 		t.Errorf("P7 on %d = %+v; want excluded by its own Complete there", target.SubsampleID, got)
 	}
 	_, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", "panelistId\nP7\n")
-	if rows, _ := csv.NewReader(strings.NewReader(body)).ReadAll(); len(rows) != 2 || rows[1][1] != "false" || rows[1][3] != "false" || !strings.Contains(rows[1][4], "itself") {
+	if rows := parseCSV(t, body); len(rows) != 2 || rows[1][1] != "false" || rows[1][3] != "false" || !strings.Contains(rows[1][4], "itself") {
 		t.Errorf("bulk check of P7 = %q, want not eligible, not sent, the record named", rows)
 	}
 	var surveys formats.PanelistSurveysJSON
@@ -346,20 +383,49 @@ func TestAPIBulkEligibility(t *testing.T) {
 
 func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
 	a := refreshed(t)
-	ctx := context.Background()
 	header := store.HistoryHeader + "\n"
 	good := "P1,100,3,2026-11-01T10:00:00.000,10,0,0\n"
 	if resp, body := a.post(t, "/api/v1/history", "text/csv", header+good); resp.StatusCode != 200 {
 		t.Fatalf("good file: %d %s", resp.StatusCode, body)
 	}
-	before, _ := a.store.CountHistory(ctx)
+	before := historyCount(t, a)
 	resp, body := a.post(t, "/api/v1/history", "text/csv", header+"P2,100,3,2026-11-01T10:00:00.000,10,0,0\nP3,100,5,2026-11-01T10:00:00.000,10,0,0\n")
 	var rejected handlers.ImportErrorJSON
 	if err := json.Unmarshal([]byte(body), &rejected); err != nil || resp.StatusCode != 400 || len(rejected.Lines) != 1 || rejected.Lines[0].Line != 3 {
 		t.Fatalf("file with a bad status on line 3: %d %s", resp.StatusCode, body)
 	}
-	if after, _ := a.store.CountHistory(ctx); after != before {
+	if after := historyCount(t, a); after != before || before != 1 {
 		t.Errorf("a rejected file changed the history from %d to %d records", before, after)
+	}
+}
+
+// TestHistoryDatesAreInTheProvidersZone: a zone-less registeredAt is read
+// in --provider-tz (web.Server.ProviderLocation), by the API and by the
+// dashboard's upload alike.
+func TestHistoryDatesAreInTheProvidersZone(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAppOn(t, sim.Options{Seed: 3, Subsamples: 20}, func(s *web.Server) { s.ProviderLocation = paris })
+	if resp, body := a.post(t, "/api/v1/history", "text/csv", store.HistoryHeader+"\nP1,100,3,2026-01-15T10:00:00.000,10,0,0\n"); resp.StatusCode != 200 {
+		t.Fatalf("API import: %d %s", resp.StatusCode, body)
+	}
+	body, contentType := multipartFile(t, nil, "history.csv", store.HistoryHeader+"\nP2,100,3,2026-07-15 10:00:00,10,0,0\n")
+	if resp, page := a.postRaw(t, "/panelists/history", contentType, body, map[string]string{"HX-Request": "true"}); resp.StatusCode != 200 {
+		t.Fatalf("upload: %d %s", resp.StatusCode, page)
+	}
+	for id, want := range map[string]time.Time{
+		"P1": time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC), // CET
+		"P2": time.Date(2026, 7, 15, 8, 0, 0, 0, time.UTC), // CEST
+	} {
+		records, err := a.store.HistoryOf(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 1 || !records[0].RegisteredAt.Equal(want) {
+			t.Errorf("%s's record: %+v, want it registered at %s (10:00 in Paris)", id, records, want)
+		}
 	}
 }
 
@@ -381,8 +447,24 @@ func TestPanelistsPage(t *testing.T) {
 	}
 
 	resp, page = a.do(t, "GET", "/panelists?panelist=P1", nil)
-	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="may-enter"`) || !strings.Contains(page, "same event") && !strings.Contains(page, fmt.Sprint(sibling.SubsampleID)) {
-		t.Errorf("lookup of P1: %d, want both tables and the record on %d", resp.StatusCode, sibling.SubsampleID)
+	if resp.StatusCode != 200 || !strings.Contains(page, `data-testid="may-enter"`) {
+		t.Errorf("lookup of P1: %d, want the may-enter table", resp.StatusCode)
+	}
+	if row := lookupRow(page, "may-enter", target.SubsampleID); row != "" {
+		t.Errorf("lookup of P1: may enter %d, which their record on %d of the same event excludes:\n%s", target.SubsampleID, sibling.SubsampleID, row)
+	}
+	why := fmt.Sprintf("Complete on subsample %d of the same event %d on 2026-11-01", sibling.SubsampleID, sibling.EventID)
+	if row := lookupRow(page, "not-now", target.SubsampleID); !strings.Contains(row, why) || !strings.Contains(row, `<strong class="warn">no</strong>`) {
+		t.Errorf("lookup of P1: subsample %d's row under Not now must say not eligible and why, %q:\n%s", target.SubsampleID, why, row)
+	}
+	shown := lookupLinks(page)
+	if len(shown) == 0 {
+		t.Errorf("lookup of P1 shows no entry link")
+	}
+	for _, l := range shown {
+		if !strings.HasPrefix(l, "https://") || !strings.HasSuffix(l, "&SAPI=1&id=P1") {
+			t.Errorf("lookup of P1 shows the entry link %q, want it filled for P1 with SAPI=1 before the id", l)
+		}
 	}
 	resp, page = a.do(t, "GET", "/panelists.csv?panelist=P1", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,subsampleId,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "panelist-surveys_") {
@@ -396,10 +478,15 @@ func TestPanelistsPage(t *testing.T) {
 		t.Errorf("lookup of a blank id: %d, want 400", resp.StatusCode)
 	}
 
-	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\nP1\nP9\n")
+	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\nP1\nP9\n=cmd\n")
 	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(page, "panelistId,eligible,quota,send,reasons\nP1,false,unknown,false,") || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
 		t.Errorf("bulk form: %d %s", resp.StatusCode, page)
+	}
+	// The dashboard's download is opened in a spreadsheet: the ids the
+	// file gave are neutralised like any other cell (the API echoes them).
+	if rows := parseCSV(t, page); len(rows) != 4 || rows[3][0] != "'=cmd" {
+		t.Errorf("bulk form: the id =cmd comes back as %q, want '=cmd", rows[len(rows)-1][0])
 	}
 	body, contentType = multipartFile(t, map[string]string{"subsample": fmt.Sprint(target.SubsampleID)}, "ids.csv", "panelistId\n\n")
 	resp, page = a.postRaw(t, "/panelists/bulk", contentType, body, nil)
@@ -469,7 +556,7 @@ func TestCrossSitePostsAreRefused(t *testing.T) {
 			}
 		})
 	}
-	if n, _ := a.store.CountHistory(context.Background()); n != 1 {
+	if n := historyCount(t, a); n != 1 {
 		t.Errorf("%d history records stored, want only the script's one", n)
 	}
 }
@@ -482,6 +569,9 @@ func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
 	a.getJSON(t, "/api/v1/panelists/P%201%2Fx/surveys", &surveys)
 	if surveys.PanelistID != "P 1/x" || len(surveys.MayEnter) == 0 {
 		t.Fatalf("panelist id %q with %d surveys, want \"P 1/x\"", surveys.PanelistID, len(surveys.MayEnter))
+	}
+	if len(surveys.MayEnter[0].EntryLinks) == 0 {
+		t.Fatalf("\"P 1/x\" may enter %d with no entry link", surveys.MayEnter[0].SubsampleID)
 	}
 	for _, l := range surveys.MayEnter[0].EntryLinks {
 		if !strings.HasSuffix(l.Live, "&id=P+1%2Fx") {
@@ -500,6 +590,94 @@ func subsampleIDs(entries []formats.EligibilityJSON) []int64 {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// checkEntryLinks checks one subsample's entry links as the README's
+// entry-link rules shape them: each live and testing link (the testing one
+// may be empty) ends with SAPI=1 and then id=panelistID when the subsample
+// is API compatible, names no SAPI otherwise, and has id last. It returns
+// how many testing links it checked.
+func checkEntryLinks(t *testing.T, where string, links []formats.EntryLinkJSON, apiCompatible bool, panelistID string) int {
+	t.Helper()
+	id := "id=" + url.QueryEscape(panelistID)
+	testing := 0
+	for _, l := range links {
+		if l.Problem != "" {
+			continue
+		}
+		for kind, link := range map[string]string{"live": l.Live, "testing": l.Testing} {
+			if link == "" && kind == "testing" {
+				continue
+			}
+			ok, want := strings.HasSuffix(link, "&SAPI=1&"+id) && strings.Count(link, "SAPI") == 1, "SAPI=1 then "+id+" last (API compatible)"
+			if !apiCompatible {
+				ok, want = strings.HasSuffix(link, "&"+id) && !strings.Contains(link, "SAPI"), "no SAPI and "+id+" last (not API compatible)"
+			}
+			if !ok {
+				t.Errorf("%s, %s: %s link %q, want %s", where, l.Locale, kind, link, want)
+			}
+			if kind == "testing" {
+				testing++
+			}
+		}
+	}
+	return testing
+}
+
+// parseCSV reads a whole CSV answer, failing the test when it is not CSV
+// or has no header.
+func parseCSV(t *testing.T, body string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("not a CSV with a header (%v):\n%.500s", err, body)
+	}
+	return rows
+}
+
+// parseFloat reads a number a CSV cell must hold.
+func parseFloat(t *testing.T, cell string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(cell, 64)
+	if err != nil {
+		t.Fatalf("cell %q is not a number: %v", cell, err)
+	}
+	return f
+}
+
+// historyCount is how many history records the store holds.
+func historyCount(t *testing.T, a *app) int64 {
+	t.Helper()
+	n, err := a.store.CountHistory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// lookupLinks are the entry links the lookup page shows, unescaped.
+func lookupLinks(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<code class="url">([^<]*)</code>`).FindAllStringSubmatch(page, -1) {
+		out = append(out, html.UnescapeString(m[1]))
+	}
+	return out
+}
+
+// lookupRow is the row of the lookup page's table (may-enter or not-now)
+// that shows subsample id, or "" when it shows none.
+func lookupRow(page, table string, id int64) string {
+	_, rest, ok := strings.Cut(page, `data-testid="`+table+`"`)
+	if !ok {
+		return ""
+	}
+	rest, _, _ = strings.Cut(rest, "</table>")
+	for _, row := range strings.Split(rest, "<tr>")[1:] {
+		if strings.Contains(row, fmt.Sprintf(`<span class="id">%d</span>`, id)) {
+			return row
+		}
+	}
+	return ""
+}
 
 func TestChecksFollowEachNewSnapshot(t *testing.T) {
 	a := refreshed(t)
@@ -561,10 +739,13 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 		})
 	}
 	_, sorted := a.do(t, "GET", "/live.csv?sort=-cpi", nil)
-	rows, _ := csv.NewReader(strings.NewReader(sorted)).ReadAll()
+	rows := parseCSV(t, sorted)
+	cpi := slices.Index(rows[0], "cpi")
+	if cpi < 0 || len(rows) < 3 {
+		t.Fatalf("sort=-cpi: %d rows with header %v, want a cpi column and rows to compare", len(rows)-1, rows[0])
+	}
 	for i := 2; i < len(rows); i++ {
-		prev, _ := strconv.ParseFloat(rows[i-1][8], 64)
-		cur, _ := strconv.ParseFloat(rows[i][8], 64)
+		prev, cur := parseFloat(t, rows[i-1][cpi]), parseFloat(t, rows[i][cpi])
 		if cur > prev {
 			t.Fatalf("sort=-cpi: row %d has CPI %v after %v", i, cur, prev)
 		}
@@ -588,8 +769,16 @@ func TestSubsampleVerdictAndLinksCSV(t *testing.T) {
 	}
 	resp, body = a.do(t, "GET", "/subsamples/"+id+"/links.csv", nil)
 	rows, err = csv.NewReader(strings.NewReader(body)).ReadAll()
-	if resp.StatusCode != 200 || err != nil || len(rows) != len(target.EntryLinks)+1 || !strings.Contains(rows[1][2], "SAPI=1") {
-		t.Errorf("links CSV: %d %v %q", resp.StatusCode, err, rows)
+	if resp.StatusCode != 200 || err != nil || len(rows) != len(target.EntryLinks)+1 ||
+		!slices.Equal(rows[0], []string{"subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"}) {
+		t.Fatalf("links CSV: %d %v %q", resp.StatusCode, err, rows)
+	}
+	// Each line holds the locale's links as the API gives them, each in its
+	// own column.
+	for i, l := range target.EntryLinks {
+		if want := []string{id, l.Locale, l.Live, l.Testing, l.Problem}; !slices.Equal(rows[i+1], want) {
+			t.Errorf("links CSV line %d = %q, want %q", i+2, rows[i+1], want)
+		}
 	}
 	if resp, _ := a.do(t, "GET", "/subsamples/999999999/links.csv", nil); resp.StatusCode != 404 {
 		t.Errorf("links CSV of an unknown subsample: %d, want 404", resp.StatusCode)
@@ -683,15 +872,23 @@ func TestEPCInTheAPIAndTheLiveList(t *testing.T) {
 		t.Fatalf("the live CSV has no epc or epcSource column: %v", rows[0])
 	}
 	cur := slices.Index(rows[0], "currency")
+	compared := 0
 	for i := 2; i < len(rows); i++ {
 		if rows[i][cur] != rows[i-1][cur] || rows[i][col] == "" {
 			continue
 		}
-		prev, _ := strconv.ParseFloat(rows[i-1][col], 64)
-		this, _ := strconv.ParseFloat(rows[i][col], 64)
+		if rows[i-1][col] == "" {
+			t.Errorf("sort=-epc: line %d has no figure, and is before line %d's %s within %s", i-1, i, rows[i][col], rows[i][cur])
+			continue
+		}
+		prev, this := parseFloat(t, rows[i-1][col]), parseFloat(t, rows[i][col])
 		if this > prev {
 			t.Errorf("sort=-epc: line %d (%v) after %v within %s", i, this, prev, rows[i][cur])
 		}
+		compared++
+	}
+	if compared < 10 {
+		t.Errorf("sort=-epc: %d neighbouring figures compared within a currency, want many", compared)
 	}
 	if _, body := a.do(t, "GET", "/live?sort=-epc", nil); !strings.Contains(body, `title="`) || !strings.Contains(body, "per entry") {
 		t.Errorf("the live list does not explain its EPC figures in a tooltip")

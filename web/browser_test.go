@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +23,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
@@ -201,8 +204,7 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	// Sort the live list, then filter it: the URL keeps both and nothing
 	// else, and every row obeys the filter.
 	var url string
-	var badges []string
-	var cpis []float64
+	var badges, cpis []string
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/live"),
 		chromedp.WaitVisible(`[data-testid="live-row"]`),
@@ -214,7 +216,7 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 		chromedp.WaitNotPresent(`[data-testid="live-row"] [data-state="paused"]`),
 		chromedp.Location(&url),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] .badge')].map(b => b.dataset.state)`, &badges),
-		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] td.num:nth-of-type(4)')].map(td => parseFloat(td.textContent))`, &cpis),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] td:nth-of-type(4)')].map(td => td.textContent)`, &cpis),
 	)
 	if err != nil {
 		t.Fatalf("sort and filter the live list: %v", err)
@@ -227,11 +229,23 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 			t.Errorf("a %s row is shown under the sendable filter", b)
 		}
 	}
-	for i := 1; i < len(cpis); i++ {
-		if cpis[i] < cpis[i-1] {
-			t.Errorf("rows are not sorted by CPI after the filter changed: %v", cpis)
+	// The CPI column reads "5.20 USD"; sorted, each is at least the one
+	// above it.
+	if len(cpis) != len(badges) || len(cpis) < 2 {
+		t.Fatalf("%d CPIs read from %d rows: want one a row, and rows to compare", len(cpis), len(badges))
+	}
+	prev := -1.0
+	for i, c := range cpis {
+		amount, _, _ := strings.Cut(strings.TrimSpace(c), " ")
+		cpi, err := strconv.ParseFloat(amount, 64)
+		if err != nil {
+			t.Fatalf("row %d's CPI reads %q, not an amount", i+1, c)
+		}
+		if cpi < prev {
+			t.Errorf("rows are not sorted by CPI after the filter changed: %q", cpis)
 			break
 		}
+		prev = cpi
 	}
 
 	// A bad filter shows its error in the page and the list still works.
@@ -268,7 +282,10 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 		t.Fatalf("download the CSV: %v", err)
 	}
 	csvText := waitForDownload(t, download)
-	matched, _ := strconv.Atoi(strings.Fields(count)[0])
+	matched, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(strings.TrimSpace(count), " ", 2)[0]))
+	if err != nil || matched == 0 {
+		t.Fatalf("the page's count reads %q: want how many rows match, some", count)
+	}
 	if lines := strings.Count(strings.TrimSpace(csvText), "\n"); lines != matched {
 		t.Errorf("the CSV has %d rows, the page says %d match", lines, matched)
 	}
@@ -310,8 +327,13 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	}
 
 	// Refresh, then open the first sendable subsample from the live list.
-	var bars, conditions int
-	var conditionText, checks, targets string
+	var bars int
+	var checks []string
+	var path, libraryHint, targets string
+	var quotaRows []struct {
+		ID         string   `json:"id"`
+		Conditions []string `json:"conditions"`
+	}
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(`#login-name`),
@@ -327,10 +349,13 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		chromedp.Navigate(base+"/live?sendability=sendable"),
 		chromedp.Click(`[data-testid="live-row"] a`),
 		chromedp.WaitVisible(`[data-testid="checks"]`),
+		chromedp.Evaluate(`location.pathname`, &path),
 		chromedp.Evaluate(`document.querySelectorAll('[data-testid="quota-row"] meter').length`, &bars),
-		chromedp.Evaluate(`document.querySelectorAll('[data-testid="condition"]').length`, &conditions),
-		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="condition"]')].map(c => c.textContent).join(" | ")`, &conditionText),
-		chromedp.Text(`[data-testid="checks"]`, &checks),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="quota-row"]')].map(r => ({
+			id: r.querySelector('.id').textContent,
+			conditions: [...r.querySelectorAll('[data-testid="condition"]')].map(c => c.textContent)}))`, &quotaRows),
+		chromedp.Evaluate(`[...document.querySelectorAll('p.hint')].map(p => p.textContent).join(" ")`, &libraryHint),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="checks"] li')].map(li => li.dataset.outcome + " " + li.querySelector('strong').textContent)`, &checks),
 		chromedp.WaitVisible(`[data-testid="target-count"]`),
 		chromedp.Text(`[data-testid="target-count"]`, &targets),
 	)
@@ -340,24 +365,16 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	if !strings.Contains(targets, "of 3000 profiled panelists fit an open cell and are eligible") {
 		t.Errorf("the send list count reads %q", targets)
 	}
-	if bars < 2 || conditions == 0 {
-		t.Errorf("subsample page shows %d progress bars and %d conditions", bars, conditions)
+	if bars < 2 || len(quotaRows) != bars {
+		t.Errorf("subsample page shows %d progress bars for %d quotas, want one a quota and at least 2", bars, len(quotaRows))
 	}
-	// A translated condition reads "NAME (question text): answers"; one the
-	// library lacks reads "question 1234: answer 5 or 6".
-	translated := false
-	for _, c := range strings.Split(conditionText, " | ") {
-		if !strings.HasPrefix(c, "question ") && strings.Contains(c, " (") && strings.Contains(c, "): ") || strings.HasPrefix(c, "Age ") {
-			translated = true
-		}
+	if n := translatedConditions(t, st, path, libraryHint, quotaRows); n == 0 {
+		t.Errorf("no condition of %s could be checked against the library", path)
 	}
-	if !translated {
-		t.Errorf("no condition is translated through the library: %s", conditionText)
-	}
-	for _, rule := range []string{"status", "API", "CPI", "total quota", "other quotas"} {
-		if !strings.Contains(strings.ToLower(checks), strings.ToLower(rule)) {
-			t.Errorf("the verdict does not show the %s rule: %s", rule, checks)
-		}
+	// The subsample was opened from the sendable filter: every rule passes,
+	// in the spec's order.
+	if want := []string{"pass Status", "pass API compatibility", "pass CPI", "pass Total quota", "pass Other quotas"}; !slices.Equal(checks, want) {
+		t.Errorf("the verdict of a sendable subsample reads %q, want %q", checks, want)
 	}
 	screenshot(t, ctx, "subsample.png")
 
@@ -378,20 +395,106 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 	}
 	screenshot(t, ctx, "library.png")
 
-	// One panelist's surveys, with the quota verdicts beside eligibility.
-	var verdicts int
+	// One panelist's surveys, with the quota verdict of each beside
+	// eligibility.
+	var verdicts, rows int
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/panelists?panelist=P0000002"),
 		chromedp.WaitVisible(`[data-testid="not-now"]`),
 		chromedp.Evaluate(`document.querySelectorAll('#lookup .quota-verdict').length`, &verdicts),
+		chromedp.Evaluate(`document.querySelectorAll('#lookup tbody tr').length`, &rows),
 	)
 	if err != nil {
 		t.Fatalf("look a panelist up: %v", err)
 	}
-	if verdicts == 0 {
-		t.Error("the lookup shows no quota verdicts")
+	if rows == 0 || verdicts != rows {
+		t.Errorf("the lookup shows %d quota verdicts for %d subsamples, want one each", verdicts, rows)
 	}
 	screenshot(t, ctx, "panelists.png")
+}
+
+// translatedConditions checks the conditions a subsample page shows
+// (quotaRows, read at path) against the store's quotas and the question
+// library the page names in its hint: a question and answers the library
+// holds read "NAME (question text): answer or answer". It returns how many
+// conditions it checked.
+func translatedConditions(t *testing.T, st *store.Store, path, hint string, quotaRows []struct {
+	ID         string   `json:"id"`
+	Conditions []string `json:"conditions"`
+}) int {
+	t.Helper()
+	ctx := context.Background()
+	id, err := strconv.ParseInt(strings.TrimPrefix(path, "/subsamples/"), 10, 64)
+	if err != nil {
+		t.Fatalf("the subsample page is at %q", path)
+	}
+	_, rest, ok := strings.Cut(hint, "question library of ")
+	locale, _, _ := strings.Cut(rest, ";")
+	if !ok || locale == "" {
+		t.Fatalf("the subsample page does not say whose library reads its conditions: %q", hint)
+	}
+	questions, err := st.Questions(ctx, locale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int64]domain.Question{}
+	for _, q := range questions {
+		byID[q.ID] = q
+	}
+	quotas, err := st.QuotasOf(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string][]string{}
+	for _, r := range quotaRows {
+		shown[r.ID] = r.Conditions
+	}
+	checked := 0
+	for _, q := range quotas {
+		conditions, ok := shown[strconv.FormatInt(q.QuotaID, 10)]
+		if !ok {
+			t.Errorf("%s does not show quota %d", path, q.QuotaID)
+			continue
+		}
+		if q.IsTotal() {
+			continue
+		}
+		if len(conditions) != len(q.Questions) {
+			t.Errorf("%s, quota %d: %d conditions shown, the quota has %d", path, q.QuotaID, len(conditions), len(q.Questions))
+			continue
+		}
+		for i, c := range q.Questions {
+			question, ok := byID[c.ID]
+			text := cmp.Or(question.Translation, question.Text)
+			if !ok || question.Name == "" || text == "" || strings.EqualFold(question.Name, text) {
+				continue // named another way (handlers.ConditionText)
+			}
+			answers, err := st.Answers(ctx, locale, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := map[int64]string{}
+			for _, a := range answers {
+				texts[a.ID] = cmp.Or(a.Translation, a.Text, a.Name)
+			}
+			var want []string
+			for _, a := range c.Answers {
+				if a.ID == nil || texts[*a.ID] == "" || !strings.EqualFold(strings.TrimSpace(c.Operator), "OR") {
+					want = nil
+					break
+				}
+				want = append(want, texts[*a.ID])
+			}
+			if want == nil {
+				continue
+			}
+			if w := question.Name + " (" + text + "): " + strings.Join(want, " or "); conditions[i] != w {
+				t.Errorf("%s, quota %d, condition %d reads %q, want %q", path, q.QuotaID, i+1, conditions[i], w)
+			}
+			checked++
+		}
+	}
+	return checked
 }
 
 // signInAs opens path, which sends the browser to the sign-in page, signs

@@ -19,13 +19,14 @@ import (
 // quotas could not be read is unknown, never sendable, and a slow provider
 // holds up no page.
 
-// page GETs path and returns its body, skipping the test when the server
-// asks to sign in (newApp signs in once sign-in is added).
+// page GETs path, as the signed-in user newApp made, and returns its body.
+// Being asked to sign in fails the test: newApp signed in, so the session
+// or the bearer token stopped working.
 func (a *app) page(t *testing.T, path string) string {
 	t.Helper()
 	resp, body := a.do(t, "GET", path, nil)
 	if resp.StatusCode == http.StatusUnauthorized || (resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(resp.Header.Get("Location"), "/login")) {
-		t.Skipf("GET %s asks to sign in (%d); newApp does not sign in yet", path, resp.StatusCode)
+		t.Fatalf("GET %s asks to sign in (%d) although newApp signed in", path, resp.StatusCode)
 	}
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s = %d:\n%.500s", path, resp.StatusCode, body)

@@ -25,7 +25,10 @@ func TestOverview(t *testing.T) {
 			t.Errorf("overview lacks %q", want)
 		}
 	}
-	n, _ := a.store.CountSubsamples(context.Background())
+	n, err := a.store.CountSubsamples(context.Background())
+	if err != nil || n == 0 {
+		t.Fatalf("%d subsamples stored (%v), want some", n, err)
+	}
 	if !strings.Contains(body, "All "+strconv.Itoa(n)+" subsamples by status") {
 		t.Errorf("overview does not count all %d subsamples", n)
 	}

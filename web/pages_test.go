@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/client/sim"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/web/refresh"
 )
 
 // testIDs counts the elements marked data-testid=id in a page.
@@ -335,8 +337,8 @@ func TestLibraryAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A question with a NULL VALUE answer, if the simulator has one here,
-	// and one without.
+	// A question with a NULL VALUE answer (the simulator's education
+	// question has one in every locale) and one without.
 	var withNull, plain int64
 	var nullAnswers, plainAnswers []domain.Answer
 	for _, q := range questions {
@@ -378,8 +380,9 @@ func TestLibraryAnswers(t *testing.T) {
 	}
 
 	if withNull == 0 {
-		t.Logf("no NULL VALUE answer in %s; its rendering is not checked", locale)
-	} else {
+		t.Fatalf("no question of %s has a NULL VALUE answer: its rendering cannot be checked", locale)
+	}
+	{
 		path := fmt.Sprintf("/library/%s/questions/%d/answers", locale, withNull)
 		_, body := a.do(t, "GET", path, map[string]string{"HX-Request": "true"})
 		if strings.Count(body, `class="null-value"`) != 1 || !strings.Contains(body, `<span class="null-tag">NULL VALUE</span>`) {
@@ -418,9 +421,18 @@ func TestLibraryAnswers(t *testing.T) {
 func TestReferencePage(t *testing.T) {
 	a := refreshed(t)
 	ctx := context.Background()
-	countries, _ := a.store.Countries(ctx)
-	locales, _ := a.store.Locales(ctx)
-	statuses, _ := a.store.SurveyStatuses(ctx)
+	countries, err := a.store.Countries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locales, err := a.store.Locales(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses, err := a.store.SurveyStatuses(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(countries) == 0 || len(locales) == 0 || len(statuses) == 0 {
 		t.Fatal("the refresh stored no reference data")
 	}
@@ -463,27 +475,86 @@ func TestReferencePage(t *testing.T) {
 	}
 }
 
-// TestCSVNeutralisesFormulas checks, through the pages' CSVs, that a cell
-// beginning with a formula character gets a leading quote. It needs such a
-// value in the simulator's data, and is skipped when there is none.
+// TestCSVNeutralisesFormulas checks, through each page's CSV that carries
+// event or subsample names, that a name a spreadsheet would run as a
+// formula gets a leading quote and one holding ; is quoted, on a simulator
+// that makes such names (sim.Options.FormulaNames).
 func TestCSVNeutralisesFormulas(t *testing.T) {
-	a := refreshed(t)
+	a := newAppOn(t, sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10, FormulaNames: true})
+	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := a.store.SubsampleRows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	byID := map[string]store.SubsampleRow{}
+	eventNames := map[string]bool{} // an event is named after live details, or its first subsample
 	for _, r := range rows {
-		if r.Name != "" && strings.ContainsRune("=+-@\t\r", rune(r.Name[0])) {
-			lines := a.getCSV(t, "/events.csv?q="+strconv.FormatInt(r.SubsampleID, 10), "events")
+		byID[strconv.FormatInt(r.SubsampleID, 10)] = r
+		eventNames[r.EventName], eventNames[r.Name] = true, true
+	}
+	a.livesIn(t, "US", "P1")
+	// The value each column must hold before neutralisation: the
+	// subsample's name, or one of the names an event may take.
+	name := func(r store.SubsampleRow, cell string) bool { return r.Name == cell }
+	eventName := func(_ store.SubsampleRow, cell string) bool { return eventNames[cell] }
+	for _, c := range []struct {
+		path, dataset string
+		columns       map[string]func(store.SubsampleRow, string) bool
+	}{
+		{"/events.csv", "events", map[string]func(store.SubsampleRow, string) bool{"subsampleName": name, "eventName": eventName}},
+		{"/live.csv", "live-subsamples", map[string]func(store.SubsampleRow, string) bool{"name": name, "eventName": eventName}},
+		{"/panelists.csv?panelist=P1", "panelist-surveys", map[string]func(store.SubsampleRow, string) bool{"name": name}},
+	} {
+		_, raw := a.do(t, "GET", c.path, nil)
+		lines := a.getCSV(t, c.path, c.dataset)
+		id := slices.Index(lines[0], "subsampleId")
+		if id < 0 {
+			t.Fatalf("%s has no subsampleId column: %v", c.path, lines[0])
+		}
+		for column, holds := range c.columns {
+			col := slices.Index(lines[0], column)
+			if col < 0 {
+				t.Fatalf("%s has no %s column: %v", c.path, column, lines[0])
+			}
+			neutralised, quoted := 0, 0
 			for _, l := range lines[1:] {
-				if l[2] == strconv.FormatInt(r.SubsampleID, 10) && l[3] != "'"+r.Name {
-					t.Errorf("subsample name %q written as %q, want a leading quote", r.Name, l[3])
+				r, ok := byID[l[id]]
+				if !ok {
+					t.Fatalf("%s lists subsample %s, which the snapshot does not hold", c.path, l[id])
+				}
+				cell, value := l[col], l[col]
+				if rest, ok := strings.CutPrefix(cell, "'"); ok && startsFormula(rest) {
+					value = rest
+					neutralised++
+				}
+				if startsFormula(cell) || !holds(r, value) {
+					t.Errorf("%s, subsample %s: %s written %q; want the name, with a leading ' when it begins with a formula", c.path, l[id], column, cell)
+				}
+				if strings.Contains(cell, ";") {
+					if !strings.Contains(raw, `,"`+strings.ReplaceAll(cell, `"`, `""`)+`"`) {
+						t.Errorf("%s, subsample %s: %s %q holds a ; and is not quoted", c.path, l[id], column, cell)
+					}
+					quoted++
 				}
 			}
-			return
+			if neutralised < 5 || quoted == 0 {
+				t.Errorf("%s: %d names in %s neutralised, %d quoted for a ;, want several of each (sim.Options.FormulaNames)", c.path, neutralised, column, quoted)
+			}
 		}
 	}
-	t.Skip("no subsample name of the simulator begins with =, +, -, @, tab or CR")
+}
+
+// startsFormula says whether a spreadsheet would read a cell beginning
+// like s as a formula: = + - @, their full-width forms, tab or CR.
+func startsFormula(s string) bool {
+	for _, p := range []string{"=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // escapeHTML escapes text the way templ writes it into a page.

@@ -45,13 +45,23 @@ type app struct {
 // reads a simulator, also over loopback.
 func newApp(t *testing.T) *app {
 	t.Helper()
-	return newAppWith(t, nil)
+	return newAppOn(t, defaultSim)
 }
+
+// defaultSim is the simulator newApp reads.
+var defaultSim = sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10}
 
 // newAppWith is newApp with the server's options changed by configure.
 func newAppWith(t *testing.T, configure func(*web.Server)) *app {
 	t.Helper()
-	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10})
+	return newAppOn(t, defaultSim, configure)
+}
+
+// newAppOn is newApp reading a simulator with opts, its server changed by
+// each of with before it serves.
+func newAppOn(t *testing.T, opts sim.Options, with ...func(*web.Server)) *app {
+	t.Helper()
+	simulator := sim.New(opts)
 	upstream := httptest.NewServer(simulator)
 	t.Cleanup(upstream.Close)
 	c, err := client.New(client.Config{BaseURL: upstream.URL, Backoff: time.Millisecond})
@@ -71,8 +81,8 @@ func newAppWith(t *testing.T, configure func(*web.Server)) *app {
 		Auth:   auth.New(st, auth.Options{Logger: logger}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
-	if configure != nil {
-		configure(s)
+	for _, change := range with {
+		change(s)
 	}
 	return serveApp(t, s, st, r, simulator)
 }

@@ -95,6 +95,12 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	if !slices.IsSortedFunc(rows[1:], func(x, y []string) int { return strings.Compare(x[0], y[0]) }) {
 		t.Error("the send list is not in panelist id order")
 	}
+	// The subsample page's download is the same list.
+	resp, page := a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets.csv", target.SubsampleID), nil)
+	if resp.StatusCode != 200 || page != body || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), fmt.Sprintf(`attachment; filename="targets-%d-`, target.SubsampleID)) {
+		t.Errorf("the page's send list download: %d %q, %d bytes; want the API's %d bytes as an attachment",
+			resp.StatusCode, resp.Header.Get("Content-Disposition"), len(page), len(body))
+	}
 
 	// The bulk check of every profiled panelist, plus one without a
 	// profile, must say send=true for exactly the listed ones.
@@ -103,7 +109,10 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("bulk check: %d %s", resp.StatusCode, body)
 	}
-	bulk, _ := csv.NewReader(strings.NewReader(body)).ReadAll()
+	bulk := parseCSV(t, body)
+	if len(bulk) != len(ids)+2 {
+		t.Fatalf("bulk check of %d panelists answered %d lines, want a header and one a panelist", len(ids)+1, len(bulk))
+	}
 	if !slices.Equal(bulk[0], []string{"panelistId", "eligible", "quota", "send", "reasons"}) {
 		t.Fatalf("bulk header %v", bulk[0])
 	}
@@ -294,13 +303,16 @@ func TestQuotasNotReadMakeTheVerdictUnknown(t *testing.T) {
 	target := sendableWithCells(t, a)
 	a.sim.FailPath(fmt.Sprintf("/supplier/v1/subsamples/%d/quotas", target.SubsampleID), sim.FailServerError)
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
-		t.Logf("refresh with one failing subsample: %v", err)
+		t.Fatalf("one subsample's failing quotas failed the whole refresh: %v", err)
 	}
 	resp, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", target.SubsampleID), "text/csv", "panelistId\n"+strings.Join(ids[:50], "\n")+"\n")
 	if resp.StatusCode != 200 {
 		t.Fatalf("bulk check: %d %s", resp.StatusCode, body)
 	}
-	rows, _ := csv.NewReader(strings.NewReader(body)).ReadAll()
+	rows := parseCSV(t, body)
+	if len(rows) != 51 {
+		t.Fatalf("bulk check of 50 panelists answered %d lines, want 51", len(rows))
+	}
 	for _, r := range rows[1:] {
 		if r[2] != "unknown" || r[3] != "false" || !strings.Contains(r[4], "Quotas could not be read") {
 			t.Fatalf("%v: want quota unknown because the quotas could not be read, and no send", r)

@@ -28,6 +28,11 @@ type Options struct {
 	FailRate           float64          // probability 0..1 that a request fails with one of the first three FailModes, drawn at random
 	Now                func() time.Time // clock; default time.Now. The world is generated relative to Now() at New.
 	EntryURL           string           // base of entry links; default "https://survey.provider.test/start"
+	// FormulaNames starts the name of every second event, and so of its
+	// subsamples, with what a spreadsheet reads as a formula (formulaPrefixes):
+	// = + - @, their full-width forms, tab, CR, or a cell that splits on ;.
+	// Off, the world is what it always was; no random draw depends on it.
+	FormulaNames bool
 }
 
 // Defaults of Options.

@@ -172,3 +172,40 @@ func TestRequestsCounted(t *testing.T) {
 		t.Errorf("Requests() = %d, want 6", got)
 	}
 }
+
+// TestFormulaNamesChangeOnlyNames: Options.FormulaNames starts some event
+// and subsample names with a formula, and changes nothing else: with the
+// prefixes taken out, every endpoint answers what the default world does.
+func TestFormulaNamesChangeOnlyNames(t *testing.T) {
+	plain, _ := newSim(Options{Seed: 42})
+	formulas, _ := newSim(Options{Seed: 42, FormulaNames: true})
+	prefixed := 0
+	for _, p := range allPaths(t, plain) {
+		want, got := do(plain, p[0], p[1]).Body.String(), do(formulas, p[0], p[1]).Body.String()
+		for _, prefix := range formulaPrefixes {
+			encoded, _ := json.Marshal(prefix)
+			inner := string(encoded[1 : len(encoded)-1])
+			prefixed += strings.Count(got, `"`+inner)
+			got = strings.ReplaceAll(got, `"`+inner, `"`)
+		}
+		if got != want {
+			t.Errorf("%s %s: with the formula prefixes taken out, the answer differs from the default world's", p[0], p[1])
+		}
+	}
+	if prefixed == 0 {
+		t.Fatal("FormulaNames made no name begin with a formula")
+	}
+	var all []domain.SubsampleSummary
+	if err := json.Unmarshal(do(formulas, "POST", pathAll).Body.Bytes(), &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range formulaPrefixes {
+		found := false
+		for _, s := range all {
+			found = found || strings.HasPrefix(s.SubsampleName, prefix)
+		}
+		if !found {
+			t.Errorf("no subsample's name begins with %q", prefix)
+		}
+	}
+}

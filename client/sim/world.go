@@ -73,6 +73,7 @@ type generator struct {
 	markets    []*country // countries whose locales have a library
 	nextTable  int64
 	nextQuota  int64
+	eventsMade int // events generated so far
 }
 
 // newWorld generates the world for opts, which have their defaults applied.
@@ -198,7 +199,19 @@ func (g *generator) event(id int64) *event {
 	default:
 		ev.name = fmt.Sprintf("%s %s %s %d", client, primary.name, label, g.w.created.Year()-g.rng.IntN(2))
 	}
+	if g.opts.FormulaNames && g.eventsMade%2 == 0 {
+		ev.name = formulaPrefixes[g.eventsMade/2%len(formulaPrefixes)] + ev.name
+	}
+	g.eventsMade++
 	return ev
+}
+
+// formulaPrefixes begin the names of Options.FormulaNames: each makes a
+// spreadsheet run a formula, or split the cell, unless the CSV writer
+// neutralises it.
+var formulaPrefixes = []string{
+	"=HYPERLINK(\"https://evil.test\";\"x\") ", "+1+", "-2+", "@SUM(1) ",
+	"\tTab ", "\rCR ", "＝1＋1 ", "＋1 ", "－1 ", "＠x ", "x;=1+1; ",
 }
 
 func (g *generator) pickResearchType() researchType {

@@ -31,6 +31,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The zones of --tz and --provider-tz are embedded, so a host without
+	// zoneinfo (a scratch container, Windows) reads them as any other.
+	_ "time/tzdata"
 )
 
 type command struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,66 +290,16 @@ func TestProviderSimServesAllNineEndpoints(t *testing.T) {
 	}
 }
 
-// TestKilledRefreshKeepsPreviousSnapshot kills `fieldboard refresh` (SIGKILL)
-// at several moments of a slow refresh and checks that the database still
-// holds the previous snapshot, whole and current. (store/crash_test.go
-// kills a writer in the middle of the snapshot transaction itself.)
-func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
-	}
-	simulator, url := newSim(t, sim.Options{Seed: 5, Subsamples: 200, Locales: 2, QuestionsPerLocale: 10})
-	db := filepath.Join(t.TempDir(), "fb.db")
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"refresh", "--upstream", url, "--db", db}, &out, &out); err != nil {
-		t.Fatal(err)
-	}
-	want, wantRun := count(t, db)
-	simulator.SetLatency(40 * time.Millisecond) // the refresh now takes well over a second
-	for _, after := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 700 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), childArgs+"=refresh\n--upstream\n"+url+"\n--db\n"+db)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(after)
-		cmd.Process.Kill()
-		if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
-			t.Fatalf("the child refresh was not killed %v in (it ended with %v): make it slower", after, err)
-		}
-		got, gotRun := count(t, db)
-		if got != want || gotRun != wantRun {
-			t.Errorf("killed %v into a refresh: %d live subsamples from run %d, want %d from run %d", after, got, gotRun, want, wantRun)
-		}
-	}
-}
-
-// count opens the database and returns how many live subsamples have their
-// quotas stored, and the run of the current events snapshot; it fails the
-// test when the snapshot is not whole.
-func count(t *testing.T, db string) (int, int64) {
-	t.Helper()
-	st, err := store.Open(context.Background(), db)
+// TestBinaryEmbedsTimeZones: --tz and --provider-tz must read on a host
+// without zoneinfo (a scratch container), so the binary carries its own.
+func TestBinaryEmbedsTimeZones(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "fieldboard/cmd/fieldboard").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go list -deps: %v", err)
 	}
-	defer st.Close()
-	rows, err := st.LiveRows(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	if !slices.Contains(strings.Fields(string(out)), "time/tzdata") {
+		t.Error(`fieldboard does not embed the time zone database: import _ "time/tzdata" in cmd/fieldboard`)
 	}
-	n := 0
-	for _, r := range rows {
-		if r.QuotasOK == nil {
-			t.Fatalf("subsample %d is live without a quota fetch: half a snapshot", r.SubsampleID)
-		}
-		n++
-	}
-	states, err := st.Datasets(context.Background())
-	if err != nil || states[store.DatasetEvents].CurrentRunID == nil {
-		t.Fatalf("no current events snapshot: %v", err)
-	}
-	return n, *states[store.DatasetEvents].CurrentRunID
 }
 
 // syncWriter lets the test read what a goroutine writes.
@@ -382,23 +334,45 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	var subs []struct {
-		SubsampleID int64  `json:"subsampleId"`
-		EventID     int64  `json:"eventId"`
-		Country     string `json:"country"`
-		Sendability string `json:"sendability"`
-	}
+	var subs []formats.SubsampleJSON
 	if err := json.Unmarshal(out.Bytes(), &subs); err != nil || len(subs) == 0 {
 		t.Fatalf("subsamples --format json: %v, %d sendable:\n%s", err, len(subs), out.String())
 	}
 	target := subs[0]
+	// A sendable subsample is API compatible: its live and testing links
+	// carry SAPI=1 before the empty id (README, Entry links).
+	testing := 0
+	for _, s := range subs {
+		for _, l := range s.EntryLinks {
+			for _, link := range []string{l.Live, l.Testing} {
+				if link != "" && !strings.HasSuffix(link, "&SAPI=1&id=") {
+					t.Errorf("subsamples --format json: subsample %d, %s: entry link %q, want SAPI=1 and an empty id last", s.SubsampleID, l.Locale, link)
+				}
+			}
+			if l.Testing != "" {
+				testing++
+			}
+		}
+	}
+	if testing == 0 {
+		t.Error("subsamples --format json: no sendable subsample has a testing link")
+	}
 
 	out.Reset()
-	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv"}, &out, &errOut); err != nil {
+	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv", "--sendability", "sendable"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "subsampleId,eventId,name,") {
-		t.Errorf("subsamples --format csv starts %q", firstLine(out.String()))
+	rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+	if err != nil || len(rows) != len(subs)+1 || !slices.Equal(rows[0][:3], []string{"subsampleId", "eventId", "name"}) {
+		t.Fatalf("subsamples --format csv: %v, %d lines for %d sendable subsamples, header %q", err, len(rows), len(subs), rows[0])
+	}
+	for _, r := range rows[1:] {
+		links := r[slices.Index(rows[0], "liveEntryLinks")]
+		for _, l := range strings.Split(links, "; ") {
+			if !strings.HasSuffix(l, "&SAPI=1&id=") {
+				t.Errorf("subsamples --format csv: subsample %s's live entry links %q, want each with SAPI=1 and an empty id last", r[0], links)
+			}
+		}
 	}
 
 	history := filepath.Join(dir, "history.csv")
@@ -414,7 +388,7 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte(store.HistoryHeader+"\nP1,1,77,2026-11-01T10:00:00.000,1,0,0\n"), 0o644)
-	err := run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
+	err = run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("importing a bad file: %v, want an error naming line 2", err)
 	}
@@ -507,7 +481,10 @@ func TestUserAndTokenCommands(t *testing.T) {
 	}
 	defer st.Close()
 	var stored int
-	tokens, _ := st.Tokens(ctx)
+	tokens, err := st.Tokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tk := range tokens {
 		if tk.Name == "nightly-report" {
 			stored++
@@ -547,7 +524,10 @@ func TestDemoCreatesAdminOnce(t *testing.T) {
 	if n := strings.Count(log.String(), "password="); n != 1 {
 		t.Errorf("the admin's password was logged %d times, want once:\n%s", n, log.String())
 	}
-	users, _ := st.Users(ctx)
+	users, err := st.Users(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(users) != 1 || users[0].Name != "admin" {
 		t.Errorf("users after two demo starts: %v", users)
 	}

@@ -3,29 +3,41 @@ package checks
 import (
 	"testing"
 	"time"
+	_ "time/tzdata" // Pacific/Auckland whether or not the host has zoneinfo
 
 	"fieldboard/rules"
 )
 
-func TestWithPanelistMatchesEntryLink(t *testing.T) {
-	raws := []string{
-		"https://e.test/s?p=abc%2Bdef&rType=2&id=",
-		"https://e.test/s?p=abc&id=&rType=3",
-		"https://e.test/s?p=abc",
-		"https://e.test/s?p=abc&id=#top",
+// TestWithPanelistFillsTheID: a prepared link's empty trailing id gets the
+// panelist's id, query-escaped, as the README's entry-link rules say; a
+// link whose id is not last (a fragment follows) is prepared again.
+func TestWithPanelistFillsTheID(t *testing.T) {
+	links := []struct {
+		prepared, fragment string // as rules.EntryLink prepares it for nobody, its fragment apart
+	}{
+		{"https://e.test/s?p=abc%2Bdef&rType=2&SAPI=1&id=", ""},
+		{"https://e.test/s?p=abc&rType=3&SAPI=1&id=", ""},
+		{"https://e.test/s?p=abc&SAPI=1&id=", ""},
+		{"https://e.test/s?p=abc&SAPI=1&id=", "#top"},
 	}
-	for _, panelist := range []string{"P1", "P 1/x", "ü&=?"} {
-		for _, raw := range raws {
-			base, err := rules.EntryLink(raw, true, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _ := rules.EntryLink(raw, true, panelist)
-			got := withPanelist([]EntryLinks{{Locale: "en-us", Live: base, Testing: base}}, panelist, func() []EntryLinks {
+	ids := []struct{ panelist, escaped string }{
+		{"P1", "P1"},
+		{"P 1/x", "P+1%2Fx"},
+		{"ü&=?", "%C3%BC%26%3D%3F"},
+	}
+	for _, id := range ids {
+		for _, l := range links {
+			want := l.prepared + id.escaped + l.fragment
+			slow := 0
+			got := withPanelist([]EntryLinks{{Locale: "en-us", Live: l.prepared + l.fragment, Testing: l.prepared + l.fragment}}, id.panelist, func() []EntryLinks {
+				slow++
 				return []EntryLinks{{Locale: "en-us", Live: want, Testing: want}}
 			})
-			if got[0].Live != want || got[0].Testing != want {
-				t.Errorf("%s for %q: got %s, EntryLink says %s", raw, panelist, got[0].Live, want)
+			if len(got) != 1 || got[0].Live != want || got[0].Testing != want || got[0].Locale != "en-us" {
+				t.Errorf("%s%s for %q: got %+v, want live and testing %s", l.prepared, l.fragment, id.panelist, got, want)
+			}
+			if wantSlow := l.fragment != ""; (slow == 1) != wantSlow || slow > 1 {
+				t.Errorf("%s%s for %q: prepared again %d times, want %v", l.prepared, l.fragment, id.panelist, slow, wantSlow)
 			}
 		}
 	}
@@ -37,7 +49,7 @@ func TestWithPanelistMatchesEntryLink(t *testing.T) {
 func TestChecksCountAgesOnTheProvidersDay(t *testing.T) {
 	auckland, err := time.LoadLocation("Pacific/Auckland")
 	if err != nil {
-		t.Skip("no time zone data")
+		t.Fatal(err)
 	}
 	utc := time.Date(2026, 6, 14, 23, 30, 0, 0, time.UTC)
 	c := &Service{Now: func() time.Time { return utc }, ProviderLocation: auckland}
@@ -54,7 +66,7 @@ func TestChecksCountAgesOnTheProvidersDay(t *testing.T) {
 // its testing link is empty or refused, and the other way round a locale
 // without a usable live link sends nobody.
 func TestPanelTargetUsesLiveLinksAlone(t *testing.T) {
-	live, _ := rules.EntryLink("https://e.test/s?p=1&id=", true, "")
+	live := "https://e.test/s?p=1&SAPI=1&id="
 	got := panelTarget([]string{"CA"}, []EntryLinks{
 		{Locale: "en-CA", Live: live, TestingProblem: "not a usable entry link: \"\" is not an absolute http or https address"},
 		{Locale: "fr-ca", Testing: live, LiveProblem: "not a usable entry link: scheme \"ftp\" is not http or https"},

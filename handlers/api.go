@@ -76,23 +76,31 @@ const maxImportBytes = 1 << 30
 
 // APIBulkEligibility answers POST /api/v1/subsamples/{id}/eligibility: a
 // CSV of panelist ids in, `panelistId,eligible,quota,send,reasons` out.
+// The whole list is checked for bad lines before any id is checked
+// against the subsample (a bad line is a 400 listing them, nothing
+// written), kept meanwhile in a temporary file (formats.PanelistList);
+// the answer is then written as each chunk of ids is decided.
 func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	subsampleID, err := parseID("subsample id", c.Param("id"))
 	if err != nil {
 		return err
 	}
-	ids, lineErrs, err := formats.ParsePanelistList(http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes))
-	if err != nil {
-		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: len(lineErrs), Lines: formats.NonNil(lineErrs)})
-	}
-	// Check the subsample before the first byte of CSV is written, so an
-	// unknown or closed one still gets a 404.
-	if err := h.Checks.LiveTarget(c.Request().Context(), subsampleID); err != nil {
+	ctx := c.Request().Context()
+	// An unknown or closed subsample is a 404 before the list is read.
+	if err := h.Checks.LiveTarget(ctx, subsampleID); err != nil {
 		return subsampleNotFound(err, subsampleID)
 	}
+	ids, lineErrs, err := formats.ParsePanelistList(http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes))
+	if errors.Is(err, formats.ErrInvalidList) {
+		return c.JSON(http.StatusBadRequest, ImportErrorJSON{Error: err.Error(), BadLines: len(lineErrs), Lines: formats.NonNil(lineErrs)})
+	}
+	if err != nil {
+		return err
+	}
+	defer ids.Close()
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d.csv"`, subsampleID))
-	return formats.WriteBulkCSV(c.Request().Context(), h.Checks, subsampleID, ids, c.Response(), true)
+	return subsampleNotFound(formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), true), subsampleID)
 }
 
 // panelistParam is the panelist id of the path's {id}.

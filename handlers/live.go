@@ -41,13 +41,15 @@ func (h *Handler) Live(c echo.Context) error {
 	}
 	// The filters and the table depend only on the decisions and the
 	// query, so they are rendered once per version and query; the rest of
-	// the page (times, the refresh panel, the viewer) every time.
+	// the page (times, the refresh panel, the viewer) every time. They are
+	// kept by the query as read, not as spelled: parameters the list does
+	// not know, their order and spaces around values make no new fragment.
 	p := h.page("Live subsamples", "live")
 	part, component := "live page?", views.LiveFiltersAndTable
 	if wantsFragment(c) {
 		part, component = "live table?", views.LiveTable
 	}
-	html, err := fragment(d, part+c.QueryString(), func() ([]byte, error) {
+	html, err := fragment(d, part+q.Values().Encode(), func() ([]byte, error) {
 		options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
 		var buf bytes.Buffer
 		err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)

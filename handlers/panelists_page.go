@@ -199,12 +199,16 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	}
 	defer f.Close()
 	ids, lines, err := formats.ParsePanelistList(f)
-	if err != nil {
+	if errors.Is(err, formats.ErrInvalidList) {
 		return fail(http.StatusUnprocessableEntity, file.Filename+": "+err.Error(), lines)
 	}
+	if err != nil {
+		return err
+	}
+	defer ids.Close()
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d-%s.csv"`, subsampleID, h.Now().UTC().Format("20060102-1504")))
-	return formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, c.Response(), false)
+	return formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), false)
 }
 
 // lookupCSV answers /panelists.csv?panelist=P: every live subsample with

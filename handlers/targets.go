@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,9 +16,14 @@ import (
 )
 
 // SubsampleTargets answers GET /api/v1/subsamples/{id}/targets and the
-// page's download /subsamples/{id}/targets.csv: the send list, streamed as
-// CSV `panelistId,entryLink`, or as a JSON array when the client accepts
+// page's download /subsamples/{id}/targets.csv: the send list, as CSV
+// `panelistId,entryLink`, or as a JSON array when the client accepts
 // JSON and not CSV. ?limit=N keeps the first N panelists (by id).
+//
+// The list is written to a temporary file in the checks service's turn,
+// and sent from it once the turn is given back (answerFile): a client
+// that reads slowly, or not at all, holds up no other send list, count or
+// bulk check, and an error found while computing it is still a status.
 func (h *Handler) SubsampleTargets(c echo.Context) error {
 	id, err := parseID("subsample id", c.Param("id"))
 	if err != nil {
@@ -32,77 +36,49 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 		}
 	}
 	ctx := c.Request().Context()
-	// Answer 404 or 409 before the first byte is written.
-	if err := h.Checks.LiveTarget(ctx, id); err != nil {
-		return subsampleNotFound(err, id)
-	}
 	accept := c.Request().Header.Get(echo.HeaderAccept)
 	asJSON := strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") && !strings.HasSuffix(c.Request().URL.Path, ".csv")
-	res := c.Response()
-	started := false
-	start := func() error {
-		started = true
-		if asJSON {
-			res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-			res.WriteHeader(http.StatusOK)
-			_, err := res.Write([]byte("["))
-			return err
-		}
-		res.Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-		res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="targets-%d-%s.csv"`, id, h.Now().UTC().Format("20060102-1504")))
-		res.WriteHeader(http.StatusOK)
-		return nil
-	}
-	csvOut := formats.NewWriter(res)
-	// A client that stops reading must not hold the send list's turn and
-	// its read transaction: each write has 30 seconds.
-	rc := http.NewResponseController(res)
-	n := 0
-	err = h.Checks.SendList(ctx, id, limit, func(panelistID, link string) error {
-		if n%1000 == 0 {
-			rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
-		}
-		if !started {
-			if err := start(); err != nil {
-				return err
-			}
-			if !asJSON {
-				if err := formats.WriteTargetsHeader(csvOut); err != nil {
-					return err
-				}
-			}
-		}
-		n++
-		if asJSON {
-			b, _ := json.Marshal(formats.TargetJSON{PanelistID: panelistID, EntryLink: link})
-			if n > 1 {
-				res.Write([]byte(","))
-			}
-			_, err := res.Write(b)
-			return err
-		}
-		return formats.WriteTarget(csvOut, panelistID, link)
-	})
-	switch {
-	case errors.Is(err, checks.ErrNotSendable) && !started:
-		return echo.NewHTTPError(http.StatusConflict, "Nobody is on the send list. "+err.Error())
-	case err != nil && !started:
-		return subsampleNotFound(err, id)
-	case err != nil:
-		return err // logged; the client sees the answer cut short
-	case !started:
-		if err := start(); err != nil {
-			return err
-		}
-		if !asJSON {
-			formats.WriteTargetsHeader(csvOut)
-		}
-	}
-	if asJSON {
-		_, err := res.Write([]byte("]"))
+	answer, err := newAnswerFile()
+	if err != nil {
 		return err
 	}
-	return csvOut.Flush()
+	defer answer.Close()
+	csvOut := formats.NewWriter(answer)
+	if asJSON {
+		answer.WriteString("[")
+	} else if err := formats.WriteTargetsHeader(csvOut); err != nil {
+		return err
+	}
+	n := 0
+	err = h.Checks.SendList(ctx, id, limit, func(panelistID, link string) error {
+		if n++; !asJSON {
+			return formats.WriteTarget(csvOut, panelistID, link)
+		}
+		if n > 1 {
+			answer.WriteString(",")
+		}
+		b, err := json.Marshal(formats.TargetJSON{PanelistID: panelistID, EntryLink: link})
+		if err != nil {
+			return err
+		}
+		_, err = answer.Write(b)
+		return err
+	})
+	if errors.Is(err, checks.ErrNotSendable) {
+		return echo.NewHTTPError(http.StatusConflict, "Nobody is on the send list. "+err.Error())
+	}
+	if err != nil {
+		return subsampleNotFound(err, id)
+	}
+	if asJSON {
+		answer.WriteString("]")
+		return answer.send(c, echo.MIMEApplicationJSON)
+	}
+	if err := csvOut.Flush(); err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="targets-%d-%s.csv"`, id, h.Now().UTC().Format("20060102-1504")))
+	return answer.send(c, "text/csv; charset=utf-8")
 }
 
 // SubsampleTargetCount answers GET /subsamples/{id}/targets/count, which

@@ -93,6 +93,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return withLineErrors(fmt.Errorf("%s: %w", *panelists, err), lineErrs)
 	}
+	defer ids.Close()
 	st, err := openStore(ctx, *dbPath)
 	if err != nil {
 		return err

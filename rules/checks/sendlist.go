@@ -44,6 +44,11 @@ type BulkResult struct {
 // the history. A chunk's panel rows and profiles are read beside its
 // history, on a second reader connection: the two reads take about as
 // long, and neither waits for the other.
+//
+// Each chunk is decided in its turn (takeTurn), and its lines are emitted
+// after the turn is given back: a caller that writes them to a slow
+// client holds up no other bulk check or send list, and a long bulk check
+// lets the others have their turns between its chunks.
 func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists iter.Seq[string], emit func(BulkResult) error) error {
 	d, t, err := s.liveTarget(ctx, subsampleID)
 	if err != nil {
@@ -52,6 +57,8 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
 	now := s.now()
 	subsampleNotSendable := t.notSendable()
+	results := make([]BulkResult, 0, bulkChunk)
+	// decide decides one chunk into results.
 	decide := func(chunk []string) error {
 		type read struct {
 			facts map[string]store.PanelistFacts
@@ -96,20 +103,39 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 			if pc.Quota != rules.QuotaFits {
 				out.Reasons = append(out.Reasons, t.explainQuota(profile, now)...)
 			}
-			return emit(out)
+			results = append(results, out)
+			return nil
 		})
+	}
+	flush := func(chunk []string) error {
+		release, err := s.takeTurn(ctx)
+		if err != nil {
+			return err
+		}
+		results = results[:0]
+		err = decide(chunk)
+		release()
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	chunk := make([]string, 0, bulkChunk)
 	for id := range panelists {
 		if chunk = append(chunk, id); len(chunk) == bulkChunk {
-			if err := decide(chunk); err != nil {
+			if err := flush(chunk); err != nil {
 				return err
 			}
 			chunk = chunk[:0]
 		}
 	}
 	if len(chunk) > 0 {
-		return decide(chunk)
+		return flush(chunk)
 	}
 	return nil
 }
@@ -127,7 +153,10 @@ var errEnough = errors.New("limit reached")
 //
 // Profiles are scanned once with the panel; only the panelists who fit a
 // cell have their history read, bulkChunk at a time, so memory does not
-// grow with the number of panelists. One send list is computed at a time.
+// grow with the number of panelists. It is computed in its turn
+// (takeTurn), emit called inside it: a caller that writes to a slow client
+// writes to a file first, or it holds up every other send list and bulk
+// check.
 func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error {
 	d, t, err := s.liveTarget(ctx, subsampleID)
 	if err != nil {
@@ -139,7 +168,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	if !slices.ContainsFunc(t.panel.Locales, func(l rules.PanelLocale) bool { return l.Usable }) {
 		return notSendable(fmt.Sprintf("Subsample %d has no usable live entry link.", subsampleID))
 	}
-	release, err := s.acquireSendList(ctx)
+	release, err := s.takeTurn(ctx)
 	if err != nil {
 		return err
 	}
@@ -232,13 +261,16 @@ func (s *Service) SendListSize(ctx context.Context, subsampleID int64) (int, err
 	return n, nil
 }
 
-// acquireSendList waits for the turn to compute a send list, or for ctx to
-// end (the client went away); release gives the turn back.
-func (s *Service) acquireSendList(ctx context.Context) (release func(), err error) {
-	s.sendListOnce.Do(func() { s.sendList = make(chan struct{}, 1) })
+// takeTurn waits for the turn to compute a send list or a chunk of a bulk
+// check, or for ctx to end (the client went away); release gives the turn
+// back. Waiters are served in the order they came (a channel's), so a
+// send list waits for at most the chunk being decided, and bulk checks
+// running together take turns chunk by chunk.
+func (s *Service) takeTurn(ctx context.Context) (release func(), err error) {
+	s.turnOnce.Do(func() { s.turn = make(chan struct{}, 1) })
 	select {
-	case s.sendList <- struct{}{}:
-		return func() { <-s.sendList }, nil
+	case s.turn <- struct{}{}:
+		return func() { <-s.turn }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

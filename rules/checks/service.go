@@ -39,12 +39,13 @@ type Service struct {
 	cached  *Decisions // nil until the first read
 	stale   *Decisions // the cached ones decided as stale, for their reason
 	loading sync.Mutex // one read of the whole snapshot at a time
-	// sendList lets one send list be computed at a time: each holds two
-	// of the store's few reader connections (the profile scan's, and the
-	// history's of each chunk of fitting panelists read inside it), and
-	// pages need the rest.
-	sendListOnce sync.Once
-	sendList     chan struct{}
+	// turn lets one send list, or one chunk of a bulk check, be computed
+	// at a time (takeTurn): each holds two of the store's few reader
+	// connections (a send list its profile scan's and the history's of
+	// each chunk of fitting panelists; a bulk check's chunk its history's
+	// and its profiles'), and pages need the rest.
+	turnOnce sync.Once
+	turn     chan struct{}
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current

@@ -319,9 +319,11 @@ func csrfOf(req *http.Request) (string, error) {
 }
 
 // multipartMemory is how much of a multipart form is kept in memory;
-// larger files are spooled to temporary files. It is echo's own default,
-// so the handlers' FormFile finds the form parsed as it would parse it.
-const multipartMemory = 32 << 20
+// larger files are spooled to temporary files, which the handlers'
+// FormFile reads the same. A megabyte, not echo's 32: the dashboard's
+// upload forms take files of a gigabyte, and memory must not grow with
+// what several of them send at once.
+const multipartMemory = 1 << 20
 
 // postForm parses a URL-encoded or multipart form body and returns its
 // fields, never the query string's; another body has no fields. A body

@@ -43,21 +43,32 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 		return err
 	}
 	defer answer.Close()
+	invites := h.PublicURL != ""
+	var signer checks.Signer
+	if invites {
+		if signer, err = h.Checks.Signer(ctx, h.PublicURL, h.InviteTTL); err != nil {
+			return err
+		}
+	}
 	csvOut := formats.NewWriter(answer)
 	if asJSON {
 		answer.WriteString("[")
-	} else if err := formats.WriteTargetsHeader(csvOut); err != nil {
+	} else if err := formats.WriteTargetsHeader(csvOut, invites); err != nil {
 		return err
 	}
 	n := 0
 	err = h.Checks.SendList(ctx, id, limit, func(panelistID, link string) error {
+		target := formats.TargetJSON{PanelistID: panelistID, EntryLink: link}
+		if invites {
+			target.InviteLink = signer.Link(panelistID, id)
+		}
 		if n++; !asJSON {
-			return formats.WriteTarget(csvOut, panelistID, link)
+			return formats.WriteTarget(csvOut, target, invites)
 		}
 		if n > 1 {
 			answer.WriteString(",")
 		}
-		b, err := json.Marshal(formats.TargetJSON{PanelistID: panelistID, EntryLink: link})
+		b, err := json.Marshal(target)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -383,5 +384,40 @@ func TestInvitationFallbacks(t *testing.T) {
 	}
 	if resp, _ := a.do(t, "GET", "/live", nil); resp.StatusCode != 200 {
 		t.Errorf("the dashboard after the click limit: %d", resp.StatusCode)
+	}
+}
+
+// TestSendListCarriesInvitationLinks: with a public URL the send list (CSV
+// and JSON) carries each panelist's invitation link for the subsample,
+// and the link, clicked now, goes to the entry link beside it.
+func TestSendListCarriesInvitationLinks(t *testing.T) {
+	const public = "https://go.example.com"
+	a := newAppWith(t, func(s *web.Server) { s.ClickBurst, s.PublicURL, s.InviteTTL = 1000, public, time.Hour })
+	ctx := context.Background()
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	a.profile(t, 300)
+	target := sendableWithCells(t, a)
+	_, body := a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=5", target.SubsampleID), nil)
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || len(rows) < 2 || strings.Join(rows[0], ",") != "panelistId,entryLink,inviteLink" {
+		t.Fatalf("send list with a public URL: %q, %v", rows, err)
+	}
+	for _, r := range rows[1:] {
+		path, ok := strings.CutPrefix(r[2], public+"/r/")
+		if !ok {
+			t.Errorf("%s: invitation link %q is not under the public URL %s", r[0], r[2], public)
+			continue
+		}
+		resp, _ := a.click(t, a.url+"/r/"+path)
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != r[1] {
+			t.Errorf("%s: the invitation link goes %d to %q, want 302 to the entry link %q", r[0], resp.StatusCode, resp.Header.Get("Location"), r[1])
+		}
+	}
+	_, body = a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=5", target.SubsampleID), map[string]string{"Accept": "application/json"})
+	var list []formats.TargetJSON
+	if err := json.Unmarshal([]byte(body), &list); err != nil || len(list) != len(rows)-1 || list[0].InviteLink == "" || list[0].PanelistID != rows[1][0] {
+		t.Errorf("JSON send list = %+v, %v; want the CSV's lines with their invitation links", list, err)
 	}
 }

@@ -116,6 +116,8 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	subsample := fs.Int64("subsample", 0, "the live subsample (required)")
 	limit := fs.Int("limit", 0, "at most this many panelists (0: all)")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
+	publicURL := publicURLFlag(fs, "the list then carries an inviteLink column, each panelist's invitation link for the subsample")
+	inviteTTL := fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links stay valid")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -124,6 +126,13 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *limit < 0 {
 		return errFlag("limit", "must not be negative")
+	}
+	base, err := parsePublicURL(*publicURL, false)
+	if err != nil {
+		return err
+	}
+	if *inviteTTL <= 0 {
+		return errFlag("invite-ttl", "must be positive")
 	}
 	loc, err := time.LoadLocation(*providerTZ)
 	if err != nil {
@@ -135,12 +144,25 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer st.Close()
 	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter}
+	invites := base != ""
+	var signer checks.Signer
+	if invites {
+		if signer, err = service.Signer(ctx, base, *inviteTTL); err != nil {
+			return err
+		}
+	}
 	out := bufio.NewWriter(stdout)
 	w := formats.NewWriter(out)
-	if err := formats.WriteTargetsHeader(w); err != nil {
+	if err := formats.WriteTargetsHeader(w, invites); err != nil {
 		return err
 	}
-	err = service.SendList(ctx, *subsample, *limit, func(id, link string) error { return formats.WriteTarget(w, id, link) })
+	err = service.SendList(ctx, *subsample, *limit, func(id, link string) error {
+		target := formats.TargetJSON{PanelistID: id, EntryLink: link}
+		if invites {
+			target.InviteLink = signer.Link(id, *subsample)
+		}
+		return formats.WriteTarget(w, target, invites)
+	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)

@@ -24,6 +24,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/views/formats"
 )
@@ -756,6 +757,36 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 	}
 	if total == 0 {
 		t.Error("no sendable subsample has anyone on its send list")
+	}
+	// With --public-url each line carries the panelist's invitation link
+	// for the subsample.
+	invited := 0
+	for _, s := range subs {
+		out.Reset()
+		if err := run(ctx, []string{"targets", "--db", db, "--subsample", strconv.FormatInt(s.SubsampleID, 10), "--limit", "2", "--public-url", "https://go.example.com"}, &out, &errOut); err != nil {
+			t.Fatalf("targets --public-url: %v", err)
+		}
+		rows, err := csv.NewReader(&out).ReadAll()
+		if err != nil || strings.Join(rows[0], ",") != "panelistId,entryLink,inviteLink" {
+			t.Fatalf("targets --public-url printed %q, %v", rows, err)
+		}
+		if len(rows) < 2 {
+			continue
+		}
+		st, _ := store.Open(ctx, db)
+		for _, r := range rows[1:] {
+			token, _ := strings.CutPrefix(r[2], "https://go.example.com/r/")
+			inv, err := (&checks.Service{Store: st, Now: time.Now}).OpenInvitation(ctx, token)
+			if err != nil || inv.PanelistID != r[0] || inv.SubsampleID != s.SubsampleID {
+				t.Errorf("invitation link %q opens to %+v, %v; want %s to %d", r[2], inv, err, r[0], s.SubsampleID)
+			}
+			invited++
+		}
+		st.Close()
+		break
+	}
+	if invited == 0 {
+		t.Error("no send list printed an invitation link")
 	}
 	// Data older than --stale-after decides nothing: no send list.
 	err := run(ctx, []string{"targets", "--db", db, "--subsample", strconv.FormatInt(subs[0].SubsampleID, 10), "--stale-after", "1ns"}, &out, &errOut)

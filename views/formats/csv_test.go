@@ -85,7 +85,7 @@ func TestCSVWriterQuotesEverySeparator(t *testing.T) {
 func TestSendListNeutralisesIDs(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
-	if err := WriteTarget(w, `=HYPERLINK("https://evil.test","x")`, "https://e.test/s?p=a&id=x"); err != nil {
+	if err := WriteTarget(w, TargetJSON{PanelistID: `=HYPERLINK("https://evil.test","x")`, EntryLink: "https://e.test/s?p=a&id=x"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {

@@ -149,6 +149,7 @@ func (s *Server) Routes() *echo.Echo {
 	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)
+	api.GET("/openapi.json", h.APIOpenAPI)
 	e.StaticFS("/static", static.Files)
 	return e
 }

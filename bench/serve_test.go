@@ -71,49 +71,6 @@ func fullRefresh(t *testing.T, s sizes) (Row, string) {
 		Value: ms(took), Unit: "ms", Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.25 x floor", Met: ratio <= 1.25}, db
 }
 
-// snapshotWrite is figure 2: writing one complete events snapshot, read
-// beforehand from a simulator without latency, into the database of
-// figure 1 (so the write replaces a snapshot, as every refresh does).
-func snapshotWrite(t *testing.T, s sizes, db string) Row {
-	ctx := context.Background()
-	opts := simOptions(s)
-	simulator := sim.New(opts)
-	c, err := client.New(client.Config{BaseURL: serve(t, simulator)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: time.Now()}, Details: map[int64]store.SubsampleDetail{}}
-	if snap.Summaries, _, err = c.AllSubsamples(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if snap.Live, _, err = c.LiveSubsamples(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range snap.Live {
-		var d store.SubsampleDetail
-		d.Quotas, d.QuotasErr = c.Quotas(ctx, l.SubsampleID)
-		d.Rules, d.RulesErr = c.EligibilityRules(ctx, l.SubsampleID)
-		d.FetchedAt = time.Now()
-		snap.Details[l.SubsampleID] = d
-	}
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	write := func() time.Duration {
-		snap.FinishedAt = time.Now()
-		start := time.Now()
-		if _, err := st.SaveEvents(ctx, snap, 7*24*time.Hour); err != nil {
-			t.Fatal(err)
-		}
-		return time.Since(start)
-	}
-	took := best(3, write)
-	return Row{Figure: fmt.Sprintf("2 write one snapshot (%d subsamples, %d live)", len(snap.Summaries), len(snap.Live)),
-		Value: ms(took), Unit: "ms", Target: "<= 300 ms", Met: took <= 300*time.Millisecond}
-}
-
 // servedFigures are figures 3, 4, 5 (with 11), 8 and 10: `fieldboard
 // serve` runs as its own process on a copy of the scenario, this process
 // loads it over loopback with loadWorkers workers after a warm-up,

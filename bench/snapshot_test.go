@@ -61,7 +61,14 @@ func snapshotWrite(t *testing.T, s sizes, db string) Row {
 		t.Fatal("figure 2: no quota count moved between the snapshots written")
 	}
 	median := medianOf(took)
-	t.Logf("snapshot writes: %v; %d quotas moved from one snapshot to the next", took, moved)
+	// What the figure measured before: the same snapshot written again,
+	// nothing moved; logged to show what moving counts cost.
+	start := time.Now()
+	if _, err := st.SaveEvents(ctx, snap, 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot writes: %v; %d quotas moved from one snapshot to the next; the last written again, nothing moved: %v",
+		took, moved, time.Since(start))
 	return Row{Figure: fmt.Sprintf("2 write one snapshot (%d subsamples, %d live; median of %d, 3 minutes apart)", len(snap.Summaries), len(snap.Live), snapshotWrites),
 		Value: ms(median), Unit: "ms", Target: "<= 300 ms", Met: median <= 300*time.Millisecond}
 }

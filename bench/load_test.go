@@ -17,8 +17,9 @@ import (
 // or shorter than its Content-Length), is not empty, and is as long as the
 // first answer to the same path (the server answers from one snapshot all
 // along, so one path always gets the same answer). One answer in
-// sampleEvery, the first included, also goes through the figure's content
-// check. A figure whose answers fail any of these fails the run, and its
+// sampleEvery, the first included, is kept and goes through the figure's
+// content check once the clock has stopped (a check takes CPU the server
+// would otherwise have while it is timed). A figure whose answers fail any of these fails the run, and its
 // sizes and throughput count the bytes actually received.
 
 // sampleEvery is how often an answer's content is checked.
@@ -44,9 +45,9 @@ func newGetter(base, token string, check func(path string, body []byte) error) *
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadWorkers}}}
 }
 
-// get requests path, reads its whole answer into buf and checks it; it
-// returns the body's size and the time from the request to the answer's
-// last byte (the content check, after it, is not timed).
+// get requests path, reads its whole answer into buf and checks it, its
+// content too when it is one of the sample; it returns the body's size
+// and the time from the request to the answer's last byte.
 func (g *getter) get(path string, buf *bytes.Buffer) (int, time.Duration, error) {
 	n, took, sample, err := g.fetch(path, buf)
 	if err == nil && sample && g.check != nil {
@@ -104,6 +105,22 @@ func (g *getter) fetch(path string, buf *bytes.Buffer) (n int, took time.Duratio
 	return n, took, sample, nil
 }
 
+// sampled is an answer kept for its content check.
+type sampled struct {
+	path string
+	body []byte
+}
+
+// checkAll checks the content of the answers kept.
+func (g *getter) checkAll(samples []sampled) error {
+	for _, a := range samples {
+		if err := g.check(a.path, a.body); err != nil {
+			return fmt.Errorf("%s: %w", a.path, err)
+		}
+	}
+	return nil
+}
+
 // loadWorkers is how many requests the load keeps in flight.
 const loadWorkers = 8
 
@@ -132,6 +149,8 @@ func load(t *testing.T, g *getter, path func(i int) string) loaded {
 // loadOnce requests path(i) with loadWorkers workers, 10 requests each to
 // warm up and then 60 each, through g, and returns the latencies and sizes
 // of the measured answers, or the first answer that failed g's checks.
+// The sample of answers is checked once the load is over, so that the
+// checks take no CPU from the server while it is timed.
 func loadOnce(g *getter, path func(i int) string) (loaded, error) {
 	const warm, measured = 10, 60
 	var mu sync.Mutex
@@ -139,13 +158,15 @@ func loadOnce(g *getter, path func(i int) string) (loaded, error) {
 	var total int64
 	var wg sync.WaitGroup
 	var failure error
+	var samples []sampled
 	for w := range loadWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
 			for i := range warm + measured {
-				n, d, err := g.get(path(w*1000+i), &buf)
+				p := path(w*1000 + i)
+				n, d, sample, err := g.fetch(p, &buf)
 				mu.Lock()
 				if err != nil && failure == nil {
 					failure = err
@@ -153,6 +174,9 @@ func loadOnce(g *getter, path func(i int) string) (loaded, error) {
 				if i >= warm {
 					latencies = append(latencies, d)
 					total += int64(n)
+				}
+				if sample && g.check != nil {
+					samples = append(samples, sampled{p, bytes.Clone(buf.Bytes())})
 				}
 				mu.Unlock()
 				if err != nil {
@@ -164,6 +188,9 @@ func loadOnce(g *getter, path func(i int) string) (loaded, error) {
 	wg.Wait()
 	if failure != nil {
 		return loaded{}, failure
+	}
+	if err := g.checkAll(samples); err != nil {
+		return loaded{}, err
 	}
 	slices.Sort(latencies)
 	return loaded{p50: latencies[len(latencies)/2], p99: latencies[len(latencies)*99/100], answers: len(latencies), bytes: total}, nil
@@ -196,7 +223,7 @@ func throughputOnce(g *getter, path string) (bytesPerSecond float64, size int, e
 	var mu sync.Mutex
 	var total int64
 	var failure error
-	var samples [][]byte
+	var samples []sampled
 	start := time.Now()
 	for range loadWorkers {
 		wg.Add(1)
@@ -211,7 +238,7 @@ func throughputOnce(g *getter, path string) (bytesPerSecond float64, size int, e
 					failure = err
 				}
 				if sample && g.check != nil {
-					samples = append(samples, bytes.Clone(buf.Bytes()))
+					samples = append(samples, sampled{path, bytes.Clone(buf.Bytes())})
 				}
 				mu.Unlock()
 				if err != nil {
@@ -225,10 +252,8 @@ func throughputOnce(g *getter, path string) (bytesPerSecond float64, size int, e
 	if failure != nil {
 		return 0, 0, failure
 	}
-	for _, body := range samples {
-		if err := g.check(path, body); err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", path, err)
-		}
+	if err := g.checkAll(samples); err != nil {
+		return 0, 0, err
 	}
 	return float64(total) / took.Seconds(), int(total / (loadWorkers * each)), nil
 }

@@ -57,8 +57,11 @@ type sizes struct {
 	bulk       int
 }
 
+// defaultSizes are the scenario of the figures in results.json.
+var defaultSizes = sizes{seed: 1, subsamples: 6000, history: 10_000_000, panelists: 1_000_000, bulk: 100_000}
+
 func scenarioSizes(t *testing.T) sizes {
-	s := sizes{seed: 1, subsamples: 6000, history: 10_000_000, panelists: 1_000_000, bulk: 100_000}
+	s := defaultSizes
 	for name, p := range map[string]*int{"BENCH_SUBSAMPLES": &s.subsamples, "BENCH_HISTORY": &s.history, "BENCH_PANELISTS": &s.panelists, "BENCH_BULK": &s.bulk} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.Atoi(v)
@@ -188,19 +191,76 @@ func withPanel(t *testing.T, s sizes, db string) {
 	}
 }
 
+// TestBench measures every figure and writes bench/results.json. For a
+// quicker look while working on one figure, BENCH_FIGURES=2,7 runs only
+// the figures listed (and those measured with them: figure 1 with 2, the
+// served figures 3, 4, 5, 8 and 10 together); a run of some figures, or
+// of a scenario resized by the BENCH_ sizes, prints its table but leaves
+// results.json to the full run.
 func TestBench(t *testing.T) {
 	s := scenarioSizes(t)
+	want := figuresWanted(t)
 	db := cachedScenario(t, s)
 	withProfiles(t, s, db)
 	withPanel(t, s, db)
 	var rows []Row
-	refreshRow, refreshed := fullRefresh(t, s)
-	rows = append(rows, refreshRow, snapshotWrite(t, s, refreshed))
-	rows = append(rows, servedFigures(t, s, db)...)
-	rows = append(rows, bulkCheck(t, db, s), historyImport(t, s), weekOfRefreshes(t, s, db))
-	number := func(r Row) int { n, _ := strconv.Atoi(strings.Fields(r.Figure)[0]); return n }
-	slices.SortStableFunc(rows, func(a, b Row) int { return number(a) - number(b) })
-	report(t, rows)
+	if want.any(1, 2) {
+		refreshRow, refreshed := fullRefresh(t, s)
+		rows = append(rows, refreshRow)
+		if want.any(2) {
+			rows = append(rows, snapshotWrite(t, s, refreshed))
+		}
+	}
+	if want.any(3, 4, 5, 8, 10, 11) {
+		rows = append(rows, servedFigures(t, s, db)...)
+	}
+	if want.any(6) {
+		rows = append(rows, bulkCheck(t, db, s))
+	}
+	if want.any(7) {
+		rows = append(rows, historyImport(t, s))
+	}
+	if want.any(9) {
+		rows = append(rows, weekOfRefreshes(t, s, db))
+	}
+	slices.SortStableFunc(rows, func(a, b Row) int { return figureNumber(a) - figureNumber(b) })
+	report(t, rows, want == nil && s == defaultSizes)
+}
+
+// figures is the set of figures a run measures; nil is all of them.
+type figures map[int]bool
+
+// figuresWanted reads BENCH_FIGURES, a comma-separated list of figure
+// numbers.
+func figuresWanted(t *testing.T) figures {
+	list := os.Getenv("BENCH_FIGURES")
+	if list == "" {
+		return nil
+	}
+	want := figures{}
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			t.Fatalf("BENCH_FIGURES=%q: want figure numbers separated by commas", list)
+		}
+		want[n] = true
+	}
+	return want
+}
+
+// any says whether any of numbers is wanted.
+func (f figures) any(numbers ...int) bool {
+	if f == nil {
+		return true
+	}
+	return slices.ContainsFunc(numbers, func(n int) bool { return f[n] })
+}
+
+// figureNumber is the number a row's figure begins with ("5+11 ..." is 5).
+func figureNumber(r Row) int {
+	digits := strings.IndexFunc(r.Figure, func(c rune) bool { return c < '0' || c > '9' })
+	n, _ := strconv.Atoi(r.Figure[:max(0, digits)])
+	return n
 }
 
 // bulkCheck is figure 6: s.bulk panelists against the live subsample with
@@ -518,14 +578,18 @@ func round(v float64) float64 {
 	return r
 }
 
-// report prints the table and writes bench/results.json.
-func report(t *testing.T, rows []Row) {
+// report prints the table and, for a full run, writes bench/results.json.
+func report(t *testing.T, rows []Row, full bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-60s %12s %12s %8s  %-22s %s\n", "figure", "value", "floor", "ratio", "target", "met")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%-60s %9.3f %-2s %12.3f %8.3f  %-22s %v\n", r.Figure, r.Value, r.Unit, r.Floor, r.Ratio, r.Target, r.Met)
 	}
 	fmt.Print(b.String())
+	if !full {
+		t.Log("some figures, or a resized scenario: results.json is left as it was")
+		return
+	}
 	var out strings.Builder
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)

@@ -4,12 +4,15 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,16 +57,22 @@ func historyCSV(t *testing.T, s sizes) string {
 }
 
 // historyImport is figure 7: `ImportHistoryCSV` of the scenario's history
-// file into an empty database, against inserting the same rows with one
-// prepared statement in one transaction, without validation.
+// file into an empty database, against the floor: the fastest plain load
+// of the same rows into the same schema (historyFloor). Both read the file
+// from the page cache (it is read once beforehand) and must store the same
+// number of rows; the ratio is the floor's time over Fieldboard's, the
+// share of the floor's throughput Fieldboard keeps while it validates,
+// streams and reports.
 func historyImport(t *testing.T, s sizes) Row {
 	ctx := context.Background()
 	path := historyCSV(t, s)
 	dir := t.TempDir()
+	warmFile(t, path)
 
+	var stored int64
 	ours := func() time.Duration {
 		db := filepath.Join(dir, "import.db")
-		os.Remove(db)
+		removeDatabase(t, db)
 		st, err := store.Open(ctx, db)
 		if err != nil {
 			t.Fatal(err)
@@ -83,61 +92,176 @@ func historyImport(t *testing.T, s sizes) Row {
 		if report.Records != s.history {
 			t.Fatalf("imported %d records, want %d", report.Records, s.history)
 		}
+		if stored, err = st.CountHistory(ctx); err != nil {
+			t.Fatal(err)
+		}
 		return took
-	}()
-
-	floor := func() time.Duration {
+	}
+	floor := func(batch int) time.Duration {
 		db := filepath.Join(dir, "floor.db")
-		st, err := store.Open(ctx, db) // the same schema
-		if err != nil {
-			t.Fatal(err)
+		removeDatabase(t, db)
+		took, rows := historyFloor(t, path, db, batch)
+		if rows != stored {
+			t.Fatalf("history import stored %d rows, the floor (%d rows an INSERT) %d: want the same", stored, batch, rows)
 		}
-		st.Close()
-		conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
-		if err != nil {
-			t.Fatal(err)
+		return took
+	}
+	// The machine is shared: each side runs twice, interleaved, and keeps
+	// its best; the floor is the faster of its two batch sizes.
+	var oursBest, floorBest time.Duration
+	for i, batch := range floorBatches {
+		took := ours()
+		floorTook := floor(batch)
+		t.Logf("history import round %d: %v; floor at %d rows an INSERT: %v", i+1, took.Round(time.Millisecond), batch, floorTook.Round(time.Millisecond))
+		if i == 0 {
+			oursBest, floorBest = took, floorTook
 		}
-		defer conn.Close()
-		conn.SetMaxOpenConns(1)
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		start := time.Now()
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO history (panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<16), 1<<16)
-		sc.Scan() // header
-		for sc.Scan() {
-			c := strings.Split(sc.Text(), ",")
-			at, _ := time.Parse("2006-01-02T15:04:05.000", c[3])
-			if _, err := stmt.ExecContext(ctx, c[0], atoi(c[1]), atoi(c[2]), at.UnixMilli(), atoi(c[4]), atoi(c[5]), atoi(c[6])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		return time.Since(start)
-	}()
-
-	ratio := floor.Seconds() / ours.Seconds()
-	t.Logf("history import of %d records: %v (floor %v)", s.history, ours.Round(time.Millisecond), floor.Round(time.Millisecond))
-	return Row{Figure: fmt.Sprintf("7 history import of %d CSV records (throughput against the floor)", s.history),
-		Value: ms(ours), Unit: "ms", Floor: ms(floor), Ratio: round(ratio), Target: ">= 0.7 x floor", Met: ratio >= 0.7}
+		oursBest, floorBest = min(oursBest, took), min(floorBest, floorTook)
+	}
+	ratio := floorBest.Seconds() / oursBest.Seconds()
+	return Row{Figure: fmt.Sprintf("7 history import of %d CSV records (throughput against the floor: the faster plain load, %d or %d rows an INSERT)", s.history, floorBatches[0], floorBatches[1]),
+		Value: ms(oursBest), Unit: "ms", Floor: ms(floorBest), Ratio: round(ratio), Target: ">= 0.7 x floor", Met: ratio >= 0.7}
 }
 
-func atoi(s string) int64 {
-	v, _ := strconv.ParseInt(s, 10, 64)
-	return v
+// importCacheKiB is the writer's page cache during the store's imports
+// (store.importCacheKiB), which the floor gets too.
+const importCacheKiB = 64 << 10
+
+// floorBatches are how many rows each of the floor's INSERTs writes, one
+// size a round: Fieldboard's 64, and 1,024. Tried on the scenario's file,
+// 1 row an INSERT took twice as long and 16 a third longer; 64 to 4,096
+// were within the shared machine's noise of each other.
+var floorBatches = [2]int{64, 1024}
+
+// historyFloor loads the history CSV at path into a new database at db,
+// as plainly as it can be done fast: the store's schema, its pragmas and
+// its import page cache; one transaction; one prepared INSERT OR IGNORE of
+// batch rows at a time (the last few one by one); each line split on its
+// commas and its time read from the file's fixed layout by hand, with no
+// validation, no line numbers and no report. It returns the time from the
+// first line read to the commit, and the rows stored.
+func historyFloor(t *testing.T, path, db string, batch int) (time.Duration, int64) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, db) // the same schema
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"+
+		fmt.Sprintf("&_pragma=cache_size(%d)", -importCacheKiB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetMaxOpenConns(1)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	insert := func(n int) string {
+		return `INSERT OR IGNORE INTO history (panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", n), ", ")
+	}
+	start := time.Now()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := tx.PrepareContext(ctx, insert(batch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := tx.PrepareContext(ctx, insert(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := make([]any, 0, 7*batch)
+	lines := bufio.NewReaderSize(f, 1<<16)
+	if _, err := lines.ReadSlice('\n'); err != nil { // the header
+		t.Fatal(err)
+	}
+	for {
+		line, err := lines.ReadSlice('\n')
+		if len(line) > 1 {
+			args = appendHistoryRow(args, line)
+			if len(args) == cap(args) {
+				if _, err := many.ExecContext(ctx, args...); err != nil {
+					t.Fatal(err)
+				}
+				args = args[:0]
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < len(args); i += 7 {
+		if _, err := one.ExecContext(ctx, args[i:i+7]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	var rows int64
+	if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM history`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	return took, rows
+}
+
+// appendHistoryRow appends the seven values of one line of the scenario's
+// history file (historyCSV writes it: no quotes, the time as
+// 2006-01-02T15:04:05.000 in UTC) to args, as the store keeps them.
+func appendHistoryRow(args []any, line []byte) []any {
+	var f [7][]byte
+	for i := range 6 {
+		comma := bytes.IndexByte(line, ',')
+		f[i], line = line[:comma], line[comma+1:]
+	}
+	f[6] = bytes.TrimRight(line, "\r\n")
+	at := f[3]
+	registered := time.Date(digits(at[0:4]), time.Month(digits(at[5:7])), digits(at[8:10]),
+		digits(at[11:13]), digits(at[14:16]), digits(at[17:19]), digits(at[20:23])*int(time.Millisecond), time.UTC)
+	return append(args, string(f[0]), int64(digits(f[1])), int64(digits(f[2])), registered.UnixMilli(),
+		int64(digits(f[4])), int64(digits(f[5])), int64(digits(f[6])))
+}
+
+// digits reads a run of decimal digits, unchecked.
+func digits(b []byte) int {
+	n := 0
+	for _, c := range b {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// removeDatabase removes the database at path and its WAL files, if any.
+func removeDatabase(t *testing.T, path string) {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// warmFile reads the file at path once, so that the runs after it read it
+// from the page cache alike.
+func warmFile(t *testing.T, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(io.Discard, f); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // weekOfRefreshes is figure 9: the database after a week of refreshes

@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"fieldboard/rules"
+	"fieldboard/views/formats"
+)
+
+// What the served figures' answers must hold, checked on a sample of them
+// (getter): the figure is of that answer, not of an error page or of half
+// of one.
+
+// wholePage checks that body is a whole HTML page.
+func wholePage(body []byte) error {
+	const doctype = "<!doctype html>"
+	if !bytes.EqualFold(body[:min(len(doctype), len(body))], []byte(doctype)) || !bytes.HasSuffix(bytes.TrimSpace(body), []byte("</html>")) {
+		return fmt.Errorf("not a whole page: %.80q ... %.80q", body, body[max(0, len(body)-80):])
+	}
+	return nil
+}
+
+var (
+	liveCountLine = regexp.MustCompile(`(\d+) of (\d+) live subsamples match\.\s*(?:Page (\d+) of (\d+)\.)?`)
+	liveRowMark   = []byte(`data-testid="live-row"`)
+)
+
+// livePages checks /live pages and remembers how many rows a page held:
+// the count line says how many subsamples match and, when they take more
+// than a page, how many pages; the rows must agree (all of them on one
+// page, else a full first page).
+type livePages struct {
+	mu   sync.Mutex
+	rows int
+}
+
+func (l *livePages) check(_ string, body []byte) error {
+	if err := wholePage(body); err != nil {
+		return err
+	}
+	m := liveCountLine.FindSubmatch(body)
+	if m == nil {
+		return errors.New("no line saying how many live subsamples match")
+	}
+	matching, _ := strconv.Atoi(string(m[1]))
+	rows := bytes.Count(body, liveRowMark)
+	pages := 1
+	if m[4] != nil {
+		pages, _ = strconv.Atoi(string(m[4]))
+	}
+	switch {
+	case rows == 0:
+		return fmt.Errorf("no rows, where %d subsamples match", matching)
+	case pages == 1 && rows != matching:
+		return fmt.Errorf("%d rows on the only page, where %d subsamples match", rows, matching)
+	case pages > 1 && (rows*(pages-1) >= matching || rows*pages < matching):
+		return fmt.Errorf("%d rows a page in %d pages, where %d subsamples match", rows, pages, matching)
+	}
+	l.mu.Lock()
+	l.rows = rows
+	l.mu.Unlock()
+	return nil
+}
+
+// subsamplePage checks the page of subsample id: a whole page naming it,
+// with its quota table (quota rows whose conditions are translated into
+// words) and its rules.
+func subsamplePage(id int64) func(string, []byte) error {
+	return func(_ string, body []byte) error {
+		if err := wholePage(body); err != nil {
+			return err
+		}
+		for _, want := range []string{strconv.FormatInt(id, 10), `data-testid="quota-row"`, `data-testid="condition"`, `data-testid="rules"`} {
+			if !bytes.Contains(body, []byte(want)) {
+				return fmt.Errorf("the page of subsample %d has no %s", id, want)
+			}
+		}
+		return nil
+	}
+}
+
+// surveysAnswers checks one panelist's surveys: the panelist asked for,
+// one entry for each of live subsamples, those the panelist may enter
+// first, ranked by epc within a currency, each with an entry link for the
+// panelist; the others not. It counts the quota verdicts it saw, to show
+// that profiles were matched.
+type surveysAnswers struct {
+	live int
+
+	mu       sync.Mutex
+	verdicts map[rules.QuotaVerdict]int
+}
+
+func (s *surveysAnswers) check(path string, body []byte) error {
+	var answer formats.PanelistSurveysJSON
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return fmt.Errorf("not a panelist's surveys: %w", err)
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(path, "/api/v1/panelists/"), "/surveys")
+	if answer.PanelistID != id {
+		return fmt.Errorf("the surveys of %q, not %q", answer.PanelistID, id)
+	}
+	if n := len(answer.MayEnter) + len(answer.Others); n != s.live {
+		return fmt.Errorf("%d subsamples, not the %d live", n, s.live)
+	}
+	for i, e := range answer.MayEnter {
+		switch {
+		case !e.MayEnter || e.PanelistID != id:
+			return fmt.Errorf("subsample %d is among those %s may enter, with mayEnter %v for %q", e.SubsampleID, id, e.MayEnter, e.PanelistID)
+		case len(e.EntryLinks) != 1 || !strings.Contains(e.EntryLinks[0].Live, id):
+			return fmt.Errorf("subsample %d: entry links %+v, want one live link for %s", e.SubsampleID, e.EntryLinks, id)
+		case i > 0 && rankedBefore(e, answer.MayEnter[i-1]):
+			return fmt.Errorf("subsample %d (epc %s) is ranked after subsample %d (epc %s)",
+				e.SubsampleID, epcText(e), answer.MayEnter[i-1].SubsampleID, epcText(answer.MayEnter[i-1]))
+		}
+	}
+	for _, e := range answer.Others {
+		if e.MayEnter || len(e.EntryLinks) > 0 {
+			return fmt.Errorf("subsample %d is among the others, with mayEnter %v and %d entry links", e.SubsampleID, e.MayEnter, len(e.EntryLinks))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.verdicts == nil {
+		s.verdicts = map[rules.QuotaVerdict]int{}
+	}
+	for _, e := range append(answer.MayEnter, answer.Others...) {
+		s.verdicts[e.Quota]++
+	}
+	return nil
+}
+
+// matched says whether the quota verdicts seen show profiles matched: some
+// panelist fits a cell and some falls in a full or another cell.
+func (s *surveysAnswers) matched() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.verdicts[rules.QuotaFits] > 0 && s.verdicts[rules.QuotaFull]+s.verdicts[rules.QuotaOffTarget] > 0
+}
+
+// rankedBefore says whether a panelist's surveys must list a before b: a
+// known epc first, currencies in code order, the higher epc first within
+// one.
+func rankedBefore(a, b formats.EligibilityJSON) bool {
+	if (a.EPC != nil) != (b.EPC != nil) {
+		return a.EPC != nil
+	}
+	if a.EPC == nil {
+		return false
+	}
+	if c := cmp.Compare(a.Currency, b.Currency); c != 0 {
+		return c < 0
+	}
+	return *a.EPC > *b.EPC
+}
+
+func epcText(e formats.EligibilityJSON) string {
+	if e.EPC == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*e.EPC, 'f', -1, 64) + " " + e.Currency
+}

@@ -99,27 +99,36 @@ type surveysAnswers struct {
 	verdicts map[rules.QuotaVerdict]int
 }
 
+// check checks one answer: with all=true, every live subsample, those the
+// panelist may enter first ranked by epc; without, those alone, in the
+// router's order (within a currency, the higher epc first).
 func (s *surveysAnswers) check(path string, body []byte) error {
 	var answer formats.PanelistSurveysJSON
 	if err := json.Unmarshal(body, &answer); err != nil {
 		return fmt.Errorf("not a panelist's surveys: %w", err)
 	}
+	path, all := strings.CutSuffix(path, "?all=true")
 	id := strings.TrimSuffix(strings.TrimPrefix(path, "/api/v1/panelists/"), "/surveys")
 	if answer.PanelistID != id {
 		return fmt.Errorf("the surveys of %q, not %q", answer.PanelistID, id)
 	}
-	if n := len(answer.MayEnter) + len(answer.Others); n != s.live {
-		return fmt.Errorf("%d subsamples, not the %d live", n, s.live)
+	if n := len(answer.MayEnter) + len(answer.Others); all && n != s.live || !all && len(answer.Others) > 0 {
+		return fmt.Errorf("%d subsamples (%d others) with all=%v, for %d live", n, len(answer.Others), all, s.live)
 	}
 	for i, e := range answer.MayEnter {
+		var prev formats.EligibilityJSON
+		if i > 0 {
+			prev = answer.MayEnter[i-1]
+		}
 		switch {
 		case !e.MayEnter || e.PanelistID != id:
 			return fmt.Errorf("subsample %d is among those %s may enter, with mayEnter %v for %q", e.SubsampleID, id, e.MayEnter, e.PanelistID)
 		case len(e.EntryLinks) != 1 || !strings.Contains(e.EntryLinks[0].Live, id):
 			return fmt.Errorf("subsample %d: entry links %+v, want one live link for %s", e.SubsampleID, e.EntryLinks, id)
-		case i > 0 && rankedBefore(e, answer.MayEnter[i-1]):
+		case i > 0 && all && rankedBefore(e, prev),
+			i > 0 && !all && e.Currency == prev.Currency && prev.EPC != nil && e.EPC != nil && *e.EPC > *prev.EPC:
 			return fmt.Errorf("subsample %d (epc %s) is ranked after subsample %d (epc %s)",
-				e.SubsampleID, epcText(e), answer.MayEnter[i-1].SubsampleID, epcText(answer.MayEnter[i-1]))
+				e.SubsampleID, epcText(e), prev.SubsampleID, epcText(prev))
 		}
 	}
 	for _, e := range answer.Others {
@@ -167,4 +176,48 @@ func epcText(e formats.EligibilityJSON) string {
 		return "none"
 	}
 	return strconv.FormatFloat(*e.EPC, 'f', -1, 64) + " " + e.Currency
+}
+
+// nextAnswers checks next-survey answers: the panelist asked for, at most
+// limit surveys, each with an entry link filled for them, the higher epc
+// first within a currency; and counts the surveys seen.
+type nextAnswers struct {
+	limit int
+
+	mu      sync.Mutex
+	surveys int
+}
+
+func (n *nextAnswers) check(path string, body []byte) error {
+	var answer formats.NextSurveysJSON
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return fmt.Errorf("not a next-survey answer: %w", err)
+	}
+	id := strings.TrimPrefix(path, "/api/v1/panelists/")
+	id = id[:strings.Index(id, "/next")]
+	if answer.PanelistID != id || len(answer.Surveys) > n.limit {
+		return fmt.Errorf("%d surveys for %q, asked for %q, at most %d", len(answer.Surveys), answer.PanelistID, id, n.limit)
+	}
+	for i, sv := range answer.Surveys {
+		if !strings.HasSuffix(sv.EntryLink, "id="+id) || !strings.Contains(sv.EntryLink, "SAPI=1") {
+			return fmt.Errorf("subsample %d: entry link %q is not filled for %s with SAPI=1", sv.SubsampleID, sv.EntryLink, id)
+		}
+		if i > 0 {
+			prev := answer.Surveys[i-1]
+			if prev.Currency == sv.Currency && prev.EPC != nil && sv.EPC != nil && *sv.EPC > *prev.EPC {
+				return fmt.Errorf("subsample %d (epc %v) after subsample %d (epc %v)", sv.SubsampleID, *sv.EPC, prev.SubsampleID, *prev.EPC)
+			}
+		}
+	}
+	n.mu.Lock()
+	n.surveys += len(answer.Surveys)
+	n.mu.Unlock()
+	return nil
+}
+
+// seen is how many surveys the answers checked held.
+func (n *nextAnswers) seen() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.surveys
 }

@@ -159,9 +159,10 @@ func TestLivePageCheck(t *testing.T) {
 	}
 }
 
-// TestSurveysCheck: the surveys check wants the panelist asked for, every
-// live subsample, those they may enter ranked by epc with a link for them,
-// and counts the quota verdicts it saw.
+// TestSurveysCheck: the surveys check wants the panelist asked for, with
+// all=true every live subsample, those they may enter ranked by epc with a
+// link for them, and counts the quota verdicts it saw; without, those they
+// may enter alone, the higher epc first within a currency.
 func TestSurveysCheck(t *testing.T) {
 	epc := func(v float64) *float64 { return &v }
 	entry := func(id int64, currency string, e *float64, may bool, quota rules.QuotaVerdict) formats.EligibilityJSON {
@@ -185,7 +186,7 @@ func TestSurveysCheck(t *testing.T) {
 	}{
 		{"as it should be", func(*formats.PanelistSurveysJSON) {}, ""},
 		{"another panelist", func(a *formats.PanelistSurveysJSON) { a.PanelistID = "P0000008" }, `the surveys of "P0000008"`},
-		{"a live subsample missing", func(a *formats.PanelistSurveysJSON) { a.Others = nil }, "4 subsamples, not the 5 live"},
+		{"a live subsample missing", func(a *formats.PanelistSurveysJSON) { a.Others = nil }, "4 subsamples (0 others) with all=true, for 5 live"},
 		{"a lower epc first", func(a *formats.PanelistSurveysJSON) { a.MayEnter[0], a.MayEnter[1] = a.MayEnter[1], a.MayEnter[0] }, "subsample 1 (epc 3 EUR) is ranked after subsample 2"},
 		{"no epc before one", func(a *formats.PanelistSurveysJSON) { a.MayEnter[2], a.MayEnter[3] = a.MayEnter[3], a.MayEnter[2] }, "subsample 3 (epc 5 USD) is ranked after subsample 4"},
 		{"no entry link", func(a *formats.PanelistSurveysJSON) { a.MayEnter[1].EntryLinks = nil }, "subsample 2: entry links"},
@@ -204,7 +205,7 @@ func TestSurveysCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := &surveysAnswers{live: 5}
-			err = s.check("/api/v1/panelists/P0000007/surveys", body)
+			err = s.check("/api/v1/panelists/P0000007/surveys?all=true", body)
 			if tc.want == "" {
 				if err != nil || !s.matched() {
 					t.Fatalf("got %v (matched %v), want the answer to pass and show matching", err, s.matched())
@@ -216,6 +217,25 @@ func TestSurveysCheck(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the default shape", func(t *testing.T) {
+		answer := good()
+		answer.Others = nil
+		m := answer.MayEnter // USD before EUR: the router's order may
+		answer.MayEnter = []formats.EligibilityJSON{m[2], m[0], m[1], m[3]}
+		body, _ := json.Marshal(answer)
+		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body); err != nil {
+			t.Fatalf("the may-enter entries alone: %v", err)
+		}
+		answer.MayEnter[1], answer.MayEnter[2] = answer.MayEnter[2], answer.MayEnter[1] // EUR 1 before EUR 3
+		body, _ = json.Marshal(answer)
+		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body); err == nil || !strings.Contains(err.Error(), "is ranked after") {
+			t.Fatalf("a lower epc first within a currency: %v", err)
+		}
+		body, _ = json.Marshal(good())
+		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body); err == nil || !strings.Contains(err.Error(), "(1 others) with all=false") {
+			t.Fatalf("others without all=true: %v", err)
+		}
+	})
 	t.Run("cut short", func(t *testing.T) {
 		body, _ := json.Marshal(good())
 		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body[:len(body)/2]); err == nil {
@@ -231,7 +251,7 @@ func TestSurveysCheck(t *testing.T) {
 		}
 		body, _ := json.Marshal(answer)
 		s := &surveysAnswers{live: 5}
-		if err := s.check("/api/v1/panelists/P0000007/surveys", body); err != nil || s.matched() {
+		if err := s.check("/api/v1/panelists/P0000007/surveys?all=true", body); err != nil || s.matched() {
 			t.Fatalf("got %v, matched %v: want the answer to pass and show no matching", err, s.matched())
 		}
 	})

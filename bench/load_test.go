@@ -33,6 +33,9 @@ type getter struct {
 	// none.
 	check  func(path string, body []byte) error
 	client *http.Client
+	// redirects: the answer wanted is a 302 (not followed), and its
+	// Location stands for its body, for the size and content checks.
+	redirects bool
 
 	mu      sync.Mutex
 	sizes   map[string]int // the first answer's size, by path
@@ -43,6 +46,15 @@ type getter struct {
 func newGetter(base, token string, check func(path string, body []byte) error) *getter {
 	return &getter{base: base, token: token, check: check, sizes: map[string]int{},
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadWorkers}}}
+}
+
+// newRedirectGetter is newGetter for answers that redirect: a 302 whose
+// Location check sees as the body.
+func newRedirectGetter(base string, check func(path string, location []byte) error) *getter {
+	g := newGetter(base, "", check)
+	g.redirects = true
+	g.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return g
 }
 
 // get requests path, reads its whole answer into buf and checks it, its
@@ -78,10 +90,17 @@ func (g *getter) fetch(path string, buf *bytes.Buffer) (n int, took time.Duratio
 	buf.Reset()
 	read, err := buf.ReadFrom(resp.Body)
 	took, n = time.Since(start), int(read)
+	wantStatus := http.StatusOK
+	if g.redirects {
+		wantStatus = http.StatusFound
+		buf.Reset()
+		buf.WriteString(resp.Header.Get("Location"))
+		n, read = buf.Len(), resp.ContentLength
+	}
 	switch {
 	case err != nil:
 		return n, took, false, fmt.Errorf("%s: the answer broke off after %d bytes: %w", path, n, err)
-	case resp.StatusCode != http.StatusOK:
+	case resp.StatusCode != wantStatus:
 		return n, took, false, fmt.Errorf("%s: status %d: %.200s", path, resp.StatusCode, buf.Bytes())
 	case n == 0:
 		return n, took, false, fmt.Errorf("%s: an empty answer", path)
@@ -262,6 +281,13 @@ func throughputOnce(g *getter, path string) (bytesPerSecond float64, size int, e
 // JSON body of size bytes, loaded like the pages, each answer checked to
 // be that body.
 func staticAnswer(t *testing.T, size int) loaded {
+	return load(t, staticServer(t, size), func(int) string { return "/static-answer" })
+}
+
+// staticServer serves a fixed JSON body of size bytes with a plain
+// net/http server until the test ends, and returns a getter of it that
+// checks each answer is that body: the floor of the API's answers.
+func staticServer(t *testing.T, size int) *getter {
 	body := bytes.Repeat([]byte("x"), size)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -272,8 +298,8 @@ func staticAnswer(t *testing.T, size int) loaded {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
-	defer srv.Close()
-	return load(t, newGetter("http://"+ln.Addr().String(), "", sameBytes(body)), func(int) string { return "/static-answer" })
+	t.Cleanup(func() { srv.Close() })
+	return newGetter("http://"+ln.Addr().String(), "", sameBytes(body))
 }
 
 // sameBytes checks that an answer is want, byte for byte.

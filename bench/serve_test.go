@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -101,15 +102,19 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	target, _ := busiestSubsample(t, st)
 	tenCells := subsampleWithCells(t, st, 10)
 	counts := countScenario(t, st)
+	panelists := onPanel(t, st, s, 500)
 	st.Close()
 
 	upstream := serve(t, sim.New(simOptions(s)))
 	addr := freeAddr(t)
+	invites := invitationPaths(t, db, "http://"+addr, panelists)
 	// The scenario is a snapshot built once and kept: decide on it however
 	// old it is (--stale-after 0), as its figures are about the work, not
-	// the data's age.
+	// the data's age. The click limit is lifted: the load comes from one
+	// address.
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--upstream", upstream,
-		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn", "--stale-after", "0")
+		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn", "--stale-after", "0",
+		"--no-survey-url", noSurveyURL, "--clicks-per-second", "1000000", "--click-burst", "1000000")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -142,11 +147,21 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	ratio := liveRate / staticRate
 	rows = append(rows, Row{Figure: fmt.Sprintf("3 /live throughput (%d KiB) against the static %s (%d KiB), MiB/s", liveSize>>10, static.HTMX, staticSize>>10),
 		Value: round(liveRate / (1 << 20)), Unit: "MiB/s", Floor: round(staticRate / (1 << 20)), Ratio: round(ratio), Target: ">= 0.33 x floor", Met: ratio >= 1.0/3})
+	// Figure 4 must hold in three runs out of three: the worst is reported.
 	detailPath := "/subsamples/" + strconv.FormatInt(target.SubsampleID, 10)
-	detail := load(t, newGetter(base, token, subsamplePage(target.SubsampleID)), func(int) string { return detailPath })
-	rows = append(rows, Row{Figure: "4 subsample page with quotas, translations and rules (p99)", Value: ms(detail.p99), Unit: "ms",
-		Target: "<= 10 ms", Met: detail.p99 <= 10*time.Millisecond})
-	rows = append(rows, panelistSurveys(t, base, token, s, counts))
+	var worst time.Duration
+	var runs []string
+	for range 3 {
+		detail := load(t, newGetter(base, token, subsamplePage(target.SubsampleID)), func(int) string { return detailPath })
+		worst = max(worst, detail.p99)
+		runs = append(runs, fmt.Sprintf("%.2f", ms(detail.p99)))
+	}
+	rows = append(rows, Row{Figure: fmt.Sprintf("4 subsample page with quotas, translations and rules (p99, the worst of three runs: %s ms)", strings.Join(runs, ", ")),
+		Value: ms(worst), Unit: "ms", Target: "<= 10 ms in each run", Met: worst <= 10*time.Millisecond})
+	rows = append(rows, panelistSurveys(t, base, token, s, counts)...)
+	nextRows, nextFloor := nextSurveys(t, base, token, panelists)
+	rows = append(rows, nextRows...)
+	rows = append(rows, invitationClicks(t, base, invites, nextFloor))
 	rows = append(rows, sendList(t, bin, db, tenCells, counts))
 	rss := rssMiB(t, cmd.Process.Pid)
 	rows = append(rows, Row{Figure: "8 RSS of fieldboard serve after the page runs", Value: rss, Unit: "MiB",
@@ -178,32 +193,179 @@ func countScenario(t *testing.T, st *store.Store) scenarioCounts {
 }
 
 // panelistSurveys is figure 5, which figure 11 has joined: one panelist's
-// surveys, GET /api/v1/panelists/P/surveys, for panelists drawn at random.
-// Figure 11 (the surveys ranked by epc, profile matching included) timed
-// the same requests to the same answer, which has ranked and matched
-// since profiles came; the two are one row now, held to the 5 ms both
-// set. The sample of answers checked shows the ranking and the matching
-// (surveysAnswers). What stands in the way of 5 ms is the answer's size:
-// the floor is a plain net/http server sending a fixed body of the
-// answers' average size, loaded the same way.
-func panelistSurveys(t *testing.T, base, token string, s sizes, counts scenarioCounts) Row {
-	rng := rand.New(rand.NewPCG(1, 2))
+// surveys, GET /api/v1/panelists/P/surveys, for panelists drawn at random,
+// in its default shape (the subsamples P may enter, from the candidates of
+// P's country) and with ?all=true (every live subsample, with why not),
+// each against a plain net/http server sending a fixed body of its
+// answers' average size, loaded the same way. The sample of answers
+// checked shows the ranking and, with all=true, the profile matching
+// (surveysAnswers).
+func panelistSurveys(t *testing.T, base, token string, s sizes, counts scenarioCounts) []Row {
+	var rows []Row
+	for _, all := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		var mu sync.Mutex
+		suffix := ""
+		if all {
+			suffix = "?all=true"
+		}
+		panelist := func(int) string {
+			mu.Lock()
+			defer mu.Unlock()
+			return fmt.Sprintf("/api/v1/panelists/P%07d/surveys%s", rng.IntN(s.panelists), suffix)
+		}
+		answers := &surveysAnswers{live: counts.live}
+		surveys := load(t, newGetter(base, token, answers.check), panelist)
+		if all && !answers.matched() {
+			t.Fatalf("figure 5: the surveys checked show no profile matched: quota verdicts %v", answers.verdicts)
+		}
+		floor := staticAnswer(t, surveys.meanSize())
+		ratio := surveys.p99.Seconds() / floor.p99.Seconds()
+		what := "the subsamples P may enter, from the candidates of P's country"
+		if all {
+			what = fmt.Sprintf("?all=true, every live subsample (%d) with why not, profile matching included, %d profiles", counts.live, counts.profiles)
+		}
+		rows = append(rows, Row{Figure: fmt.Sprintf("5+11 one panelist's surveys%s: %s (p99; answers of %d KiB on average; floor: a static answer of that size)",
+			suffix, what, surveys.meanSize()>>10),
+			Value: ms(surveys.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: "<= 2 x floor", Met: ratio <= 2})
+	}
+	return rows
+}
+
+// nextSurveys is figure 12: the next-survey answer, GET
+// /api/v1/panelists/P/next?limit=5, for panelists drawn at random (every
+// one has a country on file), its p99 against a static answer of its
+// answers' average size, and its throughput on one panelist with surveys
+// against the static answer of that size.
+func nextSurveys(t *testing.T, base, token string, panelists []string) ([]Row, loaded) {
+	const limit = 5
 	var mu sync.Mutex
+	i := 0
 	panelist := func(int) string {
 		mu.Lock()
 		defer mu.Unlock()
-		return fmt.Sprintf("/api/v1/panelists/P%07d/surveys", rng.IntN(s.panelists))
+		i++
+		return fmt.Sprintf("/api/v1/panelists/%s/next?limit=%d", panelists[i%len(panelists)], limit)
 	}
-	answers := &surveysAnswers{live: counts.live}
-	surveys := load(t, newGetter(base, token, answers.check), panelist)
-	if !answers.matched() {
-		t.Fatalf("figure 5: the surveys checked show no profile matched: quota verdicts %v", answers.verdicts)
+	answers := &nextAnswers{limit: limit}
+	next := load(t, newGetter(base, token, answers.check), panelist)
+	if answers.seen() == 0 {
+		t.Fatal("figure 12: no next-survey answer checked held a survey")
 	}
-	floor := staticAnswer(t, surveys.meanSize())
-	return Row{Figure: fmt.Sprintf("5+11 one panelist's surveys against every live subsample (%d), ranked by epc, profile matching included, %d profiles "+
-		"(p99; answers of %d KiB on average; floor: a static answer of that size)", counts.live, counts.profiles, surveys.meanSize()>>10),
-		Value: ms(surveys.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(surveys.p99.Seconds() / floor.p99.Seconds()),
-		Target: "<= 5 ms", Met: surveys.p99 <= 5*time.Millisecond}
+	floor := staticAnswer(t, next.meanSize())
+	ratio := next.p99.Seconds() / floor.p99.Seconds()
+	rows := []Row{{Figure: fmt.Sprintf("12 next-survey answer, limit %d, random panelists (p99; answers of %d bytes on average; floor: a static answer of that size)", limit, next.meanSize()),
+		Value: ms(next.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5}}
+
+	// Throughput: one panelist with surveys, the best of three rounds.
+	g := newGetter(base, token, answers.check)
+	path := ""
+	var buf bytes.Buffer
+	for _, id := range panelists {
+		p := fmt.Sprintf("/api/v1/panelists/%s/next?limit=%d", id, limit)
+		if _, _, err := g.get(p, &buf); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(buf.Bytes(), []byte(`"entryLink"`)) {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Fatal("figure 12: none of the panelists drawn would be sent anywhere")
+	}
+	static := staticServer(t, buf.Len())
+	var rate, staticRate float64
+	for range 3 {
+		r, _ := throughput(t, g, path)
+		rate = max(rate, r)
+		r, _ = throughput(t, static, "/static-answer")
+		staticRate = max(staticRate, r)
+	}
+	ratio = rate / staticRate
+	rows = append(rows, Row{Figure: fmt.Sprintf("12 next-survey answer throughput (%d bytes) against a static answer of that size, answers/s", buf.Len()),
+		Value: round(rate / float64(buf.Len())), Unit: "answers/s", Floor: round(staticRate / float64(buf.Len())), Ratio: round(ratio),
+		Target: ">= 0.5 x floor", Met: ratio >= 0.5})
+	return rows, floor
+}
+
+// noSurveyURL is where the served figures' invitation links go when no
+// survey would take the panelist.
+const noSurveyURL = "https://panel.example/no-survey"
+
+// onPanel draws n panelists of the scenario at random among those the
+// panel holds (the simulator leaves one in fifty without a country).
+func onPanel(t *testing.T, st *store.Store, s sizes, n int) []string {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ids []string
+	for len(ids) < n {
+		id := fmt.Sprintf("P%07d", rng.IntN(s.panelists))
+		switch _, err := st.PanelOf(ctx, id); {
+		case err == nil:
+			ids = append(ids, id)
+		case !errors.Is(err, store.ErrNotFound):
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// invitationPaths signs, in the scenario's database, an invitation link
+// (the router to choose) for each of panelists, pointing at base: figure
+// 13's clicks.
+func invitationPaths(t *testing.T, db, base string, panelists []string) []string {
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	signer, err := (&checks.Service{Store: st, Now: time.Now}).Signer(ctx, base, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := make([]string, len(panelists))
+	for i, id := range panelists {
+		paths[i] = strings.TrimPrefix(signer.Link(id, 0), base)
+	}
+	return paths
+}
+
+// invitationClicks is figure 13: a click on an invitation link, GET
+// /r/TOKEN, decided and recorded, its 302 read (not followed); its p99
+// against figure 12's floor, the static answer of a next-survey answer's
+// size.
+func invitationClicks(t *testing.T, base string, paths []string, floor loaded) Row {
+	var mu sync.Mutex
+	i := 0
+	click := func(int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		i++
+		return paths[i%len(paths)]
+	}
+	sent := 0
+	check := func(path string, location []byte) error {
+		loc := string(location)
+		if loc == noSurveyURL {
+			return nil
+		}
+		if !strings.Contains(loc, "SAPI=1&id=P") {
+			return fmt.Errorf("redirected to %q, neither an entry link filled for a panelist nor the no-survey URL", loc)
+		}
+		mu.Lock()
+		sent++
+		mu.Unlock()
+		return nil
+	}
+	clicks := load(t, newRedirectGetter(base, check), click)
+	if sent == 0 {
+		t.Fatal("figure 13: no click checked was sent to a survey")
+	}
+	ratio := clicks.p99.Seconds() / floor.p99.Seconds()
+	return Row{Figure: fmt.Sprintf("13 invitation link click, decided, recorded and redirected (p99; floor: figure 12's, a static answer of %d bytes)", floor.meanSize()),
+		Value: ms(clicks.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5}
 }
 
 // procStatus reads one kB figure of /proc/PID/status; 0 when it cannot.

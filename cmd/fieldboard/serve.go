@@ -42,6 +42,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		publicURL    = publicURLFlag(fs, "send lists then carry an inviteLink column")
 		inviteTTL    = fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links of send lists stay valid")
 		noSurveyURL  = fs.String("no-survey-url", "", "where an invitation link goes when no survey would take the panelist; empty shows a plain page")
+		clickRate    = fs.Float64("clicks-per-second", 5, "invitation link clicks allowed per client address and second (behind a proxy, see --trusted-proxies)")
+		clickBurst   = fs.Int("click-burst", 30, "invitation link clicks a client address may make at once before --clicks-per-second applies")
 		proxies      = fs.String("trusted-proxies", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of the dashboard, whose X-Forwarded-For names the client for the sign-in limits; empty trusts no such header")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
@@ -58,6 +60,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *inviteTTL <= 0 {
 		return errFlag("invite-ttl", "must be positive")
+	}
+	if *clickRate <= 0 || *clickBurst <= 0 {
+		return errFlag("clicks-per-second", "--clicks-per-second and --click-burst must be positive")
 	}
 	if *noSurveyURL != "" {
 		if err := absoluteURL(*noSurveyURL); err != nil {
@@ -134,6 +139,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PublicURL:        base,
 		InviteTTL:        *inviteTTL,
 		NoSurveyURL:      *noSurveyURL,
+		ClicksPerSecond:  *clickRate,
+		ClickBurst:       *clickBurst,
 		TrustedProxies:   trustedProxies,
 	}
 	ln, err := net.Listen("tcp", *addr)

@@ -116,9 +116,16 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 
 // CheckTargets is Check for the targets listed, in their order, until fn
 // returns false: the work follows the panelist's history and the targets
-// looked at, not the size of the book (the router's path).
+// looked at, not the size of the book (the router's path). It decides an
+// entry only when a target looked at uses it, where Check decides up front
+// every entry the history's records name.
 func (b *RuleBook) CheckTargets(history []domain.HistoryRecord, now time.Time, targets []int32, fn func(target int, r EligibilityResult) bool) {
-	c := b.against(history, now)
+	c := &bookCheck{b: b, history: history, now: now}
+	if len(history) > 0 {
+		c.matched = make([]int32, len(b.entries))
+		c.exclusions = make([]*Exclusion, len(b.entries))
+		c.lazy = true
+	}
 	for _, i := range targets {
 		if !fn(int(i), c.result(int(i))) {
 			return
@@ -137,6 +144,22 @@ type bookCheck struct {
 	matched    []int32
 	exclusions []*Exclusion // built once per entry
 	touched    []bool
+	// lazy: entries are decided when a target's result needs them, and
+	// every target is looked at (touched is nil).
+	lazy bool
+}
+
+// decide decides entry e against the history, once: 1 + the record it
+// matched (its most recent), or -1 for none.
+func (c *bookCheck) decide(e int32) int32 {
+	if c.matched[e] == 0 {
+		entry := &c.b.entries[e]
+		c.matched[e] = int32(mostRecent(c.history, entry.key.field, entry.key.id, c.b.parents, entry.codes, entry.numDays, c.now)) + 1
+		if c.matched[e] == 0 {
+			c.matched[e] = -1
+		}
+	}
+	return c.matched[e]
 }
 
 // against decides the entries the history's records name, once each.
@@ -153,12 +176,7 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 			if c.matched[e] != 0 {
 				continue
 			}
-			entry := &b.entries[e]
-			c.matched[e] = int32(mostRecent(history, entry.key.field, entry.key.id, b.parents, entry.codes, entry.numDays, now)) + 1
-			if c.matched[e] == 0 {
-				c.matched[e] = -1
-			}
-			if c.matched[e] > 0 {
+			if c.decide(e) > 0 {
 				for _, t := range b.users[e] {
 					c.touched[t] = true
 				}
@@ -196,14 +214,14 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 
 // result is target i's eligibility under the history.
 func (c *bookCheck) result(i int) EligibilityResult {
-	if c.touched == nil || !c.touched[i] {
+	if len(c.history) == 0 || !c.lazy && !c.touched[i] {
 		return EligibilityResult{Eligible: true}
 	}
 	b, history := c.b, c.history
 	t := &b.targets[i]
 	var out []Exclusion
 	for _, u := range t.uses {
-		m := c.matched[u.entry] - 1
+		m := c.decide(u.entry) - 1
 		if m < 0 {
 			continue
 		}

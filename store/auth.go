@@ -148,7 +148,7 @@ func (s *Store) CreateToken(ctx context.Context, name string, secretHash []byte,
 // wrapping ErrNotFound.
 func (s *Store) TokenOf(ctx context.Context, secretHash []byte) (Token, error) {
 	var t Token
-	err := s.reader.GetContext(ctx, &t, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`, secretHash)
+	err := s.hot.tokenOf.GetContext(ctx, &t, secretHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, fmt.Errorf("token: %w", ErrNotFound)
 	}

@@ -11,8 +11,7 @@ import (
 // locale. The error wraps ErrNotFound when none is on file.
 func (s *Store) PanelOf(ctx context.Context, panelistID string) (domain.PanelMember, error) {
 	var m domain.PanelMember
-	err := s.reader.QueryRowContext(ctx, `SELECT panelist_id, country, locale FROM panel WHERE panelist_id = ?`, panelistID).
-		Scan(&m.PanelistID, &m.Country, &m.Locale)
+	err := s.hot.panelOf.QueryRowContext(ctx, panelistID).Scan(&m.PanelistID, &m.Country, &m.Locale)
 	if err != nil {
 		return domain.PanelMember{}, fmt.Errorf("panel row of panelist %q: %w", panelistID, notFound(err))
 	}

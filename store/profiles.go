@@ -17,7 +17,7 @@ import (
 func (s *Store) ProfileOf(ctx context.Context, panelistID string) (domain.Profile, error) {
 	p := domain.Profile{Answers: map[int64][]int64{}}
 	var blob []byte
-	err := s.reader.GetContext(ctx, &blob, `SELECT answers FROM profiles WHERE panelist_id = ?`, panelistID)
+	err := s.hot.profileOf.GetContext(ctx, &blob, panelistID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, nil
 	}

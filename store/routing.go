@@ -19,12 +19,14 @@ type RoutingKey struct {
 	ExpiresAt *time.Time `db:"expires_at"` // nil for the current key
 }
 
+// routingKeysQuery reads the keys valid at a time (RoutingKeys).
+const routingKeysQuery = `SELECT key_id, secret, created_at, expires_at FROM routing_keys
+	WHERE expires_at IS NULL OR expires_at > ? ORDER BY key_id DESC`
+
 // RoutingKeys are the keys valid at now, newest first: the first signs.
 func (s *Store) RoutingKeys(ctx context.Context, now time.Time) ([]RoutingKey, error) {
 	var keys []RoutingKey
-	err := s.reader.SelectContext(ctx, &keys, `
-		SELECT key_id, secret, created_at, expires_at FROM routing_keys
-		WHERE expires_at IS NULL OR expires_at > ? ORDER BY key_id DESC`, now)
+	err := s.hot.routingKeys.SelectContext(ctx, &keys, now)
 	if err != nil {
 		return nil, fmt.Errorf("routing keys: %w", err)
 	}

@@ -150,7 +150,7 @@ func bumpVersion(ctx context.Context, tx *sqlx.Tx) error {
 // send list decides on.
 func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 	var v int64
-	if err := s.reader.GetContext(ctx, &v, `SELECT version FROM snapshot_version WHERE id = 1`); err != nil {
+	if err := s.hot.snapshotVersion.GetContext(ctx, &v); err != nil {
 		return 0, fmt.Errorf("snapshot version: %w", err)
 	}
 	return v, nil

@@ -45,6 +45,37 @@ func notFound(err error) error {
 type Store struct {
 	writer *sqlx.DB
 	reader *sqlx.DB
+	hot    hotStatements
+}
+
+// hotStatements are the reads every request or panelist check makes,
+// prepared once on the reader pool (database/sql keeps each prepared per
+// connection): the driver would otherwise parse them again for each
+// request, a tenth of a next-survey answer's time.
+type hotStatements struct {
+	historyOf, profileOf, panelOf, snapshotVersion, tokenOf, routingKeys *sqlx.Stmt
+}
+
+// prepare prepares the hot statements on the reader pool.
+func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
+	for _, st := range []struct {
+		stmt  **sqlx.Stmt
+		query string
+	}{
+		{&h.historyOf, historyOfQuery},
+		{&h.profileOf, `SELECT answers FROM profiles WHERE panelist_id = ?`},
+		{&h.panelOf, `SELECT panelist_id, country, locale FROM panel WHERE panelist_id = ?`},
+		{&h.snapshotVersion, `SELECT version FROM snapshot_version WHERE id = 1`},
+		{&h.tokenOf, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`},
+		{&h.routingKeys, routingKeysQuery},
+	} {
+		stmt, err := reader.PreparexContext(ctx, st.query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", st.query, err)
+		}
+		*st.stmt = stmt
+	}
+	return nil
 }
 
 // Open opens (creating if needed) the database file at path and brings its
@@ -70,7 +101,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	reader.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
 	reader.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
-	return &Store{writer: writer, reader: reader}, nil
+	st := &Store{writer: writer, reader: reader}
+	if err := st.hot.prepare(ctx, reader); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return st, nil
 }
 
 // dataSourceName builds the driver's DSN: WAL so readers never wait for the

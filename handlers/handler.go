@@ -18,6 +18,7 @@ import (
 
 	"fieldboard/handlers/htmx"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -58,11 +59,18 @@ type Checker interface {
 	formats.BulkChecker
 }
 
+// RoutingRecorder keeps the router's decisions (web's queue in front of
+// the store): Record must not wait for the database.
+type RoutingRecorder interface {
+	Record(d domain.RoutingDecision)
+}
+
 // Handler holds the dependencies of every route.
 type Handler struct {
 	Store     *store.Store
 	Checks    Checker
 	Refresher Refresher
+	Routings  RoutingRecorder
 	// Now is the clock; Location the time zone pages show times in;
 	// ProviderLocation the provider's, in which zone-less history dates
 	// are read.

@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
-	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/views"
 	"fieldboard/views/formats"
@@ -48,13 +47,13 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 // Redirect answers GET /r/{token}, which needs no sign-in: an invitation
 // link decides where it goes when it is clicked (checks.Service.Route).
 // A bad, altered or expired token is a plain 404 that says nothing about
-// why; a good one is recorded and redirected (302) to the chosen entry
+// why; a good one is recorded (queued: Routings) and redirected (302) to
+// the chosen entry
 // link, else to NoSurveyURL, else to a plain "no survey" page. It sets no
 // cookie and is never cached.
 func (h *Handler) Redirect(c echo.Context) error {
 	ctx := c.Request().Context()
-	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	c.Response().Header().Set("Referrer-Policy", "no-referrer")
+	c.Response().Header().Set("Referrer-Policy", "no-referrer") // the token stays here
 	inv, err := h.Checks.OpenInvitation(ctx, c.Param("token"))
 	if errors.Is(err, invite.ErrInvalid) {
 		return Render(c, http.StatusNotFound, views.PanelistMessage("Not found", "This link is not valid."))
@@ -66,9 +65,7 @@ func (h *Handler) Redirect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Store.RecordRoutings(ctx, []domain.RoutingDecision{routed.RoutingDecision}); err != nil {
-		return err
-	}
+	h.Routings.Record(routed.RoutingDecision)
 	switch {
 	case routed.Link != "":
 		return c.Redirect(http.StatusFound, routed.Link)

@@ -33,6 +33,34 @@ func (s *Store) RoutingKeys(ctx context.Context, now time.Time) ([]RoutingKey, e
 	return keys, nil
 }
 
+// FirstRoutingKey returns the newest key valid at now, or, when there is
+// none, stores secret as the first and returns it: in one transaction, so
+// two first uses at once make one key, not one that retires the other.
+func (s *Store) FirstRoutingKey(ctx context.Context, secret []byte, now time.Time) (RoutingKey, error) {
+	var key RoutingKey
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		var keys []RoutingKey
+		if err := tx.SelectContext(ctx, &keys, routingKeysQuery, now); err != nil {
+			return err
+		}
+		if len(keys) > 0 {
+			key = keys[0]
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?)`, secret, now)
+		if err != nil {
+			return err
+		}
+		key = RoutingKey{Secret: secret, CreatedAt: now}
+		key.ID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return RoutingKey{}, fmt.Errorf("first routing key: %w", err)
+	}
+	return key, nil
+}
+
 // RotateRoutingKey makes secret the signing key, in one transaction: the
 // keys valid until now stay valid for grace more (0 ends them now), so
 // that the invitations already sent keep working meanwhile.

@@ -107,3 +107,28 @@ func TestRoutingRecord(t *testing.T) {
 		t.Errorf("after a refresh keeping two hours: %d decisions, want the 2 of the last two hours", total)
 	}
 }
+
+// TestFirstRoutingKeyIsMadeOnce: many first uses at once make one key,
+// and none retires another.
+func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {
+	s, ctx := openTemp(t), context.Background()
+	ids := make(chan int64, 8)
+	for i := range 8 {
+		go func() {
+			key, err := s.FirstRoutingKey(ctx, []byte{byte(i)}, t0)
+			if err != nil {
+				t.Error(err)
+			}
+			ids <- key.ID
+		}()
+	}
+	first := <-ids
+	for range 7 {
+		if id := <-ids; id != first {
+			t.Errorf("first uses made keys %d and %d", first, id)
+		}
+	}
+	if keys, _ := s.RoutingKeys(ctx, t0.Add(time.Hour)); len(keys) != 1 || keys[0].ExpiresAt != nil {
+		t.Errorf("after 8 first uses: keys %+v, want one, current", keys)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules/checks"
+	"fieldboard/store"
 )
 
 // TestBrowserFollowsAnInvitationLink: a panelist's browser opens an
@@ -82,6 +83,12 @@ func TestBrowserFollowsAnInvitationLink(t *testing.T) {
 		t.Errorf("landed on %s (query %q), want the best survey's entry link %s with SAPI=1 and id=%s last", landed, query, best.EntryLink, panelist)
 	}
 
+	// The click's decision is written behind the redirect.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, n, err := st.Routings(bg, store.RoutingFilter{PanelistID: panelist}, 0, 0); err != nil || n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	var row string
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/routing?panelist="+panelist),

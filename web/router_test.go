@@ -173,6 +173,25 @@ func hasLink(s formats.SubsampleJSON, link, panelistID string) bool {
 	return false
 }
 
+// decisions waits (up to 10 s) until the router's record holds want
+// decisions that filter selects, written behind the redirects, and
+// returns them, newest first.
+func (a *app) decisions(t *testing.T, filter store.RoutingFilter, want int) []domain.RoutingDecision {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, total, err := a.store.Routings(context.Background(), filter, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total >= want || time.Now().After(deadline) {
+			if total != want {
+				t.Fatalf("the router's record holds %d decisions for %+v, want %d", total, filter, want)
+			}
+			return got
+		}
+	}
+}
+
 // click follows an invitation link as a panelist's browser would: no
 // cookie, no sign-in, one step (the redirect is read, not followed).
 func (a *app) click(t *testing.T, link string) (*http.Response, string) {
@@ -236,7 +255,7 @@ func TestInvitationLinks(t *testing.T) {
 		t.Fatal("every sendable subsample is of one country")
 	}
 
-	for _, tt := range []struct {
+	for i, tt := range []struct {
 		name      string
 		subsample int64
 		want      string // the Location
@@ -252,10 +271,7 @@ func TestInvitationLinks(t *testing.T) {
 		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != tt.want {
 			t.Errorf("%s: %d to %q, want 302 to %q", tt.name, resp.StatusCode, resp.Header.Get("Location"), tt.want)
 		}
-		got, _, err := a.store.Routings(ctx, store.RoutingFilter{PanelistID: panelist}, 1, 0)
-		if err != nil || len(got) != 1 {
-			t.Fatalf("%s: the record holds %v, %v", tt.name, got, err)
-		}
+		got := a.decisions(t, store.RoutingFilter{PanelistID: panelist}, i+1)
 		if d := got[0]; d.Intended != tt.subsample || d.Outcome != tt.outcome || !strings.Contains(d.Reason, tt.reason) || d.Chosen == 0 {
 			t.Errorf("%s: recorded %+v; want intended %d, outcome %s, a reason with %q", tt.name, d, tt.subsample, tt.outcome, tt.reason)
 		}
@@ -267,27 +283,28 @@ func TestInvitationLinks(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, "There is no survey for you right now") || strings.Contains(body, "/live") {
 		t.Errorf("no survey: %d\n%s", resp.StatusCode, body)
 	}
-	if got, _, _ := a.store.Routings(ctx, store.RoutingFilter{PanelistID: "P-away"}, 0, 0); len(got) != 1 || got[0].Outcome != domain.RoutedNone || got[0].Chosen != 0 {
+	if got := a.decisions(t, store.RoutingFilter{PanelistID: "P-away"}, 1); len(got) != 1 || got[0].Outcome != domain.RoutedNone || got[0].Chosen != 0 {
 		t.Errorf("no survey: recorded %+v", got)
 	}
 
 	// Bad tokens: a plain 404 that says nothing about why, recorded nowhere.
 	good := signer.Link(panelist, 0)
 	expired, _ := (&checks.Service{Store: a.store, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}).Signer(ctx, a.url, time.Hour)
-	last := good[len(good)-1:]
+	middle := len(good) - 20 // a character of the token, well inside it
 	flipped := "A"
-	if last == "A" {
+	if good[middle] == 'A' {
 		flipped = "B"
 	}
 	for name, link := range map[string]string{
-		"altered":   good[:len(good)-1] + flipped,
-		"truncated": good[:len(good)-5],
-		"expired":   expired.Link(panelist, 0),
-		"garbage":   a.url + "/r/not-a-token",
-		"too long":  a.url + "/r/" + strings.Repeat("A", 600),
+		"altered":                 good[:middle] + flipped + good[middle+1:],
+		"truncated":               good[:len(good)-5],
+		"expired":                 expired.Link(panelist, 0),
+		"garbage":                 a.url + "/r/not-a-token",
+		"too long":                a.url + "/r/" + strings.Repeat("A", 600),
+		"a path beyond the token": a.url + "/r/abc/def", // no route: the server's error page, a panelist's too
 	} {
 		resp, body := a.click(t, link)
-		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "This link is not valid.") {
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "This link is not valid.") || strings.Contains(body, "/live") {
 			t.Errorf("%s token: %d\n%s", name, resp.StatusCode, body)
 		}
 		for _, word := range []string{"expired", "signature", "key", "altered"} {
@@ -320,6 +337,7 @@ func TestInvitationLinks(t *testing.T) {
 	}
 
 	// The record, on its page, in its CSV and on the subsamples' pages.
+	a.decisions(t, store.RoutingFilter{PanelistID: panelist}, 6)
 	_, page := a.do(t, "GET", "/routing?panelist="+url.QueryEscape(panelist), nil)
 	if n := strings.Count(page, `data-testid="routing-decision"`); n != 6 || !strings.Contains(page, "6 decisions") || !strings.Contains(page, "Subsample 999999999 is not live now.") {
 		t.Errorf("/routing for %s lists %d decisions, want the 6 good clicks:\n%s", panelist, n, page)

@@ -70,6 +70,19 @@ type Server struct {
 	// routes get UploadReadTimeout instead (defaultUploadReadTimeout when
 	// 0): large files take long on a slow line.
 	ReadTimeout, UploadReadTimeout time.Duration
+
+	// routing writes the router's decisions, started by Routes and
+	// stopped by Close.
+	routing *routingLog
+}
+
+// Close writes the router's decisions still queued. Serve calls it on
+// the way out; a server used through Routes alone should too.
+func (s *Server) Close() {
+	if s.routing != nil {
+		s.routing.Close()
+		s.routing = nil
+	}
 }
 
 // The read timeouts when the Server's are 0.
@@ -94,7 +107,10 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(s.Auth.Middleware)
 	e.Use(s.staleBanner)
 
-	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher},
+	if s.routing == nil {
+		s.routing = newRoutingLog(s.Store, s.Logger)
+	}
+	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
@@ -155,7 +171,9 @@ func (s *Server) Routes() *echo.Echo {
 }
 
 // clickLimit limits the requests to the public invitation links per
-// client address (a token bucket, echo's memory store), so that nobody
+// client address, an IPv6 /64 counting as one as for sign-in (a token
+// bucket, echo's memory store, which forgets an address after a minute
+// without clicks), so that nobody
 // can hammer the database through them: beyond it, a 429 with
 // Retry-After.
 func (s *Server) clickLimit() echo.MiddlewareFunc {
@@ -169,7 +187,7 @@ func (s *Server) clickLimit() echo.MiddlewareFunc {
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 			Rate: rate.Limit(perSecond), Burst: burst, ExpiresIn: time.Minute}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		IdentifierExtractor: func(c echo.Context) (string, error) { return auth.AddressKey(c.RealIP()), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			c.Response().Header().Set("Retry-After", "1")
 			return c.String(http.StatusTooManyRequests, "Too many requests from your address; try again in a moment.")
@@ -340,6 +358,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
+	defer s.Close() // after the last request: its decision is queued
 	scheduleCtx, stopSchedule := context.WithCancel(ctx)
 	defer stopSchedule()
 	if s.ScheduleTick > 0 {
@@ -366,6 +385,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// isInvitation reports whether req is for an invitation link (/r/TOKEN),
+// which a panelist opens.
+func isInvitation(req *http.Request) bool { return strings.HasPrefix(req.URL.Path, "/r/") }
+
+// loggedPath is the request's path as the log shows it: an invitation
+// link's token is left out, since it opens the panelist's survey.
+func loggedPath(req *http.Request) string {
+	if isInvitation(req) {
+		return "/r/…"
+	}
+	return req.URL.Path
 }
 
 // statusClientClosedRequest is the status logged for a request whose
@@ -419,7 +451,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if req.URL.Path == "/refresh/progress" || strings.HasPrefix(req.URL.Path, "/static/") {
 			return nil // polled every second; not worth a line each
 		}
-		s.Logger.Debug("request", "method", req.Method, "path", req.URL.Path,
+		s.Logger.Debug("request", "method", req.Method, "path", loggedPath(req),
 			"status", c.Response().Status, "took", time.Since(start).Round(time.Microsecond))
 		return nil
 	}
@@ -434,7 +466,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // request") when nothing was sent yet, and nothing is written.
 func (s *Server) handleError(err error, c echo.Context) {
 	if req := c.Request(); clientGone(req, err) {
-		s.Logger.Info("client went away before the answer was sent", "method", req.Method, "path", req.URL.Path, "err", err)
+		s.Logger.Info("client went away before the answer was sent", "method", req.Method, "path", loggedPath(req), "err", err)
 		if !c.Response().Committed {
 			c.Response().Status = statusClientClosedRequest
 		}
@@ -447,7 +479,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			level = slog.LevelWarn // a client that reads too slowly is cut off (handlers set write deadlines)
 		}
-		s.Logger.Log(c.Request().Context(), level, "answer failed after it started", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		s.Logger.Log(c.Request().Context(), level, "answer failed after it started", "method", c.Request().Method, "path", loggedPath(c.Request()), "err", err)
 		return
 	}
 	status, message := http.StatusInternalServerError, "Something went wrong on our side; the error is logged."
@@ -464,9 +496,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	req := c.Request()
 	if status >= 500 {
-		s.Logger.Error("request failed", "method", req.Method, "path", req.URL.Path, "err", err)
+		s.Logger.Error("request failed", "method", req.Method, "path", loggedPath(req), "err", err)
 	} else {
-		s.Logger.Warn("request refused", "method", req.Method, "path", req.URL.Path, "status", status, "err", err)
+		s.Logger.Warn("request refused", "method", req.Method, "path", loggedPath(req), "status", status, "err", err)
 	}
 	if strings.HasPrefix(req.URL.Path, "/api/") {
 		_ = c.JSON(status, map[string]string{"error": message})
@@ -475,7 +507,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 	p := views.Page{Title: http.StatusText(status), Now: s.Now(), Location: s.Location}
 	v := views.ErrorView{Page: p, Status: status, Message: message}
 	component := views.ErrorPage(v)
-	if htmx.IsRequest(req) {
+	switch {
+	case isInvitation(req):
+		// A panelist's page, with nothing of the dashboard in it.
+		message = "This link is not valid."
+		if status >= 500 {
+			message = "This link cannot be followed right now; please try again in a moment."
+		}
+		component = views.PanelistMessage(http.StatusText(status), message)
+	case htmx.IsRequest(req):
 		// Into the page's error slot, not the element that asked, which
 		// must stay for the next request.
 		component = views.ErrorFragment(v)

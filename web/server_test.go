@@ -92,6 +92,7 @@ func serveApp(t *testing.T, s *web.Server, st *store.Store, r *refresh.Refresher
 	t.Helper()
 	e := s.Routes()
 	srv := httptest.NewServer(e)
+	t.Cleanup(s.Close)
 	t.Cleanup(srv.Close)
 	a := &app{url: srv.URL, store: st, refresher: r, sim: simulator, anonymous: noRedirects(nil), routes: e.Routes()}
 	a.signIn(t)

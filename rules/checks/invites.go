@@ -49,10 +49,10 @@ func (s *Service) Signer(ctx context.Context, publicURL string, ttl time.Duratio
 	if err != nil {
 		return Signer{}, err
 	}
-	key := store.RoutingKey{}
+	var key store.RoutingKey
 	if len(keys) > 0 {
 		key = keys[0]
-	} else if key, err = s.RotateRoutingKey(ctx, 0); err != nil {
+	} else if key, err = s.Store.FirstRoutingKey(ctx, newRoutingSecret(), now); err != nil {
 		return Signer{}, err
 	}
 	return Signer{key: invite.Key{ID: key.ID, Secret: key.Secret}, now: now, ttl: ttl, publicURL: publicURL}, nil
@@ -64,9 +64,14 @@ func (s *Service) RotateRoutingKey(ctx context.Context, grace time.Duration) (st
 	if grace < 0 {
 		return store.RoutingKey{}, fmt.Errorf("grace %s is negative", grace)
 	}
+	return s.Store.RotateRoutingKey(ctx, newRoutingSecret(), s.now(), grace)
+}
+
+// newRoutingSecret is a new routing key's secret: 32 random bytes.
+func newRoutingSecret() []byte {
 	secret := make([]byte, routingKeySize)
-	rand.Read(secret)
-	return s.Store.RotateRoutingKey(ctx, secret, s.now(), grace)
+	rand.Read(secret) // never fails (crypto/rand)
+	return secret
 }
 
 // OpenInvitation returns what token carries when a valid routing key
@@ -130,11 +135,14 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 			}
 			return true
 		}
-		links := d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, inv.PanelistID)
-		if len(links) == 0 || links[0].Live == "" {
+		link := d.liveLink(pc, inv.PanelistID)
+		if link == "" {
+			if int32(i) == intended && why == "" {
+				why = fmt.Sprintf("Subsample %d has no usable entry link for the panelist.", inv.SubsampleID)
+			}
 			return true
 		}
-		out.Chosen, out.Link = pc.SubsampleID, links[0].Live
+		out.Chosen, out.Link = pc.SubsampleID, link
 		switch {
 		case int32(i) == intended && why == "":
 			out.Outcome, out.Reason = domain.RoutedIntended, fmt.Sprintf("Sent to subsample %d, as invited.", pc.SubsampleID)

@@ -48,11 +48,11 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		if !pc.Send() {
 			return true
 		}
-		links := d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
-		if len(links) == 0 || links[0].Live == "" {
-			return true // FitPanel chose a usable link; kept as a guard
+		link := d.liveLink(pc, panelistID)
+		if link == "" {
+			return true
 		}
-		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: links[0].Live})
+		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link})
 		return len(routes) < limit
 	})
 	return routes, err
@@ -105,13 +105,30 @@ func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profi
 		Eligibility: r, Quota: t.quotaVerdict(profile, now)}
 }
 
+// liveLink is the live entry link of the locale chosen for the panelist
+// (pc.Panel.Locale) on pc's subsample, filled for them; "" when there is
+// none, which rules.FitPanel's choice of a usable locale rules out: a
+// guard, never a decision.
+func (d *Decisions) liveLink(pc PanelistCheck, panelistID string) string {
+	links := d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
+	if len(links) == 0 {
+		return ""
+	}
+	return links[0].Live
+}
+
 // indexCountries fills d.byCountry: for each country, the places of the
 // sendable live subsamples fielded in it, in the router's order.
 func (d *Decisions) indexCountries() {
 	live := map[string][]int32{} // every live subsample, sendable or not
 	for i := range d.targets {
 		for _, c := range d.targets[i].panel.Countries {
-			live[c] = append(live[c], int32(i))
+			// In any case, as rules.FitPanel compares them, and once
+			// however often the provider lists it.
+			c = strings.ToUpper(c)
+			if places := live[c]; len(places) == 0 || places[len(places)-1] != int32(i) {
+				live[c] = append(places, int32(i))
+			}
 		}
 	}
 	d.byCountry = make(map[string][]int32, len(live))

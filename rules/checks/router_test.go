@@ -32,6 +32,7 @@ func TestRouterOrder(t *testing.T) {
 		{8, []string{"FR", "CA"}, "CAD", 2.5, rules.Sendable}, // ties with 3 on EPC: by id
 		{9, []string{"CA"}, "CAD", 4.0, rules.Unknown},
 		{10, []string{"CA"}, "USD", 0.5, rules.Sendable},
+		{11, []string{"fr", "FR"}, "EUR", 1.0, rules.Sendable}, // listed twice, in lower case once: one candidate of France
 	}
 	d := &Decisions{}
 	for _, s := range subs {
@@ -55,8 +56,8 @@ func TestRouterOrder(t *testing.T) {
 	if got, want := ids("CA"), []int64{3, 8, 2, 4, 1, 10, 6}; !slices.Equal(got, want) {
 		t.Errorf("Canada's candidates = %v, want %v", got, want)
 	}
-	// France: one CAD and one EUR subsample, so the currencies go by code.
-	if got, want := ids("FR"), []int64{8, 7}; !slices.Equal(got, want) {
+	// France: two EUR subsamples and one CAD.
+	if got, want := ids("FR"), []int64{7, 11, 8}; !slices.Equal(got, want) {
 		t.Errorf("France's candidates = %v, want %v", got, want)
 	}
 	if got := ids("DE"); got != nil {

@@ -188,11 +188,11 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 			if !pc.Send() {
 				return nil
 			}
-			links := d.PanelistLinks(t.report, pc.Panel.Locale, id)
-			if len(links) == 0 || links[0].Live == "" {
-				return nil // FitPanel chose a locale with a usable live link: not reached
+			link := d.liveLink(pc, id)
+			if link == "" {
+				return nil
 			}
-			if err := emit(id, links[0].Live); err != nil {
+			if err := emit(id, link); err != nil {
 				return err
 			}
 			if sent++; limit > 0 && sent >= limit {

@@ -63,8 +63,12 @@ func Sign(key Key, inv Invitation) string {
 	b = binary.AppendUvarint(b, uint64(inv.SubsampleID))
 	b = append(b, inv.PanelistID...)
 	b = mac(key.Secret, b).Sum(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return encoding.EncodeToString(b)
 }
+
+// encoding spells tokens: base64url without padding, strict, so that one
+// token has one spelling (the unused bits of its last character are 0).
+var encoding = base64.RawURLEncoding.Strict()
 
 // Open checks token against keys and the time now and returns what it
 // carries, or ErrInvalid.
@@ -72,7 +76,7 @@ func Open(keys []Key, token string, now time.Time) (Invitation, error) {
 	if len(token) > MaxTokenLen {
 		return Invitation{}, ErrInvalid
 	}
-	b, err := base64.RawURLEncoding.DecodeString(token)
+	b, err := encoding.DecodeString(token)
 	if err != nil || len(b) < 1+macSize || b[0] != version {
 		return Invitation{}, ErrInvalid
 	}

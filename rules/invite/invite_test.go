@@ -63,6 +63,22 @@ func TestOpenRefuses(t *testing.T) {
 			t.Errorf("%s: Open = %+v, %v; want ErrInvalid", name, got, err)
 		}
 	}
+	// One spelling: a last character that differs only in its unused
+	// bits decodes to the same bytes, and is refused all the same.
+	for _, inv := range []Invitation{inv, {PanelistID: "P12", Expires: now.Add(time.Hour)}, {PanelistID: "P123", Expires: now.Add(time.Hour)}} {
+		token := Sign(key1, inv)
+		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+		last := strings.IndexByte(alphabet, token[len(token)-1])
+		for bits := 1; bits < 16; bits++ { // the low bits of the last character
+			other := token[:len(token)-1] + string(alphabet[last^bits])
+			if _, err := base64.RawURLEncoding.DecodeString(other); err != nil {
+				continue // not base64 at all
+			}
+			if _, err := Open([]Key{key1}, other, now); err != ErrInvalid {
+				t.Errorf("%q, a second spelling of %q, opens: %v", other, token, err)
+			}
+		}
+	}
 	if _, err := Open([]Key{key2}, good, now); err != ErrInvalid {
 		t.Errorf("a token of key 1 opened with key 2 alone: %v", err)
 	}

@@ -105,7 +105,7 @@ func New(st *store.Store, opts Options) *Auth {
 // caused it.
 func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, address string) (*http.Cookie, error) {
 	now := a.opts.Now()
-	userKey, addressKey := strings.ToLower(name), addressKey(address)
+	userKey, addressKey := strings.ToLower(name), AddressKey(address)
 	addressFailures, wait := a.perAddress.reserve(addressKey, now)
 	if wait > 0 {
 		a.opts.Logger.Warn("sign-in refused: too many failures from the address", "user", name, "address", address)
@@ -223,6 +223,9 @@ func public(path string) bool {
 func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
+		if strings.HasPrefix(req.URL.Path, "/r/") {
+			return next(c) // invitation links know no viewer: no session or token is read for them
+		}
 		viewer, err := a.identify(req)
 		var refused refusal
 		if err != nil && !errors.As(err, &refused) {

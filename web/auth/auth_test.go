@@ -81,8 +81,8 @@ func TestAddressKey(t *testing.T) {
 		"192.0.2.7": "192.0.2.7", "2001:db8:1:2:aaaa::1": "2001:db8:1:2::/64", "2001:db8:1:2:bbbb::9": "2001:db8:1:2::/64",
 		"::ffff:192.0.2.7": "::ffff:192.0.2.7", "not an address": "not an address",
 	} {
-		if got := addressKey(in); got != want {
-			t.Errorf("addressKey(%q) = %q, want %q", in, got, want)
+		if got := AddressKey(in); got != want {
+			t.Errorf("AddressKey(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

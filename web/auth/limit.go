@@ -99,10 +99,11 @@ func (l *limiter) recent(key string, now time.Time) []time.Time {
 	return f
 }
 
-// addressKey is what the limit per address counts: the IPv4 address, or
+// AddressKey is what a limit per address counts (sign-in here, the
+// invitation links in web): the IPv4 address, or
 // the /64 of an IPv6 one. A subscriber is given a whole /64, whose every
 // address would otherwise be a fresh one, without failures.
-func addressKey(address string) string {
+func AddressKey(address string) string {
 	ip := net.ParseIP(address)
 	if ip == nil || ip.To4() != nil {
 		return address

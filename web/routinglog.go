@@ -1,0 +1,84 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// routingBatch bounds how many decisions one transaction writes.
+const routingBatch = 256
+
+// routingLog writes the router's decisions behind the redirects: a click
+// is answered at once and its decision queued, and one goroutine writes
+// what is queued, a transaction per batch. A click therefore never waits
+// for the database's one writer (an import may hold it for seconds). When
+// the queue is full the decision is written by the click itself, so none
+// is dropped; a crash loses at most the decisions still queued.
+type routingLog struct {
+	store  *store.Store
+	logger *slog.Logger
+	queue  chan domain.RoutingDecision
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// newRoutingLog starts the writer of the router's decisions; Close stops
+// it once what is queued is written.
+func newRoutingLog(st *store.Store, logger *slog.Logger) *routingLog {
+	l := &routingLog{store: st, logger: logger, queue: make(chan domain.RoutingDecision, 4096),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go l.run()
+	return l
+}
+
+// Record queues a decision (handlers.RoutingRecorder).
+func (l *routingLog) Record(d domain.RoutingDecision) {
+	select {
+	case l.queue <- d:
+	default:
+		l.write([]domain.RoutingDecision{d})
+	}
+}
+
+func (l *routingLog) run() {
+	defer close(l.done)
+	for {
+		select {
+		case d := <-l.queue:
+			l.write(l.drain([]domain.RoutingDecision{d}, routingBatch))
+		case <-l.stop:
+			for batch := l.drain(nil, routingBatch); len(batch) > 0; batch = l.drain(nil, routingBatch) {
+				l.write(batch)
+			}
+			return
+		}
+	}
+}
+
+// drain adds to batch what is queued, without waiting, up to n in all.
+func (l *routingLog) drain(batch []domain.RoutingDecision, n int) []domain.RoutingDecision {
+	for len(batch) < n {
+		select {
+		case d := <-l.queue:
+			batch = append(batch, d)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (l *routingLog) write(batch []domain.RoutingDecision) {
+	if err := l.store.RecordRoutings(context.Background(), batch); err != nil {
+		l.logger.Error("record the router's decisions", "decisions", len(batch), "err", err)
+	}
+}
+
+// Close writes what is queued and stops the writer.
+func (l *routingLog) Close() {
+	close(l.stop)
+	<-l.done
+}

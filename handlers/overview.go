@@ -75,10 +75,10 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		return f, err
 	}
 	f.Changes = []views.Count{
-		{Label: "became sendable", N: changes[store.ChangeSendable]},
-		{Label: "became paused", N: changes[store.ChangePaused]},
-		{Label: "closed (left Live)", N: changes[store.ChangeClosed]},
-		{Label: "new", N: changes[store.ChangeNew]},
+		{Label: "became sendable", N: changes[domain.ChangeSendable]},
+		{Label: "became paused", N: changes[domain.ChangePaused]},
+		{Label: "closed (left Live)", N: changes[domain.ChangeClosed]},
+		{Label: "new", N: changes[domain.ChangeNew]},
 	}
 
 	states, err := h.Store.Datasets(ctx)

@@ -28,10 +28,12 @@ type EventsSnapshot struct {
 	// when event/all did not list it readably. (A malformed quota element
 	// fails its subsample's quotas, in Details.)
 	Unreadable map[int64]string
-	// States holds the status and sendability of every subsample, as the
-	// refresher decided them on this snapshot; the store records what
-	// changed since the previous one.
+	// States holds what the refresher decided of every subsample on this
+	// snapshot; Detect, when set, says what moved since the previous
+	// refresh's, for the change feed, written in the snapshot's
+	// transaction.
 	States map[int64]SubsampleState
+	Detect ChangeDetector
 }
 
 // SubsampleDetail is the result of fetching one subsample's quotas and
@@ -88,7 +90,7 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
 		}
-		if err := replaceStates(ctx, tx, snap.States); err != nil {
+		if err := replaceStates(ctx, tx, runID, snap.States, snap.Detect); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {
@@ -156,8 +158,8 @@ func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// prune drops quota history, refresh runs and the router's decisions older
-// than cutoff, so the file does not grow without bound.
+// prune drops quota history, refresh runs, the router's decisions and the
+// change feed older than cutoff, so the file does not grow without bound.
 func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM quota_history WHERE at < ?`, cutoff); err != nil {
 		return fmt.Errorf("prune quota history: %w", err)
@@ -169,6 +171,9 @@ func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM routing_decisions WHERE at < ?`, cutoff); err != nil {
 		return fmt.Errorf("prune routing decisions: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE at < ?`, cutoff); err != nil {
+		return fmt.Errorf("prune changes: %w", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
@@ -9,113 +10,82 @@ import (
 	"fieldboard/rules/domain"
 )
 
-// SubsampleState is a subsample's status and sendability at one refresh.
-type SubsampleState struct {
-	Status      string `db:"status"`
-	Sendability string `db:"sendability"`
-}
+// SubsampleState is what one events refresh decided of a subsample
+// (domain.SubsampleState), kept for the next refresh's comparison.
+type SubsampleState = domain.SubsampleState
 
-// Kinds of state change the overview counts.
-const (
-	ChangeNew      = "new"
-	ChangeSendable = "sendable" // became sendable
-	ChangePaused   = "paused"   // became paused
-	ChangeClosed   = "closed"   // left Live or Live for testing, or the event list
-)
+// ChangeDetector compares the states of the previous events refresh with
+// the new ones and returns what moved (rules.Changes, stamped with the
+// refresh's time).
+type ChangeDetector func(previous, next map[int64]SubsampleState) []domain.Change
 
-// changeKinds says how a subsample moved from old to next; ok is false for
-// a subsample seen for the first time (it is new).
-func changeKinds(old SubsampleState, ok bool, next SubsampleState, gone bool) []string {
-	if !ok {
-		return []string{ChangeNew}
-	}
-	var kinds []string
-	wasOpen := old.Status == domain.StatusLive || old.Status == domain.StatusLiveForTesting
-	// No status at all (the subsample's elements could not be read) is not
-	// news that it closed.
-	isOpen := !gone && (next.Status == domain.StatusLive || next.Status == domain.StatusLiveForTesting || next.Status == "")
-	if wasOpen && !isOpen {
-		kinds = append(kinds, ChangeClosed)
-	}
-	if !gone && next.Sendability == "sendable" && old.Sendability != "sendable" {
-		kinds = append(kinds, ChangeSendable)
-	}
-	if !gone && next.Sendability == "paused" && old.Sendability != "paused" {
-		kinds = append(kinds, ChangePaused)
-	}
-	return kinds
-}
-
-// replaceStates stores the states of a complete events snapshot and
-// records what changed since the previous one.
-func replaceStates(ctx context.Context, tx *sqlx.Tx, states map[int64]SubsampleState) error {
+// replaceStates stores the states of a complete events snapshot and, with
+// detect, appends to the change feed what moved since the previous one,
+// as part of run runID.
+func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
 	var rows []struct {
 		ID int64 `db:"subsample_id"`
 		SubsampleState
+		Closed string `db:"closed_quotas"`
 	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT subsample_id, status, sendability FROM subsample_states`); err != nil {
+	if err := tx.SelectContext(ctx, &rows, `SELECT subsample_id, status, sendability, event_id, country, cpi, currency, field_end,
+		quotas_read, closed_quotas FROM subsample_states`); err != nil {
 		return fmt.Errorf("previous states: %w", err)
 	}
-	old := make(map[int64]SubsampleState, len(rows))
+	previous := make(map[int64]SubsampleState, len(rows))
 	for _, r := range rows {
-		old[r.ID] = r.SubsampleState
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM state_changes`); err != nil {
-		return err
-	}
-	insChange, err := tx.PreparexContext(ctx, `INSERT OR IGNORE INTO state_changes (subsample_id, kind, from_state, to_state) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insChange.Close()
-	record := func(id int64, before SubsampleState, known bool, after SubsampleState, gone bool) error {
-		for _, kind := range changeKinds(before, known, after, gone) {
-			if _, err := insChange.ExecContext(ctx, id, kind, before.Status+" "+before.Sendability, after.Status+" "+after.Sendability); err != nil {
-				return fmt.Errorf("state change of subsample %d: %w", id, err)
-			}
+		if err := json.Unmarshal([]byte(r.Closed), &r.ClosedQuotas); err != nil {
+			return fmt.Errorf("previous state of subsample %d: closed quotas: %w", r.ID, err)
 		}
-		return nil
+		previous[r.ID] = r.SubsampleState
 	}
-	for id, next := range states {
-		before, known := old[id]
-		if err := record(id, before, known, next, false); err != nil {
+	if detect != nil {
+		if err := appendChanges(ctx, tx, runID, detect(previous, states)); err != nil {
 			return err
-		}
-	}
-	for id, before := range old {
-		if _, still := states[id]; !still {
-			if err := record(id, before, true, SubsampleState{}, true); err != nil {
-				return err
-			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsample_states`); err != nil {
 		return err
 	}
-	ins, err := tx.PreparexContext(ctx, `INSERT INTO subsample_states (subsample_id, status, sendability) VALUES (?, ?, ?)`)
+	ins, err := tx.PreparexContext(ctx, `INSERT INTO subsample_states (subsample_id, status, sendability, event_id, country, cpi, currency,
+		field_end, quotas_read, closed_quotas) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
 	for id, st := range states {
-		if _, err := ins.ExecContext(ctx, id, st.Status, st.Sendability); err != nil {
+		closed, err := json.Marshal(nonNilStrings(st.ClosedQuotas))
+		if err != nil {
+			return err
+		}
+		if _, err := ins.ExecContext(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
+			st.FieldEnd, st.QuotasRead, string(closed)); err != nil {
 			return fmt.Errorf("state of subsample %d: %w", id, err)
 		}
 	}
 	return nil
 }
 
-// ChangeCounts returns how many subsamples the last events refresh changed,
-// by kind (ChangeNew, ChangeSendable, ChangePaused, ChangeClosed).
-func (s *Store) ChangeCounts(ctx context.Context) (map[string]int, error) {
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ChangeCounts returns how many changes the last events refresh found, by
+// kind.
+func (s *Store) ChangeCounts(ctx context.Context) (map[domain.ChangeKind]int, error) {
 	var rows []struct {
-		Kind  string `db:"kind"`
-		Count int    `db:"n"`
+		Kind  domain.ChangeKind `db:"kind"`
+		Count int               `db:"n"`
 	}
-	if err := s.reader.SelectContext(ctx, &rows, `SELECT kind, COUNT(*) AS n FROM state_changes GROUP BY kind`); err != nil {
-		return nil, fmt.Errorf("state changes: %w", err)
+	if err := s.reader.SelectContext(ctx, &rows, `
+		SELECT kind, COUNT(*) AS n FROM changes
+		WHERE run_id = (SELECT current_run_id FROM datasets WHERE name = ?) GROUP BY kind`, DatasetEvents); err != nil {
+		return nil, fmt.Errorf("changes of the last refresh: %w", err)
 	}
-	out := map[string]int{}
+	out := map[domain.ChangeKind]int{}
 	for _, r := range rows {
 		out[r.Kind] = r.Count
 	}

@@ -3,7 +3,9 @@ package checks
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
@@ -116,7 +118,8 @@ func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
 		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus, SummaryStatus: s.SubsampleStatus,
 			Malformed: malformed[s.SubsampleID]}
 		summaryStatus[s.SubsampleID] = s.SubsampleStatus
-		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil)).State)}
+		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil)).State),
+			EventID: s.EventID, Country: s.Country.Code, FieldEnd: timeOrNil(s.FieldEndDate.Time)}
 	}
 	for _, l := range live {
 		d, fetched := details[l.SubsampleID]
@@ -133,7 +136,16 @@ func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
 		case d.QuotasErr != nil:
 			row.QuotasError = d.QuotasErr.Error()
 		}
-		states[l.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas)).State)}
+		st := store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas)).State),
+			EventID: l.EventID, Country: states[l.SubsampleID].Country, CPI: row.CPI, Currency: l.TargetedCurrency,
+			FieldEnd: timeOrNil(l.FieldEndDate.Time), QuotasRead: read}
+		if st.Country == "" && len(l.Countries) > 0 {
+			st.Country = l.Countries[0].Code
+		}
+		if read {
+			st.ClosedQuotas = closedQuotas(d.Quotas)
+		}
+		states[l.SubsampleID] = st
 	}
 	// A subsample known only by its malformed elements is unknown.
 	for id, why := range malformed {
@@ -142,4 +154,25 @@ func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
 		}
 	}
 	return states
+}
+
+// closedQuotas are the ids of the quotas with nothing remaining, sorted:
+// what the change feed compares for quota.closed and quota.reopened.
+func closedQuotas(quotas []domain.Quota) []string {
+	var closed []string
+	for _, q := range quotas {
+		if q.RemainingExclusive+q.RemainingShared <= 0 {
+			closed = append(closed, strconv.FormatInt(q.QuotaID, 10))
+		}
+	}
+	slices.Sort(closed)
+	return closed
+}
+
+// timeOrNil is t, nil when it is zero (the provider gave none).
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"fieldboard/client"
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -68,6 +69,9 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details,
 		Unreadable: checks.Unreadable(summaries, live, malformed)}
 	snap.States = checks.States(snap)
+	snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
+		return rules.Changes(previous, next, run.FinishedAt)
+	}
 	if _, err := r.store.SaveEvents(context.WithoutCancel(ctx), snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, run, c, err)
 	}

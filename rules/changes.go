@@ -1,0 +1,124 @@
+package rules
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"fieldboard/rules/domain"
+)
+
+// FieldEndNear is how close a sendable subsample's field end must be for
+// the change feed to say so.
+const FieldEndNear = 24 * time.Hour
+
+// Changes compares the states one events refresh decided (next) with
+// those of the refresh before (previous) and returns what moved, each
+// change once, stamped at, ordered by subsample then kind:
+//
+//   - subsample.new: a subsample the previous refresh did not have;
+//   - subsample.sendable, .paused, .not_sendable, .unknown: its
+//     sendability became that state (new subsamples included, except
+//     that a new one is not also "unknown");
+//   - subsample.closed: it left Live or Live for testing, or the event
+//     list (no status at all, its elements unreadable, is not news that it
+//     closed);
+//   - subsample.cpi_changed: live-details' CPI moved (old and new);
+//   - subsample.field_end_near: sendable and its field end within
+//     FieldEndNear of at, when the previous refresh did not find it so;
+//   - quota.closed, quota.reopened: a quota's remaining completes reached
+//     nothing, or came back, between two refreshes that both read the
+//     subsample's quotas (a failed read says nothing).
+func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []domain.Change {
+	var out []domain.Change
+	add := func(id int64, s domain.SubsampleState, kind domain.ChangeKind, quota, before, after string) {
+		out = append(out, domain.Change{At: at, Kind: kind, SubsampleID: id, EventID: s.EventID, Country: s.Country,
+			QuotaID: quota, Before: before, After: after})
+	}
+	for id, now := range next {
+		was, known := previous[id]
+		if !known {
+			add(id, now, domain.ChangeNew, "", "", describe(now))
+		}
+		if now.Sendability != was.Sendability || !known {
+			switch kind := sendabilityChange(now.Sendability); {
+			case kind == "":
+			case !known && kind == domain.ChangeUnknown:
+			default:
+				add(id, now, kind, "", was.Sendability, now.Sendability)
+			}
+		}
+		if known && open(was.Status) && !open(now.Status) && now.Status != "" {
+			add(id, now, domain.ChangeClosed, "", was.Status, now.Status)
+		}
+		if known && was.CPI != nil && now.CPI != nil && (*was.CPI != *now.CPI || was.Currency != now.Currency) {
+			add(id, now, domain.ChangeCPI, "", money(*was.CPI, was.Currency), money(*now.CPI, now.Currency))
+		}
+		if nearEnd(now, at) && !(known && nearEnd(was, at)) {
+			add(id, now, domain.ChangeFieldEndNear, "", "", now.FieldEnd.UTC().Format(time.RFC3339))
+		}
+		if known && was.QuotasRead && now.QuotasRead {
+			for _, q := range now.ClosedQuotas {
+				if !slices.Contains(was.ClosedQuotas, q) {
+					add(id, now, domain.ChangeQuotaClosed, q, "open", "closed")
+				}
+			}
+			for _, q := range was.ClosedQuotas {
+				if !slices.Contains(now.ClosedQuotas, q) {
+					add(id, now, domain.ChangeQuotaReopened, q, "closed", "open")
+				}
+			}
+		}
+	}
+	for id, was := range previous {
+		if _, still := next[id]; !still && open(was.Status) {
+			add(id, was, domain.ChangeClosed, "", was.Status, "gone from the event list")
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Change) int {
+		return cmp.Or(cmp.Compare(a.SubsampleID, b.SubsampleID), cmp.Compare(slices.Index(domain.ChangeKinds, a.Kind), slices.Index(domain.ChangeKinds, b.Kind)),
+			cmp.Compare(a.QuotaID, b.QuotaID))
+	})
+	return out
+}
+
+// sendabilityChange is the kind of change a subsample's sendability
+// becoming state makes; "" for a state the feed does not report.
+func sendabilityChange(state string) domain.ChangeKind {
+	switch State(state) {
+	case Sendable:
+		return domain.ChangeSendable
+	case Paused:
+		return domain.ChangePaused
+	case NotSendable:
+		return domain.ChangeNotSendable
+	case Unknown:
+		return domain.ChangeUnknown
+	}
+	return ""
+}
+
+func open(status string) bool {
+	return status == domain.StatusLive || status == domain.StatusLiveForTesting
+}
+
+// nearEnd says whether s is sendable with its field end within
+// FieldEndNear of at (and not past).
+func nearEnd(s domain.SubsampleState, at time.Time) bool {
+	return State(s.Sendability) == Sendable && s.FieldEnd != nil && !s.FieldEnd.Before(at) && s.FieldEnd.Sub(at) <= FieldEndNear
+}
+
+// describe is a new subsample's state in a few words.
+func describe(s domain.SubsampleState) string {
+	if s.Sendability == "" {
+		return s.Status
+	}
+	return s.Status + ", " + s.Sendability
+}
+
+// money writes a price with its currency, "2.5 USD".
+func money(v float64, currency string) string {
+	return fmt.Sprintf("%s %s", strconv.FormatFloat(v, 'f', -1, 64), currency)
+}

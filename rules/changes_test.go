@@ -1,0 +1,89 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"fieldboard/rules/domain"
+)
+
+// TestChanges: "Every refresh compares the new snapshot with the previous
+// one and records each change as an event" (issue 16), one case per kind
+// and the cases that must say nothing.
+func TestChanges(t *testing.T) {
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	cpi := func(v float64) *float64 { return &v }
+	end := func(d time.Duration) *time.Time { e := at.Add(d); return &e }
+	live := func(sendability string) domain.SubsampleState {
+		return domain.SubsampleState{Status: domain.StatusLive, Sendability: sendability, EventID: 7, Country: "FR", CPI: cpi(2.5), Currency: "EUR",
+			FieldEnd: end(72 * time.Hour), QuotasRead: true}
+	}
+	with := func(s domain.SubsampleState, change func(*domain.SubsampleState)) domain.SubsampleState {
+		change(&s)
+		return s
+	}
+	type kindOf struct {
+		kind          domain.ChangeKind
+		quota         string
+		before, after string
+	}
+	tests := []struct {
+		name       string
+		prev, next map[int64]domain.SubsampleState
+		want       []kindOf
+	}{
+		{"nothing moved", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{1: live("sendable")}, nil},
+		{"subsample.new, sendable at once", nil, map[int64]domain.SubsampleState{1: live("sendable")},
+			[]kindOf{{domain.ChangeNew, "", "", "Live, sendable"}, {domain.ChangeSendable, "", "", "sendable"}}},
+		{"a new one that cannot be decided is new, not also unknown", nil, map[int64]domain.SubsampleState{1: live("unknown")},
+			[]kindOf{{domain.ChangeNew, "", "", "Live, unknown"}}},
+		{"subsample.sendable", map[int64]domain.SubsampleState{1: live("paused")}, map[int64]domain.SubsampleState{1: live("sendable")},
+			[]kindOf{{domain.ChangeSendable, "", "paused", "sendable"}}},
+		{"subsample.paused", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{1: live("paused")},
+			[]kindOf{{domain.ChangePaused, "", "sendable", "paused"}}},
+		{"subsample.not_sendable", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{1: live("not_sendable")},
+			[]kindOf{{domain.ChangeNotSendable, "", "sendable", "not_sendable"}}},
+		{"subsample.unknown", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{1: live("unknown")},
+			[]kindOf{{domain.ChangeUnknown, "", "sendable", "unknown"}}},
+		{"subsample.closed: left Live", map[int64]domain.SubsampleState{1: live("sendable")},
+			map[int64]domain.SubsampleState{1: {Status: domain.StatusComplete, Sendability: "not_sendable", EventID: 7, Country: "FR"}},
+			[]kindOf{{domain.ChangeClosed, "", "Live", "Complete"}, {domain.ChangeNotSendable, "", "sendable", "not_sendable"}}},
+		{"subsample.closed: gone from the event list", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{},
+			[]kindOf{{domain.ChangeClosed, "", "Live", "gone from the event list"}}},
+		{"no status (its elements unreadable) is not news that it closed", map[int64]domain.SubsampleState{1: live("sendable")},
+			map[int64]domain.SubsampleState{1: {Sendability: "unknown"}}, []kindOf{{domain.ChangeUnknown, "", "sendable", "unknown"}}},
+		{"subsample.cpi_changed, old and new", map[int64]domain.SubsampleState{1: live("sendable")},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.CPI = cpi(3) })},
+			[]kindOf{{domain.ChangeCPI, "", "2.5 EUR", "3 EUR"}}},
+		{"a CPI that appears (the subsample went live) is no price change", map[int64]domain.SubsampleState{1: {Status: domain.StatusPending, Sendability: "not_sendable"}},
+			map[int64]domain.SubsampleState{1: live("not_sendable")}, nil},
+		{"subsample.field_end_near: within 24 hours while sendable", map[int64]domain.SubsampleState{1: live("sendable")},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.FieldEnd = end(23 * time.Hour) })},
+			[]kindOf{{domain.ChangeFieldEndNear, "", "", at.Add(23 * time.Hour).Format(time.RFC3339)}}},
+		{"field end near said once", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.FieldEnd = end(20 * time.Hour) })},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.FieldEnd = end(20 * time.Hour) })}, nil},
+		{"field end near but paused: nothing", map[int64]domain.SubsampleState{1: live("paused")},
+			map[int64]domain.SubsampleState{1: with(live("paused"), func(s *domain.SubsampleState) { s.FieldEnd = end(time.Hour) })}, nil},
+		{"quota.closed and quota.reopened", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.ClosedQuotas = []string{"q1"} })},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.ClosedQuotas = []string{"q2"} })},
+			[]kindOf{{domain.ChangeQuotaClosed, "q2", "open", "closed"}, {domain.ChangeQuotaReopened, "q1", "closed", "open"}}},
+		{"quotas not read this time say nothing", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.ClosedQuotas = []string{"q1"} })},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.QuotasRead = false })}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Changes(tt.prev, tt.next, at)
+			var kinds []kindOf
+			for _, c := range got {
+				kinds = append(kinds, kindOf{c.Kind, c.QuotaID, c.Before, c.After})
+				if !c.At.Equal(at) || c.SubsampleID != 1 || c.EventID != 7 && c.Kind != domain.ChangeUnknown || c.Country != "FR" && c.Kind != domain.ChangeUnknown {
+					t.Errorf("%s: %+v, want it at %v on subsample 1 of event 7 in FR", c.Kind, c, at)
+				}
+			}
+			if !slices.Equal(kinds, tt.want) {
+				t.Errorf("changes\n got %+v\nwant %+v", kinds, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,58 @@
+package domain
+
+import "time"
+
+// SubsampleState is what one events refresh decided of a subsample, kept
+// until the next so that the change feed can say what moved.
+type SubsampleState struct {
+	Status      string `db:"status"`
+	Sendability string `db:"sendability"`
+	EventID     int64  `db:"event_id"`
+	Country     string `db:"country"`
+	// CPI and Currency are live-details' targetedCPI and currency; nil
+	// when the subsample is not live.
+	CPI      *float64   `db:"cpi"`
+	Currency string     `db:"currency"`
+	FieldEnd *time.Time `db:"field_end"`
+	// QuotasRead says whether the refresh read the quotas; ClosedQuotas
+	// are then the ids of the quotas with nothing remaining, sorted.
+	QuotasRead   bool     `db:"quotas_read"`
+	ClosedQuotas []string `db:"-"`
+}
+
+// Change is one event of the change feed: what a refresh found had moved
+// on a subsample since the refresh before.
+type Change struct {
+	ChangeID    int64      `db:"change_id"`
+	At          time.Time  `db:"at"`
+	Kind        ChangeKind `db:"kind"`
+	SubsampleID int64      `db:"subsample_id"`
+	EventID     int64      `db:"event_id"`
+	Country     string     `db:"country"`
+	// QuotaID names the quota of a quota.closed or quota.reopened; "" for
+	// the others.
+	QuotaID string `db:"quota_id"`
+	Before  string `db:"before_value"` // the value before, as a coordinator reads it; "" for a new subsample
+	After   string `db:"after_value"`
+}
+
+// ChangeKind is what moved.
+type ChangeKind string
+
+// The kinds of change, in the order pages list them.
+const (
+	ChangeNew           ChangeKind = "subsample.new"
+	ChangeSendable      ChangeKind = "subsample.sendable"
+	ChangePaused        ChangeKind = "subsample.paused"
+	ChangeClosed        ChangeKind = "subsample.closed"
+	ChangeNotSendable   ChangeKind = "subsample.not_sendable"
+	ChangeUnknown       ChangeKind = "subsample.unknown"
+	ChangeCPI           ChangeKind = "subsample.cpi_changed"
+	ChangeFieldEndNear  ChangeKind = "subsample.field_end_near"
+	ChangeQuotaClosed   ChangeKind = "quota.closed"
+	ChangeQuotaReopened ChangeKind = "quota.reopened"
+)
+
+// ChangeKinds are every kind, in the order pages list them.
+var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
+	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened}

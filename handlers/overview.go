@@ -81,6 +81,10 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		{Label: "new", N: changes[domain.ChangeNew]},
 	}
 
+	if f.Recent, _, err = h.Store.Changes(ctx, store.ChangeFilter{}, 10, 0); err != nil {
+		return f, err
+	}
+
 	states, err := h.Store.Datasets(ctx)
 	if err != nil {
 		return f, err

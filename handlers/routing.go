@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -52,13 +51,8 @@ func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views
 	if !f.Until.IsZero() {
 		f.Until = f.Until.AddDate(0, 0, 1)
 	}
-	page := 1
-	if raw := q.Get("page"); raw != "" {
-		if page, err = strconv.Atoi(raw); err != nil || page < 1 {
-			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Page %q is not a whole number from 1.", raw))
-		}
-	}
-	return f, form, page, nil
+	page, err := pageParam(q.Get("page"))
+	return f, form, page, err
 }
 
 // Routing answers GET /routing and /routing.csv: the router's decisions,
@@ -93,14 +87,8 @@ func (h *Handler) Routing(c echo.Context) error {
 		return err
 	}
 	v := views.RoutingView{Page: h.page("Routing", "routing"), Filter: form, Outcomes: domain.RoutingOutcomes, Decisions: decisions,
-		Total: total, PageNo: page, Pages: max(1, (total+routingPageSize-1)/routingPageSize), Filtered: filter != store.RoutingFilter{},
-		CSVHref: withQuery("/routing.csv", query...)}
-	if page > 1 {
-		v.Prev = withQuery("/routing", append(query, "page", strconv.Itoa(page-1))...)
-	}
-	if page < v.Pages {
-		v.Next = withQuery("/routing", append(query, "page", strconv.Itoa(page+1))...)
-	}
+		Total: total, PageNo: page, Filtered: filter != store.RoutingFilter{}, CSVHref: withQuery("/routing.csv", query...)}
+	v.Pages, v.Prev, v.Next = pageLinks("/routing", query, page, total, routingPageSize)
 	return Render(c, http.StatusOK, views.RoutingPage(v))
 }
 

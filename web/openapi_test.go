@@ -314,6 +314,9 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "GET", path: "/api/v1/panelists/" + url.PathEscape(ids[1]) + "/next", status: 200},
 		{method: "GET", path: "/api/v1/panelists/" + url.PathEscape(ids[2]) + "/next?limit=50", status: 200},
 		{method: "GET", path: "/api/v1/panelists/nobody/next", status: 404},
+		{method: "GET", path: "/api/v1/changes", status: 200},
+		{method: "GET", path: "/api/v1/changes?since=3&limit=2", status: 200},
+		{method: "GET", path: "/api/v1/changes?limit=0", status: 400, refused: true},
 		{method: "GET", path: "/api/v1/panelists/" + P + "/next?limit=0", status: 400, refused: true},
 
 		{method: "GET", path: "/api/v1/subsamples/" + S + "/targets", status: 200},

@@ -150,6 +150,8 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/panelists/bulk", h.BulkCheck)
 	e.POST("/panelists/profiles", h.UploadProfiles)
 	e.POST("/panelists/panel", h.UploadPanel)
+	e.GET("/changes", h.Changes)
+	e.GET("/changes.csv", h.Changes)
 	e.GET("/routing", h.Routing)
 	e.GET("/routing.csv", h.Routing)
 
@@ -162,6 +164,7 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.GET("/panelists/:id/next", h.APINextSurveys)
+	api.GET("/changes", h.APIChanges)
 	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)

@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+	"fieldboard/views"
+	"fieldboard/views/formats"
+)
+
+// changesPageSize is how many changes a page of /changes lists.
+const changesPageSize = 100
+
+// The API's page of changes: by default and at most.
+const (
+	defaultChangesLimit = 100
+	maxChangesLimit     = 1000
+)
+
+// parseChangeFilter reads /changes' query: kind, country, event, from and
+// to (yyyy-MM-dd in the dashboard's time zone, to inclusive) and page.
+func (h *Handler) parseChangeFilter(c echo.Context) (store.ChangeFilter, views.ChangeFilterForm, int, error) {
+	q := c.QueryParams()
+	form := views.ChangeFilterForm{Kind: strings.TrimSpace(q.Get("kind")), Country: strings.TrimSpace(q.Get("country")),
+		Event: strings.TrimSpace(q.Get("event")), From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	var f store.ChangeFilter
+	var err error
+	if form.Kind != "" {
+		if f.Kind = domain.ChangeKind(form.Kind); !slices.Contains(domain.ChangeKinds, f.Kind) {
+			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Kind %q is none of %s.", form.Kind, kindList()))
+		}
+	}
+	if form.Country != "" {
+		if f.Country, err = domain.ParseCountry(form.Country); err != nil {
+			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, "Country: "+err.Error())
+		}
+	}
+	if form.Event != "" {
+		if f.EventID, err = parseID("Event id", form.Event); err != nil {
+			return f, form, 0, err
+		}
+	}
+	if f.Since, err = parseDay("from", form.From, h.Location); err != nil {
+		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	if f.Until, err = parseDay("to", form.To, h.Location); err != nil {
+		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	if !f.Until.IsZero() {
+		f.Until = f.Until.AddDate(0, 0, 1)
+	}
+	page, err := pageParam(q.Get("page"))
+	return f, form, page, err
+}
+
+func kindList() string {
+	kinds := make([]string, len(domain.ChangeKinds))
+	for i, k := range domain.ChangeKinds {
+		kinds[i] = string(k)
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// Changes answers GET /changes and /changes.csv: the change feed, newest
+// first, filtered by the query; the page lists a hundred at a time, the
+// CSV every change the filters keep.
+func (h *Handler) Changes(c echo.Context) error {
+	ctx := c.Request().Context()
+	filter, form, page, err := h.parseChangeFilter(c)
+	if err != nil {
+		return err
+	}
+	query := []string{"kind", form.Kind, "country", form.Country, "event", form.Event, "from", form.From, "to", form.To}
+	if wantsCSV(c) {
+		changes, _, err := h.Store.Changes(ctx, filter, 0, 0)
+		if err != nil {
+			return err
+		}
+		return h.sendCSV(c, "changes", h.Now(), func(w *formats.Writer) error { return formats.WriteChangesCSV(w, changes, h.csvTime) })
+	}
+	changes, total, err := h.Store.Changes(ctx, filter, changesPageSize, (page-1)*changesPageSize)
+	if err != nil {
+		return err
+	}
+	v := views.ChangesView{Page: h.page("Changes", "changes"), Filter: form, Kinds: domain.ChangeKinds, Changes: changes, Total: total,
+		PageNo: page, Filtered: filter != store.ChangeFilter{}, CSVHref: withQuery("/changes.csv", query...)}
+	v.Pages, v.Prev, v.Next = pageLinks("/changes", query, page, total, changesPageSize)
+	return Render(c, http.StatusOK, views.ChangesPage(v))
+}
+
+// APIChanges answers GET /api/v1/changes?since=ID&limit=N, for scripts
+// that poll the feed: the changes after id since (0: from the oldest
+// kept), oldest first, at most limit (default 100, at most 1,000), and
+// the id to ask after next time.
+func (h *Handler) APIChanges(c echo.Context) error {
+	var since int64
+	if raw := c.QueryParam("since"); raw != "" {
+		var err error
+		if since, err = strconv.ParseInt(raw, 10, 64); err != nil || since < 0 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("since %q is not a change id (a whole number from 0)", raw))
+		}
+	}
+	limit := defaultChangesLimit
+	if raw := c.QueryParam("limit"); raw != "" {
+		var err error
+		if limit, err = strconv.Atoi(raw); err != nil || limit < 1 || limit > maxChangesLimit {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a whole number from 1 to %d", raw, maxChangesLimit))
+		}
+	}
+	changes, err := h.Store.ChangesAfter(c.Request().Context(), since, limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, formats.ChangesPage(changes, since))
+}

@@ -1,0 +1,58 @@
+package formats
+
+import (
+	"time"
+
+	"fieldboard/rules/domain"
+)
+
+// ChangeJSON is one event of the change feed.
+type ChangeJSON struct {
+	ID          int64             `json:"id"`
+	At          time.Time         `json:"at"`
+	Kind        domain.ChangeKind `json:"kind"`
+	SubsampleID int64             `json:"subsampleId"`
+	EventID     int64             `json:"eventId"`
+	Country     string            `json:"country"`
+	QuotaID     string            `json:"quotaId,omitempty"`
+	Before      string            `json:"before"`
+	After       string            `json:"after"`
+}
+
+// ChangesPageJSON is a page of the feed for a script that polls it: the
+// changes after the id it asked for, oldest first, and Next, the id to
+// ask after next time (the last change's, or the one asked for when there
+// is none).
+type ChangesPageJSON struct {
+	Changes []ChangeJSON `json:"changes"`
+	Next    int64        `json:"next"`
+}
+
+// Change shapes one change for the API.
+func Change(c domain.Change) ChangeJSON {
+	return ChangeJSON{ID: c.ChangeID, At: c.At.UTC(), Kind: c.Kind, SubsampleID: c.SubsampleID, EventID: c.EventID, Country: c.Country,
+		QuotaID: c.QuotaID, Before: c.Before, After: c.After}
+}
+
+// ChangesPage is the page of changes after since.
+func ChangesPage(changes []domain.Change, since int64) ChangesPageJSON {
+	out := ChangesPageJSON{Changes: make([]ChangeJSON, len(changes)), Next: since}
+	for i, c := range changes {
+		out.Changes[i] = Change(c)
+		out.Next = c.ChangeID
+	}
+	return out
+}
+
+// WriteChangesCSV writes the feed as CSV, times as formatTime writes them.
+func WriteChangesCSV(w *Writer, changes []domain.Change, formatTime func(*time.Time) string) error {
+	if err := w.Write("id", "at", "kind", "subsampleId", "eventId", "country", "quotaId", "before", "after"); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if err := w.Write(Int(c.ChangeID), formatTime(&c.At), string(c.Kind), Int(c.SubsampleID), Int(c.EventID), c.Country, c.QuotaID, c.Before, c.After); err != nil {
+			return err
+		}
+	}
+	return nil
+}

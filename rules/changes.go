@@ -20,8 +20,8 @@ const FieldEndNear = 24 * time.Hour
 //
 //   - subsample.new: a subsample the previous refresh did not have;
 //   - subsample.sendable, .paused, .not_sendable, .unknown: its
-//     sendability became that state (new subsamples included, except
-//     that a new one is not also "unknown");
+//     sendability became that state; of a new subsample only sendable is
+//     news (one that arrives closed or paused was never sent to);
 //   - subsample.closed: it left Live or Live for testing, or the event
 //     list (no status at all, its elements unreadable, is not news that it
 //     closed);
@@ -42,13 +42,8 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 		if !known {
 			add(id, now, domain.ChangeNew, "", "", describe(now))
 		}
-		if now.Sendability != was.Sendability || !known {
-			switch kind := sendabilityChange(now.Sendability); {
-			case kind == "":
-			case !known && kind == domain.ChangeUnknown:
-			default:
-				add(id, now, kind, "", was.Sendability, now.Sendability)
-			}
+		if kind := sendabilityChange(now.Sendability); kind != "" && (known && now.Sendability != was.Sendability || !known && kind == domain.ChangeSendable) {
+			add(id, now, kind, "", was.Sendability, now.Sendability)
 		}
 		if known && open(was.Status) && !open(now.Status) && now.Status != "" {
 			add(id, now, domain.ChangeClosed, "", was.Status, now.Status)

@@ -38,6 +38,9 @@ func TestChanges(t *testing.T) {
 			[]kindOf{{domain.ChangeNew, "", "", "Live, sendable"}, {domain.ChangeSendable, "", "", "sendable"}}},
 		{"a new one that cannot be decided is new, not also unknown", nil, map[int64]domain.SubsampleState{1: live("unknown")},
 			[]kindOf{{domain.ChangeNew, "", "", "Live, unknown"}}},
+		{"a new one that arrives paused or closed is new, nothing more", nil,
+			map[int64]domain.SubsampleState{1: live("paused"), 2: {Status: domain.StatusCanceled, Sendability: "not_sendable", EventID: 7, Country: "FR"}},
+			[]kindOf{{domain.ChangeNew, "", "", "Live, paused"}, {domain.ChangeNew, "", "", "Canceled, not_sendable"}}},
 		{"subsample.sendable", map[int64]domain.SubsampleState{1: live("paused")}, map[int64]domain.SubsampleState{1: live("sendable")},
 			[]kindOf{{domain.ChangeSendable, "", "paused", "sendable"}}},
 		{"subsample.paused", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{1: live("paused")},
@@ -77,7 +80,7 @@ func TestChanges(t *testing.T) {
 			var kinds []kindOf
 			for _, c := range got {
 				kinds = append(kinds, kindOf{c.Kind, c.QuotaID, c.Before, c.After})
-				if !c.At.Equal(at) || c.SubsampleID != 1 || c.EventID != 7 && c.Kind != domain.ChangeUnknown || c.Country != "FR" && c.Kind != domain.ChangeUnknown {
+				if !c.At.Equal(at) || c.SubsampleID != 1 && c.Kind != domain.ChangeNew || c.EventID != 7 && c.Kind != domain.ChangeUnknown || c.Country != "FR" && c.Kind != domain.ChangeUnknown {
 					t.Errorf("%s: %+v, want it at %v on subsample 1 of event 7 in FR", c.Kind, c, at)
 				}
 			}

@@ -204,11 +204,11 @@ func TestBench(t *testing.T) {
 	withProfiles(t, s, db)
 	withPanel(t, s, db)
 	var rows []Row
-	if want.any(1, 2) {
+	if want.any(1, 2, 14) {
 		refreshRow, refreshed := fullRefresh(t, s)
 		rows = append(rows, refreshRow)
-		if want.any(2) {
-			rows = append(rows, snapshotWrite(t, s, refreshed))
+		if want.any(2, 14) {
+			rows = append(rows, snapshotWrite(t, s, refreshed)...)
 		}
 	}
 	if want.any(3, 4, 5, 8, 10, 11, 12, 13) {

@@ -164,7 +164,7 @@ func rate(v float64) string {
 func roughDuration(d time.Duration) string {
 	switch {
 	case d < 2*time.Minute:
-		return "1 minute"
+		return "under 2 minutes"
 	case d < 2*time.Hour:
 		return fmt.Sprintf("%d minutes", int(d.Minutes()))
 	}

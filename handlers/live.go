@@ -77,7 +77,7 @@ func liveTable(q LiveQuery, all, matching []checks.LiveRow, options views.LiveOp
 		Pages: max(1, (len(matching)+livePageSize-1)/livePageSize), Sort: q.Sort,
 		Options: options, SortURLs: map[string]string{},
 		Filters: views.LiveFilters{Sendability: q.Sendability, Status: q.Status, Country: q.Country, ResearchType: q.ResearchType,
-			Category: q.Category, Device: q.Device, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1), Text: q.Text},
+			Category: q.Category, Device: q.Device, AtRisk: q.AtRisk, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1), Text: q.Text},
 	}
 	at := func(edit func(*LiveQuery)) string {
 		c := q
@@ -134,20 +134,21 @@ func liveOptions(rows []checks.LiveRow) views.LiveOptions {
 // liveHeader is the header of the live list's CSV.
 var liveHeader = []string{"subsampleId", "eventId", "name", "eventName", "sendability", "reasons", "status", "apiCompatible",
 	"cpi", "currency", "epc", "epcSource", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
-	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining"}
+	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining", "completesPerHour", "completesPerHourLow", "completesPerHourHigh",
+	"projectedFillAt", "atRisk", "pacingNote"}
 
 func writeLiveCSV(w *formats.Writer, rows []checks.LiveRow) error {
 	if err := w.Write(slices.Clone(liveHeader)...); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		err := w.Write(formats.Int(r.SubsampleID), formats.Int(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
+		cells := []string{formats.Int(r.SubsampleID), formats.Int(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
 			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
 			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, formats.OptFloat(formats.EPCValue(r.EPC), 2), string(r.EPC.Source),
 			formats.OptFloat(r.ExpectedLOI, 0), formats.OptFloat(r.ExpectedIncidence, 0),
 			views.Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
-			formats.OptTime(r.FieldStart), formats.OptTime(r.FieldEnd), formats.OptInt(r.TotalAchieved), formats.OptInt(r.TotalRemaining))
-		if err != nil {
+			formats.OptTime(r.FieldStart), formats.OptTime(r.FieldEnd), formats.OptInt(r.TotalAchieved), formats.OptInt(r.TotalRemaining)}
+		if err := w.Write(append(cells, formats.PacingCells(r.Pacing)...)...); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,7 @@ type LiveQuery struct {
 	CPIMin       *float64
 	CPIMax       *float64
 	Text         string // subsample or event id, or part of a name
+	AtRisk       bool   // only subsamples whose total quota is at risk (rules.Pace)
 	Sort         string // a column of liveSorts, "-" in front for descending
 	Page         int    // from 1
 }
@@ -54,6 +55,7 @@ var liveSorts = map[string]func(a, b checks.LiveRow) int{
 	"fieldend": func(a, b checks.LiveRow) int {
 		return cmp.Compare(timeKey(a.FieldEnd), timeKey(b.FieldEnd))
 	},
+	"pace": comparePace,
 }
 
 // ParseLiveQuery reads the live list's query parameters; a value that
@@ -93,6 +95,13 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 	if lq.CPIMin != nil && lq.CPIMax != nil && *lq.CPIMin > *lq.CPIMax {
 		return lq, fmt.Errorf("the CPI range runs from %v down to %v", *lq.CPIMin, *lq.CPIMax)
 	}
+	switch raw := strings.TrimSpace(q.Get("risk")); raw {
+	case "":
+	case "at":
+		lq.AtRisk = true
+	default:
+		return lq, fmt.Errorf("risk %q is not \"at\" (only subsamples at risk) or empty", raw)
+	}
 	if _, ok := liveSorts[strings.TrimPrefix(lq.Sort, "-")]; lq.Sort != "" && !ok {
 		return lq, fmt.Errorf("sort %q is not a column of the list", lq.Sort)
 	}
@@ -128,6 +137,9 @@ func (lq LiveQuery) Values() url.Values {
 		v.Set("cpimax", strconv.FormatFloat(*lq.CPIMax, 'f', -1, 64))
 	}
 	set("q", lq.Text)
+	if lq.AtRisk {
+		v.Set("risk", "at")
+	}
 	set("sort", lq.Sort)
 	if lq.Page > 1 {
 		v.Set("page", strconv.Itoa(lq.Page))
@@ -155,7 +167,8 @@ func (lq LiveQuery) Filter(rows []checks.LiveRow) []checks.LiveRow {
 			lq.Device == "tablet" && !r.AllowTablet,
 			lq.CPIMin != nil && r.CPI < *lq.CPIMin,
 			lq.CPIMax != nil && r.CPI > *lq.CPIMax,
-			text != "" && !matchesText(r, text):
+			text != "" && !matchesText(r, text),
+			lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk):
 			continue
 		}
 		out = append(out, r)
@@ -176,7 +189,7 @@ func (lq LiveQuery) Filter(rows []checks.LiveRow) []checks.LiveRow {
 // unfiltered reports whether the query keeps every row in its order.
 func (lq LiveQuery) unfiltered() bool {
 	return lq.Sendability == "" && lq.Status == "" && lq.Country == "" && lq.ResearchType == "" && lq.Category == "" &&
-		lq.Device == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && lq.Sort == ""
+		lq.Device == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && !lq.AtRisk && lq.Sort == ""
 }
 
 // PageOf returns the rows of the query's page and the page it really is
@@ -239,4 +252,18 @@ func compareEPC(a, b checks.LiveRow) int {
 		return c
 	}
 	return cmp.Compare(a.EPC.Value, b.EPC.Value)
+}
+
+// comparePace orders by the total quota's completes per hour; rows
+// without a figure (too little history, no single total quota) come
+// first, as empty figures do in the other columns.
+func comparePace(a, b checks.LiveRow) int {
+	return cmp.Compare(paceKey(a), paceKey(b))
+}
+
+func paceKey(r checks.LiveRow) float64 {
+	if r.Pacing == nil || !r.Pacing.Known() {
+		return -1
+	}
+	return r.Pacing.CompletesPerHour
 }

@@ -90,7 +90,12 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 	}
 	v.LibraryLocale = lib.Locale
 	v.Quotas = QuotaViews(parts.Quotas, lib)
-	if err := h.fillTotalTrend(ctx, v, parts.Quotas); err != nil {
+	pacing, err := h.Checks.QuotaPacing(ctx, parts)
+	if err != nil {
+		return err
+	}
+	withPacing(v.Quotas, pacing)
+	if err := h.fillTotalTrend(ctx, v, parts.Quotas, pacing); err != nil {
 		return err
 	}
 	if v.Row.RulesOK != nil {
@@ -100,8 +105,18 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 	return nil
 }
 
-// fillTotalTrend reads the stored counts of the subsample's total quota.
-func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []domain.Quota) error {
+// withPacing gives each quota view its pace, where it has one.
+func withPacing(quotas []views.QuotaView, pacing map[int64]rules.Pacing) {
+	for i := range quotas {
+		if p, ok := pacing[quotas[i].QuotaID]; ok {
+			quotas[i].Pacing = &p
+		}
+	}
+}
+
+// fillTotalTrend reads the stored counts of the subsample's total quota,
+// and draws its pace's projection when it has one.
+func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []domain.Quota, pacing map[int64]rules.Pacing) error {
 	var total *domain.Quota
 	for i := range quotas {
 		if quotas[i].IsTotal() {
@@ -121,6 +136,14 @@ func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, qu
 	v.HasTotal = true
 	for _, p := range history {
 		v.Trend = append(v.Trend, views.TrendPoint{At: p.At, When: v.Timestamp(p.At), Value: p.Achieved})
+	}
+	if pace, ok := pacing[total.QuotaID]; ok {
+		v.Pacing = &pace
+		if pace.ProjectedFillAt != nil && len(history) > 0 {
+			last := history[len(history)-1]
+			v.Projection = &views.TrendProjection{Start: pace.AsOf, End: *pace.ProjectedFillAt,
+				Value: last.Achieved + pace.Remaining, When: v.Timestamp(*pace.ProjectedFillAt)}
+		}
 	}
 	return nil
 }
@@ -289,8 +312,8 @@ func allRangeAnswers(answers []domain.QuotaAnswer) bool {
 }
 
 // subsampleQuotasHeader is the header of a subsample's quotas CSV.
-var subsampleQuotasHeader = []string{"quotaId", "tableId", "tableName", "quotaName", "quotaType", "achieved",
-	"remainingExclusive", "remainingShared", "remaining", "open", "conditions"}
+var subsampleQuotasHeader = append([]string{"quotaId", "tableId", "tableName", "quotaName", "quotaType", "achieved",
+	"remainingExclusive", "remainingShared", "remaining", "open", "conditions"}, formats.PacingHeader...)
 
 // SubsampleQuotasCSV answers GET /subsamples/:id/quotas.csv: the quota
 // table of a live subsample, total quota first, conditions as sentences
@@ -320,15 +343,21 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if fetch, err := h.Store.FetchOf(ctx, id); err == nil {
 		at = fetch.QuotasAt // a refresh of this subsample alone reads its quotas later
 	}
+	pacing, err := h.Checks.QuotaPacing(ctx, parts)
+	if err != nil {
+		return err
+	}
+	rows := QuotaViews(quotas, lib)
+	withPacing(rows, pacing)
 	return h.sendCSV(c, fmt.Sprintf("subsample-%d-quotas", id), at, func(w *formats.Writer) error {
 		if err := w.Write(slices.Clone(subsampleQuotasHeader)...); err != nil {
 			return err
 		}
-		for _, q := range QuotaViews(quotas, lib) {
-			err := w.Write(formats.Int(q.QuotaID), formats.Int(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
+		for _, q := range rows {
+			cells := []string{formats.Int(q.QuotaID), formats.Int(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
 				formats.Int(q.AchievedInterviews), formats.Int(q.RemainingExclusive), formats.Int(q.RemainingShared),
-				formats.Int(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and "))
-			if err != nil {
+				formats.Int(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and ")}
+			if err := w.Write(append(cells, formats.PacingCells(q.Pacing)...)...); err != nil {
 				return err
 			}
 		}

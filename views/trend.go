@@ -14,6 +14,15 @@ type TrendPoint struct {
 	Value int64
 }
 
+// TrendProjection is where a quota's count is projected to go (its
+// pace, rules.Pace): from Start (the last reading, the count held until
+// then) to Value at End. When is End as the page shows it.
+type TrendProjection struct {
+	Start, End time.Time
+	Value      int64
+	When       string
+}
+
 // The trend chart's fixed geometry, in viewBox units: the plot area leaves
 // room for the value labels on the left and the time labels below.
 const (
@@ -25,14 +34,20 @@ const (
 // trendChart is a trend placed in the chart: the polyline's points and the
 // axis labels.
 type trendChart struct {
-	Points           string // "x,y x,y ..." for <polyline points>
-	Dots             []trendDot
-	MinLabel         string
-	MaxLabel         string
-	FirstLabel       string
-	LastLabel        string
-	Summary          string // what the chart says, for its <title>
-	MinY, MaxY, Base string // y of the min and max value lines, and of the time axis
+	Points     string // "x,y x,y ..." for <polyline points>
+	Dots       []trendDot
+	MinLabel   string
+	MaxLabel   string
+	FirstLabel string
+	LastLabel  string
+	Summary    string // what the chart says, for its <title>
+	// Projection is the polyline of the projection (the count held until
+	// it was last read, then the pace's line), "" without one;
+	// ProjectionLabel its end.
+	Projection               string
+	ProjectionLabel          string
+	ProjectionX, ProjectionY string
+	MinY, MaxY, Base         string // y of the min and max value lines, and of the time axis
 }
 
 // trendDot is one point of the polyline with its tooltip.
@@ -42,8 +57,11 @@ type trendDot struct {
 
 // newTrendChart scales points (oldest first) to the chart: time on x, in
 // proportion to when each point was seen, and the value on y between the
-// smallest and the largest value. A flat series is drawn halfway up.
-func newTrendChart(points []TrendPoint) trendChart {
+// smallest and the largest value. A flat series is drawn halfway up. A
+// projection, when given, widens both axes to its end, but never to more
+// than twice the time the points span past the last reading: a fill far
+// away is drawn to the edge, at the count it reaches there.
+func newTrendChart(points []TrendPoint, proj *TrendProjection) trendChart {
 	var c trendChart
 	if len(points) == 0 {
 		return c
@@ -53,7 +71,18 @@ func newTrendChart(points []TrendPoint) trendChart {
 	for _, p := range points {
 		lo, hi = min(lo, p.Value), max(hi, p.Value)
 	}
-	span := last.At.Sub(first.At)
+	end := last.At
+	var endValue int64
+	if proj != nil && proj.End.After(proj.Start) && !proj.Start.Before(last.At) {
+		end = proj.End
+		endValue = proj.Value
+		if limit := proj.Start.Add(2 * max(proj.Start.Sub(first.At), time.Hour)); end.After(limit) {
+			share := float64(limit.Sub(proj.Start)) / float64(proj.End.Sub(proj.Start))
+			end, endValue = limit, last.Value+int64(share*float64(proj.Value-last.Value))
+		}
+		hi = max(hi, endValue)
+	}
+	span := end.Sub(first.At)
 	xOf := func(t time.Time) float64 {
 		if span <= 0 {
 			return plotLeft
@@ -73,11 +102,26 @@ func newTrendChart(points []TrendPoint) trendChart {
 		c.Dots = append(c.Dots, trendDot{X: x, Y: y, Label: p.When + ": " + Itoa(p.Value)})
 	}
 	c.Points = strings.Join(coords, " ")
+	if end.After(last.At) {
+		startX := coord(xOf(proj.Start))
+		c.ProjectionX, c.ProjectionY = coord(xOf(end)), coord(yOf(endValue))
+		c.Projection = coords[len(coords)-1] + " " + startX + "," + coord(yOf(last.Value)) + " " + c.ProjectionX + "," + c.ProjectionY
+		c.ProjectionLabel = "fills " + proj.When
+		if end.Before(proj.End) {
+			c.ProjectionLabel = Itoa(endValue) + " by then; fills " + proj.When
+		}
+	}
 	c.MinLabel, c.MaxLabel = Itoa(lo), Itoa(hi)
 	c.FirstLabel, c.LastLabel = first.When, last.When
+	if c.Projection != "" {
+		c.LastLabel = ""
+	}
 	c.MinY, c.MaxY, c.Base = coord(yOf(lo)), coord(yOf(hi)), coord(plotBottom)
 	c.Summary = "Achieved completes of the total quota went from " + Itoa(first.Value) + " (" + first.When +
 		") to " + Itoa(last.Value) + " (" + last.When + ") over " + Itoa(len(points)) + " readings."
+	if c.Projection != "" {
+		c.Summary += " At its pace it reaches " + Itoa(proj.Value) + " " + proj.When + " (dashed)."
+	}
 	return c
 }
 

@@ -313,7 +313,8 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header := "quotaId,tableId,tableName,quotaName,quotaType,achieved,remainingExclusive,remainingShared,remaining,open,conditions"
+	header := "quotaId,tableId,tableName,quotaName,quotaType,achieved,remainingExclusive,remainingShared,remaining,open,conditions," +
+		"completesPerHour,completesPerHourLow,completesPerHourHigh,projectedFillAt,atRisk,pacingNote"
 	if strings.Join(lines[0], ",") != header || len(lines) != len(quotas)+1 {
 		t.Fatalf("CSV has header %q and %d lines, want %q and %d quotas", lines[0], len(lines)-1, header, len(quotas))
 	}
@@ -332,7 +333,8 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"1", "2", "'@SUM(A1)", "'=HYPERLINK(\"x\")", "hard", "3", "'-2", "1", "0", "false", ""}
+	want := []string{"1", "2", "'@SUM(A1)", "'=HYPERLINK(\"x\")", "hard", "3", "'-2", "1", "0", "false", "", "", "", "", "", "",
+		"Too little history: watched for under 2 minutes, pacing needs 60 minutes."}
 	if len(lines) != 2 || strings.Join(lines[1], "|") != strings.Join(want, "|") {
 		t.Errorf("CSV lines = %q, want the header and %q", lines, want)
 	}

@@ -48,6 +48,9 @@ type Decisions struct {
 	// with the whole snapshot.
 	libraryLocales map[string]time.Time
 	live           []LiveRow
+	// pacing is each live subsample's total quota's pace (rules.Pace),
+	// read with the whole snapshot.
+	pacing map[int64]rules.Pacing
 	// targets are the live subsamples prepared for panelist checks, in the
 	// order a panelist's surveys are listed (rank), and book their rules.
 	targets  []liveTarget
@@ -72,6 +75,9 @@ type SubsampleReport struct {
 	Links   []EntryLinks
 	// EPC is the expected earnings per entrant of a live subsample.
 	EPC rules.EPC
+	// Pacing is the pace of a live subsample's total quota; nil when it
+	// is not live, has no single total quota, or was read alone.
+	Pacing *rules.Pacing
 }
 
 // EntryLinks are one locale's entry links, prepared by rules.EntryLink. A
@@ -99,6 +105,7 @@ type LiveRow struct {
 	store.LiveRow
 	Verdict rules.Verdict
 	EPC     rules.EPC
+	Pacing  *rules.Pacing // the total quota's pace; nil without a single total quota
 }
 
 // SubsampleParts is one subsample as the current snapshot holds it, with
@@ -195,6 +202,7 @@ func (d *Decisions) decidedStale(stale string) *Decisions {
 	again := decide(d.data, d.parents, d.topics, d.locales, stale)
 	again.libraryLocales = d.libraryLocales
 	again.setLiveRows(d.liveRows)
+	again.setPacing(d.pacing)
 	return again
 }
 

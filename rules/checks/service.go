@@ -180,6 +180,11 @@ func (s *Service) readWhole(ctx context.Context) (*Decisions, error) {
 		return nil, err
 	}
 	d.setLiveRows(rows)
+	pacing, err := s.totalPacing(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	d.setPacing(pacing)
 	// Keep it only when nothing was written while it was read: the parts
 	// come from separate reads.
 	if after, err := s.Store.SnapshotVersion(ctx); err == nil && after == d.version {

@@ -50,6 +50,57 @@ type SubsampleJSON struct {
 	OpenQuotas   int             `json:"openQuotas"`
 	ClosedQuotas int             `json:"closedQuotas"`
 	EntryLinks   []EntryLinkJSON `json:"entryLinks"`
+	Pacing       *PacingJSON     `json:"pacing"` // the total quota's pace; null when not live or no single total quota
+}
+
+// PacingJSON is a quota's pace (rules.Pace) in the API. With too little
+// history the figures are null and TooLittleHistory says why.
+type PacingJSON struct {
+	CompletesPerHour *float64 `json:"completesPerHour"`
+	Low              *float64 `json:"low"`
+	High             *float64 `json:"high"`
+	ProjectedFillAt  *string  `json:"projectedFillAt"` // RFC 3339, UTC; null when full or not within ten years at the rate
+	AtRisk           bool     `json:"atRisk"`
+	TooLittleHistory string   `json:"tooLittleHistory,omitempty"`
+}
+
+// Pacing shapes a pace for the API: rates to two decimals; nil for nil.
+func Pacing(p *rules.Pacing) *PacingJSON {
+	if p == nil {
+		return nil
+	}
+	if !p.Known() {
+		return &PacingJSON{TooLittleHistory: p.TooLittle}
+	}
+	round := func(v float64) *float64 { r := math.Round(v*100) / 100; return &r }
+	j := &PacingJSON{CompletesPerHour: round(p.CompletesPerHour), Low: round(p.Low), High: round(p.High), AtRisk: p.AtRisk}
+	if p.ProjectedFillAt != nil {
+		at := OptTime(p.ProjectedFillAt)
+		j.ProjectedFillAt = &at
+	}
+	return j
+}
+
+// PacingHeader is the header of the pace's columns in a CSV, whose cells
+// PacingCells writes.
+var PacingHeader = []string{"completesPerHour", "completesPerHourLow", "completesPerHourHigh", "projectedFillAt", "atRisk", "pacingNote"}
+
+// PacingCells are p's cells under PacingHeader: figures empty and the note
+// saying why when there are none; every cell empty for nil.
+func PacingCells(p *rules.Pacing) []string {
+	j := Pacing(p)
+	if j == nil {
+		return make([]string, len(PacingHeader))
+	}
+	fill := ""
+	if j.ProjectedFillAt != nil {
+		fill = *j.ProjectedFillAt
+	}
+	risk := ""
+	if p.Known() {
+		risk = strconv.FormatBool(j.AtRisk)
+	}
+	return []string{OptFloat(j.CompletesPerHour, 2), OptFloat(j.Low, 2), OptFloat(j.High, 2), fill, risk, j.TooLittleHistory}
 }
 
 // Subsample shapes a report for the JSON API.
@@ -60,7 +111,7 @@ func Subsample(r checks.SubsampleReport) SubsampleJSON {
 		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
 		Sendability: r.Verdict.State, Reasons: NonNil(r.Verdict.Reasons),
 		OpenQuotas: len(r.Verdict.Open), ClosedQuotas: len(r.Verdict.Closed),
-		EntryLinks: EntryLinks(r.Links),
+		EntryLinks: EntryLinks(r.Links), Pacing: Pacing(r.Pacing),
 	}
 }
 
@@ -77,11 +128,15 @@ func Subsamples(reports []checks.SubsampleReport) []SubsampleJSON {
 var subsamplesHeader = []string{"subsampleId", "eventId", "name", "eventName", "status", "country", "cpi", "currency",
 	"loi", "incidence", "epc", "epcSource", "sendability", "reasons", "openQuotas", "closedQuotas", "liveEntryLinks"}
 
+// subsamplesCSVHeader is the subsamples CSV's header: the JSON's fields,
+// the pace's as PacingHeader says.
+var subsamplesCSVHeader = append(slices.Clone(subsamplesHeader), PacingHeader...)
+
 // WriteSubsamplesCSV writes reports as CSV, the same fields as the JSON;
 // entry links are "locale link" pairs joined with "; ".
 func WriteSubsamplesCSV(w io.Writer, reports []checks.SubsampleReport) error {
 	out := NewWriter(w)
-	if err := out.Write(slices.Clone(subsamplesHeader)...); err != nil {
+	if err := out.Write(slices.Clone(subsamplesCSVHeader)...); err != nil {
 		return err
 	}
 	for _, r := range reports {
@@ -92,9 +147,10 @@ func WriteSubsamplesCSV(w io.Writer, reports []checks.SubsampleReport) error {
 				links = append(links, l.Locale+" "+l.Live)
 			}
 		}
-		err := out.Write(Int(j.SubsampleID), Int(j.EventID), j.Name, j.EventName, j.Status, j.Country,
+		cells := []string{Int(j.SubsampleID), Int(j.EventID), j.Name, j.EventName, j.Status, j.Country,
 			OptFloat(j.CPI, 2), j.Currency, OptFloat(j.LOI, 0), OptFloat(j.Incidence, 0), OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability),
-			strings.Join(j.Reasons, " "), strconv.Itoa(j.OpenQuotas), strconv.Itoa(j.ClosedQuotas), strings.Join(links, "; "))
+			strings.Join(j.Reasons, " "), strconv.Itoa(j.OpenQuotas), strconv.Itoa(j.ClosedQuotas), strings.Join(links, "; ")}
+		err := out.Write(append(cells, PacingCells(r.Pacing)...)...)
 		if err != nil {
 			return err
 		}

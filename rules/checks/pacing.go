@@ -1,0 +1,90 @@
+package checks
+
+import (
+	"context"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// totalPacing reads the history of every live subsample's total quota and
+// paces it (rules.Pace), by subsample id; a subsample without exactly one
+// total quota has none.
+func (s *Service) totalPacing(ctx context.Context, d *Decisions) (map[int64]rules.Pacing, error) {
+	tracks, err := s.Store.TotalQuotaTracks(ctx, s.Now().Add(-rules.PaceWindow))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]rules.Pacing, len(tracks))
+	for _, r := range d.reports {
+		if !r.Live {
+			continue
+		}
+		total, ok := onlyTotal(d.quotas[r.SubsampleID])
+		if !ok {
+			continue
+		}
+		out[r.SubsampleID] = pace(tracks[r.SubsampleID], total, r.FieldEnd)
+	}
+	return out, nil
+}
+
+// QuotaPacing paces the total quota and every hard cell of a live
+// subsample (rules.Pace), by quota id; the other quotas have none.
+func (s *Service) QuotaPacing(ctx context.Context, parts SubsampleParts) (map[int64]rules.Pacing, error) {
+	out := map[int64]rules.Pacing{}
+	if !parts.Live {
+		return out, nil
+	}
+	tracks, err := s.Store.QuotaTracks(ctx, parts.SubsampleID, s.Now().Add(-rules.PaceWindow))
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range parts.Quotas {
+		if q.IsTotal() || rules.IsHardCell(q) {
+			out[q.QuotaID] = pace(tracks[q.QuotaID], q, parts.FieldEnd)
+		}
+	}
+	return out, nil
+}
+
+// pace paces one quota from its track; a quota with no stored history
+// gets rules.Pace's "no history" answer.
+func pace(track store.QuotaTrack, q domain.Quota, fieldEnd *time.Time) rules.Pacing {
+	points := make([]rules.PacePoint, len(track.Points))
+	for i, p := range track.Points {
+		points[i] = rules.PacePoint{At: p.At, Achieved: p.Achieved}
+	}
+	return rules.Pace(points, q.Remaining(), track.ReadAt, fieldEnd)
+}
+
+// onlyTotal returns the one total quota of quotas; false when there is
+// none or several (none of them is then the one).
+func onlyTotal(quotas []domain.Quota) (domain.Quota, bool) {
+	var total domain.Quota
+	n := 0
+	for _, q := range quotas {
+		if q.IsTotal() {
+			total, n = q, n+1
+		}
+	}
+	return total, n == 1
+}
+
+// setPacing gives each live subsample's report, and its row of the live
+// list, its total quota's pace.
+func (d *Decisions) setPacing(pacing map[int64]rules.Pacing) {
+	d.pacing = pacing
+	for i := range d.reports {
+		if p, ok := pacing[d.reports[i].SubsampleID]; ok {
+			d.reports[i].Pacing = &p
+		}
+	}
+	for i := range d.live {
+		if p, ok := pacing[d.live[i].SubsampleID]; ok {
+			d.live[i].Pacing = &p
+		}
+	}
+}

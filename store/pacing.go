@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// QuotaTrack is what pacing needs of one quota of a live subsample: its
+// counts since a time, oldest first, and when its subsample's quotas were
+// last read (the count held from the last point until then).
+type QuotaTrack struct {
+	SubsampleID int64
+	QuotaID     int64
+	ReadAt      time.Time
+	Points      []QuotaPoint
+}
+
+// TotalQuotaTracks returns the history of every live subsample's total
+// quota (as LiveRows finds it) since since, by subsample id: the points
+// at or after since and the last one before it, which is where the count
+// stood at since. A subsample with several total quotas is left out.
+func (s *Store) TotalQuotaTracks(ctx context.Context, since time.Time) (map[int64]QuotaTrack, error) {
+	tracks, err := s.quotaTracks(ctx, `q.subsample_id IN (SELECT subsample_id FROM live_subsamples) AND `+totalQuotaCondition, since)
+	if err != nil {
+		return nil, fmt.Errorf("total quota history: %w", err)
+	}
+	out := make(map[int64]QuotaTrack, len(tracks))
+	several := map[int64]bool{}
+	for _, t := range tracks {
+		if _, ok := out[t.SubsampleID]; ok {
+			several[t.SubsampleID] = true
+		}
+		out[t.SubsampleID] = t
+	}
+	for id := range several {
+		delete(out, id)
+	}
+	return out, nil
+}
+
+// QuotaTracks returns the history of every quota of one subsample since
+// since, by quota id, as TotalQuotaTracks does for the total quotas.
+func (s *Store) QuotaTracks(ctx context.Context, subsampleID int64, since time.Time) (map[int64]QuotaTrack, error) {
+	tracks, err := s.quotaTracks(ctx, `q.subsample_id = ?`, since, subsampleID)
+	if err != nil {
+		return nil, fmt.Errorf("quota history of subsample %d: %w", subsampleID, err)
+	}
+	out := make(map[int64]QuotaTrack, len(tracks))
+	for _, t := range tracks {
+		out[t.QuotaID] = t
+	}
+	return out, nil
+}
+
+// quotaTracks reads the tracks of the stored quotas that where selects
+// (on quotas q, with its arguments).
+func (s *Store) quotaTracks(ctx context.Context, where string, since time.Time, args ...any) ([]QuotaTrack, error) {
+	rows, err := s.reader.QueryxContext(ctx, `
+		SELECT h.subsample_id, h.quota_id, f.quotas_at, h.at, h.achieved, h.remaining_exclusive, h.remaining_shared
+		FROM quotas q
+		JOIN subsample_fetches f ON f.subsample_id = q.subsample_id
+		JOIN quota_history h ON h.subsample_id = q.subsample_id AND h.quota_id = q.quota_id
+		WHERE `+where+` AND h.at >= COALESCE((
+			SELECT MAX(b.at) FROM quota_history b
+			WHERE b.subsample_id = q.subsample_id AND b.quota_id = q.quota_id AND b.at < ?), ?)
+		ORDER BY h.subsample_id, h.quota_id, h.at`, append(args, since, since)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []QuotaTrack
+	for rows.Next() {
+		var subsampleID, quotaID int64
+		var readAt time.Time
+		var p QuotaPoint
+		if err := rows.Scan(&subsampleID, &quotaID, &readAt, &p.At, &p.Achieved, &p.RemainingExclusive, &p.RemainingShared); err != nil {
+			return nil, err
+		}
+		if n := len(out); n == 0 || out[n-1].SubsampleID != subsampleID || out[n-1].QuotaID != quotaID {
+			out = append(out, QuotaTrack{SubsampleID: subsampleID, QuotaID: quotaID, ReadAt: readAt})
+		}
+		out[len(out)-1].Points = append(out[len(out)-1].Points, p)
+	}
+	return out, rows.Err()
+}

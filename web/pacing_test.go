@@ -1,0 +1,161 @@
+package web_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/views/formats"
+	"fieldboard/web/refresh"
+)
+
+// refreshEvery refreshes the clocked app n times, moving its clock (the
+// simulator's too) by step before each.
+func refreshEvery(t *testing.T, a *app, clock *testClock, step time.Duration, n int) {
+	t.Helper()
+	for range n {
+		clock.Advance(step)
+		if err := a.refresher.Refresh(context.Background(), refresh.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// column returns the cells of one column of a CSV, by its header.
+func column(t *testing.T, rows [][]string, name string) []string {
+	t.Helper()
+	i := slices.Index(rows[0], name)
+	if i < 0 {
+		t.Fatalf("the CSV has no column %q: %v", name, rows[0])
+	}
+	var out []string
+	for _, r := range rows[1:] {
+		out = append(out, r[i])
+	}
+	return out
+}
+
+// Pacing on a simulator whose clock moves: too little history at first;
+// after two hours of refreshes every 10 minutes, completes per hour with
+// an interval in the API, the live list (column, sort, at-risk filter,
+// CSV) and the subsample page (chart with its projection, a pace per hard
+// cell) and its quotas CSV.
+func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
+	a, clock := newClockedApp(t)
+	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	var first []formats.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &first)
+	paced := 0
+	for _, s := range first {
+		if s.Pacing != nil {
+			paced++
+			if s.Pacing.CompletesPerHour != nil || !strings.Contains(s.Pacing.TooLittleHistory, "Too little history") || s.Pacing.AtRisk {
+				t.Errorf("subsample %d after one refresh: pacing %+v, want too little history", s.SubsampleID, *s.Pacing)
+			}
+		}
+	}
+	if paced == 0 {
+		t.Fatal("no subsample has a pacing after the first refresh")
+	}
+	if body := a.page(t, "/live"); !strings.Contains(body, "too little history") {
+		t.Error("/live after one refresh does not say too little history")
+	}
+
+	refreshEvery(t, a, clock, 10*time.Minute, 13)
+
+	var all []formats.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &all)
+	moving := 0
+	var withFill *formats.SubsampleJSON
+	for i, s := range all {
+		if s.Pacing == nil {
+			continue
+		}
+		p := s.Pacing
+		if p.CompletesPerHour == nil || p.Low == nil || p.High == nil || p.TooLittleHistory != "" {
+			t.Fatalf("subsample %d after 130 minutes of refreshes: pacing %+v, want figures", s.SubsampleID, *p)
+		}
+		if !(*p.Low <= *p.CompletesPerHour && *p.CompletesPerHour <= *p.High && *p.High > 0) {
+			t.Errorf("subsample %d: rate %v outside its interval %v..%v", s.SubsampleID, *p.CompletesPerHour, *p.Low, *p.High)
+		}
+		if *p.CompletesPerHour > 0 {
+			moving++
+		}
+		if p.ProjectedFillAt != nil && withFill == nil && s.Sendability == "sendable" {
+			withFill = &all[i]
+		}
+	}
+	if moving == 0 || withFill == nil {
+		t.Fatalf("after 130 minutes no total quota moved (%d) or none projects a fill", moving)
+	}
+
+	// The live list: the column, its CSV, the sort and the filter.
+	if body := a.page(t, "/live?sort=-pace"); !strings.Contains(body, ">Pace") || !strings.Contains(body, `data-testid="pace"`) ||
+		!strings.Contains(body, `data-testid="pace-method"`) || !strings.Contains(body, "/h") {
+		t.Error("/live lacks the Pace column, its figures or the method's sentence")
+	}
+	rows := a.getCSV(t, "/live.csv?sort=-pace", "live-subsamples")
+	rates := column(t, rows, "completesPerHour")
+	var seen []float64
+	for _, r := range rates {
+		if r == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(r, 64)
+		if err != nil {
+			t.Fatalf("completesPerHour %q", r)
+		}
+		seen = append(seen, v)
+	}
+	if len(seen) == 0 || !slices.IsSortedFunc(seen, func(x, y float64) int { return cmp.Compare(y, x) }) {
+		t.Errorf("/live.csv?sort=-pace rates %v, want them highest first", seen)
+	}
+	atRisk := 0
+	for _, r := range column(t, rows, "atRisk") {
+		if r == "true" {
+			atRisk++
+		}
+	}
+	if atRisk == 0 || atRisk == len(rows)-1 {
+		t.Errorf("%d of %d live subsamples at risk: the filter would show nothing", atRisk, len(rows)-1)
+	}
+	risky := a.getCSV(t, "/live.csv?risk=at", "live-subsamples")
+	if len(risky)-1 != atRisk {
+		t.Errorf("/live.csv?risk=at has %d rows, the list has %d at risk", len(risky)-1, atRisk)
+	}
+	for _, r := range column(t, risky, "atRisk") {
+		if r != "true" {
+			t.Errorf("/live.csv?risk=at holds a row whose atRisk is %q", r)
+		}
+	}
+	body := a.page(t, "/live?risk=at")
+	if !strings.Contains(body, "/live.csv?risk=at") || !strings.Contains(body, `value="at" checked`) {
+		t.Error("/live?risk=at: the CSV link or the checkbox lost the filter")
+	}
+	if resp, msg := a.do(t, "GET", "/live?risk=maybe", nil); resp.StatusCode != 400 || !strings.Contains(msg, "risk") {
+		t.Errorf("/live?risk=maybe = %d, want 400 naming risk", resp.StatusCode)
+	}
+
+	// The subsample page: the chart's projection and a pace per hard cell.
+	page := a.page(t, fmt.Sprintf("/subsamples/%d", withFill.SubsampleID))
+	for _, want := range []string{`data-testid="trend-projection"`, `data-testid="total-pace"`, `data-testid="pace-method"`, "fills "} {
+		if !strings.Contains(page, want) {
+			t.Errorf("subsample %d's page lacks %q", withFill.SubsampleID, want)
+		}
+	}
+	quotas := a.getCSV(t, fmt.Sprintf("/subsamples/%d/quotas.csv", withFill.SubsampleID), fmt.Sprintf("subsample-%d-quotas", withFill.SubsampleID))
+	types, paces := column(t, quotas, "quotaType"), column(t, quotas, "completesPerHour")
+	for i := range types {
+		hardOrTotal := strings.EqualFold(types[i], "hard") || i == 0
+		if hardOrTotal != (paces[i] != "") {
+			t.Errorf("quotas CSV row %d (%s): completesPerHour %q; want a figure exactly for the total and the hard cells", i+1, types[i], paces[i])
+		}
+	}
+}

@@ -108,7 +108,11 @@ func (w *Worker) SendDue(ctx context.Context) (int, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = w.Store.RecordDeliveryAttempt(context.WithoutCancel(ctx), d.ID, w.attempt(ctx, d))
+				a := w.attempt(ctx, d)
+				if ctx.Err() != nil && a.Status != store.DeliveryDelivered {
+					return // cut short by shutdown: not an attempt; sent again when the lease ends
+				}
+				errs[i] = w.Store.RecordDeliveryAttempt(context.WithoutCancel(ctx), d.ID, a)
 			}()
 		}
 		wg.Wait()

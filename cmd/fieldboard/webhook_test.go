@@ -106,7 +106,8 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 	if err := run(context.Background(), []string{"webhook", "add", "--db", db, "--allow-private", "--url", receiver.URL + "/hook"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	serve := func() (*exec.Cmd, chan error) {
+	// serve starts fieldboard serve; the channel closes when it has exited.
+	serve := func() (*exec.Cmd, chan struct{}) {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), childArgs+"=serve\n--upstream\n"+upstream+"\n--db\n"+db+"\n--addr\n127.0.0.1:0\n--allow-private-webhooks\n--webhook-timeout\n1s\n--log-level\nwarn")
 		var stderr bytes.Buffer
@@ -114,8 +115,8 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
 		t.Cleanup(func() { cmd.Process.Kill(); <-exited })
 		return cmd, exited
 	}
@@ -128,12 +129,12 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 		}
 	}
 
-	first, _ := serve()
+	first, firstExited := serve()
 	waitFor("the first 50 deliveries", func() bool { _, n := received(); return n >= 50 })
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	first.Wait()
+	<-firstExited
 	atKill, _ := received()
 	queued := deliveriesOf(t, db)
 	if atKill >= len(queued) {

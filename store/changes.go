@@ -14,7 +14,8 @@ import (
 // changeColumns are the columns of a domain.Change.
 const changeColumns = `change_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value`
 
-// appendChanges adds changes to the feed, in the snapshot's transaction.
+// appendChanges adds changes to the feed, and queues their webhook
+// deliveries, in the snapshot's transaction.
 func appendChanges(ctx context.Context, tx *sqlx.Tx, runID int64, changes []domain.Change) error {
 	if len(changes) == 0 {
 		return nil
@@ -30,7 +31,7 @@ func appendChanges(ctx context.Context, tx *sqlx.Tx, runID int64, changes []doma
 			return fmt.Errorf("change %s of subsample %d: %w", c.Kind, c.SubsampleID, err)
 		}
 	}
-	return nil
+	return queueDeliveries(ctx, tx, runID)
 }
 
 // ChangeFilter selects changes of the feed; zero fields select all.

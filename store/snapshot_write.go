@@ -158,8 +158,10 @@ func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// prune drops quota history, refresh runs, the router's decisions and the
-// change feed older than cutoff, so the file does not grow without bound.
+// prune drops quota history, refresh runs, the router's decisions, the
+// change feed (but the changes still to be delivered to a webhook) and
+// the webhook deliveries done, older than cutoff, so the file does not
+// grow without bound.
 func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM quota_history WHERE at < ?`, cutoff); err != nil {
 		return fmt.Errorf("prune quota history: %w", err)
@@ -172,10 +174,11 @@ func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM routing_decisions WHERE at < ?`, cutoff); err != nil {
 		return fmt.Errorf("prune routing decisions: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE at < ?`, cutoff); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE at < ? AND change_id NOT IN
+		(SELECT change_id FROM webhook_deliveries WHERE status = 'pending' AND change_id IS NOT NULL)`, cutoff); err != nil {
 		return fmt.Errorf("prune changes: %w", err)
 	}
-	return nil
+	return pruneDeliveries(ctx, tx, cutoff)
 }
 
 func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []domain.SubsampleSummary) error {

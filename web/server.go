@@ -29,6 +29,7 @@ import (
 	"fieldboard/views"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
+	"fieldboard/web/webhooks"
 )
 
 // Server is the dashboard's HTTP server and its refresh schedule. Its
@@ -70,6 +71,9 @@ type Server struct {
 	// routes get UploadReadTimeout instead (defaultUploadReadTimeout when
 	// 0): large files take long on a slow line.
 	ReadTimeout, UploadReadTimeout time.Duration
+	// Webhooks, when set, sends the queue of webhook deliveries while
+	// Serve runs.
+	Webhooks *webhooks.Worker
 
 	// routing writes the router's decisions, started by Routes and
 	// stopped by Close.
@@ -367,6 +371,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.ScheduleTick > 0 {
 		go s.Refresher.Schedule(scheduleCtx, s.ScheduleTick)
 	}
+	hooksDone := make(chan struct{})
+	go func() {
+		defer close(hooksDone)
+		if s.Webhooks != nil {
+			s.Webhooks.Run(scheduleCtx)
+		}
+	}()
+	defer func() { stopSchedule(); <-hooksDone }() // its last outcomes recorded before the store closes
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 

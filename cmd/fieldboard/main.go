@@ -57,6 +57,7 @@ func commands() []command {
 			return runUser(ctx, args, os.Stdin, stdout, stderr)
 		}},
 		{"token", "token create|revoke|list: bearer tokens for scripts (Authorization: Bearer TOKEN)", runToken},
+		{"webhook", "webhook add|list|remove|test: addresses the change feed is POSTed to, signed (Standard Webhooks)", runWebhook},
 		{"invite", "print an invitation link for a panelist that chooses their survey when clicked (--public-url/r/TOKEN)", runInvite},
 		{"secret", "secret rotate: a new key for signing invitation links, the previous ones valid for --grace", runSecret},
 	}

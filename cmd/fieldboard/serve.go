@@ -18,6 +18,7 @@ import (
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
+	"fieldboard/web/webhooks"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,6 +45,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		noSurveyURL  = fs.String("no-survey-url", "", "where an invitation link goes when no survey would take the panelist; empty shows a plain page")
 		clickRate    = fs.Float64("clicks-per-second", 5, "invitation link clicks allowed per client address and second (behind a proxy, see --trusted-proxies)")
 		clickBurst   = fs.Int("click-burst", 30, "invitation link clicks a client address may make at once before --clicks-per-second applies")
+		hooksPrivate = fs.Bool("allow-private-webhooks", false, "let webhooks reach loopback, private and link-local addresses (refused otherwise, at subscription and at connection)")
+		hooksTimeout = fs.Duration("webhook-timeout", 15*time.Second, "how long one webhook attempt may take before it counts as failed and is retried")
 		proxies      = fs.String("trusted-proxies", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of the dashboard, whose X-Forwarded-For names the client for the sign-in limits; empty trusts no such header")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
@@ -76,6 +79,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	trustedProxies, err := parseProxies(*proxies)
 	if err != nil {
 		return err
+	}
+	if *hooksTimeout <= 0 {
+		return errFlag("webhook-timeout", "must be positive")
 	}
 	if *memoryLimit < 0 {
 		return errFlag("memory-limit-mib", "must not be negative")
@@ -142,6 +148,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ClicksPerSecond:  *clickRate,
 		ClickBurst:       *clickBurst,
 		TrustedProxies:   trustedProxies,
+		Webhooks:         &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout},
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -56,3 +56,7 @@ const (
 // ChangeKinds are every kind, in the order pages list them.
 var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
 	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened}
+
+// WebhookTest is the kind of the event `fieldboard webhook test` sends: no
+// change, only a check that a subscription's address answers.
+const WebhookTest = "webhook.test"

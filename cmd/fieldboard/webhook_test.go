@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fieldboard/client/sim"
+	"fieldboard/store"
+)
+
+// TestWebhookCommands: add refuses an inside address unless allowed, and
+// bad kinds or countries, with the reason; it prints the secret once
+// (whsec_ and base64 of 32 bytes), which list never shows; test queues a
+// webhook.test event; remove removes, and an unknown id is a usage error.
+func TestWebhookCommands(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out, errOut bytes.Buffer
+	for _, args := range [][]string{
+		{"--url", "http://127.0.0.1:9/hook"},
+		{"--url", "http://169.254.169.254/latest"},
+		{"--url", "https://93.184.216.34/hook", "--events", "subsample.sendable,subsample.bogus"},
+		{"--url", "https://93.184.216.34/hook", "--country", "USA"},
+		{"--url", "ftp://93.184.216.34/hook"},
+		{},
+	} {
+		err := runWebhook(ctx, append([]string{"add", "--db", db}, args...), &out, &errOut)
+		if err == nil || exitCode(err) != 2 {
+			t.Errorf("webhook add %v: %v (exit %d), want a usage error", args, err, exitCode(err))
+		}
+	}
+	out.Reset()
+	if err := runWebhook(ctx, []string{"add", "--db", db, "--url", "http://127.0.0.1:9/hook", "--allow-private", "--events", "subsample.sendable,quota.closed", "--country", "us"}, &out, &errOut); err != nil {
+		t.Fatalf("webhook add: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	secret := lines[len(lines)-1]
+	if key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_")); !strings.HasPrefix(secret, "whsec_") || err != nil || len(key) != 32 {
+		t.Errorf("webhook add printed %q; want whsec_ and base64 of 32 bytes alone on the last line", out.String())
+	}
+	out.Reset()
+	if err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut); err != nil {
+		t.Fatalf("webhook test: %v", err)
+	}
+	out.Reset()
+	if err := runWebhook(ctx, []string{"list", "--db", db}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Contains(got, strings.TrimPrefix(secret, "whsec_")) || !strings.Contains(got, "subsample.sendable,quota.closed") ||
+		!strings.Contains(got, "country US") || !strings.Contains(got, "webhook.test\tpending") {
+		t.Errorf("webhook list:\n%s", got)
+	}
+	if err := runWebhook(ctx, []string{"remove", "--db", db, "1"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"remove", "test"} {
+		if err := runWebhook(ctx, []string{sub, "--db", db, "1"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "no webhook 1") {
+			t.Errorf("webhook %s of a removed webhook: %v", sub, err)
+		}
+	}
+}
+
+// TestKilledWebhookWorkerLosesNothing runs `fieldboard serve` against a
+// simulator with a webhook subscribed to a slow receiver, kills it
+// (SIGKILL) once the receiver has had some of the first refresh's
+// changes, and starts it again: every queued delivery is then delivered,
+// each webhook-id received, and none twice but the few in flight at the
+// kill (at least once).
+func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	var (
+		mu   sync.Mutex
+		seen = map[string]int{}
+	)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock() // one at a time, slowly, so the kill lands mid-queue
+		defer mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		seen[r.Header.Get("webhook-id")]++
+	}))
+	t.Cleanup(receiver.Close)
+	received := func() (distinct, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range seen {
+			distinct, total = distinct+1, total+n
+		}
+		return distinct, total
+	}
+	fixed := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) // the same world on both starts: the second refresh finds no change
+	_, upstream := newSim(t, sim.Options{Seed: 5, Subsamples: 300, Now: func() time.Time { return fixed }})
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"webhook", "add", "--db", db, "--allow-private", "--url", receiver.URL + "/hook"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	// serve starts fieldboard serve; the channel closes when it has exited.
+	serve := func() (*exec.Cmd, chan struct{}) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), childArgs+"=serve\n--upstream\n"+upstream+"\n--db\n"+db+"\n--addr\n127.0.0.1:0\n--allow-private-webhooks\n--webhook-timeout\n1s\n--log-level\nwarn")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+		return cmd, exited
+	}
+	waitFor := func(what string, done func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Minute); !done(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited two minutes for %s", what)
+			}
+		}
+	}
+
+	first, firstExited := serve()
+	waitFor("the first 50 deliveries", func() bool { _, n := received(); return n >= 50 })
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-firstExited
+	atKill, _ := received()
+	queued := deliveriesOf(t, db)
+	if atKill >= len(queued) {
+		t.Fatalf("all %d deliveries were received before the kill: it did not land mid-queue", len(queued))
+	}
+
+	serve()
+	waitFor("every delivery", func() bool {
+		for _, d := range deliveriesOf(t, db) {
+			if d.Status != store.DeliveryDelivered {
+				return false
+			}
+		}
+		return true
+	})
+	after := deliveriesOf(t, db)
+	mu.Lock()
+	defer mu.Unlock()
+	twice := 0
+	for _, d := range after {
+		switch n := seen[d.MessageID]; {
+		case n == 0:
+			t.Errorf("delivery %s is marked delivered but was never received", d.MessageID)
+		case n > 1:
+			twice++
+		}
+	}
+	if len(seen) != len(after) {
+		t.Errorf("received %d webhook-ids, the queue holds %d", len(seen), len(after))
+	}
+	// At most the batch in flight when the kill landed goes twice.
+	if twice > 16 {
+		t.Errorf("%d deliveries were received twice; at least once allows the 16 in flight at the kill", twice)
+	}
+	t.Logf("%d deliveries, %d received before the kill, %d received twice", len(after), atKill, twice)
+}
+
+// deliveriesOf reads every webhook delivery of the database at db.
+func deliveriesOf(t *testing.T, db string) []store.WebhookDelivery {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	subs, err := st.Webhooks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.WebhookDelivery
+	for _, s := range subs {
+		d, err := st.WebhookDeliveries(ctx, s.ID, 1_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d...)
+	}
+	return out
+}

@@ -1,0 +1,189 @@
+package webhooks
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"fieldboard/store"
+)
+
+// Worker sends the queue of deliveries the store keeps: each due one is
+// attempted once per turn, and its outcome recorded before it counts as
+// sent, so a worker that dies mid-queue sends again, after restart, what
+// it had not recorded (at least once, never lost). Fields with zero values
+// take the defaults in brackets.
+type Worker struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	Guard  Guard
+	// Now is the clock [time.Now].
+	Now func() time.Time
+	// Timeout bounds one attempt, from connecting to the answer's end [15s].
+	Timeout time.Duration
+	// Tick is how often the queue is looked at [1s]; Batch how many
+	// deliveries one turn claims, sent side by side [16].
+	Tick  time.Duration
+	Batch int
+
+	clientOnce sync.Once
+	client     *http.Client
+}
+
+// lease is how long a claimed delivery is held for its attempt: the
+// timeout and a margin. A worker killed meanwhile leaves it due again
+// once the lease ends.
+func (w *Worker) lease() time.Duration { return w.timeout() + 5*time.Second }
+
+func (w *Worker) timeout() time.Duration { return cmp.Or(w.Timeout, 15*time.Second) }
+
+func (w *Worker) now() time.Time {
+	if w.Now == nil {
+		return time.Now()
+	}
+	return w.Now()
+}
+
+// httpClient sends through the guard, with no proxy (a proxy would hide
+// the address from it) and no redirects (a 3xx is an answer that is not
+// 2xx, retried).
+func (w *Worker) httpClient() *http.Client {
+	w.clientOnce.Do(func() {
+		dialer := &net.Dialer{Timeout: w.timeout(), Control: w.Guard.control}
+		w.client = &http.Client{
+			Timeout: w.timeout(),
+			Transport: &http.Transport{
+				Proxy:               nil,
+				DialContext:         dialer.DialContext,
+				TLSHandshakeTimeout: w.timeout(),
+				MaxIdleConnsPerHost: 4,
+				IdleConnTimeout:     time.Minute,
+			},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	})
+	return w.client
+}
+
+// Run sends the queue every Tick until ctx is done.
+func (w *Worker) Run(ctx context.Context) {
+	t := time.NewTicker(cmp.Or(w.Tick, time.Second))
+	defer t.Stop()
+	for {
+		if _, err := w.SendDue(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			w.Logger.Warn("webhook deliveries", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// SendDue claims the deliveries due now, attempts each once, side by
+// side, records each outcome, and returns how many it attempted; it goes
+// on while a full batch was due.
+func (w *Worker) SendDue(ctx context.Context) (int, error) {
+	batch := cmp.Or(w.Batch, 16)
+	sent := 0
+	for {
+		due, err := w.Store.ClaimDeliveries(ctx, w.now(), w.lease(), batch)
+		if err != nil {
+			return sent, err
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(due))
+		for i, d := range due {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a := w.attempt(ctx, d)
+				if ctx.Err() != nil && a.Status != store.DeliveryDelivered {
+					return // cut short by shutdown: not an attempt; sent again when the lease ends
+				}
+				errs[i] = w.Store.RecordDeliveryAttempt(context.WithoutCancel(ctx), d.ID, a)
+			}()
+		}
+		wg.Wait()
+		sent += len(due)
+		if err := errors.Join(errs...); err != nil || len(due) < batch || ctx.Err() != nil {
+			return sent, cmp.Or(err, ctx.Err())
+		}
+	}
+}
+
+// attempt posts d once and says what came of it. The log names the
+// delivery, its address and the answer, never the secret.
+func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.DeliveryAttempt {
+	at := w.now()
+	code, wait, err := w.post(ctx, d, at)
+	out := store.DeliveryAttempt{At: at, StatusCode: code, Status: store.DeliveryDelivered}
+	log := w.Logger.With("delivery", d.ID, "webhook", d.SubscriptionID, "id", d.MessageID, "type", d.Kind, "status", code)
+	switch {
+	case err == nil:
+		log.Info("webhook delivered")
+		return out
+	case code == http.StatusGone:
+		out.Status, out.Disable = store.DeliveryFailed, true
+		out.Error = "410 Gone: the receiver ended the subscription, which is disabled"
+		log.Warn("webhook subscription disabled: the receiver answered 410 Gone", "url", d.URL)
+		return out
+	}
+	out.Error = err.Error()
+	var ok bool
+	out.NextAttemptAt, ok = NextAttempt(d.CreatedAt, d.Attempts+1, at, wait)
+	out.Status = store.DeliveryPending
+	if !ok {
+		out.Status, out.NextAttemptAt = store.DeliveryFailed, time.Time{}
+		log.Warn("webhook delivery failed for good", "url", d.URL, "attempts", d.Attempts+1, "err", err)
+	} else {
+		log.Info("webhook attempt failed; retried", "url", d.URL, "next", out.NextAttemptAt, "err", err)
+	}
+	return out
+}
+
+// post sends d, signed at, and returns the answer's status code (0 when
+// none came), its Retry-After, and an error unless it was 2xx.
+func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (int, time.Duration, error) {
+	body, err := Body(d)
+	if err != nil {
+		return 0, 0, fmt.Errorf("build the body: %w", err)
+	}
+	sig, err := Sign(d.Secret, d.MessageID, at, body)
+	if err != nil {
+		return 0, 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, 0, fmt.Errorf("the address: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Fieldboard-Webhooks")
+	req.Header.Set("webhook-id", d.MessageID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	resp, err := w.httpClient().Do(req)
+	if err != nil {
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // without the URL it repeats
+		}
+		return 0, 0, fmt.Errorf("no answer: %w", err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp.StatusCode, 0, nil
+	}
+	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at), fmt.Errorf("answered %s", resp.Status)
+}

@@ -1,0 +1,356 @@
+package webhooks_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+	"fieldboard/web/webhooks"
+)
+
+var t0 = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+
+// received is one request a receiver saw.
+type received struct {
+	id, timestamp string
+	body          []byte
+	verified      bool
+	reason        string
+}
+
+// receiver is an httptest server that verifies each request's signature
+// with its own implementation of the scheme, records it, and answers with
+// the next of its answers for that webhook-id (the last one repeats); an answer of 0 never
+// comes (the request waits until the sender gives up).
+type receiver struct {
+	*httptest.Server
+	secret  string
+	answers []int
+	header  http.Header // added to every answer
+
+	mu   sync.Mutex
+	seen []received
+}
+
+func newReceiver(t *testing.T, answers ...int) *receiver {
+	r := &receiver{answers: answers, header: http.Header{}}
+	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	rec := received{id: req.Header.Get("webhook-id"), timestamp: req.Header.Get("webhook-timestamp"), body: body}
+	rec.verified, rec.reason = verify(r.secret, req.Header, body)
+	if req.Method != http.MethodPost || req.Header.Get("Content-Type") != "application/json" {
+		rec.verified, rec.reason = false, "not a JSON POST: "+req.Method+" "+req.Header.Get("Content-Type")
+	}
+	r.mu.Lock()
+	tries := 0
+	for _, s := range r.seen {
+		if s.id == rec.id {
+			tries++
+		}
+	}
+	answer := r.answers[min(tries, len(r.answers)-1)]
+	r.seen = append(r.seen, rec)
+	r.mu.Unlock()
+	if answer == 0 {
+		<-req.Context().Done()
+		return
+	}
+	for k, v := range r.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(answer)
+}
+
+func (r *receiver) requests() []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]received(nil), r.seen...)
+}
+
+// verify checks a Standard Webhooks signature as a receiver would, written
+// from the specification rather than from the package: the key is the
+// base64 after whsec_; the signed content is id.timestamp.body; the header
+// holds space-separated version,signature pairs, one of which must be v1
+// and match.
+func verify(secret string, h http.Header, body []byte) (bool, string) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		return false, "bad secret"
+	}
+	id, ts := h.Get("webhook-id"), h.Get("webhook-timestamp")
+	if id == "" || ts == "" {
+		return false, "missing webhook-id or webhook-timestamp"
+	}
+	if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
+		return false, "webhook-timestamp is not Unix seconds"
+	}
+	mac := hmac.New(sha256.New, key)
+	io.WriteString(mac, id+"."+ts+"."+string(body))
+	want := mac.Sum(nil)
+	for _, pair := range strings.Fields(h.Get("webhook-signature")) {
+		version, sig, _ := strings.Cut(pair, ",")
+		got, err := base64.StdEncoding.DecodeString(sig)
+		if version == "v1" && err == nil && hmac.Equal(got, want) {
+			return true, ""
+		}
+	}
+	return false, "no v1 signature matches: " + h.Get("webhook-signature")
+}
+
+// fixture is a store with a change feed and a worker on a clock the test
+// moves.
+type fixture struct {
+	t      *testing.T
+	store  *store.Store
+	worker *webhooks.Worker
+	now    time.Time
+}
+
+func newFixture(t *testing.T, guard webhooks.Guard) *fixture {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fieldboard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	f := &fixture{t: t, store: st, now: t0}
+	f.worker = &webhooks.Worker{Store: st, Logger: slog.New(slog.DiscardHandler), Guard: guard, Now: func() time.Time { return f.now },
+		Timeout: 300 * time.Millisecond}
+	return f
+}
+
+// subscribe subscribes r to every change.
+func (f *fixture) subscribe(r *receiver) int64 {
+	f.t.Helper()
+	r.secret = webhooks.NewSecret()
+	id, err := f.store.AddWebhook(context.Background(), store.WebhookSubscription{URL: r.URL + "/hook", Secret: r.secret, CreatedAt: f.now})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return id
+}
+
+// refresh writes an events snapshot at f.now in which subsample 1 is
+// sendable for the first time: two changes (new, sendable).
+func (f *fixture) refresh() {
+	f.t.Helper()
+	at := f.now
+	snap := store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at},
+		States: map[int64]store.SubsampleState{1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US"}},
+		Detect: func(previous, next map[int64]store.SubsampleState) []domain.Change {
+			return rules.Changes(previous, next, at)
+		}}
+	if _, err := f.store.SaveEvents(context.Background(), snap, 7*24*time.Hour); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) sendDue() {
+	f.t.Helper()
+	if _, err := f.worker.SendDue(context.Background()); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) deliveries(sub int64) []store.WebhookDelivery {
+	f.t.Helper()
+	d, err := f.store.WebhookDeliveries(context.Background(), sub, 100)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
+}
+
+// TestDeliveriesAreSignedAndRetried: a refresh's changes reach every
+// receiver signed as the Standard Webhooks scheme says; one that answers
+// 500 then 200 gets the same webhook-id again after the schedule's first
+// delay; one that answers 410 is disabled; one that never answers is
+// retried after the timeout; a Retry-After longer than the schedule's
+// delay is honoured.
+func TestDeliveriesAreSignedAndRetried(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	good, flaky, gone, silent, busy := newReceiver(t, 200), newReceiver(t, 500, 200), newReceiver(t, 410), newReceiver(t, 0), newReceiver(t, 429, 204)
+	busy.header.Set("Retry-After", "120")
+	ids := map[*receiver]int64{}
+	for _, r := range []*receiver{good, flaky, gone, silent, busy} {
+		ids[r] = f.subscribe(r)
+	}
+	f.refresh()
+	f.sendDue()
+
+	for _, r := range []*receiver{good, flaky, gone, silent, busy} {
+		seen := r.requests()
+		if len(seen) != 2 {
+			t.Fatalf("webhook %d received %d requests, want the 2 changes", ids[r], len(seen))
+		}
+		for _, s := range seen {
+			if !s.verified {
+				t.Errorf("webhook %d: %s failed verification: %s", ids[r], s.id, s.reason)
+			}
+			if s.timestamp != strconv.FormatInt(t0.Unix(), 10) {
+				t.Errorf("webhook-timestamp %s, want the attempt's time %d", s.timestamp, t0.Unix())
+			}
+		}
+	}
+	var msg struct {
+		Type      string
+		Timestamp time.Time
+		Data      struct {
+			ID          int64
+			Kind        string
+			SubsampleID int64
+			EventID     int64
+			Country     string
+			Before      string
+			After       string
+		}
+	}
+	for _, s := range good.requests() {
+		if err := json.Unmarshal(s.body, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if msg.Type == string(domain.ChangeSendable) {
+			break
+		}
+	}
+	if msg.Type != "subsample.sendable" || !msg.Timestamp.Equal(t0) || msg.Data.SubsampleID != 1 || msg.Data.EventID != 10 ||
+		msg.Data.Country != "US" || msg.Data.After != "sendable" || msg.Data.Kind != msg.Type {
+		t.Errorf("the sendable change's body: %+v", msg)
+	}
+	if id := good.requests()[1].id; id != "chg_"+strconv.FormatInt(msg.Data.ID, 10) && good.requests()[0].id != "chg_"+strconv.FormatInt(msg.Data.ID, 10) {
+		t.Errorf("webhook-ids %s, %s: want the change's id %d", good.requests()[0].id, id, msg.Data.ID)
+	}
+
+	for _, d := range f.deliveries(ids[good]) {
+		if d.Status != store.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode != 200 {
+			t.Errorf("good: %+v", d)
+		}
+	}
+	for _, d := range f.deliveries(ids[flaky]) {
+		if d.Status != store.DeliveryPending || d.Attempts != 1 || d.LastStatusCode != 500 || !d.NextAttemptAt.Equal(t0.Add(5*time.Second)) {
+			t.Errorf("flaky after its 500: %+v", d)
+		}
+	}
+	if sub, _ := f.store.Webhook(context.Background(), ids[gone]); sub.DisabledAt == nil {
+		t.Errorf("the webhook that answered 410 is not disabled: %+v", sub)
+	}
+	for _, d := range f.deliveries(ids[gone]) {
+		if d.Status != store.DeliveryFailed {
+			t.Errorf("gone: %+v", d)
+		}
+	}
+	for _, d := range f.deliveries(ids[silent]) {
+		if d.Status != store.DeliveryPending || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "no answer") {
+			t.Errorf("silent after its timeout: %+v", d)
+		}
+	}
+	for _, d := range f.deliveries(ids[busy]) {
+		if d.Status != store.DeliveryPending || !d.NextAttemptAt.Equal(t0.Add(120*time.Second)) {
+			t.Errorf("busy after a 429 with Retry-After 120: %+v, want its next attempt at +120s", d)
+		}
+	}
+
+	// Five seconds on: flaky's second attempt, same ids, delivered; the
+	// silent one is tried again; busy waits; gone gets nothing more.
+	f.now = t0.Add(5 * time.Second)
+	f.sendDue()
+	all := flaky.requests()
+	if len(all) != 4 || !sameIDs(all[:2], all[2:]) || !all[2].verified || !all[3].verified {
+		t.Errorf("flaky's requests: %+v; want the two ids again, signed", all)
+	}
+	for _, d := range f.deliveries(ids[flaky]) {
+		if d.Status != store.DeliveryDelivered || d.Attempts != 2 || d.LastStatusCode != 200 {
+			t.Errorf("flaky after its 200: %+v", d)
+		}
+	}
+	if n := len(silent.requests()); n != 4 {
+		t.Errorf("the silent receiver saw %d requests, want 2 and their retries", n)
+	}
+	if n, m := len(busy.requests()), len(gone.requests()); n != 2 || m != 2 {
+		t.Errorf("busy saw %d requests before its Retry-After, gone %d after its 410; want 2 each", n, m)
+	}
+	f.now = t0.Add(120 * time.Second)
+	f.sendDue()
+	for _, d := range f.deliveries(ids[busy]) {
+		if d.Status != store.DeliveryDelivered || d.Attempts != 2 {
+			t.Errorf("busy after its Retry-After: %+v", d)
+		}
+	}
+
+	// Three days after queueing, the silent one's next failure is its last.
+	f.now = t0.Add(webhooks.GiveUpAfter - 10*time.Minute)
+	f.sendDue()
+	for _, d := range f.deliveries(ids[silent]) {
+		if d.Status != store.DeliveryFailed || d.Attempts != 3 {
+			t.Errorf("silent after three days: %+v, want failed after its third attempt", d)
+		}
+	}
+}
+
+// TestRetrySchedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+// then every 12 h up to 3 days after queueing; a Retry-After beyond the
+// schedule's delay is honoured, up to 12 h.
+func TestRetrySchedule(t *testing.T) {
+	at := t0
+	var delays []time.Duration
+	for attempts := 1; ; attempts++ {
+		next, ok := webhooks.NextAttempt(t0, attempts, at, 0)
+		if !ok {
+			break
+		}
+		delays = append(delays, next.Sub(at))
+		at = next
+	}
+	want := []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour}
+	if len(delays) != len(want) {
+		t.Fatalf("delays %v, want %v", delays, want)
+	}
+	for i := range want {
+		if delays[i] != want[i] {
+			t.Errorf("delay %d: %v, want %v", i+1, delays[i], want[i])
+		}
+	}
+	if next, _ := webhooks.NextAttempt(t0, 1, t0, time.Minute); next != t0.Add(time.Minute) {
+		t.Errorf("Retry-After 60 on the first failure: next at %v", next)
+	}
+	if next, _ := webhooks.NextAttempt(t0, 1, t0, 48*time.Hour); next != t0.Add(12*time.Hour) {
+		t.Errorf("Retry-After of two days: next at %v, want 12 h on", next)
+	}
+}
+
+// sameIDs says whether a and b hold the same webhook-ids, in any order.
+func sameIDs(a, b []received) bool {
+	count := map[string]int{}
+	for _, r := range a {
+		count[r.id]++
+	}
+	for _, r := range b {
+		count[r.id]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

@@ -354,7 +354,7 @@ func busiestSubsample(t *testing.T, st *store.Store) (rules.Target, domain.Eligi
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports, err := (&checks.Service{Store: st}).Subsamples(ctx, filter)
+	reports, err := (&checks.Service{Store: st, Now: time.Now}).Subsamples(ctx, filter)
 	if err != nil {
 		t.Fatal(err)
 	}

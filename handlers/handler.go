@@ -73,6 +73,8 @@ type Handler struct {
 	Checks    Checker
 	Refresher Refresher
 	Routings  RoutingRecorder
+	// Subscriber checks and makes webhook subscriptions.
+	Subscriber Subscriber
 	// Now is the clock; Location the time zone pages show times in;
 	// ProviderLocation the provider's, in which zone-less history dates
 	// are read.

@@ -71,6 +71,9 @@ type Server struct {
 	// routes get UploadReadTimeout instead (defaultUploadReadTimeout when
 	// 0): large files take long on a slow line.
 	ReadTimeout, UploadReadTimeout time.Duration
+	// AllowPrivateWebhooks lets the webhooks page subscribe inside
+	// addresses (loopback, private, link-local), as the worker's guard may.
+	AllowPrivateWebhooks bool
 	// Webhooks, when set, sends the queue of webhook deliveries while
 	// Serve runs.
 	Webhooks *webhooks.Worker
@@ -115,7 +118,8 @@ func (s *Server) Routes() *echo.Echo {
 		s.routing = newRoutingLog(s.Store, s.Logger)
 	}
 	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
-		Now: s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
+		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks}, now: s.Now},
+		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)
@@ -157,6 +161,10 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/changes", h.Changes)
 	e.GET("/changes.csv", h.Changes)
 	e.GET("/routing", h.Routing)
+	e.GET("/webhooks", h.Webhooks)
+	e.POST("/webhooks", h.AddWebhook)
+	e.POST("/webhooks/:id/remove", h.RemoveWebhook)
+	e.POST("/webhooks/:id/test", h.TestWebhook)
 	e.GET("/routing.csv", h.Routing)
 
 	api := e.Group("/api/v1")
@@ -201,6 +209,18 @@ func (s *Server) clickLimit() echo.MiddlewareFunc {
 		},
 	})
 }
+
+// webhookSubscriber adapts web/webhooks to handlers.Subscriber.
+type webhookSubscriber struct {
+	guard webhooks.Guard
+	now   func() time.Time
+}
+
+func (w webhookSubscriber) NewSubscription(ctx context.Context, url, events, country string) (store.WebhookSubscription, error) {
+	return webhooks.NewSubscription(ctx, w.guard, url, events, country, w.now())
+}
+
+func (webhookSubscriber) NewTestMessageID() string { return webhooks.NewTestMessageID() }
 
 // clientAddress finds the client's address, which the sign-in limits
 // count: the connection's, or behind a trusted proxy the one it forwards

@@ -1,0 +1,98 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/store"
+	"fieldboard/views"
+)
+
+// Subscriber makes webhook subscriptions: web adapts web/webhooks to it
+// (the address guard, the kinds, the country, a new secret).
+type Subscriber interface {
+	NewSubscription(ctx context.Context, url, events, country string) (store.WebhookSubscription, error)
+	NewTestMessageID() string
+}
+
+// webhookDeliveriesShown is how many recent deliveries the page shows of
+// each subscription.
+const webhookDeliveriesShown = 10
+
+// Webhooks answers GET /webhooks: the subscriptions, each with its recent
+// deliveries (status, attempts, the answer's status code), and the form
+// to add one.
+func (h *Handler) Webhooks(c echo.Context) error {
+	return h.renderWebhooks(c, http.StatusOK, views.WebhooksView{})
+}
+
+// renderWebhooks renders the page with v's message or new secret.
+func (h *Handler) renderWebhooks(c echo.Context, status int, v views.WebhooksView) error {
+	ctx := c.Request().Context()
+	subs, err := h.Store.Webhooks(ctx)
+	if err != nil {
+		return err
+	}
+	v.Page = h.page("Webhooks", "webhooks")
+	for _, s := range subs {
+		deliveries, err := h.Store.WebhookDeliveries(ctx, s.ID, webhookDeliveriesShown)
+		if err != nil {
+			return err
+		}
+		v.Subscriptions = append(v.Subscriptions, views.WebhookView{Subscription: s, Deliveries: deliveries})
+	}
+	return Render(c, status, views.WebhooksPage(v))
+}
+
+// AddWebhook answers POST /webhooks: the subscription is checked (an
+// inside address, an unknown kind or country is refused with why) and
+// stored, and its secret shown once.
+func (h *Handler) AddWebhook(c echo.Context) error {
+	ctx := c.Request().Context()
+	sub, err := h.Subscriber.NewSubscription(ctx, c.FormValue("url"), c.FormValue("events"), c.FormValue("country"))
+	if err != nil {
+		return h.renderWebhooks(c, http.StatusUnprocessableEntity, views.WebhooksView{Err: "Not added: " + err.Error() + "."})
+	}
+	id, err := h.Store.AddWebhook(ctx, sub)
+	if err != nil {
+		return err
+	}
+	return h.renderWebhooks(c, http.StatusOK, views.WebhooksView{NewID: id, NewSecret: sub.Secret})
+}
+
+// RemoveWebhook answers POST /webhooks/{id}/remove.
+func (h *Handler) RemoveWebhook(c echo.Context) error {
+	id, err := parseID("Subscription id", c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := h.Store.RemoveWebhook(c.Request().Context(), id); err != nil {
+		return webhookNotFound(err, id)
+	}
+	return h.renderWebhooks(c, http.StatusOK, views.WebhooksView{Message: fmt.Sprintf("Subscription %d removed.", id)})
+}
+
+// TestWebhook answers POST /webhooks/{id}/test: a webhook.test event is
+// queued for the subscription, sent by the worker like any other.
+func (h *Handler) TestWebhook(c echo.Context) error {
+	id, err := parseID("Subscription id", c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := h.Store.QueueWebhookTest(c.Request().Context(), id, h.Subscriber.NewTestMessageID(), h.Now()); err != nil {
+		return webhookNotFound(err, id)
+	}
+	return h.renderWebhooks(c, http.StatusOK, views.WebhooksView{Message: fmt.Sprintf("A webhook.test event is queued for subscription %d; its delivery shows below within seconds.", id)})
+}
+
+// webhookNotFound turns an unknown subscription into a 404 that says so.
+func webhookNotFound(err error, id int64) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Subscription %d does not exist.", id))
+	}
+	return err
+}

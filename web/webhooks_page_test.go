@@ -1,0 +1,68 @@
+package web_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"fieldboard/web"
+)
+
+// TestWebhooksPage: a subscription added on the page shows its secret
+// once and never again; an inside address is refused unless allowed; a
+// test event is queued and listed with its status; removal takes it off.
+func TestWebhooksPage(t *testing.T) {
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer receiver.Close()
+	form := func(a *app, path string, values url.Values) (*http.Response, string) {
+		t.Helper()
+		return a.postRaw(t, path, "application/x-www-form-urlencoded", strings.NewReader(values.Encode()), nil)
+	}
+
+	guarded := newApp(t)
+	resp, body := form(guarded, "/webhooks", url.Values{"url": {receiver.URL + "/hook"}})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "Not added: the URL") || strings.Contains(body, "whsec_") {
+		t.Errorf("an inside address without --allow-private-webhooks: %d, want 422 saying why and no secret", resp.StatusCode)
+	}
+
+	a := newAppWith(t, func(s *web.Server) { s.AllowPrivateWebhooks = true })
+	resp, body = form(a, "/webhooks", url.Values{"url": {receiver.URL + "/hook"}, "events": {"subsample.paused, subsample.closed"}, "country": {"fr"}})
+	secret := regexp.MustCompile(`whsec_[A-Za-z0-9+/=]+`).FindString(body)
+	if resp.StatusCode != 200 || secret == "" || !strings.Contains(body, "subsample.paused, subsample.closed") || !strings.Contains(body, "FR only") {
+		t.Fatalf("add: %d, secret %q\n%s", resp.StatusCode, secret, body)
+	}
+	_, page := a.do(t, "GET", "/webhooks", nil)
+	if strings.Contains(page, secret) || strings.Contains(page, "whsec_") {
+		t.Error("the page shows the secret after it was added")
+	}
+	if !strings.Contains(page, receiver.URL+"/hook") || !strings.Contains(page, "No delivery yet.") {
+		t.Errorf("the page does not list the subscription:\n%s", page)
+	}
+	id := regexp.MustCompile(`data-testid="webhook" data-id="(\d+)"`).FindStringSubmatch(page)
+	if id == nil {
+		t.Fatal("no subscription on the page")
+	}
+	for _, bad := range []url.Values{{"url": {"ftp://x"}}, {"url": {receiver.URL}, "events": {"subsample.moved"}}, {"url": {receiver.URL}, "country": {"France"}}} {
+		if resp, body := form(a, "/webhooks", bad); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "Not added") {
+			t.Errorf("add %v: %d, want 422 saying why", bad, resp.StatusCode)
+		}
+	}
+
+	resp, page = form(a, "/webhooks/"+id[1]+"/test", nil)
+	if resp.StatusCode != 200 || !strings.Contains(page, "webhook.test event is queued") || !strings.Contains(page, `data-testid="delivery" data-status="pending"`) || !strings.Contains(page, "webhook.test") {
+		t.Errorf("test event: %d\n%s", resp.StatusCode, page)
+	}
+	if resp, _ := form(a, "/webhooks/999/test", nil); resp.StatusCode != 404 {
+		t.Errorf("a test event for an unknown subscription: %d, want 404", resp.StatusCode)
+	}
+	resp, page = form(a, "/webhooks/"+id[1]+"/remove", nil)
+	if resp.StatusCode != 200 || !strings.Contains(page, "removed") || strings.Contains(page, `data-testid="webhook"`) {
+		t.Errorf("remove: %d, the subscription is still listed", resp.StatusCode)
+	}
+	if resp, _ := form(a, "/webhooks/"+id[1]+"/remove", nil); resp.StatusCode != 404 {
+		t.Errorf("removing it again: %d, want 404", resp.StatusCode)
+	}
+}

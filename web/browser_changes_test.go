@@ -1,12 +1,16 @@
 package web_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"fieldboard/client/sim"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
 )
 
 // TestBrowserShowsTheChangeFeed: after two refreshes of a simulator whose
@@ -74,5 +78,42 @@ func TestBrowserShowsTheChangeFeed(t *testing.T) {
 	}
 	if len(filtered) < onFirstPage {
 		t.Errorf("/changes?kind=%s lists %d rows, fewer than the %d on the whole feed's first page", moved, len(filtered), onFirstPage)
+	}
+}
+
+// TestBrowserWebhooksPage: the webhooks page lists a subscription and its
+// queued test event (screenshot webhooks.png).
+func TestBrowserWebhooksPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	base, _, st := liveServer(t)
+	ctx := context.Background()
+	id, err := st.AddWebhook(ctx, store.WebhookSubscription{URL: "https://hooks.example.com/fieldboard", Secret: "whsec_c2VjcmV0",
+		Events: []domain.ChangeKind{domain.ChangePaused, domain.ChangeClosed}, Country: "FR", CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.QueueWebhookTest(ctx, id, "test_0123456789abcdef", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	var text string
+	err = chromedp.Run(b,
+		signInAs(base, "/webhooks", "tester", testerPassword),
+		chromedp.WaitVisible(`[data-testid="delivery"]`),
+		chromedp.Text(`[data-testid="webhook"]`, &text),
+	)
+	if err != nil {
+		t.Fatalf("/webhooks: %v", err)
+	}
+	screenshot(t, b, "webhooks.png")
+	for _, want := range []string{"https://hooks.example.com/fieldboard", "subsample.paused, subsample.closed", "FR only", "webhook.test", "test_0123456789abcdef", "pending"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the subscription's card does not say %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "whsec_") {
+		t.Error("the page shows the secret")
 	}
 }

@@ -47,14 +47,8 @@ func (h *Handler) parseChangeFilter(c echo.Context) (store.ChangeFilter, views.C
 			return f, form, 0, err
 		}
 	}
-	if f.Since, err = parseDay("from", form.From, h.Location); err != nil {
+	if f.Since, f.Until, err = parsePeriod(form.From, form.To, h.Location); err != nil {
 		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
-	}
-	if f.Until, err = parseDay("to", form.To, h.Location); err != nil {
-		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
-	}
-	if !f.Until.IsZero() {
-		f.Until = f.Until.AddDate(0, 0, 1)
 	}
 	page, err := pageParam(q.Get("page"))
 	return f, form, page, err

@@ -50,19 +50,28 @@ func ParseEventFilter(q url.Values, loc *time.Location) (EventFilter, error) {
 			return f, err
 		}
 	}
-	if f.From, err = parseDay("from", q.Get("from"), loc); err != nil {
-		return f, err
+	f.From, f.To, err = parsePeriod(q.Get("from"), q.Get("to"), loc)
+	return f, err
+}
+
+// parsePeriod reads a period of whole days as pages ask for it: from and
+// to (yyyy-MM-dd in loc, either empty for an open end, to inclusive),
+// returned as midnight of from and midnight after to. A date that does not
+// parse, or a from after to, is refused.
+func parsePeriod(from, to string, loc *time.Location) (since, until time.Time, err error) {
+	if since, err = parseDay("from", from, loc); err != nil {
+		return since, until, err
 	}
-	if f.To, err = parseDay("to", q.Get("to"), loc); err != nil {
-		return f, err
+	if until, err = parseDay("to", to, loc); err != nil {
+		return since, until, err
 	}
-	if !f.To.IsZero() {
-		f.To = f.To.AddDate(0, 0, 1)
+	if !until.IsZero() {
+		until = until.AddDate(0, 0, 1)
 	}
-	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
-		return f, fmt.Errorf("from (%s) is after to (%s)", q.Get("from"), q.Get("to"))
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		return since, until, fmt.Errorf("from (%s) is after to (%s)", from, to)
 	}
-	return f, nil
+	return since, until, nil
 }
 
 // parseDay reads a yyyy-MM-dd date as midnight in loc; empty is the zero

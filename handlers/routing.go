@@ -42,14 +42,8 @@ func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views
 			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Outcome %q is none of intended, next and none.", form.Outcome))
 		}
 	}
-	if f.Since, err = parseDay("from", form.From, h.Location); err != nil {
+	if f.Since, f.Until, err = parsePeriod(form.From, form.To, h.Location); err != nil {
 		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
-	}
-	if f.Until, err = parseDay("to", form.To, h.Location); err != nil {
-		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
-	}
-	if !f.Until.IsZero() {
-		f.Until = f.Until.AddDate(0, 0, 1)
 	}
 	page, err := pageParam(q.Get("page"))
 	return f, form, page, err

@@ -32,8 +32,9 @@ import (
 //
 // Each snapshot is written twice, to two copies of the database, the order
 // alternating: with its change feed and the webhook deliveries it queues
-// (as a refresh writes it: the figure) and without, for the feed's cost,
-// a row of its own.
+// (as a refresh writes it: the figure, with the pacing of the live
+// subsamples' total quotas the refresher reads before the write for
+// subsample.at_risk) and without, for the feed's cost, a row of its own.
 func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 	ctx := context.Background()
 	clock := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC) // simOptions' creation time: figure 1's snapshot
@@ -81,14 +82,20 @@ func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 		moved += movedQuotas(previous, snap)
 		write := func(st *store.Store, feed bool) time.Duration {
 			snap.Detect = nil
+			snap.States = checks.States(snap, nil)
+			start := time.Now()
 			if feed {
+				totals, err := st.TotalQuotaTracks(ctx, snap.FinishedAt.Add(-rules.PaceWindow))
+				if err != nil {
+					t.Fatal(err)
+				}
+				snap.States = checks.States(snap, totals)
 				snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
 					found := rules.Changes(previous, next, snap.FinishedAt)
 					changes += len(found)
 					return found
 				}
 			}
-			start := time.Now()
 			if _, err := st.SaveEvents(ctx, snap, 7*24*time.Hour); err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +143,8 @@ const snapshotWrites = 7
 
 // readSnapshot reads a complete events snapshot from the provider c, as
 // the refresher does (benchConcurrency calls at a time), and decides its
-// states and unreadable subsamples as the refresher does before a write.
+// unreadable subsamples as the refresher does (its states are decided
+// where it is written).
 func readSnapshot(t *testing.T, c *client.Client) store.EventsSnapshot {
 	ctx := context.Background()
 	run := store.Run{Dataset: store.DatasetEvents, StartedAt: time.Now()}
@@ -175,7 +183,6 @@ func readSnapshot(t *testing.T, c *client.Client) store.EventsSnapshot {
 	run.FinishedAt = time.Now()
 	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details,
 		Unreadable: checks.Unreadable(summaries, live, append(malformed, malformedLive...))}
-	snap.States = checks.States(snap)
 	return snap
 }
 

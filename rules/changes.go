@@ -30,7 +30,11 @@ const FieldEndNear = 24 * time.Hour
 //     FieldEndNear of at, when the previous refresh did not find it so;
 //   - quota.closed, quota.reopened: a quota's remaining completes reached
 //     nothing, or came back, between two refreshes that both read the
-//     subsample's quotas (a failed read says nothing).
+//     subsample's quotas (a failed read says nothing);
+//   - subsample.at_risk: its total quota's pace became at risk (the state's
+//     AtRisk, from Pace at that refresh), the sentence saying why after;
+//     a refresh that could not pace it (its quotas unread, say) counts as
+//     not at risk, so a failed read may repeat the news but never hides it.
 func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []domain.Change {
 	var out []domain.Change
 	add := func(id int64, s domain.SubsampleState, kind domain.ChangeKind, quota, before, after string) {
@@ -65,6 +69,9 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 					add(id, now, domain.ChangeQuotaReopened, q, "closed", "open")
 				}
 			}
+		}
+		if now.AtRisk != "" && !(known && was.AtRisk != "") {
+			add(id, now, domain.ChangeAtRisk, "", "not at risk", now.AtRisk)
 		}
 	}
 	for id, was := range previous {

@@ -73,6 +73,13 @@ func TestChanges(t *testing.T) {
 			[]kindOf{{domain.ChangeQuotaClosed, "q2", "open", "closed"}, {domain.ChangeQuotaReopened, "q1", "closed", "open"}}},
 		{"quotas not read this time say nothing", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.ClosedQuotas = []string{"q1"} })},
 			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.QuotasRead = false })}, nil},
+		{"subsample.at_risk: its pace became at risk", map[int64]domain.SubsampleState{1: live("sendable")},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
+			[]kindOf{{domain.ChangeAtRisk, "", "not at risk", "40 completes left"}}},
+		{"at risk said once", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "38 completes left" })}, nil},
+		{"back on pace says nothing", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
+			map[int64]domain.SubsampleState{1: live("sendable")}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

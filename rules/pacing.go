@@ -152,6 +152,16 @@ func (p Pacing) String() string {
 	return fmt.Sprintf("%s completes/h (90%%: %s–%s)", rate(p.CompletesPerHour), rate(p.Low), rate(p.High))
 }
 
+// Risk says in a sentence why p is at risk of not filling before
+// fieldEnd; "" when it is not at risk.
+func (p Pacing) Risk(fieldEnd *time.Time) string {
+	if !p.AtRisk || fieldEnd == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d completes left at %s: even at %s/h they are not reached before the field end, %s",
+		p.Remaining, p, rate(p.Low), fieldEnd.UTC().Format(time.RFC3339))
+}
+
 // rate writes a rate with one decimal below 100 and none above.
 func rate(v float64) string {
 	if v >= 100 {

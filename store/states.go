@@ -29,7 +29,7 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int
 		Closed string `db:"closed_quotas"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT subsample_id, status, sendability, event_id, country, cpi, currency, field_end,
-		quotas_read, closed_quotas FROM subsample_states`); err != nil {
+		quotas_read, closed_quotas, at_risk FROM subsample_states`); err != nil {
 		return fmt.Errorf("previous states: %w", err)
 	}
 	previous := make(map[int64]SubsampleState, len(rows))
@@ -48,7 +48,7 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int
 		return err
 	}
 	ins, err := tx.PreparexContext(ctx, `INSERT INTO subsample_states (subsample_id, status, sendability, event_id, country, cpi, currency,
-		field_end, quotas_read, closed_quotas) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		field_end, quotas_read, closed_quotas, at_risk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int
 			return err
 		}
 		if _, err := ins.ExecContext(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
-			st.FieldEnd, st.QuotasRead, string(closed)); err != nil {
+			st.FieldEnd, st.QuotasRead, string(closed), st.AtRisk); err != nil {
 			return fmt.Errorf("state of subsample %d: %w", id, err)
 		}
 	}

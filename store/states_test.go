@@ -35,7 +35,7 @@ func TestChangeFeedIsWrittenWithItsSnapshot(t *testing.T) {
 	cpi := 2.5
 	end := t0.Add(20 * time.Hour)
 	first := map[int64]store.SubsampleState{
-		1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US", CPI: &cpi, Currency: "USD", FieldEnd: &end, QuotasRead: true, ClosedQuotas: []string{"7"}},
+		1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US", CPI: &cpi, Currency: "USD", FieldEnd: &end, QuotasRead: true, ClosedQuotas: []string{"7"}, AtRisk: "40 completes left"},
 		2: {Status: "Live", Sendability: "unknown", EventID: 10, Country: "US"},
 		4: {Status: "Live", Sendability: "sendable", EventID: 11, Country: "FR"},
 	}
@@ -44,8 +44,8 @@ func TestChangeFeedIsWrittenWithItsSnapshot(t *testing.T) {
 		t.Errorf("the first refresh's detector saw previous states %v", seen)
 	}
 	counts, err := s.ChangeCounts(ctx)
-	if err != nil || counts[domain.ChangeNew] != 3 || counts[domain.ChangeFieldEndNear] != 1 {
-		t.Errorf("first refresh: %v, %v; want 3 new and subsample 1's field end near", counts, err)
+	if err != nil || counts[domain.ChangeNew] != 3 || counts[domain.ChangeFieldEndNear] != 1 || counts[domain.ChangeAtRisk] != 1 {
+		t.Errorf("first refresh: %v, %v; want 3 new and subsample 1's field end near and its pace at risk", counts, err)
 	}
 
 	cpi2 := 3.0
@@ -66,10 +66,10 @@ func TestChangeFeedIsWrittenWithItsSnapshot(t *testing.T) {
 	}
 
 	all, total, err := s.Changes(ctx, store.ChangeFilter{}, 0, 0)
-	// Six of the first refresh (1 new, sendable, its field end near; 2
-	// new; 4 new, sendable), four of the second.
-	if err != nil || total != 10 || len(all) != 10 || all[0].ChangeID < all[9].ChangeID {
-		t.Fatalf("the feed holds %d (%d), %v; want the 10 changes, newest first", len(all), total, err)
+	// Seven of the first refresh (1 new, sendable, its field end near,
+	// at risk; 2 new; 4 new, sendable), four of the second.
+	if err != nil || total != 11 || len(all) != 11 || all[0].ChangeID < all[10].ChangeID {
+		t.Fatalf("the feed holds %d (%d), %v; want the 11 changes, newest first", len(all), total, err)
 	}
 	cpiChange, _, _ := s.Changes(ctx, store.ChangeFilter{Kind: domain.ChangeCPI}, 0, 0)
 	if len(cpiChange) != 1 || cpiChange[0].Before != "2.5 USD" || cpiChange[0].After != "3 USD" || cpiChange[0].EventID != 10 || cpiChange[0].Country != "US" || !cpiChange[0].At.Equal(t0.Add(3*time.Minute)) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
@@ -43,8 +44,8 @@ func column(t *testing.T, rows [][]string, name string) []string {
 // Pacing on a simulator whose clock moves: too little history at first;
 // after two hours of refreshes every 10 minutes, completes per hour with
 // an interval in the API, the live list (column, sort, at-risk filter,
-// CSV) and the subsample page (chart with its projection, a pace per hard
-// cell) and its quotas CSV.
+// CSV), the change feed (subsample.at_risk) and the subsample page (chart
+// with its projection, a pace per hard cell) and its quotas CSV.
 func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
 	a, clock := newClockedApp(t)
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
@@ -138,6 +139,23 @@ func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
 	body := a.page(t, "/live?risk=at")
 	if !strings.Contains(body, "/live.csv?risk=at") || !strings.Contains(body, `value="at" checked`) {
 		t.Error("/live?risk=at: the CSV link or the checkbox lost the filter")
+	}
+	// The change feed said so: every subsample the list finds at risk
+	// became so at one of the refreshes (the last one, at the latest,
+	// paced it on the same history the list reads), each time once.
+	saidAtRisk := map[int64]int{}
+	for _, c := range allChanges(t, a, 1000) {
+		if c.Kind == domain.ChangeAtRisk {
+			saidAtRisk[c.SubsampleID]++
+			if !strings.Contains(c.After, "completes left") || c.Before != "not at risk" {
+				t.Errorf("subsample.at_risk of %d: %q -> %q, want why", c.SubsampleID, c.Before, c.After)
+			}
+		}
+	}
+	for _, s := range all {
+		if s.Pacing != nil && s.Pacing.AtRisk && saidAtRisk[s.SubsampleID] == 0 {
+			t.Errorf("subsample %d is at risk in the list, but the feed never said subsample.at_risk", s.SubsampleID)
+		}
 	}
 	if resp, msg := a.do(t, "GET", "/live?risk=maybe", nil); resp.StatusCode != 400 || !strings.Contains(msg, "risk") {
 		t.Errorf("/live?risk=maybe = %d, want 400 naming risk", resp.StatusCode)

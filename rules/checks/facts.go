@@ -110,7 +110,12 @@ func Unreadable(summaries []domain.SubsampleSummary, live []domain.LiveSubsample
 // hold once written, by Facts, as the checks will decide it: a live
 // subsample whose quotas were not fetched, or failed, is not decided on
 // the quotas kept from before.
-func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
+//
+// A live subsample whose quotas were read is paced as the live list will
+// pace it once the snapshot is written: its total quota's stored history
+// (totals, from Store.TotalQuotaTracks before the write) and the count
+// this snapshot read.
+func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[int64]store.SubsampleState {
 	summaries, live, details, malformed := snap.Summaries, snap.Live, snap.Details, snap.Unreadable
 	states := make(map[int64]store.SubsampleState, len(summaries)+len(malformed))
 	summaryStatus := make(map[int64]string, len(summaries))
@@ -144,6 +149,9 @@ func States(snap store.EventsSnapshot) map[int64]store.SubsampleState {
 		}
 		if read {
 			st.ClosedQuotas = closedQuotas(d.Quotas)
+			if total, ok := onlyTotal(d.Quotas); ok {
+				st.AtRisk = paceWithRead(totals[l.SubsampleID], total, d.FetchedAt, st.FieldEnd).Risk(st.FieldEnd)
+			}
 		}
 		states[l.SubsampleID] = st
 	}

@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
@@ -59,11 +61,63 @@ func TestUnreadable(t *testing.T) {
 				}
 			}
 			// The refresher's States and the checks decide them alike: unknown.
-			states := States(store.EventsSnapshot{Summaries: summaries, Live: live, Unreadable: got})
+			states := States(store.EventsSnapshot{Summaries: summaries, Live: live, Unreadable: got}, nil)
 			for id := range tt.want {
 				if states[id].Sendability != string(rules.Unknown) {
 					t.Errorf("subsample %d is %s in States, want unknown", id, states[id].Sendability)
 				}
+			}
+		})
+	}
+}
+
+// TestStatesPaceTheTotalQuota: subsample.at_risk comes from the pace the
+// live list will show once the snapshot is written (issue 16, "at risk
+// when, at the lower bound of that rate, the remaining completes are not
+// reached before the field end"): the stored history of the total quota
+// and the count this snapshot read.
+func TestStatesPaceTheTotalQuota(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	total := func(achieved, remaining int64) []domain.Quota {
+		return []domain.Quota{{QuotaID: 9, QuotaType: domain.QuotaTypeCounting, TableName: "Total Quota",
+			AchievedInterviews: achieved, RemainingExclusive: remaining}}
+	}
+	track := func(points ...store.QuotaPoint) store.QuotaTrack {
+		return store.QuotaTrack{QuotaID: 9, ReadAt: points[len(points)-1].At, Points: points}
+	}
+	at := func(hoursAgo float64, achieved int64) store.QuotaPoint {
+		return store.QuotaPoint{At: now.Add(-time.Duration(hoursAgo * float64(time.Hour))), Achieved: achieved}
+	}
+	tests := []struct {
+		name       string
+		track      store.QuotaTrack
+		quotas     []domain.Quota
+		quotasErr  error
+		fieldEnd   time.Duration
+		wantAtRisk bool
+	}{
+		{"2 an hour with 100 left and 5 hours to go: at risk", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 100), nil, 5 * time.Hour, true},
+		{"2 an hour with 4 left and 5 hours to go: on pace", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 4), nil, 5 * time.Hour, false},
+		// Stalled in the store since 2 hours ago; this read saw 20 more:
+		// paced without it, nothing moved and 5 would be at risk.
+		{"the count this snapshot read counts", track(at(2, 0)), total(20, 5), nil, time.Hour, false},
+		{"no history: too little to say", store.QuotaTrack{}, total(8, 100), nil, time.Hour, false},
+		{"quotas not read: not paced", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), nil, errors.New("timeout"), 5 * time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			end := domain.LocalTime{Time: now.Add(tt.fieldEnd)}
+			snap := store.EventsSnapshot{
+				Summaries: []domain.SubsampleSummary{{SubsampleID: 1, EventID: 10, SubsampleStatus: domain.StatusLive, FieldEndDate: end}},
+				Live:      []domain.LiveSubsample{{SubsampleID: 1, EventID: 10, SubsampleStatus: domain.StatusLive, FieldEndDate: end, TargetedCPI: 2}},
+				Details:   map[int64]store.SubsampleDetail{1: {FetchedAt: now, Quotas: tt.quotas, QuotasErr: tt.quotasErr}},
+			}
+			got := States(snap, map[int64]store.QuotaTrack{1: tt.track})[1].AtRisk
+			if (got != "") != tt.wantAtRisk {
+				t.Fatalf("AtRisk = %q, want at risk %v", got, tt.wantAtRisk)
+			}
+			if tt.wantAtRisk && (!strings.Contains(got, "100 completes left") || !strings.Contains(got, now.Add(tt.fieldEnd).Format(time.RFC3339))) {
+				t.Errorf("AtRisk = %q, want what is left and the field end", got)
 			}
 		})
 	}

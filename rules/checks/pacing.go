@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"fieldboard/rules"
@@ -58,6 +59,17 @@ func pace(track store.QuotaTrack, q domain.Quota, fieldEnd *time.Time) rules.Pac
 		points[i] = rules.PacePoint{At: p.At, Achieved: p.Achieved}
 	}
 	return rules.Pace(points, q.Remaining(), track.ReadAt, fieldEnd)
+}
+
+// paceWithRead paces q from its stored track and the count read at
+// readAt, which the snapshot about to be written adds to the track (the
+// store adds a point only when the count moved).
+func paceWithRead(track store.QuotaTrack, q domain.Quota, readAt time.Time, fieldEnd *time.Time) rules.Pacing {
+	if n := len(track.Points); n == 0 || track.Points[n-1].Achieved != q.AchievedInterviews {
+		track.Points = append(slices.Clip(track.Points), store.QuotaPoint{At: readAt, Achieved: q.AchievedInterviews})
+	}
+	track.ReadAt = readAt
+	return pace(track, q, fieldEnd)
 }
 
 // onlyTotal returns the one total quota of quotas; false when there is

@@ -18,6 +18,10 @@ type SubsampleState struct {
 	// are then the ids of the quotas with nothing remaining, sorted.
 	QuotasRead   bool     `db:"quotas_read"`
 	ClosedQuotas []string `db:"-"`
+	// AtRisk says, in a sentence, why the total quota's pace would not
+	// fill it before the field end (rules.Pace at this refresh); "" when
+	// it is not at risk or cannot be paced.
+	AtRisk string `db:"at_risk"`
 }
 
 // Change is one event of the change feed: what a refresh found had moved
@@ -51,11 +55,12 @@ const (
 	ChangeFieldEndNear  ChangeKind = "subsample.field_end_near"
 	ChangeQuotaClosed   ChangeKind = "quota.closed"
 	ChangeQuotaReopened ChangeKind = "quota.reopened"
+	ChangeAtRisk        ChangeKind = "subsample.at_risk"
 )
 
 // ChangeKinds are every kind, in the order pages list them.
 var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
-	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened}
+	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk}
 
 // WebhookTest is the kind of the event `fieldboard webhook test` sends: no
 // change, only a check that a subscription's address answers.

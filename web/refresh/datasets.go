@@ -68,11 +68,17 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	countMalformed(&run, malformed, details)
 	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details,
 		Unreadable: checks.Unreadable(summaries, live, malformed)}
-	snap.States = checks.States(snap)
+	// Past the deadline what was read is still paced and written.
+	saving := context.WithoutCancel(ctx)
+	totals, err := r.store.TotalQuotaTracks(saving, run.FinishedAt.Add(-rules.PaceWindow))
+	if err != nil {
+		return r.fail(ctx, run, c, fmt.Errorf("pace the live subsamples: %w", err))
+	}
+	snap.States = checks.States(snap, totals)
 	snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
 		return rules.Changes(previous, next, run.FinishedAt)
 	}
-	if _, err := r.store.SaveEvents(context.WithoutCancel(ctx), snap, r.opts.Retention); err != nil {
+	if _, err := r.store.SaveEvents(saving, snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, run, c, err)
 	}
 	r.done(run)

@@ -17,7 +17,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/handlers/htmx"
-	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
@@ -45,7 +44,7 @@ type Refresher interface {
 type Checker interface {
 	Current(ctx context.Context) (*checks.Decisions, error)
 	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
-	QuotaPacing(ctx context.Context, parts checks.SubsampleParts) (map[int64]rules.Pacing, error)
+	QuotaPacing(ctx context.Context, parts checks.SubsampleParts) (map[int64]checks.QuotaPace, error)
 	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
 	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
 	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)

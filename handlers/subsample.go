@@ -95,6 +95,7 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 		return err
 	}
 	withPacing(v.Quotas, pacing)
+	withCellTrends(v.Page, v.Quotas, pacing)
 	if err := h.fillTotalTrend(ctx, v, parts.Quotas, pacing); err != nil {
 		return err
 	}
@@ -106,17 +107,43 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 }
 
 // withPacing gives each quota view its pace, where it has one.
-func withPacing(quotas []views.QuotaView, pacing map[int64]rules.Pacing) {
+func withPacing(quotas []views.QuotaView, pacing map[int64]checks.QuotaPace) {
 	for i := range quotas {
-		if p, ok := pacing[quotas[i].QuotaID]; ok {
-			quotas[i].Pacing = &p
+		if qp, ok := pacing[quotas[i].QuotaID]; ok {
+			quotas[i].Pacing = &qp.Pacing
 		}
 	}
 }
 
-// fillTotalTrend reads the stored counts of the subsample's total quota,
-// and draws its pace's projection when it has one.
-func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []domain.Quota, pacing map[int64]rules.Pacing) error {
+// withCellTrends gives each hard cell its trend with the pace's
+// projection, for its sparkline (the total quota's is the page's large
+// chart).
+func withCellTrends(p views.Page, quotas []views.QuotaView, pacing map[int64]checks.QuotaPace) {
+	for i := range quotas {
+		if qp, ok := pacing[quotas[i].QuotaID]; ok && !quotas[i].Total {
+			quotas[i].Trend, quotas[i].Projection = trendOf(p, qp.Points, qp.Pacing)
+		}
+	}
+}
+
+// trendOf draws stored counts as a trend, with the pace's projection from
+// the last reading to where the quota fills, when it projects one.
+func trendOf(p views.Page, points []store.QuotaPoint, pace rules.Pacing) ([]views.TrendPoint, *views.TrendProjection) {
+	trend := make([]views.TrendPoint, len(points))
+	for i, pt := range points {
+		trend[i] = views.TrendPoint{At: pt.At, When: p.Timestamp(pt.At), Value: pt.Achieved}
+	}
+	if pace.ProjectedFillAt == nil || len(points) == 0 {
+		return trend, nil
+	}
+	return trend, &views.TrendProjection{Start: pace.AsOf, End: *pace.ProjectedFillAt,
+		Value: points[len(points)-1].Achieved + pace.Remaining, When: p.Timestamp(*pace.ProjectedFillAt)}
+}
+
+// fillTotalTrend reads the stored counts of the subsample's total quota
+// (the whole retention, not only pacing's window), and draws its pace's
+// projection when it has one.
+func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []domain.Quota, pacing map[int64]checks.QuotaPace) error {
 	var total *domain.Quota
 	for i := range quotas {
 		if quotas[i].IsTotal() {
@@ -134,17 +161,12 @@ func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, qu
 		return err
 	}
 	v.HasTotal = true
-	for _, p := range history {
-		v.Trend = append(v.Trend, views.TrendPoint{At: p.At, When: v.Timestamp(p.At), Value: p.Achieved})
-	}
 	if pace, ok := pacing[total.QuotaID]; ok {
-		v.Pacing = &pace
-		if pace.ProjectedFillAt != nil && len(history) > 0 {
-			last := history[len(history)-1]
-			v.Projection = &views.TrendProjection{Start: pace.AsOf, End: *pace.ProjectedFillAt,
-				Value: last.Achieved + pace.Remaining, When: v.Timestamp(*pace.ProjectedFillAt)}
-		}
+		v.Pacing = &pace.Pacing
+		v.Trend, v.Projection = trendOf(v.Page, history, pace.Pacing)
+		return nil
 	}
+	v.Trend, _ = trendOf(v.Page, history, rules.Pacing{})
 	return nil
 }
 

@@ -23,12 +23,16 @@ type TrendProjection struct {
 	When       string
 }
 
-// The trend chart's fixed geometry, in viewBox units: the plot area leaves
-// room for the value labels on the left and the time labels below.
-const (
-	trendWidth, trendHeight = 600, 170
-	plotLeft, plotRight     = 56, 590
-	plotTop, plotBottom     = 12, 136
+// plotArea is where a chart draws its line, in viewBox units.
+type plotArea struct{ Left, Right, Top, Bottom float64 }
+
+// The charts' fixed geometry, in viewBox units. The trend's plot area
+// leaves room for the value labels on the left and the time labels below
+// (its viewBox is 600 by 170); the sparkline of a quota cell has no labels
+// (160 by 40) and says its figures in its title.
+var (
+	trendArea = plotArea{Left: 56, Right: 590, Top: 12, Bottom: 136}
+	sparkArea = plotArea{Left: 3, Right: 157, Top: 4, Bottom: 36}
 )
 
 // trendChart is a trend placed in the chart: the polyline's points and the
@@ -61,7 +65,9 @@ type trendDot struct {
 // projection, when given, widens both axes to its end, but never to more
 // than twice the time the points span past the last reading: a fill far
 // away is drawn to the edge, at the count it reaches there.
-func newTrendChart(points []TrendPoint, proj *TrendProjection) trendChart {
+//
+// What names the quota in the chart's summary ("the total quota").
+func newTrendChart(points []TrendPoint, proj *TrendProjection, area plotArea, what string) trendChart {
 	var c trendChart
 	if len(points) == 0 {
 		return c
@@ -85,15 +91,15 @@ func newTrendChart(points []TrendPoint, proj *TrendProjection) trendChart {
 	span := end.Sub(first.At)
 	xOf := func(t time.Time) float64 {
 		if span <= 0 {
-			return plotLeft
+			return area.Left
 		}
-		return plotLeft + float64(t.Sub(first.At))/float64(span)*(plotRight-plotLeft)
+		return area.Left + float64(t.Sub(first.At))/float64(span)*(area.Right-area.Left)
 	}
 	yOf := func(v int64) float64 {
 		if hi == lo {
-			return (plotTop + plotBottom) / 2
+			return (area.Top + area.Bottom) / 2
 		}
-		return plotBottom - float64(v-lo)/float64(hi-lo)*(plotBottom-plotTop)
+		return area.Bottom - float64(v-lo)/float64(hi-lo)*(area.Bottom-area.Top)
 	}
 	coords := make([]string, len(points))
 	for i, p := range points {
@@ -116,8 +122,8 @@ func newTrendChart(points []TrendPoint, proj *TrendProjection) trendChart {
 	if c.Projection != "" {
 		c.LastLabel = ""
 	}
-	c.MinY, c.MaxY, c.Base = coord(yOf(lo)), coord(yOf(hi)), coord(plotBottom)
-	c.Summary = "Achieved completes of the total quota went from " + Itoa(first.Value) + " (" + first.When +
+	c.MinY, c.MaxY, c.Base = coord(yOf(lo)), coord(yOf(hi)), coord(area.Bottom)
+	c.Summary = "Achieved completes of " + what + " went from " + Itoa(first.Value) + " (" + first.When +
 		") to " + Itoa(last.Value) + " (" + last.When + ") over " + Itoa(len(points)) + " readings."
 	if c.Projection != "" {
 		c.Summary += " At its pace it reaches " + Itoa(proj.Value) + " " + proj.When + " (dashed)."

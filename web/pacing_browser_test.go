@@ -77,6 +77,23 @@ func TestBrowserPacingChart(t *testing.T) {
 		t.Errorf("projection points %q, pace %q; want three points and a rate with its interval", projection, pace)
 	}
 	screenshot(t, ctx, "subsample-pacing.png")
+
+	// Per cell: a sparkline beside each moving hard cell's pace, drawn
+	// with a size (not collapsed by the table).
+	var cellPoints string
+	var box []float64
+	err = chromedp.Run(ctx,
+		chromedp.ScrollIntoView(`[data-testid="cell-trend"]`),
+		chromedp.AttributeValue(`[data-testid="cell-trend"] polyline`, "points", &cellPoints, nil),
+		chromedp.Evaluate(`(() => { const r = document.querySelector('[data-testid="cell-trend"]').getBoundingClientRect(); return [r.width, r.height]; })()`, &box),
+	)
+	if err != nil {
+		t.Fatalf("subsample %d's cell sparklines: %v", id, err)
+	}
+	if len(strings.Fields(cellPoints)) < 2 || len(box) != 2 || box[0] < 60 || box[1] < 16 {
+		t.Errorf("a cell's sparkline has points %q and size %v; want a line of two readings or more, drawn at least 60x16", cellPoints, box)
+	}
+	screenshot(t, ctx, "subsample-cell-pacing.png")
 }
 
 func decodeSubsamples(t *testing.T, body string) []formats.SubsampleJSON {

@@ -168,6 +168,15 @@ func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
 			t.Errorf("subsample %d's page lacks %q", withFill.SubsampleID, want)
 		}
 	}
+	// Each hard cell with two readings has its sparkline, each with the
+	// cell's own figures in its title; the total quota has none (its
+	// chart is the large one).
+	if cells, sparks := strings.Count(page, `data-testid="quota-pace"`), strings.Count(page, `data-testid="cell-trend"`); sparks == 0 || sparks >= cells {
+		t.Errorf("subsample %d's page: %d cell sparklines for %d quota rows; want one per moving hard cell, none for the total", withFill.SubsampleID, sparks, cells)
+	}
+	if !strings.Contains(page, "Achieved completes of this cell went from") {
+		t.Errorf("subsample %d's page: no cell sparkline says its figures", withFill.SubsampleID)
+	}
 	quotas := a.getCSV(t, fmt.Sprintf("/subsamples/%d/quotas.csv", withFill.SubsampleID), fmt.Sprintf("subsample-%d-quotas", withFill.SubsampleID))
 	types, paces := column(t, quotas, "quotaType"), column(t, quotas, "completesPerHour")
 	for i := range types {

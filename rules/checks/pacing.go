@@ -32,10 +32,17 @@ func (s *Service) totalPacing(ctx context.Context, d *Decisions) (map[int64]rule
 	return out, nil
 }
 
+// QuotaPace is a quota's pace and the counts it was measured on, oldest
+// first (the last one before rules.PaceWindow included).
+type QuotaPace struct {
+	rules.Pacing
+	Points []store.QuotaPoint
+}
+
 // QuotaPacing paces the total quota and every hard cell of a live
 // subsample (rules.Pace), by quota id; the other quotas have none.
-func (s *Service) QuotaPacing(ctx context.Context, parts SubsampleParts) (map[int64]rules.Pacing, error) {
-	out := map[int64]rules.Pacing{}
+func (s *Service) QuotaPacing(ctx context.Context, parts SubsampleParts) (map[int64]QuotaPace, error) {
+	out := map[int64]QuotaPace{}
 	if !parts.Live {
 		return out, nil
 	}
@@ -45,7 +52,7 @@ func (s *Service) QuotaPacing(ctx context.Context, parts SubsampleParts) (map[in
 	}
 	for _, q := range parts.Quotas {
 		if q.IsTotal() || rules.IsHardCell(q) {
-			out[q.QuotaID] = pace(tracks[q.QuotaID], q, parts.FieldEnd)
+			out[q.QuotaID] = QuotaPace{Pacing: pace(tracks[q.QuotaID], q, parts.FieldEnd), Points: tracks[q.QuotaID].Points}
 		}
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -72,25 +73,50 @@ func TestWebhookCommands(t *testing.T) {
 
 // TestKilledWebhookWorkerLosesNothing runs `fieldboard serve` against a
 // simulator with a webhook subscribed to a slow receiver, kills it
-// (SIGKILL) once the receiver has had some of the first refresh's
-// changes, and starts it again: every queued delivery is then delivered,
-// each webhook-id received, and none twice but the few in flight at the
-// kill (at least once).
+// (SIGKILL) once the receiver has answered some of the first refresh's
+// changes and holds others unanswered, and starts it again: every queued
+// delivery is then delivered, each webhook-id answered, and none twice but
+// the few in flight at the kill (at least once).
 func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
 	var (
-		mu   sync.Mutex
-		seen = map[string]int{}
+		mu       sync.Mutex
+		seen     = map[string]int{}
+		hang     = true
+		released = make(chan struct{})
 	)
+	// The receiver counts a delivery as received when it answers it.
+	// Once it has answered 50, it answers nothing more until the test
+	// says so: the deliveries in flight then are claimed and never
+	// answered, and a worker that marked them delivered before the
+	// answer (at the claim, say) would lose them at the kill.
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock() // one at a time, slowly, so the kill lands mid-queue
-		defer mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
+		if n := 0; hang {
+			for _, c := range seen {
+				n += c
+			}
+			if n >= 50 {
+				mu.Unlock()
+				// The sender goes away without an answer (its going is
+				// seen once the body is read); the test's end lets go of
+				// a request that is somehow still here.
+				io.Copy(io.Discard, r.Body)
+				select {
+				case <-r.Context().Done():
+				case <-released:
+				}
+				return
+			}
+		}
 		seen[r.Header.Get("webhook-id")]++
+		mu.Unlock()
 	}))
 	t.Cleanup(receiver.Close)
+	t.Cleanup(func() { close(released) }) // before the Close above
 	received := func() (distinct, total int) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -141,6 +167,9 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 		t.Fatalf("all %d deliveries were received before the kill: it did not land mid-queue", len(queued))
 	}
 
+	mu.Lock()
+	hang = false
+	mu.Unlock()
 	serve()
 	waitFor("every delivery", func() bool {
 		for _, d := range deliveriesOf(t, db) {

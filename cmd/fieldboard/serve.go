@@ -155,7 +155,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ClicksPerSecond:      *clickRate,
 		ClickBurst:           *clickBurst,
 		TrustedProxies:       trustedProxies,
-		Webhooks:             &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout},
+		Webhooks:             &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout, Lease: holder},
 		AllowPrivateWebhooks: *hooksPrivate,
 	}
 	ln, err := net.Listen("tcp", *addr)

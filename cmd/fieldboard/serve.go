@@ -18,6 +18,7 @@ import (
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/lease"
+	"fieldboard/web/metrics"
 	"fieldboard/web/refresh"
 	"fieldboard/web/webhooks"
 )
@@ -134,28 +135,33 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
-	refresher := refresh.New(provider, st, refresh.Options{
+	checker := &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter}
+	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
+	refresher := refresh.New(measured.Provider(provider), st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
 		Concurrency: up.concurrency, Deadline: up.deadline, Retention: *retention, Logger: logger,
-		Lease: holder,
+		Lease: holder, Observe: measured.ObserveRefresh,
 	})
 	server := &web.Server{
-		Store:                st,
-		Checks:               &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter},
-		Refresher:            refresher,
-		Auth:                 auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
-		Logger:               logger,
-		Now:                  time.Now,
-		Location:             loc,
-		ProviderLocation:     provider.Location(),
-		ScheduleTick:         15 * time.Second,
-		PublicURL:            base,
-		InviteTTL:            *inviteTTL,
-		NoSurveyURL:          *noSurveyURL,
-		ClicksPerSecond:      *clickRate,
-		ClickBurst:           *clickBurst,
-		TrustedProxies:       trustedProxies,
-		Webhooks:             &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout, Lease: holder},
+		Store:            st,
+		Checks:           checker,
+		Refresher:        refresher,
+		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
+		Logger:           logger,
+		Now:              time.Now,
+		Location:         loc,
+		ProviderLocation: provider.Location(),
+		ScheduleTick:     min(15*time.Second, *leaseTTL), // a dead instance's refresh taken over within a lease's time
+		PublicURL:        base,
+		InviteTTL:        *inviteTTL,
+		NoSurveyURL:      *noSurveyURL,
+		ClicksPerSecond:  *clickRate,
+		ClickBurst:       *clickBurst,
+		TrustedProxies:   trustedProxies,
+		Webhooks: &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout, Lease: holder,
+			Observe: measured.ObserveWebhook},
+		Instance:             holder.ID,
+		Metrics:              measured,
 		AllowPrivateWebhooks: *hooksPrivate,
 	}
 	ln, err := net.Listen("tcp", *addr)

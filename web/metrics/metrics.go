@@ -69,7 +69,7 @@ func New(src Sources) *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		refreshDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "fieldboard_refresh_duration_seconds", Help: "How long this instance's refreshes of each dataset took, from its first provider call to its snapshot written (or its failure).",
+			Name: "fieldboard_refresh_duration_seconds", Help: "How long this instance's refreshes of each dataset took, as the refresh log records them: from the first provider call until all was read (the snapshot's write not included), or until the failure.",
 			Buckets: []float64{0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300}}, []string{"dataset"}),
 		refreshFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fieldboard_refresh_failures_total", Help: "This instance's refreshes of each dataset that failed as a whole (nothing written, the previous snapshot kept)."}, []string{"dataset"}),

@@ -9,7 +9,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -87,6 +86,8 @@ type Handler struct {
 	PublicURL   string
 	InviteTTL   time.Duration
 	NoSurveyURL string
+	// Instance is this instance's lease holder id, which /healthz names.
+	Instance string
 }
 
 // page builds the base view model of a page.
@@ -138,12 +139,4 @@ func (h *Handler) refreshView(ctx context.Context) (views.RefreshView, error) {
 		Events:   states[store.DatasetEvents],
 		NextDue:  h.Refresher.NextDue(states)[store.DatasetEvents],
 	}, nil
-}
-
-// Health answers GET /healthz: 200 when the database answers.
-func (h *Handler) Health(c echo.Context) error {
-	if _, err := h.Store.CountLive(c.Request().Context()); err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
-	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }

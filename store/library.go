@@ -24,7 +24,7 @@ type LocaleLibrary struct {
 // SaveLibrary writes the libraries of the locales one refresh read, in one
 // transaction: each locale that was read replaces its earlier library.
 func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) error {
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		runID, err := insertRun(ctx, tx, run, true, "", "")
 		if err != nil {
 			return err

@@ -20,7 +20,7 @@ type Reference struct {
 // SaveReference replaces countries, locales and survey statuses in one
 // transaction.
 func (s *Store) SaveReference(ctx context.Context, ref Reference) error {
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		runID, err := insertRun(ctx, tx, ref.Run, true, "", "")
 		if err != nil {
 			return err

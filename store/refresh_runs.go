@@ -34,7 +34,7 @@ type Run struct {
 // nothing of it was written and the previous snapshot stays current.
 func (s *Store) RecordFailure(ctx context.Context, run Run, endpoint string, cause error) error {
 	msg := cause.Error()
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := insertRun(ctx, tx, run, false, msg, endpoint); err != nil {
 			return err
 		}

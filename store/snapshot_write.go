@@ -51,7 +51,7 @@ type SubsampleDetail struct {
 // it current. It returns the id of the refresh run it recorded.
 func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention time.Duration) (int64, error) {
 	var runID int64
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		if runID, err = insertRun(ctx, tx, snap.Run, true, "", ""); err != nil {
 			return err
@@ -111,7 +111,7 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 // subsample, for a refresh of that subsample alone. It returns ErrNotFound
 // when the subsample is not in the current live snapshot.
 func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d SubsampleDetail) error {
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		var n int
 		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM live_subsamples WHERE subsample_id = ?`, subsampleID); err != nil {
 			return err

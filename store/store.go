@@ -46,6 +46,9 @@ type Store struct {
 	writer *sqlx.DB
 	reader *sqlx.DB
 	hot    hotStatements
+	// fence, when set, is the lease the refresh's writes are made under
+	// (Fenced).
+	fence *Lease
 }
 
 // hotStatements are the reads every request or panelist check makes,

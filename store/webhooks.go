@@ -281,3 +281,13 @@ func pruneDeliveries(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	}
 	return nil
 }
+
+// PendingDeliveries counts the webhook deliveries still to be made: due
+// now or waiting for a retry.
+func (s *Store) PendingDeliveries(ctx context.Context) (int, error) {
+	var n int
+	if err := s.reader.GetContext(ctx, &n, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending'`); err != nil {
+		return 0, fmt.Errorf("pending webhook deliveries: %w", err)
+	}
+	return n, nil
+}

@@ -28,6 +28,7 @@ import (
 	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/web/auth"
+	"fieldboard/web/metrics"
 	"fieldboard/web/refresh"
 	"fieldboard/web/webhooks"
 )
@@ -77,6 +78,11 @@ type Server struct {
 	// Webhooks, when set, sends the queue of webhook deliveries while
 	// Serve runs.
 	Webhooks *webhooks.Worker
+	// Instance is this instance's lease holder id (lease.Holder.ID), which
+	// /healthz and /metrics tell.
+	Instance string
+	// Metrics are served at /metrics; Routes makes them when nil.
+	Metrics *metrics.Metrics
 
 	// routing writes the router's decisions, started by Routes and
 	// stopped by Close.
@@ -117,15 +123,19 @@ func (s *Server) Routes() *echo.Echo {
 	if s.routing == nil {
 		s.routing = newRoutingLog(s.Store, s.Logger)
 	}
+	if s.Metrics == nil {
+		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
+	}
 	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks}, now: s.Now},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
-		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL}
+		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)
 	e.GET("/overview.csv", h.Overview)
 	e.GET("/healthz", h.Health)
-	e.GET("/r/:token", h.Redirect, s.clickLimit())
+	e.GET("/metrics", echo.WrapHandler(s.Metrics.Handler()))
+	e.GET("/r/:token", h.Redirect, s.observeRouter("invitation"), s.clickLimit())
 	e.GET("/login", signIn.Login)
 	e.POST("/login", signIn.SignIn)
 	e.POST("/logout", signIn.SignOut)
@@ -175,7 +185,7 @@ func (s *Server) Routes() *echo.Echo {
 	api.POST("/panelists", h.APIImportPanel)
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
-	api.GET("/panelists/:id/next", h.APINextSurveys)
+	api.GET("/panelists/:id/next", h.APINextSurveys, s.observeRouter("next"))
 	api.GET("/changes", h.APIChanges)
 	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
@@ -208,6 +218,27 @@ func (s *Server) clickLimit() echo.MiddlewareFunc {
 			return c.String(http.StatusTooManyRequests, "Too many requests from your address; try again in a moment.")
 		},
 	})
+}
+
+// observeRouter counts the router's requests on route ("invitation",
+// "next") and their time, for /metrics: its answers, refusals by the
+// click limit included, with their status.
+func (s *Server) observeRouter(route string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			code := c.Response().Status
+			if err != nil {
+				code = http.StatusInternalServerError
+				if he := (*echo.HTTPError)(nil); errors.As(err, &he) {
+					code = he.Code
+				}
+			}
+			s.Metrics.ObserveRouter(route, code, time.Since(start))
+			return err
+		}
+	}
 }
 
 // webhookSubscriber adapts web/webhooks to handlers.Subscriber.

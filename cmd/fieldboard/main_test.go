@@ -170,6 +170,7 @@ func TestBadInvocations(t *testing.T) {
 		{"pprof on a public address", []string{"serve", "--pprof", "0.0.0.0:6060"}, nil, "not a loopback address"},
 		{"pprof without a port", []string{"serve", "--pprof", "localhost"}, nil, "--pprof"},
 		{"trusted proxy that is no address", []string{"serve", "--trusted-proxies", "10.0.0.1, proxy.example"}, nil, `--trusted-proxies: "proxy.example" is neither an address nor a CIDR range`},
+		{"lease shorter than a second", []string{"serve", "--lease-ttl", "300ms"}, nil, "--lease-ttl: must be at least 1s"},
 		{"trusted proxy range without bits", []string{"serve", "--trusted-proxies", "10.0.0.0/"}, nil, "--trusted-proxies"},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,8 @@ import (
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
+	"fieldboard/web/lease"
+	"fieldboard/web/metrics"
 	"fieldboard/web/refresh"
 	"fieldboard/web/webhooks"
 )
@@ -47,6 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		clickBurst   = fs.Int("click-burst", 30, "invitation link clicks a client address may make at once before --clicks-per-second applies")
 		hooksPrivate = fs.Bool("allow-private-webhooks", false, "let webhooks reach loopback, private and link-local addresses (refused otherwise, at subscription and at connection)")
 		hooksTimeout = fs.Duration("webhook-timeout", 15*time.Second, "how long one webhook attempt may take before it counts as failed and is retried")
+		leaseTTL     = fs.Duration("lease-ttl", lease.DefaultTTL, "how long this instance's hold on the refresh and webhook leases lasts without renewal (renewed every third of it), when several instances share the database: one that dies holding a lease is taken over after at most this long")
 		proxies      = fs.String("trusted-proxies", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of the dashboard, whose X-Forwarded-For names the client for the sign-in limits; empty trusts no such header")
 	)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
@@ -79,6 +82,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	trustedProxies, err := parseProxies(*proxies)
 	if err != nil {
 		return err
+	}
+	if *leaseTTL < time.Second {
+		return errFlag("lease-ttl", "must be at least 1s")
 	}
 	if *hooksTimeout <= 0 {
 		return errFlag("webhook-timeout", "must be positive")
@@ -128,34 +134,41 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	refresher := refresh.New(provider, st, refresh.Options{
+	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
+	checker := &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter}
+	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
+	refresher := refresh.New(measured.Provider(provider), st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
 		Concurrency: up.concurrency, Deadline: up.deadline, Retention: *retention, Logger: logger,
+		Lease: holder, Observe: measured.ObserveRefresh,
 	})
 	server := &web.Server{
-		Store:                st,
-		Checks:               &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter},
-		Refresher:            refresher,
-		Auth:                 auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
-		Logger:               logger,
-		Now:                  time.Now,
-		Location:             loc,
-		ProviderLocation:     provider.Location(),
-		ScheduleTick:         15 * time.Second,
-		PublicURL:            base,
-		InviteTTL:            *inviteTTL,
-		NoSurveyURL:          *noSurveyURL,
-		ClicksPerSecond:      *clickRate,
-		ClickBurst:           *clickBurst,
-		TrustedProxies:       trustedProxies,
-		Webhooks:             &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout},
+		Store:            st,
+		Checks:           checker,
+		Refresher:        refresher,
+		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
+		Logger:           logger,
+		Now:              time.Now,
+		Location:         loc,
+		ProviderLocation: provider.Location(),
+		ScheduleTick:     min(15*time.Second, *leaseTTL), // a dead instance's refresh taken over within a lease's time
+		PublicURL:        base,
+		InviteTTL:        *inviteTTL,
+		NoSurveyURL:      *noSurveyURL,
+		ClicksPerSecond:  *clickRate,
+		ClickBurst:       *clickBurst,
+		TrustedProxies:   trustedProxies,
+		Webhooks: &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout, Lease: holder,
+			Observe: measured.ObserveWebhook},
+		Instance:             holder.ID,
+		Metrics:              measured,
 		AllowPrivateWebhooks: *hooksPrivate,
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", *dbPath)
+	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", *dbPath, "instance", holder.ID)
 	return server.Serve(ctx, ln)
 }
 

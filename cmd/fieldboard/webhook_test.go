@@ -133,9 +133,11 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// serve starts fieldboard serve; the channel closes when it has exited.
+	// The restarted serve takes over the webhooks lease when the killed
+	// one's runs out: --lease-ttl keeps that short.
 	serve := func() (*exec.Cmd, chan struct{}) {
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), childArgs+"=serve\n--upstream\n"+upstream+"\n--db\n"+db+"\n--addr\n127.0.0.1:0\n--allow-private-webhooks\n--webhook-timeout\n1s\n--log-level\nwarn")
+		cmd.Env = append(os.Environ(), childArgs+"=serve\n--upstream\n"+upstream+"\n--db\n"+db+"\n--addr\n127.0.0.1:0\n--allow-private-webhooks\n--webhook-timeout\n1s\n--lease-ttl\n2s\n--log-level\nwarn")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

@@ -35,13 +35,13 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 		err = r.emptyEventList(ctx)
 	}
 	if err != nil {
-		return r.fail(ctx, run, c, err)
+		return r.fail(ctx, ru, run, c, err)
 	}
 	live, malformedLive, err := r.provider.LiveSubsamples(ctx)
 	c.add(err)
 	ru.step()
 	if err != nil {
-		return r.fail(ctx, run, c, err)
+		return r.fail(ctx, ru, run, c, err)
 	}
 
 	ru.setPhase("quotas and rules", 2*len(live))
@@ -58,7 +58,7 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	// shutdown writes nothing.
 	late := ctx.Err()
 	if late != nil && !errors.Is(late, context.DeadlineExceeded) {
-		return r.fail(ctx, run, c, late)
+		return r.fail(ctx, ru, run, c, late)
 	}
 
 	ru.setPhase("saving", 0)
@@ -70,16 +70,16 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 		Unreadable: checks.Unreadable(summaries, live, malformed)}
 	// Past the deadline what was read is still paced and written.
 	saving := context.WithoutCancel(ctx)
-	totals, err := r.store.TotalQuotaTracks(saving, run.FinishedAt.Add(-rules.PaceWindow))
+	totals, err := ru.store.TotalQuotaTracks(saving, run.FinishedAt.Add(-rules.PaceWindow))
 	if err != nil {
-		return r.fail(ctx, run, c, fmt.Errorf("pace the live subsamples: %w", err))
+		return r.fail(ctx, ru, run, c, fmt.Errorf("pace the live subsamples: %w", err))
 	}
 	snap.States = checks.States(snap, totals)
 	snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
 		return rules.Changes(previous, next, run.FinishedAt)
 	}
-	if _, err := r.store.SaveEvents(saving, snap, r.opts.Retention); err != nil {
-		return r.fail(ctx, run, c, err)
+	if _, err := ru.store.SaveEvents(saving, snap, r.opts.Retention); err != nil {
+		return r.fail(ctx, ru, run, c, err)
 	}
 	r.done(run)
 	if late != nil {
@@ -150,7 +150,7 @@ func (r *Refresher) refreshSubsample(ctx context.Context, ru *run, id int64) err
 	ru.setPhase("quotas and rules", 2)
 	d := r.fetchDetail(ctx, ru, &counter{}, id)
 	ru.setPhase("saving", 0)
-	if err := r.store.SaveSubsampleDetail(ctx, id, d); err != nil {
+	if err := ru.store.SaveSubsampleDetail(ctx, id, d); err != nil {
 		return err
 	}
 	return errors.Join(d.QuotasErr, d.RulesErr)
@@ -165,24 +165,24 @@ func (r *Refresher) refreshReference(ctx context.Context, ru *run) error {
 	var err error
 	ref.Countries, err = r.provider.Countries(ctx)
 	if c.add(err); err != nil {
-		return r.fail(ctx, run, c, err)
+		return r.fail(ctx, ru, run, c, err)
 	}
 	ru.step()
 	ref.Locales, err = r.provider.Locales(ctx)
 	if c.add(err); err != nil {
-		return r.fail(ctx, run, c, err)
+		return r.fail(ctx, ru, run, c, err)
 	}
 	ru.step()
 	ref.Statuses, err = r.provider.SurveyStatuses(ctx)
 	if c.add(err); err != nil {
-		return r.fail(ctx, run, c, err)
+		return r.fail(ctx, ru, run, c, err)
 	}
 	ru.step()
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
 	ref.Run = run
-	if err := r.store.SaveReference(ctx, ref); err != nil {
-		return r.fail(ctx, run, c, err)
+	if err := ru.store.SaveReference(ctx, ref); err != nil {
+		return r.fail(ctx, ru, run, c, err)
 	}
 	r.done(run)
 	return nil
@@ -229,7 +229,7 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 		ru.step()
 	})
 	if err := ctx.Err(); err != nil {
-		return r.fail(ctx, run, c, err)
+		return r.fail(ctx, ru, run, c, err)
 	}
 	var failed []string
 	var firstErr error
@@ -240,13 +240,13 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 		}
 	}
 	if len(failed) == len(libs) {
-		return r.fail(ctx, run, c, firstErr)
+		return r.fail(ctx, ru, run, c, firstErr)
 	}
 	ru.setPhase("saving", 0)
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
-	if err := r.store.SaveLibrary(ctx, run, libs); err != nil {
-		return r.fail(ctx, run, c, err)
+	if err := ru.store.SaveLibrary(ctx, run, libs); err != nil {
+		return r.fail(ctx, ru, run, c, err)
 	}
 	r.done(run)
 	if len(failed) > 0 {

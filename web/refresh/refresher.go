@@ -1,6 +1,8 @@
 // Package refresh keeps the store's snapshots up to date with the provider:
 // a schedule that honours the provider's caching windows, and on-demand
-// refreshes (everything, or one subsample) that run one at a time.
+// refreshes (everything, or one subsample) that run one at a time: one at
+// a time in the process, and, with Options.Lease, one at a time among
+// every instance on the database.
 package refresh
 
 import (
@@ -14,6 +16,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/web/lease"
 )
 
 // Provider is what a refresh reads: the provider API, as client.Client
@@ -53,6 +56,14 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives one line per refresh [slog.Default()].
 	Logger *slog.Logger
+	// Lease, when set, runs every refresh under the database's refresh
+	// lease (store.LeaseRefresh), for several instances on one database:
+	// see Refresher.leased. Without it (one process, the refresh command)
+	// refreshes run one at a time in this process only.
+	Lease *lease.Holder
+	// Observe, when set, is told how long each dataset's refresh took and
+	// whether it failed (for the metrics).
+	Observe func(dataset string, took time.Duration, failed bool)
 }
 
 func (o Options) withDefaults() Options {
@@ -135,6 +146,9 @@ type run struct {
 	req  Request
 	done chan struct{}
 	err  error
+	// store is what the run writes through: the Refresher's, fenced by
+	// the refresh lease when there is one.
+	store *store.Store
 
 	mu       sync.Mutex
 	progress Progress
@@ -238,12 +252,14 @@ func (r *Refresher) beginLocked(req Request) *run {
 	if req.SubsampleID != 0 {
 		scope = fmt.Sprintf("subsample %d", req.SubsampleID)
 	}
-	ru := &run{req: req, done: make(chan struct{}), progress: Progress{Running: true, Scope: scope, Phase: "starting", StartedAt: r.opts.Now()}}
+	ru := &run{req: req, store: r.store, done: make(chan struct{}), progress: Progress{Running: true, Scope: scope, Phase: "starting", StartedAt: r.opts.Now()}}
 	r.inflight = ru
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		err := r.execute(r.ctx, ru, req)
+		err := r.leased(r.ctx, ru, req)
+		var elsewhere *ElsewhereError
+		skipped := errors.As(err, &elsewhere) && req.scheduled
 		ru.mu.Lock()
 		ru.err = err
 		ru.progress.Running = false
@@ -257,7 +273,9 @@ func (r *Refresher) beginLocked(req Request) *run {
 		ru.mu.Unlock()
 		r.mu.Lock()
 		r.inflight = nil
-		r.last = final
+		if !skipped { // a schedule's look that found the refresh running elsewhere is no refresh
+			r.last = final
+		}
 		if next := r.pending; next != nil && r.ctx.Err() == nil {
 			r.pending = nil
 			r.beginLocked(*next)
@@ -269,14 +287,25 @@ func (r *Refresher) beginLocked(req Request) *run {
 }
 
 // Schedule refreshes every dataset when it is due, checking every tick,
-// until ctx is done.
+// until ctx is done. When another instance holds the refresh lease, it
+// looks again when that lease would run out if the other stopped
+// renewing it (or at the tick, if sooner), so an instance that dies
+// mid-refresh is taken over as soon as its lease ends.
 func (r *Refresher) Schedule(ctx context.Context, tick time.Duration) {
-	t := time.NewTicker(tick)
+	t := time.NewTimer(tick)
 	defer t.Stop()
 	for {
-		if err := r.Refresh(ctx, Request{scheduled: true}); err != nil && !errors.Is(err, context.Canceled) {
+		wait := tick
+		err := r.Refresh(ctx, Request{scheduled: true})
+		var elsewhere *ElsewhereError
+		switch {
+		case errors.As(err, &elsewhere):
+			r.opts.Logger.Debug("the scheduled refresh runs on another instance", "holder", elsewhere.Lease.Holder)
+			wait = min(tick, max(elsewhere.Lease.ExpiresAt.Sub(r.opts.Now()), 0)+50*time.Millisecond)
+		case err != nil && !errors.Is(err, context.Canceled):
 			r.opts.Logger.Warn("scheduled refresh failed", "err", err)
 		}
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
@@ -321,6 +350,7 @@ func (r *Refresher) intervals() map[string]time.Duration {
 func (r *Refresher) execute(ctx context.Context, ru *run, req Request) error {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Deadline)
 	defer cancel()
+
 	if req.SubsampleID != 0 {
 		return r.refreshSubsample(ctx, ru, req.SubsampleID)
 	}
@@ -366,10 +396,14 @@ func (c *counter) stamp(run *store.Run) {
 
 // fail records a dataset's failed refresh, keeping its previous snapshot,
 // and returns the error to report.
-func (r *Refresher) fail(ctx context.Context, run store.Run, c *counter, err error) error {
+func (r *Refresher) fail(ctx context.Context, ru *run, run store.Run, c *counter, err error) error {
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
-	if errors.Is(err, context.Canceled) {
+	r.observe(run, true)
+	switch {
+	case errors.Is(context.Cause(ctx), lease.ErrLost):
+		err = fmt.Errorf("stopped before it finished: %w", lease.ErrLost)
+	case errors.Is(err, context.Canceled):
 		err = fmt.Errorf("stopped before it finished (server shutting down): %w", err)
 	}
 	endpoint := ""
@@ -381,7 +415,10 @@ func (r *Refresher) fail(ctx context.Context, run store.Run, c *counter, err err
 	// during a refresh still leaves a trace of it.
 	recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if rerr := r.store.RecordFailure(recordCtx, run, endpoint, err); rerr != nil {
+	switch rerr := ru.store.RecordFailure(recordCtx, run, endpoint, err); {
+	case errors.Is(rerr, store.ErrLeaseLost):
+		r.opts.Logger.Warn("a failed refresh not recorded: the refresh lease passed to another instance", "dataset", run.Dataset)
+	case rerr != nil:
 		r.opts.Logger.Error("recording a failed refresh", "dataset", run.Dataset, "err", rerr)
 	}
 	r.opts.Logger.Warn("refresh failed", "dataset", run.Dataset, "endpoint", endpoint, "err", err)
@@ -389,8 +426,16 @@ func (r *Refresher) fail(ctx context.Context, run store.Run, c *counter, err err
 }
 
 func (r *Refresher) done(run store.Run) {
+	r.observe(run, false)
 	r.opts.Logger.Info("refresh done", "dataset", run.Dataset, "requests", run.Requests,
 		"failed_requests", run.FailedRequests, "took", run.FinishedAt.Sub(run.StartedAt).Round(time.Millisecond))
+}
+
+// observe tells Options.Observe of a dataset's refresh.
+func (r *Refresher) observe(run store.Run, failed bool) {
+	if r.opts.Observe != nil {
+		r.opts.Observe(run.Dataset, run.FinishedAt.Sub(run.StartedAt), failed)
+	}
 }
 
 // forEach calls fn for every item with at most n calls in flight, and

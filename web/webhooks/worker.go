@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"fieldboard/store"
+	"fieldboard/web/lease"
 )
 
 // Worker sends the queue of deliveries the store keeps: each due one is
@@ -35,6 +36,15 @@ type Worker struct {
 	// deliveries one turn claims, sent side by side [16].
 	Tick  time.Duration
 	Batch int
+	// Lease, when set, makes Run send only while this instance holds the
+	// webhooks lease (store.LeaseWebhooks), for several instances on one
+	// database: one sends the queue, the others wait to take over.
+	// (Claims alone would keep two workers from sending one delivery at
+	// once; the lease keeps the sending, and its order, in one place.)
+	Lease *lease.Holder
+	// Observe, when set, is told each attempt's outcome: "delivered",
+	// "retry" or "failed" (for the metrics).
+	Observe func(outcome string)
 
 	clientOnce sync.Once
 	client     *http.Client
@@ -75,19 +85,52 @@ func (w *Worker) httpClient() *http.Client {
 	return w.client
 }
 
-// Run sends the queue every Tick until ctx is done.
+// Run sends the queue every Tick until ctx is done; with a Lease, only
+// while it holds the webhooks lease, which it takes when it is free and
+// gives up on the way out.
 func (w *Worker) Run(ctx context.Context) {
-	t := time.NewTicker(cmp.Or(w.Tick, time.Second))
+	tick := cmp.Or(w.Tick, time.Second)
+	t := time.NewTimer(0)
 	defer t.Stop()
-	for {
-		if _, err := w.SendDue(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			w.Logger.Warn("webhook deliveries", "err", err)
+	var tenure *lease.Tenure
+	defer func() {
+		if tenure != nil {
+			tenure.Release()
 		}
+	}()
+	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		sendCtx := ctx
+		if w.Lease != nil {
+			if tenure != nil && tenure.Context().Err() != nil {
+				tenure.Release() // lost: what it had claimed is sent again when the claims end
+				tenure = nil
+			}
+			if tenure == nil {
+				var other store.Lease
+				var err error
+				if tenure, other, err = w.Lease.Take(ctx, store.LeaseWebhooks); err != nil {
+					if !errors.Is(err, context.Canceled) {
+						w.Logger.Warn("taking the webhooks lease", "err", err)
+					}
+					t.Reset(tick)
+					continue
+				}
+				if tenure == nil { // another instance sends: look again when its lease would run out
+					t.Reset(max(other.ExpiresAt.Sub(w.now()), 0) + 50*time.Millisecond)
+					continue
+				}
+			}
+			sendCtx = tenure.Context()
+		}
+		if _, err := w.SendDue(sendCtx); err != nil && !errors.Is(err, context.Canceled) {
+			w.Logger.Warn("webhook deliveries", "err", err)
+		}
+		t.Reset(tick)
 	}
 }
 
@@ -113,6 +156,9 @@ func (w *Worker) SendDue(ctx context.Context) (int, error) {
 					return // cut short by shutdown: not an attempt; sent again when the lease ends
 				}
 				errs[i] = w.Store.RecordDeliveryAttempt(context.WithoutCancel(ctx), d.ID, a)
+				if w.Observe != nil && errs[i] == nil {
+					w.Observe(outcomeOf(a))
+				}
 			}()
 		}
 		wg.Wait()
@@ -186,4 +232,15 @@ func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (i
 		return resp.StatusCode, 0, nil
 	}
 	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at), fmt.Errorf("answered %s", resp.Status)
+}
+
+// outcomeOf names an attempt's outcome for Worker.Observe.
+func outcomeOf(a store.DeliveryAttempt) string {
+	switch a.Status {
+	case store.DeliveryDelivered:
+		return "delivered"
+	case store.DeliveryPending:
+		return "retry"
+	}
+	return "failed"
 }

@@ -1,0 +1,106 @@
+package lease_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/store"
+	"fieldboard/web/lease"
+)
+
+func openStore(t *testing.T, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func holder(st *store.Store, id string, ttl time.Duration) *lease.Holder {
+	return &lease.Holder{Store: st, ID: id, TTL: ttl, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// TestTenureIsKeptWhileRenewed: a tenure outlives several TTLs while it
+// renews, the other instance cannot take it meanwhile, and takes it at
+// once after Release.
+func TestTenureIsKeptWhileRenewed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fb.db")
+	a, b := holder(openStore(t, path), "a", 900*time.Millisecond), holder(openStore(t, path), "b", 900*time.Millisecond)
+	tenure, _, err := a.Take(ctx, store.LeaseWebhooks)
+	if err != nil || tenure == nil {
+		t.Fatalf("a's Take: %v, %v", tenure, err)
+	}
+	for range 8 { // over two seconds: more than two TTLs
+		time.Sleep(250 * time.Millisecond)
+		other, held, err := b.Take(ctx, store.LeaseWebhooks)
+		if err != nil || other != nil || held.Holder != "a" {
+			t.Fatalf("b's Take while a renews: %v, %+v, %v; want a's lease", other, held, err)
+		}
+		if tenure.Context().Err() != nil {
+			t.Fatalf("a's tenure ended while it renewed: %v", context.Cause(tenure.Context()))
+		}
+	}
+	tenure.Release()
+	next, _, err := b.Take(ctx, store.LeaseWebhooks)
+	if err != nil || next == nil {
+		t.Fatalf("b's Take after a released: %v, %v", next, err)
+	}
+	next.Release()
+}
+
+// TestTenureEndsWhenItCannotRenew: while the database refuses every write
+// (another connection holds its write lock), a's renewals cannot go
+// through, and its tenure ends with ErrLost before the lease runs out.
+func TestTenureEndsWhenItCannotRenew(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fb.db")
+	a := holder(openStore(t, path), "a", 3*time.Second)
+	tenure, _, err := a.Take(ctx, store.LeaseRefresh)
+	if err != nil || tenure == nil {
+		t.Fatalf("a's Take: %v, %v", tenure, err)
+	}
+	defer tenure.Release()
+	expires := tenure.Lease().ExpiresAt
+
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	<-tenure.Context().Done()
+	ended := time.Now()
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(context.Cause(tenure.Context()), lease.ErrLost) {
+		t.Fatalf("a's tenure ended with %v, want ErrLost", context.Cause(tenure.Context()))
+	}
+	if !ended.Before(expires) {
+		t.Errorf("a gave up at %v, after its lease ran out at %v: another could have taken it while a still worked", ended, expires)
+	}
+}
+
+func TestNewIDNamesTheHostAndProcess(t *testing.T) {
+	a, b := lease.NewID(), lease.NewID()
+	if a == b || strings.Count(a, ":") < 2 {
+		t.Errorf("NewID gave %q and %q: want host:pid:random, different each time", a, b)
+	}
+}

@@ -1,0 +1,81 @@
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"fieldboard/rules/domain"
+	"fieldboard/web/refresh"
+)
+
+// Provider wraps p so that each call is timed and counted per endpoint.
+func (m *Metrics) Provider(p refresh.Provider) refresh.Provider { return observedProvider{p: p, m: m} }
+
+// observedProvider is a refresh.Provider that times each call.
+type observedProvider struct {
+	p refresh.Provider
+	m *Metrics
+}
+
+func (o observedProvider) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, []domain.MalformedElement, error) {
+	start := time.Now()
+	a, b, err := o.p.AllSubsamples(ctx)
+	o.m.observeProvider("POST /supplier/v1/event/all", start, err)
+	return a, b, err
+}
+
+func (o observedProvider) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []domain.MalformedElement, error) {
+	start := time.Now()
+	a, b, err := o.p.LiveSubsamples(ctx)
+	o.m.observeProvider("POST /supplier/v1/event/live-details", start, err)
+	return a, b, err
+}
+
+func (o observedProvider) Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error) {
+	start := time.Now()
+	a, err := o.p.Quotas(ctx, subsampleID)
+	o.m.observeProvider("GET /supplier/v1/subsamples/{id}/quotas", start, err)
+	return a, err
+}
+
+func (o observedProvider) EligibilityRules(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error) {
+	start := time.Now()
+	a, err := o.p.EligibilityRules(ctx, subsampleID)
+	o.m.observeProvider("GET /supplier/v1/subsamples/{id}/eligibility-rules", start, err)
+	return a, err
+}
+
+func (o observedProvider) Questions(ctx context.Context, locale string) ([]domain.Question, error) {
+	start := time.Now()
+	a, err := o.p.Questions(ctx, locale)
+	o.m.observeProvider("GET /supplier/v1/locales/{locale}/questions", start, err)
+	return a, err
+}
+
+func (o observedProvider) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error) {
+	start := time.Now()
+	a, err := o.p.Answers(ctx, locale, questionID)
+	o.m.observeProvider("GET /supplier/v1/locales/{locale}/questions/{questionId}/answers", start, err)
+	return a, err
+}
+
+func (o observedProvider) Countries(ctx context.Context) ([]domain.Country, error) {
+	start := time.Now()
+	a, err := o.p.Countries(ctx)
+	o.m.observeProvider("GET /supplier/v1/countries", start, err)
+	return a, err
+}
+
+func (o observedProvider) Locales(ctx context.Context) ([]domain.Locale, error) {
+	start := time.Now()
+	a, err := o.p.Locales(ctx)
+	o.m.observeProvider("GET /supplier/v1/locales", start, err)
+	return a, err
+}
+
+func (o observedProvider) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error) {
+	start := time.Now()
+	a, err := o.p.SurveyStatuses(ctx)
+	o.m.observeProvider("GET /supplier/v1/survey-statuses", start, err)
+	return a, err
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ const changeColumns = `change_id, at, kind, subsample_id, event_id, country, quo
 
 // appendChanges adds changes to the feed, and queues their webhook
 // deliveries, in the snapshot's transaction.
-func appendChanges(ctx context.Context, tx *sqlx.Tx, runID int64, changes []domain.Change) error {
+func appendChanges(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, changes []domain.Change) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -31,7 +32,7 @@ func appendChanges(ctx context.Context, tx *sqlx.Tx, runID int64, changes []doma
 			return fmt.Errorf("change %s of subsample %d: %w", c.Kind, c.SubsampleID, err)
 		}
 	}
-	return queueDeliveries(ctx, tx, runID)
+	return queueDeliveries(ctx, tx, d, runID)
 }
 
 // ChangeFilter selects changes of the feed; zero fields select all.
@@ -72,7 +73,7 @@ func (s *Store) Changes(ctx context.Context, f ChangeFilter, limit, offset int) 
 		return nil, 0, fmt.Errorf("count changes: %w", err)
 	}
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt64
 	}
 	var out []domain.Change
 	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+` FROM changes WHERE `+where+

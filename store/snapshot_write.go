@@ -90,7 +90,7 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
 		}
-		if err := replaceStates(ctx, tx, runID, snap.States, snap.Detect); err != nil {
+		if err := replaceStates(ctx, tx, s.dialect, runID, snap.States, snap.Detect); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {

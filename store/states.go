@@ -22,7 +22,7 @@ type ChangeDetector func(previous, next map[int64]SubsampleState) []domain.Chang
 // replaceStates stores the states of a complete events snapshot and, with
 // detect, appends to the change feed what moved since the previous one,
 // as part of run runID.
-func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
+func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
 	var rows []struct {
 		ID int64 `db:"subsample_id"`
 		SubsampleState
@@ -40,7 +40,7 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int
 		previous[r.ID] = r.SubsampleState
 	}
 	if detect != nil {
-		if err := appendChanges(ctx, tx, runID, detect(previous, states)); err != nil {
+		if err := appendChanges(ctx, tx, d, runID, detect(previous, states)); err != nil {
 			return err
 		}
 	}
@@ -99,7 +99,7 @@ func (s *Store) StatusCounts(ctx context.Context) (map[string]int, error) {
 		Status string `db:"status"`
 		Count  int    `db:"n"`
 	}
-	if err := s.reader.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n FROM (SELECT status FROM (`+subsampleRowsQuery+`)) GROUP BY status`); err != nil {
+	if err := s.reader.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n FROM (`+subsampleRowsQuery+`) AS s GROUP BY status`); err != nil {
 		return nil, fmt.Errorf("status counts: %w", err)
 	}
 	out := map[string]int{}

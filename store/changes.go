@@ -21,16 +21,16 @@ func appendChanges(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, cha
 	if len(changes) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO changes (run_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
+	ins := newInserter(tx, "changes", `run_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value`,
+		`(?, ?, ?, ?, ?, ?, ?, ?, ?)`, "")
+	defer ins.close()
 	for _, c := range changes {
-		if _, err := stmt.ExecContext(ctx, runID, c.At.UTC(), string(c.Kind), c.SubsampleID, c.EventID, c.Country, c.QuotaID, c.Before, c.After); err != nil {
-			return fmt.Errorf("change %s of subsample %d: %w", c.Kind, c.SubsampleID, err)
+		if err := ins.add(ctx, runID, c.At.UTC(), string(c.Kind), c.SubsampleID, c.EventID, c.Country, c.QuotaID, c.Before, c.After); err != nil {
+			return fmt.Errorf("change feed: %w", err)
 		}
+	}
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("change feed: %w", err)
 	}
 	return queueDeliveries(ctx, tx, d, runID)
 }

@@ -22,14 +22,17 @@ import (
 // numbers in migrations/sqlite and migrations/postgres), a list of texts
 // bound as one parameter, a consistent read, row locks for claims, locks
 // that serialize a kind of write across instances, the bulk loading of
-// the imports and the tuning only SQLite has (its pragmas, its page cache
-// during an import, its single writer).
+// the imports (COPY on PostgreSQL; on SQLite batched INSERTs, in SQLite's
+// own OR IGNORE and OR REPLACE, twice as quick there as ON CONFLICT) and
+// the tuning only SQLite has (its pragmas, its page cache during an
+// import, its single writer).
 type dialect interface {
 	// name is the dialect's name, that of its migrations' folder.
 	name() string
-	// open opens the writer and the reader pools on the database dsn
-	// names. Where one pool serves both, they are the same.
-	open(dsn string) (writer, reader *sqlx.DB, err error)
+	// open opens the writer and the reader pools on the database target
+	// names (a path, a URL). Where one pool serves both, they are the
+	// same.
+	open(target string) (writer, reader *sqlx.DB, err error)
 	// textList is a subquery of one column, value, that lists the texts
 	// of the JSON array of strings bound to its one parameter.
 	textList() string

@@ -35,8 +35,8 @@ func (postgres) name() string { return "postgres" }
 // open opens one pool of at most twice as many connections as there are
 // CPUs (at least 4): each is a server process, and the instances sharing
 // the database share its max_connections.
-func (postgres) open(dsn string) (writer, reader *sqlx.DB, err error) {
-	config, err := pgx.ParseConfig(dsn)
+func (postgres) open(target string) (writer, reader *sqlx.DB, err error) {
+	config, err := pgx.ParseConfig(target)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -47,21 +47,21 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, sta
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsample_states`); err != nil {
 		return err
 	}
-	ins, err := tx.PreparexContext(ctx, `INSERT INTO subsample_states (subsample_id, status, sendability, event_id, country, cpi, currency,
-		field_end, quotas_read, closed_quotas) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
+	ins := newInserter(tx, "subsample_states", `subsample_id, status, sendability, event_id, country, cpi, currency,
+		field_end, quotas_read, closed_quotas`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "")
+	defer ins.close()
 	for id, st := range states {
 		closed, err := json.Marshal(nonNilStrings(st.ClosedQuotas))
 		if err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
+		if err := ins.add(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
 			st.FieldEnd, st.QuotasRead, string(closed)); err != nil {
-			return fmt.Errorf("state of subsample %d: %w", id, err)
+			return fmt.Errorf("states: %w", err)
 		}
+	}
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("states: %w", err)
 	}
 	return nil
 }

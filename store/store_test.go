@@ -346,3 +346,35 @@ func TestNamesAreUnique(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapshotWithSharedCategoriesAndARepeatedSubsample: subsamples of
+// one category, and one subsample listed twice, make one snapshot: the
+// category tree holds the category once, as the last subsample names it,
+// and the repeated subsample its quotas and fetch state once.
+func TestSnapshotWithSharedCategoriesAndARepeatedSubsample(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		snap := snapshotAt(t0, 40)
+		other := snap.Live[0]
+		other.SubsampleID = 200
+		other.Categories = []domain.Category{{MainCategory: "Consumer", MainCategoryID: 1, GenericCategory: "Drinks", GenericCategoryID: 11, Category: "Soft drinks", CategoryID: 101}}
+		snap.Live = append(snap.Live, snap.Live[0], other)
+		snap.Details[200] = snap.Details[100]
+		if _, err := s.SaveEvents(ctx, snap, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		parents, err := s.CategoryParents(ctx)
+		if err != nil || parents[101].GenericID != 11 {
+			t.Errorf("category 101's parents = %+v, %v; want generic 11, as the last subsample names it", parents[101], err)
+		}
+		if n, err := s.CountLive(ctx); err != nil || n != 2 {
+			t.Errorf("CountLive = %d, %v; want 2", n, err)
+		}
+		for _, id := range []int64{100, 200} {
+			if quotas, err := s.QuotasOf(ctx, id); err != nil || len(quotas) != 2 {
+				t.Errorf("quotas of subsample %d: %d, %v; want 2", id, len(quotas), err)
+			}
+		}
+	})
+}

@@ -103,6 +103,10 @@ func Open(ctx context.Context, target string) (*Store, error) {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
 	st := &Store{dialect: d, writer: writer, reader: reader}
+	if err := writer.PingContext(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open database %s: %w", shown, err)
+	}
 	if err := migrate(ctx, writer, d); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", shown, err)

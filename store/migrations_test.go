@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,5 +197,22 @@ func TestInstancesMigrateAtOnce(t *testing.T) {
 	versions, _ := schemaOf(t, target, true)
 	if len(versions) != len(slices.Compact(slices.Clone(versions))) {
 		t.Errorf("versions recorded %v: a migration was applied twice", versions)
+	}
+}
+
+// TestOpenAMissingPostgresDatabase: a URL naming no database is refused
+// with what is wrong, not as a failed migration, and without the URL's
+// password.
+func TestOpenAMissingPostgresDatabase(t *testing.T) {
+	u, err := url.Parse(storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/fieldboard_no_such_database"
+	u.User = url.UserPassword("postgres", "not-to-be-printed")
+	_, err = store.Open(context.Background(), u.String())
+	if err == nil || !strings.HasPrefix(err.Error(), "open database postgres://") || !strings.Contains(err.Error(), `database "fieldboard_no_such_database" does not exist`) ||
+		strings.Contains(err.Error(), "not-to-be-printed") {
+		t.Errorf("Open a missing database: %v; want it said so, without the password", err)
 	}
 }

@@ -11,7 +11,7 @@ DB      ?= fieldboard.db
 # without it and say so.
 RACE := $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1 && echo -race)
 
-.PHONY: run build test generate check-generated check-fmt vet unit bench chromium
+.PHONY: run build test generate check-generated check-fmt vet unit bench chromium postgresql
 
 ## run: build and serve the dashboard at http://$(ADDR) on the built-in simulator
 run: build
@@ -25,8 +25,8 @@ build:
 generate:
 	$(GO) tool templ generate -path views
 
-## test: formatting, vet, generated-code freshness, then every test (browser tests in headless Chromium included)
-test: chromium check-fmt vet check-generated unit
+## test: formatting, vet, generated-code freshness, then every test (browser tests in headless Chromium and store tests on a throwaway PostgreSQL included)
+test: chromium postgresql check-fmt vet check-generated unit
 
 # The browser tests need Chromium: installed from Debian's packages when it
 # is missing and we run as root; otherwise they are skipped with a loud
@@ -38,9 +38,23 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "WARNING: no chromium and not root: the browser tests will be skipped"; fi
 
+# The store's tests run on SQLite and on PostgreSQL: Debian's postgresql is
+# installed when it is missing and we run as root; otherwise the tests on
+# PostgreSQL are skipped with a loud message (and fail under CI=true).
+# Nothing is started here: scripts/with-postgres starts a throwaway cluster
+# for the run of the tests and removes it after.
+postgresql:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing postgresql for the store's tests (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "WARNING: no postgresql and not root: the tests on PostgreSQL will be skipped"; fi
+
+# Every test, once, with FIELDBOARD_TEST_POSTGRES naming a throwaway
+# PostgreSQL cluster that lives for this run only (scripts/with-postgres).
 unit:
 	@[ -n "$(RACE)" ] || echo "note: no C compiler for cgo, running the tests without -race"
-	$(GO) test $(RACE) -count=1 ./...
+	./scripts/with-postgres $(GO) test $(RACE) -count=1 ./...
 
 check-fmt:
 	@out="$$(gofmt -l .)"; \

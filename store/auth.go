@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -42,7 +41,7 @@ type Token struct {
 func (s *Store) AddUser(ctx context.Context, name, passwordHash string, now time.Time) error {
 	_, err := s.writer.ExecContext(ctx, `INSERT INTO users (name, password_hash, created_at, password_changed_at) VALUES (?, ?, ?, ?)`,
 		name, passwordHash, now, now)
-	if isUniqueViolation(err) {
+	if s.dialect.uniqueViolation(err) {
 		return fmt.Errorf("user %q: %w", name, ErrExists)
 	}
 	if err != nil {
@@ -135,7 +134,7 @@ func (s *Store) DeleteSession(ctx context.Context, secretHash []byte) error {
 // wrapping ErrExists.
 func (s *Store) CreateToken(ctx context.Context, name string, secretHash []byte, now time.Time) error {
 	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (secret_hash, name, created_at) VALUES (?, ?, ?)`, secretHash, name, now)
-	if isUniqueViolation(err) {
+	if s.dialect.uniqueViolation(err) {
 		return fmt.Errorf("token %q: %w", name, ErrExists)
 	}
 	if err != nil {
@@ -178,8 +177,4 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
 	return out, nil
-}
-
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }

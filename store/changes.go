@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -16,22 +17,22 @@ const changeColumns = `change_id, at, kind, subsample_id, event_id, country, quo
 
 // appendChanges adds changes to the feed, and queues their webhook
 // deliveries, in the snapshot's transaction.
-func appendChanges(ctx context.Context, tx *sqlx.Tx, runID int64, changes []domain.Change) error {
+func appendChanges(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, changes []domain.Change) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO changes (run_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
+	ins := newInserter(tx, "changes", `run_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value`,
+		`(?, ?, ?, ?, ?, ?, ?, ?, ?)`, "")
+	defer ins.close()
 	for _, c := range changes {
-		if _, err := stmt.ExecContext(ctx, runID, c.At.UTC(), string(c.Kind), c.SubsampleID, c.EventID, c.Country, c.QuotaID, c.Before, c.After); err != nil {
-			return fmt.Errorf("change %s of subsample %d: %w", c.Kind, c.SubsampleID, err)
+		if err := ins.add(ctx, runID, c.At.UTC(), string(c.Kind), c.SubsampleID, c.EventID, c.Country, c.QuotaID, c.Before, c.After); err != nil {
+			return fmt.Errorf("change feed: %w", err)
 		}
 	}
-	return queueDeliveries(ctx, tx, runID)
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("change feed: %w", err)
+	}
+	return queueDeliveries(ctx, tx, d, runID)
 }
 
 // ChangeFilter selects changes of the feed; zero fields select all.
@@ -72,7 +73,7 @@ func (s *Store) Changes(ctx context.Context, f ChangeFilter, limit, offset int) 
 		return nil, 0, fmt.Errorf("count changes: %w", err)
 	}
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt64
 	}
 	var out []domain.Change
 	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+` FROM changes WHERE `+where+

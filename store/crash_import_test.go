@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
 // importChildEnv makes the test binary act as a child that imports a large
@@ -62,58 +62,60 @@ func TestKilledDuringHistoryImport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "import.db")
-	s, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ImportHistoryCSV(ctx, historyFile("B", 1000), time.UTC); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-
-	for round, delay := range []time.Duration{50 * time.Millisecond, 400 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestImportCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), importChildEnv+"="+path)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(stdout)
-		for lines.Scan() {
-			if strings.HasPrefix(lines.Text(), "error") {
-				t.Fatalf("child: %s", lines.Text())
-			}
-			if lines.Text() == "importing" {
-				break
-			}
-		}
-		time.Sleep(delay)
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		rest, _ := io.ReadAll(stdout)
-		cmd.Wait()
-		if strings.Contains(string(rest), "imported") {
-			t.Fatalf("round %d: the import of 2,000,000 records finished within %v; the kill came too late to test anything", round, delay)
-		}
-
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		path := db.Target(t)
 		s, err := store.Open(ctx, path)
 		if err != nil {
-			t.Fatalf("round %d: reopen after kill: %v", round, err)
-		}
-		n, err := s.CountHistory(ctx)
-		s.Close()
-		if err != nil {
 			t.Fatal(err)
 		}
-		if n != 1000 {
-			t.Errorf("round %d: %d history records after a killed import; want the 1,000 stored before, and none of the killed file's", round, n)
+		if _, err := s.ImportHistoryCSV(ctx, historyFile("B", 1000), time.UTC); err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("round %d: killed %d ms into the import; %d records stored", round, delay.Milliseconds(), n)
-	}
+		s.Close()
+
+		for round, delay := range []time.Duration{50 * time.Millisecond, 400 * time.Millisecond} {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestImportCrashChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), importChildEnv+"="+path)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(stdout)
+			for lines.Scan() {
+				if strings.HasPrefix(lines.Text(), "error") {
+					t.Fatalf("child: %s", lines.Text())
+				}
+				if lines.Text() == "importing" {
+					break
+				}
+			}
+			time.Sleep(delay)
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(stdout)
+			cmd.Wait()
+			if strings.Contains(string(rest), "imported") {
+				t.Fatalf("round %d: the import of 2,000,000 records finished within %v; the kill came too late to test anything", round, delay)
+			}
+
+			s, err := store.Open(ctx, path)
+			if err != nil {
+				t.Fatalf("round %d: reopen after kill: %v", round, err)
+			}
+			n, err := s.CountHistory(ctx)
+			s.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 1000 {
+				t.Errorf("round %d: %d history records after a killed import; want the 1,000 stored before, and none of the killed file's", round, n)
+			}
+			t.Logf("round %d: killed %d ms into the import; %d records stored", round, delay.Milliseconds(), n)
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
 // crashChildEnv makes the test binary act as a child that writes snapshots
@@ -74,61 +74,63 @@ func TestKilledDuringSnapshotWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "crash.db")
-	s, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SaveEvents(ctx, bigSnapshot(1), 24*time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-
-	for round, delay := range []time.Duration{0, 30 * time.Millisecond, 90 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+path, fmt.Sprintf("%s_FROM=%d", crashChildEnv, 100*(round+1)))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(stdout)
-		lastWritten, writing := 0, 0
-		// Let the child commit at least one snapshot, then kill it while it
-		// writes the next one.
-		for lines.Scan() {
-			f := strings.Fields(lines.Text())
-			if len(f) == 2 && f[0] == "written" {
-				lastWritten, _ = strconv.Atoi(f[1])
-			}
-			if len(f) == 2 && f[0] == "writing" && lastWritten > 0 {
-				writing, _ = strconv.Atoi(f[1])
-				time.Sleep(delay)
-				break
-			}
-			if len(f) > 0 && f[0] == "error" {
-				t.Fatalf("child: %s", lines.Text())
-			}
-		}
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		cmd.Wait()
-
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		path := db.Target(t)
 		s, err := store.Open(ctx, path)
 		if err != nil {
-			t.Fatalf("round %d: reopen after kill: %v", round, err)
+			t.Fatal(err)
 		}
-		gen := snapshotGeneration(t, s)
+		if _, err := s.SaveEvents(ctx, bigSnapshot(1), 24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
 		s.Close()
-		if gen != lastWritten && gen != writing {
-			t.Errorf("round %d: database holds generation %d; want %d (last committed) or %d (being written)", round, gen, lastWritten, writing)
+
+		for round, delay := range []time.Duration{0, 30 * time.Millisecond, 90 * time.Millisecond} {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), crashChildEnv+"="+path, fmt.Sprintf("%s_FROM=%d", crashChildEnv, 100*(round+1)))
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(stdout)
+			lastWritten, writing := 0, 0
+			// Let the child commit at least one snapshot, then kill it while it
+			// writes the next one.
+			for lines.Scan() {
+				f := strings.Fields(lines.Text())
+				if len(f) == 2 && f[0] == "written" {
+					lastWritten, _ = strconv.Atoi(f[1])
+				}
+				if len(f) == 2 && f[0] == "writing" && lastWritten > 0 {
+					writing, _ = strconv.Atoi(f[1])
+					time.Sleep(delay)
+					break
+				}
+				if len(f) > 0 && f[0] == "error" {
+					t.Fatalf("child: %s", lines.Text())
+				}
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+
+			s, err := store.Open(ctx, path)
+			if err != nil {
+				t.Fatalf("round %d: reopen after kill: %v", round, err)
+			}
+			gen := snapshotGeneration(t, s)
+			s.Close()
+			if gen != lastWritten && gen != writing {
+				t.Errorf("round %d: database holds generation %d; want %d (last committed) or %d (being written)", round, gen, lastWritten, writing)
+			}
+			t.Logf("round %d: killed while writing generation %d, %d ms in; database holds generation %d", round, writing, delay.Milliseconds(), gen)
 		}
-		t.Logf("round %d: killed while writing generation %d, %d ms in; database holds generation %d", round, writing, delay.Milliseconds(), gen)
-	}
+	})
 }
 
 // snapshotGeneration checks that every row of the live list and the quotas

@@ -145,8 +145,8 @@ const scanChunk = 500
 // An error from fn stops the scan and is returned as is.
 //
 // The ids are looked up in chunks of scanChunk, each one query
-// `panelist_id IN (SELECT value FROM json_each(?))` on history's primary
-// key, all inside one read
+// `panelist_id IN (SELECT value FROM json_each(?))` (the dialect's
+// textList) on history's primary key, all inside one read
 // transaction on the reader pool, so every chunk sees the same snapshot and
 // memory is bounded by one chunk's records, however many ids there are.
 // This needs no writes at all: a TEMP table of the ids would need a
@@ -167,7 +167,7 @@ func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], fil
 		}
 		return nil
 	}
-	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return fmt.Errorf("scan history: begin: %w", err)
 	}
@@ -176,7 +176,7 @@ func (s *Store) ScanHistory(ctx context.Context, panelists iter.Seq[string], fil
 	// one parameter to bind rather than one per id.
 	stmt, err := tx.PrepareContext(ctx, `
 		SELECT `+historyColumns+` FROM history
-		WHERE panelist_id IN (SELECT value FROM json_each(?)) AND (`+cond+`)`)
+		WHERE panelist_id IN `+s.dialect.textList()+` AND (`+cond+`)`)
 	if err != nil {
 		return fmt.Errorf("scan history: prepare: %w", err)
 	}

@@ -14,14 +14,15 @@ import (
 	"unicode/utf8"
 
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
-// FuzzImportHistoryCSV imports any file into one store and checks the
-// all-or-nothing contract: no panic; either the file is rejected with
-// ErrInvalidImport, the bad lines listed in order with their 1-based
-// numbers and reasons and the history left as it was, or it is accepted,
-// the history grown by exactly the rows reported inserted, and a second
-// import of the same file adds nothing.
+// FuzzImportHistoryCSV imports any file into a store of each dialect and
+// checks the all-or-nothing contract: no panic; either the file is
+// rejected with ErrInvalidImport, the bad lines listed in order with their
+// 1-based numbers and reasons and the history left as it was, or it is
+// accepted, the history grown by exactly the rows reported inserted, and
+// a second import of the same file adds nothing.
 func FuzzImportHistoryCSV(f *testing.F) {
 	good, err := os.ReadFile(filepath.Join("testdata", "history", "good.csv"))
 	if err != nil {
@@ -51,13 +52,23 @@ func FuzzImportHistoryCSV(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 
+	// One store per dialect: each file goes to each (PostgreSQL's only
+	// where the tests have it, as storetest.PostgresURL decides).
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
-	if err != nil {
-		f.Fatal(err)
+	targets := []string{storetest.SQLitePath(f)}
+	if os.Getenv(storetest.PostgresEnv) != "" || os.Getenv("CI") == "true" {
+		targets = append(targets, storetest.PostgresURL(f))
 	}
-	f.Cleanup(func() { s.Close() })
-	count := func(t *testing.T) int64 {
+	var stores []*store.Store
+	for _, target := range targets {
+		s, err := store.Open(ctx, target)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	count := func(t *testing.T, s *store.Store) int64 {
 		t.Helper()
 		n, err := s.CountHistory(ctx)
 		if err != nil {
@@ -67,29 +78,31 @@ func FuzzImportHistoryCSV(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, content []byte) {
-		before := count(t)
-		report, err := s.ImportHistoryCSV(ctx, bytes.NewReader(content), time.UTC)
-		after := count(t)
-		if err != nil {
-			checkRejected(t, content, report, err)
-			if after != before {
-				t.Fatalf("a rejected file changed the history from %d to %d rows: %v", before, after, err)
+		for _, s := range stores {
+			before := count(t, s)
+			report, err := s.ImportHistoryCSV(ctx, bytes.NewReader(content), time.UTC)
+			after := count(t, s)
+			if err != nil {
+				checkRejected(t, content, report, err)
+				if after != before {
+					t.Fatalf("a rejected file changed the history from %d to %d rows: %v", before, after, err)
+				}
+				continue
 			}
-			return
-		}
-		if report.BadLines != 0 || len(report.Errors) != 0 || report.Records < 1 ||
-			report.Inserted < 0 || report.Inserted+report.Duplicates != report.Records {
-			t.Fatalf("accepted file with report %+v", report)
-		}
-		if after != before+int64(report.Inserted) {
-			t.Fatalf("history went from %d to %d rows, but the report says %d inserted", before, after, report.Inserted)
-		}
-		again, err := s.ImportHistoryCSV(ctx, bytes.NewReader(content), time.UTC)
-		if err != nil || again.Inserted != 0 || again.Duplicates != report.Records {
-			t.Fatalf("second import of an accepted file = %+v, %v; want %d duplicates and nothing inserted", again, err, report.Records)
-		}
-		if n := count(t); n != after {
-			t.Fatalf("second import of an accepted file changed the history from %d to %d rows", after, n)
+			if report.BadLines != 0 || len(report.Errors) != 0 || report.Records < 1 ||
+				report.Inserted < 0 || report.Inserted+report.Duplicates != report.Records {
+				t.Fatalf("accepted file with report %+v", report)
+			}
+			if after != before+int64(report.Inserted) {
+				t.Fatalf("history went from %d to %d rows, but the report says %d inserted", before, after, report.Inserted)
+			}
+			again, err := s.ImportHistoryCSV(ctx, bytes.NewReader(content), time.UTC)
+			if err != nil || again.Inserted != 0 || again.Duplicates != report.Records {
+				t.Fatalf("second import of an accepted file = %+v, %v; want %d duplicates and nothing inserted", again, err, report.Records)
+			}
+			if n := count(t, s); n != after {
+				t.Fatalf("second import of an accepted file changed the history from %d to %d rows", after, n)
+			}
 		}
 	})
 }

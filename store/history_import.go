@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -29,19 +27,6 @@ type ImportReport struct {
 	BadLines   int         `json:"badLines"`   // total number of bad lines, even beyond those listed
 }
 
-// insertBatch is how many records one INSERT writes: a statement per
-// record would spend more time in database/sql and the driver than in
-// SQLite.
-const insertBatch = 64
-
-// insertHistory returns the statement that adds n records, each unless the
-// same (panelist, subsample, status, time) is already stored.
-func insertHistory(n int) string {
-	return `INSERT OR IGNORE INTO history
-	(panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", n), ", ")
-}
-
 // ImportHistoryCSV imports a CSV history file: the header HistoryHeader,
 // then one record per line. Zone-less registration times are in loc (UTC
 // when nil).
@@ -58,8 +43,9 @@ func insertHistory(n int) string {
 // the header's and blank ones included, as an editor shows them.
 //
 // The file is read and validated line by line and written in one
-// transaction, insertBatch records per INSERT, so memory does not grow
-// with it. Every line is validated; if any is bad the transaction is
+// transaction, a batch of records at a time (the dialect's historyLoader:
+// INSERTs of 64 records on SQLite, COPY on PostgreSQL), so memory does not
+// grow with it. Every line is validated; if any is bad the transaction is
 // rolled back, nothing is written, and the report lists the bad lines with
 // ErrInvalidImport wrapped in the error. The writer connection is held
 // while r is read, so r should be quick to read (a file, not a slow
@@ -96,32 +82,38 @@ func (s *Store) ImportHistory(ctx context.Context, records []domain.HistoryRecor
 }
 
 // importHistory runs read as an import (runImport): the records it adds
-// are inserted insertBatch at a time, each unless already stored.
+// are written by the dialect's historyLoader a batch at a time, each
+// unless already stored.
 func (s *Store) importHistory(ctx context.Context, what, unit string, loc *time.Location, read func(*historyImport) error) (ImportReport, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
 	im := &historyImport{ctx: ctx, loc: loc, latest: time.Now().Add(futureSlack)}
-	err := s.runImport(ctx, what, unit, &im.lineTally, func(tx *sqlx.Tx) error {
-		var err error
-		if im.insertOne, err = tx.PrepareContext(ctx, insertHistory(1)); err != nil {
-			return fmt.Errorf("prepare: %w", err)
+	err := s.runImport(ctx, what, unit, "", &im.lineTally, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+		loader, err := s.dialect.historyLoader(ctx, conn, tx)
+		if err != nil {
+			return err
 		}
-		defer im.insertOne.Close()
-		if im.insertMany, err = tx.PrepareContext(ctx, insertHistory(insertBatch)); err != nil {
-			return fmt.Errorf("prepare: %w", err)
-		}
-		defer im.insertMany.Close()
+		defer loader.close()
+		im.loader, im.pending = loader, make([]historyRow, 0, loader.batch())
 		if err := read(im); err != nil {
 			return err
 		}
-		return im.flush()
+		if err := im.flush(); err != nil {
+			return err
+		}
+		if im.badLines > 0 {
+			return nil // rolled back
+		}
+		added, err := loader.finish(ctx)
+		im.inserted += added
+		return err
 	})
 	return im.report(err == nil), err
 }
 
 // historyImport is the state of one history import: what it read, the
-// prepared inserts and how many rows they added.
+// records waiting to be written and how many rows were added.
 type historyImport struct {
 	lineTally
 	ctx      context.Context
@@ -129,12 +121,8 @@ type historyImport struct {
 	latest   time.Time // records registered after it are in the future
 	inserted int       // rows written so far
 
-	// Records are written insertBatch at a time by insertMany; the last
-	// few by insertOne.
-	insertOne, insertMany *sql.Stmt
-	pending               [insertBatch]historyRow
-	npending              int
-	args                  [insertBatch * 7]any
+	loader  historyLoader
+	pending []historyRow // up to loader.batch()
 }
 
 // historyRow is a valid record as stored.
@@ -184,9 +172,8 @@ func (im *historyImport) addFields(line int, record []string) error {
 
 // insert queues a record and writes the queue once it is full.
 func (im *historyImport) insert(r *historyRow) error {
-	im.pending[im.npending] = *r
-	im.npending++
-	if im.npending == insertBatch {
+	im.pending = append(im.pending, *r)
+	if len(im.pending) == cap(im.pending) {
 		return im.flush()
 	}
 	return nil
@@ -195,36 +182,12 @@ func (im *historyImport) insert(r *historyRow) error {
 // flush writes the queued records, unless a line was bad: the file is
 // then rejected and the queue dropped.
 func (im *historyImport) flush() error {
-	rows := im.pending[:im.npending]
-	im.npending = 0
-	if im.badLines > 0 {
+	rows := im.pending
+	im.pending = im.pending[:0]
+	if im.badLines > 0 || len(rows) == 0 {
 		return nil
 	}
-	if len(rows) == insertBatch {
-		for i := range rows {
-			r, a := &rows[i], im.args[i*7:i*7+7]
-			a[0], a[1], a[2], a[3], a[4], a[5], a[6] = r.panelistID, r.subsampleID, r.statusID, r.registeredAt, r.eventID, r.categoryID, r.researchTypeID
-		}
-		return im.exec(im.insertMany, im.args[:])
-	}
-	for i := range rows {
-		r := &rows[i]
-		if err := im.exec(im.insertOne, []any{r.panelistID, r.subsampleID, r.statusID, r.registeredAt, r.eventID, r.categoryID, r.researchTypeID}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (im *historyImport) exec(stmt *sql.Stmt, args []any) error {
-	res, err := stmt.ExecContext(im.ctx, args...)
-	if err != nil {
-		return fmt.Errorf("insert: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("insert: %w", err)
-	}
-	im.inserted += int(n)
-	return nil
+	added, err := im.loader.write(im.ctx, rows)
+	im.inserted += added
+	return err
 }

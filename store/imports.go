@@ -32,15 +32,8 @@ type LineError struct {
 // lines.
 var ErrInvalidImport = errors.New("rejected")
 
-const (
-	// maxListedErrors bounds the bad lines an import report lists.
-	maxListedErrors = 100
-	// importCacheKiB is the page cache of the writer during an import,
-	// instead of SQLite's 2 MiB: inserts land all over the table's key,
-	// and a larger cache spills and rereads far fewer pages. It is
-	// bounded, so memory still does not grow with the file.
-	importCacheKiB = 64 << 10
-)
+// maxListedErrors bounds the bad lines an import report lists.
+const maxListedErrors = 100
 
 // lineTally is an import's account of what it read: the valid records,
 // and the bad lines, the first maxListedErrors of them listed. Both
@@ -82,10 +75,13 @@ func (t *lineTally) rejection(unit string) error {
 // errRejected rolls an import's transaction back when a line was bad.
 var errRejected = errors.New("rejected")
 
-// runImport runs one import in a transaction on the writer, with the
-// writer's page cache grown for it and given back after. write reads the
-// input, tallying it in lines, and writes the valid records as it goes
-// until a line is bad; from then on it only validates the rest.
+// runImport runs one import in a transaction on a connection of the
+// writer, readied by the dialect for it (on SQLite a larger page cache,
+// given back after). write reads the input, tallying it in lines, and
+// writes the valid records as it goes until a line is bad; from then on
+// it only validates the rest. An import whose writes must not interleave
+// with another's of its kind, on any instance, names the kind in
+// serializeOn ("" for none).
 //
 // If any line was bad, the transaction is rolled back, nothing is written,
 // and the error wraps ErrInvalidImport and names the first bad line.
@@ -93,14 +89,14 @@ var errRejected = errors.New("rejected")
 // what the checks decide on changed. what names the import in errors
 // ("CSV history file"), unit the parts of its input (line, element,
 // record).
-func (s *Store) runImport(ctx context.Context, what, unit string, lines *lineTally, write func(tx *sqlx.Tx) error) error {
-	var restoreCache string // the statement that gives the writer its own page cache back
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		var err error
-		if restoreCache, err = growPageCache(ctx, tx); err != nil {
-			return err
+func (s *Store) runImport(ctx context.Context, what, unit, serializeOn string, lines *lineTally, write func(conn *sqlx.Conn, tx *sqlx.Tx) error) error {
+	err := s.importTx(ctx, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+		if serializeOn != "" {
+			if err := s.dialect.serialize(ctx, tx, serializeOn); err != nil {
+				return err
+			}
 		}
-		if err := write(tx); err != nil {
+		if err := write(conn, tx); err != nil {
 			return err
 		}
 		if lines.badLines > 0 {
@@ -108,7 +104,6 @@ func (s *Store) runImport(ctx context.Context, what, unit string, lines *lineTal
 		}
 		return bumpVersion(ctx, tx)
 	})
-	err = s.restorePageCache(ctx, restoreCache, err)
 	switch {
 	case errors.Is(err, errRejected):
 		return fmt.Errorf("import %s: %w", what, lines.rejection(unit))
@@ -118,34 +113,37 @@ func (s *Store) runImport(ctx context.Context, what, unit string, lines *lineTal
 	return nil
 }
 
-// growPageCache gives the writer importCacheKiB of page cache for an
-// import, and returns the statement that gives it its own back ("" when it
-// already had as much).
-func growPageCache(ctx context.Context, tx *sqlx.Tx) (string, error) {
-	var cacheSize int64
-	if err := tx.GetContext(ctx, &cacheSize, `PRAGMA cache_size`); err != nil {
-		return "", fmt.Errorf("page cache size: %w", err)
+// importTx runs fn in a transaction on a connection of the writer of its
+// own (the bulk loading of PostgreSQL needs the connection), readied for
+// an import by the dialect before and given back after.
+func (s *Store) importTx(ctx context.Context, fn func(conn *sqlx.Conn, tx *sqlx.Tx) error) (err error) {
+	conn, err := s.writer.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
 	}
-	if cacheSize <= -importCacheKiB {
-		return "", nil
+	defer conn.Close()
+	tx, err := conn.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -importCacheKiB)); err != nil {
-		return "", fmt.Errorf("page cache size: %w", err)
-	}
-	return fmt.Sprintf(`PRAGMA cache_size = %d`, cacheSize), nil
-}
-
-// restorePageCache runs growPageCache's restoring statement, after the
-// import's transaction, and returns err, or the restore's error if err is
-// nil. The writer is a single connection: it is the one the import used.
-func (s *Store) restorePageCache(ctx context.Context, restore string, err error) error {
-	if restore == "" {
+	undo, err := s.dialect.beginImport(ctx, conn, tx)
+	if err != nil {
+		tx.Rollback()
 		return err
 	}
-	if _, cacheErr := s.writer.ExecContext(context.WithoutCancel(ctx), restore); cacheErr != nil && err == nil {
-		return fmt.Errorf("page cache size: %w", cacheErr)
+	defer func() {
+		if undoErr := undo(context.WithoutCancel(ctx)); undoErr != nil && err == nil {
+			err = undoErr
+		}
+	}()
+	if err := fn(conn, tx); err != nil {
+		tx.Rollback()
+		return err
 	}
-	return err
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }
 
 // parseID parses a decimal integer of at least min, spaces around allowed.

@@ -30,10 +30,14 @@ func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) 
 			return err
 		}
 		stmts, err := prepareAll(ctx, tx,
-			`INSERT OR REPLACE INTO questions (locale, question_id, position, type, name, text, translation)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			`INSERT OR REPLACE INTO answers (locale, question_id, answer_id, position, type, name, text, translation, is_exclusive)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			`INSERT INTO questions (locale, question_id, position, type, name, text, translation)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (locale, question_id) DO UPDATE SET position = excluded.position, type = excluded.type,
+				name = excluded.name, text = excluded.text, translation = excluded.translation`,
+			`INSERT INTO answers (locale, question_id, answer_id, position, type, name, text, translation, is_exclusive)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (locale, question_id, answer_id) DO UPDATE SET position = excluded.position, type = excluded.type,
+				name = excluded.name, text = excluded.text, translation = excluded.translation, is_exclusive = excluded.is_exclusive`,
 			`INSERT INTO library_fetches (locale, fetched_at, ok, error) VALUES (?, ?, ?, ?)
 			ON CONFLICT (locale) DO UPDATE SET ok = excluded.ok, error = excluded.error,
 				fetched_at = CASE WHEN excluded.ok THEN excluded.fetched_at ELSE library_fetches.fetched_at END`,

@@ -57,9 +57,9 @@ func liveRows(ctx context.Context, q sqlx.QueryerContext) ([]LiveRow, error) {
 		SELECT l.subsample_id, l.event_id, l.event_name, l.name, l.status, l.api_compatible, l.currency, l.cpi,
 			l.expected_loi, l.expected_incidence, l.research_type, l.research_type_id,
 			l.allow_desktop, l.allow_mobile, l.allow_tablet, l.field_start, l.field_end,
-			COALESCE((SELECT group_concat(category, ', ') FROM live_categories c WHERE c.subsample_id = l.subsample_id), '') AS categories,
-			COALESCE((SELECT group_concat(code, ', ') FROM live_countries c WHERE c.subsample_id = l.subsample_id), '') AS countries,
-			COALESCE((SELECT group_concat(locale, ', ') FROM live_locales c WHERE c.subsample_id = l.subsample_id), '') AS locales,
+			COALESCE((SELECT string_agg(category, ', ' ORDER BY position) FROM live_categories c WHERE c.subsample_id = l.subsample_id), '') AS categories,
+			COALESCE((SELECT string_agg(code, ', ' ORDER BY position) FROM live_countries c WHERE c.subsample_id = l.subsample_id), '') AS countries,
+			COALESCE((SELECT string_agg(locale, ', ' ORDER BY position) FROM live_locales c WHERE c.subsample_id = l.subsample_id), '') AS locales,
 			t.achieved AS total_achieved, t.remaining AS total_remaining, f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error
 		FROM live_subsamples l
 		LEFT JOIN (

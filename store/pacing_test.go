@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fieldboard/store/storetest"
 	"testing"
 	"time"
 )
@@ -10,51 +11,53 @@ import (
 // before it (where the count stood then), with when the quotas were last
 // read, which is later than the last change.
 func TestQuotaTracksStartAtTheLastCountBeforeTheWindow(t *testing.T) {
-	ctx := context.Background()
-	s := openTemp(t)
-	for _, read := range []struct {
-		after    time.Duration
-		achieved int64
-	}{{0, 40}, {3 * time.Minute, 40}, {6 * time.Minute, 41}, {2 * time.Hour, 41}, {3 * time.Hour, 45}, {4 * time.Hour, 45}} {
-		if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(read.after), read.achieved), 7*24*time.Hour); err != nil {
-			t.Fatal(err)
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		for _, read := range []struct {
+			after    time.Duration
+			achieved int64
+		}{{0, 40}, {3 * time.Minute, 40}, {6 * time.Minute, 41}, {2 * time.Hour, 41}, {3 * time.Hour, 45}, {4 * time.Hour, 45}} {
+			if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(read.after), read.achieved), 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	for _, tc := range []struct {
-		since time.Duration
-		want  []int64 // achieved at each point
-	}{
-		{-time.Hour, []int64{40, 41, 45}},
-		{5 * time.Minute, []int64{40, 41, 45}},
-		{time.Hour, []int64{41, 45}},
-		{5 * time.Hour, []int64{45}},
-	} {
-		totals, err := s.TotalQuotaTracks(ctx, t0.Add(tc.since))
+		for _, tc := range []struct {
+			since time.Duration
+			want  []int64 // achieved at each point
+		}{
+			{-time.Hour, []int64{40, 41, 45}},
+			{5 * time.Minute, []int64{40, 41, 45}},
+			{time.Hour, []int64{41, 45}},
+			{5 * time.Hour, []int64{45}},
+		} {
+			totals, err := s.TotalQuotaTracks(ctx, t0.Add(tc.since))
+			if err != nil {
+				t.Fatal(err)
+			}
+			track, ok := totals[100]
+			if !ok || len(totals) != 1 {
+				t.Fatalf("since %v: total tracks %+v, want subsample 100's only", tc.since, totals)
+			}
+			var got []int64
+			for _, p := range track.Points {
+				got = append(got, p.Achieved)
+			}
+			if track.QuotaID != 1 || !track.ReadAt.Equal(t0.Add(4*time.Hour)) || len(got) != len(tc.want) {
+				t.Fatalf("since %v: track %+v, want quota 1 read at t0+4h, achieved %v", tc.since, track, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("since %v: achieved %v, want %v", tc.since, got, tc.want)
+				}
+			}
+		}
+		cells, err := s.QuotaTracks(ctx, 100, t0.Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		track, ok := totals[100]
-		if !ok || len(totals) != 1 {
-			t.Fatalf("since %v: total tracks %+v, want subsample 100's only", tc.since, totals)
+		if len(cells) != 2 || len(cells[2].Points) != 1 || cells[2].Points[0].Achieved != 5 || len(cells[1].Points) != 2 {
+			t.Errorf("tracks of every quota of subsample 100 = %+v, want the total's two points and the Female cell's one", cells)
 		}
-		var got []int64
-		for _, p := range track.Points {
-			got = append(got, p.Achieved)
-		}
-		if track.QuotaID != 1 || !track.ReadAt.Equal(t0.Add(4*time.Hour)) || len(got) != len(tc.want) {
-			t.Fatalf("since %v: track %+v, want quota 1 read at t0+4h, achieved %v", tc.since, track, tc.want)
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("since %v: achieved %v, want %v", tc.since, got, tc.want)
-			}
-		}
-	}
-	cells, err := s.QuotaTracks(ctx, 100, t0.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cells) != 2 || len(cells[2].Points) != 1 || cells[2].Points[0].Achieved != 5 || len(cells[1].Points) != 2 {
-		t.Errorf("tracks of every quota of subsample 100 = %+v, want the total's two points and the Female cell's one", cells)
-	}
+	})
 }

@@ -98,16 +98,18 @@ func (s *Store) ImportPanel(ctx context.Context, records iter.Seq[domain.PanelMe
 // panelist the file names is kept in a temporary table for the import,
 // the first time with whether the panel held them then, before this
 // import wrote them (remember); the table counts the rows written and
-// replaced at the end. It is SQLite's: past a small page cache it lives in
-// a temporary file, so memory still does not grow with the file.
+// replaced at the end. It is the database's: on SQLite, past a small page
+// cache, it lives in a temporary file, so memory still does not grow with
+// the file. Panel imports serialize, on PostgreSQL across instances too,
+// so that the counts are this import's.
 func (s *Store) importPanel(ctx context.Context, what, unit string, read func(*panelImport) error) (PanelImportReport, error) {
 	im := &panelImport{ctx: ctx}
-	err := s.runImport(ctx, what, unit, &im.lineTally, func(tx *sqlx.Tx) error {
+	err := s.runImport(ctx, what, unit, "panel import", &im.lineTally, func(_ *sqlx.Conn, tx *sqlx.Tx) error {
 		var stored bool
 		if err := tx.GetContext(ctx, &stored, `SELECT EXISTS (SELECT 1 FROM panel)`); err != nil {
 			return fmt.Errorf("start import: %w", err)
 		}
-		if err := im.prepare(tx, stored); err != nil {
+		if err := im.prepare(tx, stored, s.dialect.tableOptions()); err != nil {
 			return err
 		}
 		defer im.closeStatements()
@@ -126,11 +128,11 @@ func (s *Store) importPanel(ctx context.Context, what, unit string, read func(*p
 			}
 			return nil
 		}
-		if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), COALESCE(SUM(stored), 0) FROM temp.panel_import`).
+		if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), COALESCE(SUM(stored), 0) FROM panel_import`).
 			Scan(&im.written, &im.replaced); err != nil {
 			return fmt.Errorf("finish import: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DROP TABLE temp.panel_import`); err != nil {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE panel_import`); err != nil {
 			return fmt.Errorf("finish import: %w", err)
 		}
 		return nil
@@ -154,25 +156,30 @@ type panelImport struct {
 	pending                             [panelBatch]domain.PanelMember
 	npending                            int
 	args                                []any
+	last                                map[string]int // lastOfEach's
 }
 
 // prepare prepares the import's statements inside tx; with stored (the
 // panel held rows before the import) it creates the temporary table of
-// the file's panelists and the statement that fills it.
-func (im *panelImport) prepare(tx *sqlx.Tx, stored bool) error {
+// the file's panelists, with the dialect's tableOptions, and the
+// statement that fills it.
+func (im *panelImport) prepare(tx *sqlx.Tx, stored bool, tableOptions string) error {
 	rows := func(n int, row string) string { return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") }
+	const upsert = ` ON CONFLICT (panelist_id) DO UPDATE SET country = excluded.country, locale = excluded.locale`
 	statements := []struct {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{&im.insertOne, `INSERT OR REPLACE INTO panel (panelist_id, country, locale) VALUES (?, ?, ?)`},
-		{&im.insertMany, `INSERT OR REPLACE INTO panel (panelist_id, country, locale) VALUES ` + rows(panelBatch, "(?, ?, ?)")},
-		// A short batch repeats its last id, which OR IGNORE ignores.
-		{&im.rememberMany, `INSERT OR IGNORE INTO temp.panel_import (panelist_id, stored)
-			SELECT column1, EXISTS (SELECT 1 FROM panel WHERE panelist_id = column1) FROM (VALUES ` + rows(panelBatch, "(?)") + `)`},
+		{&im.insertOne, `INSERT INTO panel (panelist_id, country, locale) VALUES (?, ?, ?)` + upsert},
+		{&im.insertMany, `INSERT INTO panel (panelist_id, country, locale) VALUES ` + rows(panelBatch, "(?, ?, ?)") + upsert},
+		// A short batch repeats its last id, which DO NOTHING ignores.
+		// (WHERE true: SQLite would read ON CONFLICT as a join's ON.)
+		{&im.rememberMany, `INSERT INTO panel_import (panelist_id, stored)
+			SELECT column1, CASE WHEN EXISTS (SELECT 1 FROM panel WHERE panelist_id = column1) THEN 1 ELSE 0 END
+			FROM (VALUES ` + rows(panelBatch, "(?)") + `) AS listed WHERE true ON CONFLICT DO NOTHING`},
 	}
 	if stored {
-		if _, err := tx.ExecContext(im.ctx, `CREATE TEMP TABLE panel_import (panelist_id TEXT PRIMARY KEY, stored INTEGER NOT NULL) WITHOUT ROWID`); err != nil {
+		if _, err := tx.ExecContext(im.ctx, `CREATE TEMP TABLE panel_import (panelist_id TEXT PRIMARY KEY, stored INTEGER NOT NULL) `+tableOptions); err != nil {
 			return fmt.Errorf("start import: %w", err)
 		}
 	} else {
@@ -187,6 +194,7 @@ func (im *panelImport) prepare(tx *sqlx.Tx, stored bool) error {
 		*p.stmt = stmt
 	}
 	im.args = make([]any, 0, 3*panelBatch)
+	im.last = make(map[string]int, panelBatch)
 	return nil
 }
 
@@ -246,6 +254,7 @@ func (im *panelImport) flush() error {
 			return err
 		}
 	}
+	batch = im.lastOfEach(batch)
 	if len(batch) == panelBatch {
 		im.args = im.args[:0]
 		for i := range batch {
@@ -262,6 +271,26 @@ func (im *panelImport) flush() error {
 		}
 	}
 	return nil
+}
+
+// lastOfEach returns batch with each panelist once, as their last line
+// gives them: one statement may not write a row twice (PostgreSQL
+// refuses it).
+func (im *panelImport) lastOfEach(batch []domain.PanelMember) []domain.PanelMember {
+	clear(im.last)
+	for i, m := range batch {
+		im.last[m.PanelistID] = i
+	}
+	if len(im.last) == len(batch) {
+		return batch
+	}
+	out := make([]domain.PanelMember, 0, len(im.last))
+	for i, m := range batch {
+		if im.last[m.PanelistID] == i {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // remember adds the panelists of batch, before it is written, to the

@@ -32,7 +32,7 @@ func (s *Store) PanelistsOf(ctx context.Context, ids []string) (map[string]Panel
 	}
 	rows, err := s.reader.QueryContext(ctx, `
 		SELECT j.value, p.country, p.locale, pr.answers
-		FROM json_each(?) j
+		FROM `+s.dialect.textList()+` AS j
 		LEFT JOIN panel p ON p.panelist_id = j.value
 		LEFT JOIN profiles pr ON pr.panelist_id = j.value`, string(list))
 	if err != nil {

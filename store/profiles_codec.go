@@ -9,7 +9,7 @@ import (
 )
 
 // A profile is stored packed in one BLOB (the format is described in
-// migrations/005_profiles.sql): a question after another, ascending by id,
+// migrations/sqlite/005_profiles.sql): a question after another, ascending by id,
 // each with its answer ids ascending, all as varints of differences. Ten
 // answers take about fifty bytes.
 

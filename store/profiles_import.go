@@ -3,13 +3,11 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"iter"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -120,15 +118,13 @@ func (s *Store) ImportProfiles(ctx context.Context, records iter.Seq[domain.Prof
 
 // importProfiles runs read as an import (runImport): each panelist's
 // records are merged with the stored profile and written as one row, under
-// a new row of profile_imports.
+// a new row of profile_imports, by the dialect's profileLoader (INSERTs of
+// 64 rows on SQLite, COPY on PostgreSQL). Profile imports serialize, on
+// PostgreSQL across instances too: each reads what the one before wrote.
 func (s *Store) importProfiles(ctx context.Context, what, unit string, known func(int64) bool, read func(*profileImport) error) (ProfileImportReport, error) {
 	im := &profileImport{ctx: ctx, known: known, latest: latestBirthDate(time.Now()), sorted: true}
-	err := s.runImport(ctx, what, unit, &im.lineTally, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO profile_imports (imported_at, records) VALUES (?, 0)`, time.Now())
-		if err != nil {
-			return fmt.Errorf("start import: %w", err)
-		}
-		if im.importID, err = res.LastInsertId(); err != nil {
+	err := s.runImport(ctx, what, unit, "profile import", &im.lineTally, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &im.importID, `INSERT INTO profile_imports (imported_at, records) VALUES (?, 0) RETURNING import_id`, time.Now()); err != nil {
 			return fmt.Errorf("start import: %w", err)
 		}
 		// Into an empty table, a file sorted by panelist needs no lookups.
@@ -137,10 +133,13 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 			return fmt.Errorf("start import: %w", err)
 		}
 		im.lookAlways = stored
-		if err := im.prepare(tx); err != nil {
+		loader, err := s.dialect.profileLoader(ctx, conn, tx, im.importID)
+		if err != nil {
 			return err
 		}
-		defer im.closeStatements()
+		defer loader.close()
+		im.loader = loader
+		im.prepare()
 		if err := read(im); err != nil {
 			return err
 		}
@@ -150,7 +149,12 @@ func (s *Store) importProfiles(ctx context.Context, what, unit string, known fun
 		if err := im.writeBatch(); err != nil {
 			return err
 		}
-		// Rolled back with the rest if a line was bad.
+		if im.badLines > 0 {
+			return nil // rolled back
+		}
+		if err := loader.finish(ctx); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE profile_imports SET records = ? WHERE import_id = ?`, im.records, im.importID); err != nil {
 			return fmt.Errorf("finish import: %w", err)
 		}
@@ -182,16 +186,17 @@ type profileImport struct {
 	// Once a group breaks the order, every later batch is looked up.
 	lookAlways, sorted bool
 
-	lookup, insertOne, insertMany *sql.Stmt
+	loader profileLoader
 
 	cur     profileGroup   // the group being read
 	lastID  string         // the panelist of the previous group
 	batch   []profileGroup // finished groups; their answer slices are reused
 	stored  map[string]storedProfile
-	buf     []byte  // packed rows of the batch
-	ends    []int   // where each batch row ends in buf
-	scratch []int64 // unpacked answers of one stored question
-	given   []int64 // the answers of one question of a group
+	buf     []byte       // packed rows of the batch
+	ends    []int        // where each batch row ends in buf
+	rows    []profileRow // the batch's rows, their answers in buf
+	scratch []int64      // unpacked answers of one stored question
+	given   []int64      // the answers of one question of a group
 	args    []any
 }
 
@@ -208,42 +213,12 @@ type profileAnswer struct {
 	line             int
 }
 
-// prepare prepares the import's statements inside tx.
-func (im *profileImport) prepare(tx *sqlx.Tx) error {
-	// The import id is a number of ours: it is written into the statements.
-	insert := func(n int) string {
-		row := fmt.Sprintf("(?, %d, ?)", im.importID)
-		return `INSERT OR REPLACE INTO profiles (panelist_id, import_id, answers) VALUES ` +
-			strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-	}
-	for _, p := range []struct {
-		stmt **sql.Stmt
-		sql  string
-	}{
-		{&im.insertOne, insert(1)},
-		{&im.insertMany, insert(profileBatch)},
-		// A short batch repeats its last id, which IN ignores.
-		{&im.lookup, `SELECT panelist_id, import_id, answers FROM profiles WHERE panelist_id IN (` + placeholders(profileBatch) + `)`},
-	} {
-		stmt, err := tx.PrepareContext(im.ctx, p.sql)
-		if err != nil {
-			im.closeStatements()
-			return fmt.Errorf("prepare: %w", err)
-		}
-		*p.stmt = stmt
-	}
+// prepare makes the import's buffers.
+func (im *profileImport) prepare() {
 	im.batch = make([]profileGroup, 0, profileBatch)
 	im.stored = make(map[string]storedProfile, profileBatch)
-	im.args = make([]any, 0, 2*profileBatch)
-	return nil
-}
-
-func (im *profileImport) closeStatements() {
-	for _, s := range []*sql.Stmt{im.lookup, im.insertOne, im.insertMany} {
-		if s != nil {
-			s.Close()
-		}
-	}
+	im.args = make([]any, 0, profileBatch)
+	im.rows = make([]profileRow, 0, profileBatch)
 }
 
 // report says what the import read and, if it was committed, wrote.

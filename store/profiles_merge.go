@@ -8,7 +8,8 @@ import (
 
 // A profile import writes a batch of panelists at a time: their stored
 // rows are read (when they may exist), each merged with the panelist's
-// records in the file, and the merged rows written with one INSERT.
+// records in the file, and the merged rows handed to the dialect's
+// profileLoader at once.
 
 // storedProfile is a panelist's row before the batch is written.
 type storedProfile struct {
@@ -42,51 +43,25 @@ func (im *profileImport) writeBatch() error {
 	if im.badLines > 0 {
 		return nil
 	}
-	row := func(i int) []any {
-		start := 0
-		if i > 0 {
-			start = im.ends[i-1]
-		}
-		return []any{batch[i].panelistID, im.buf[start:im.ends[i]]}
-	}
-	if len(batch) == profileBatch {
-		im.args = im.args[:0]
-		for i := range batch {
-			im.args = append(im.args, row(i)...)
-		}
-		if _, err := im.insertMany.ExecContext(im.ctx, im.args...); err != nil {
-			return fmt.Errorf("write panelist %s: %w", batch[0].panelistID, err)
-		}
-		return nil
-	}
+	im.rows = im.rows[:0]
+	start := 0
 	for i := range batch {
-		if _, err := im.insertOne.ExecContext(im.ctx, row(i)...); err != nil {
-			return fmt.Errorf("write panelist %s: %w", batch[i].panelistID, err)
-		}
+		im.rows = append(im.rows, profileRow{batch[i].panelistID, im.buf[start:im.ends[i]]})
+		start = im.ends[i]
 	}
-	return nil
+	return im.loader.write(im.ctx, im.rows)
 }
 
-// lookUp reads the stored rows of the batch's panelists into im.stored.
+// lookUp reads the stored rows of the batch's panelists into im.stored:
+// as this import wrote them, when it may have (its file is out of
+// order).
 func (im *profileImport) lookUp(batch []profileGroup) error {
 	im.args = im.args[:0]
 	for i := range profileBatch {
 		im.args = append(im.args, batch[min(i, len(batch)-1)].panelistID)
 	}
-	rows, err := im.lookup.QueryContext(im.ctx, im.args...)
+	err := im.loader.lookUp(im.ctx, im.args, !im.sorted, func(id string, st storedProfile) { im.stored[id] = st })
 	if err != nil {
-		return fmt.Errorf("look up stored profiles: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var st storedProfile
-		if err := rows.Scan(&id, &st.importID, &st.answers); err != nil {
-			return fmt.Errorf("look up stored profiles: %w", err)
-		}
-		im.stored[id] = st
-	}
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("look up stored profiles: %w", err)
 	}
 	return nil

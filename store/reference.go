@@ -31,23 +31,29 @@ func (s *Store) SaveReference(ctx context.Context, ref Reference) error {
 			}
 		}
 		for _, c := range ref.Countries {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO countries (country_id, code, name, region) VALUES (?, ?, ?, ?)`,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO countries (country_id, code, name, region) VALUES (?, ?, ?, ?)
+				ON CONFLICT (country_id) DO UPDATE SET code = excluded.code, name = excluded.name, region = excluded.region`,
 				c.ID, c.Code, c.Name, c.RegionName); err != nil {
 				return fmt.Errorf("country %d: %w", c.ID, err)
 			}
 		}
 		for _, l := range ref.Locales {
 			if _, err := tx.ExecContext(ctx, `
-				INSERT OR REPLACE INTO locales (locale_id, country_id, name, name_translation, locale, short_locale,
+				INSERT INTO locales (locale_id, country_id, name, name_translation, locale, short_locale,
 					country_default, country_name, country_code, region)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (locale_id) DO UPDATE SET country_id = excluded.country_id, name = excluded.name,
+					name_translation = excluded.name_translation, locale = excluded.locale, short_locale = excluded.short_locale,
+					country_default = excluded.country_default, country_name = excluded.country_name,
+					country_code = excluded.country_code, region = excluded.region`,
 				l.ID, l.CountryID, l.Name, l.NameTranslation, l.Locale, l.ShortLocale,
 				l.CountryDefault, l.CountryName, l.CountryCode, l.RegionName); err != nil {
 				return fmt.Errorf("locale %d: %w", l.ID, err)
 			}
 		}
 		for _, st := range ref.Statuses {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO survey_statuses (status_id, name) VALUES (?, ?)`,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO survey_statuses (status_id, name) VALUES (?, ?)
+				ON CONFLICT (status_id) DO UPDATE SET name = excluded.name`,
 				st.ID, st.StatusName); err != nil {
 				return fmt.Errorf("status %d: %w", st.ID, err)
 			}

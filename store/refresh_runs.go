@@ -60,16 +60,17 @@ func (s *Store) RecordFailure(ctx context.Context, run Run, endpoint string, cau
 
 // insertRun adds run to the refresh log and returns its id.
 func insertRun(ctx context.Context, tx *sqlx.Tx, run Run, ok bool, msg, endpoint string) (int64, error) {
-	res, err := tx.ExecContext(ctx, `
+	var runID int64
+	err := tx.GetContext(ctx, &runID, `
 		INSERT INTO refresh_runs (dataset, started_at, finished_at, ok, requests, failed_requests, error, endpoint,
 			malformed, malformed_first)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id`,
 		run.Dataset, run.StartedAt, run.FinishedAt, ok, run.Requests, run.FailedRequests, msg, endpoint,
 		run.MalformedCount, run.MalformedFirst)
 	if err != nil {
 		return 0, fmt.Errorf("record refresh run: %w", err)
 	}
-	return res.LastInsertId()
+	return runID, nil
 }
 
 // markCurrent makes runID the dataset's current snapshot.

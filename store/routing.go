@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ func (s *Store) RoutingKeys(ctx context.Context, now time.Time) ([]RoutingKey, e
 func (s *Store) FirstRoutingKey(ctx context.Context, secret []byte, now time.Time) (RoutingKey, error) {
 	var key RoutingKey
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		if err := s.dialect.serialize(ctx, tx, "routing keys"); err != nil {
+			return err
+		}
 		var keys []RoutingKey
 		if err := tx.SelectContext(ctx, &keys, routingKeysQuery, now); err != nil {
 			return err
@@ -47,13 +51,8 @@ func (s *Store) FirstRoutingKey(ctx context.Context, secret []byte, now time.Tim
 			key = keys[0]
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?)`, secret, now)
-		if err != nil {
-			return err
-		}
 		key = RoutingKey{Secret: secret, CreatedAt: now}
-		key.ID, err = res.LastInsertId()
-		return err
+		return tx.GetContext(ctx, &key.ID, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?) RETURNING key_id`, secret, now)
 	})
 	if err != nil {
 		return RoutingKey{}, fmt.Errorf("first routing key: %w", err)
@@ -67,16 +66,14 @@ func (s *Store) FirstRoutingKey(ctx context.Context, secret []byte, now time.Tim
 func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Time, grace time.Duration) (RoutingKey, error) {
 	key := RoutingKey{Secret: secret, CreatedAt: now}
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		if err := s.dialect.serialize(ctx, tx, "routing keys"); err != nil {
+			return err
+		}
 		until := now.Add(grace)
 		if _, err := tx.ExecContext(ctx, `UPDATE routing_keys SET expires_at = ? WHERE expires_at IS NULL OR expires_at > ?`, until, until); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?)`, secret, now)
-		if err != nil {
-			return err
-		}
-		key.ID, err = res.LastInsertId()
-		return err
+		return tx.GetContext(ctx, &key.ID, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?) RETURNING key_id`, secret, now)
 	})
 	if err != nil {
 		return RoutingKey{}, fmt.Errorf("rotate routing key: %w", err)
@@ -90,7 +87,7 @@ func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDe
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `
 			INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason)
-			VALUES (?, ?, NULLIF(?, 0), NULLIF(?, 0), ?, ?)`)
+			VALUES (?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -147,7 +144,7 @@ func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int
 		return nil, 0, fmt.Errorf("count routing decisions: %w", err)
 	}
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt64
 	}
 	var out []domain.RoutingDecision
 	err := s.reader.SelectContext(ctx, &out, `
@@ -165,8 +162,9 @@ func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int
 // were sent to it.
 func (s *Store) RoutingCounts(ctx context.Context, subsampleID int64, since time.Time) (clicks, redirects int, err error) {
 	err = s.reader.QueryRowxContext(ctx, `
-		SELECT (SELECT COUNT(*) FROM routing_decisions WHERE intended_subsample = ?1 AND at >= ?2),
-			(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ?1 AND at >= ?2)`, subsampleID, since.UTC()).Scan(&clicks, &redirects)
+		SELECT (SELECT COUNT(*) FROM routing_decisions WHERE intended_subsample = ? AND at >= ?),
+			(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ? AND at >= ?)`,
+		subsampleID, since.UTC(), subsampleID, since.UTC()).Scan(&clicks, &redirects)
 	if err != nil {
 		return 0, 0, fmt.Errorf("routing counts of subsample %d: %w", subsampleID, err)
 	}

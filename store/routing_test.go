@@ -2,133 +2,172 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
 // TestRoutingKeyRotation: the newest key signs; a rotation keeps the
 // previous keys valid for the grace period only.
 func TestRoutingKeyRotation(t *testing.T) {
-	s, ctx := openTemp(t), context.Background()
-	ids := func(at time.Time) []int64 {
-		keys, err := s.RoutingKeys(ctx, at)
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s, ctx := open(t, db), context.Background()
+		ids := func(at time.Time) []int64 {
+			keys, err := s.RoutingKeys(ctx, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int64
+			for _, k := range keys {
+				out = append(out, k.ID)
+			}
+			return out
+		}
+		if got := ids(t0); got != nil {
+			t.Fatalf("a new database has keys %v", got)
+		}
+		first, err := s.RotateRoutingKey(ctx, []byte("first secret"), t0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []int64
-		for _, k := range keys {
-			out = append(out, k.ID)
+		second, err := s.RotateRoutingKey(ctx, []byte("second secret"), t0.Add(time.Hour), 24*time.Hour)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
-	}
-	if got := ids(t0); got != nil {
-		t.Fatalf("a new database has keys %v", got)
-	}
-	first, err := s.RotateRoutingKey(ctx, []byte("first secret"), t0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := s.RotateRoutingKey(ctx, []byte("second secret"), t0.Add(time.Hour), 24*time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := ids(t0.Add(2*time.Hour)), []int64{second.ID, first.ID}; !slices.Equal(got, want) {
-		t.Errorf("within the grace period: keys %v, want %v (newest first)", got, want)
-	}
-	if got, want := ids(t0.Add(26*time.Hour)), []int64{second.ID}; !slices.Equal(got, want) {
-		t.Errorf("after the grace period: keys %v, want %v", got, want)
-	}
-	keys, _ := s.RoutingKeys(ctx, t0.Add(2*time.Hour))
-	if string(keys[0].Secret) != "second secret" || keys[0].ExpiresAt != nil {
-		t.Errorf("signing key = %+v, want the second, with no end", keys[0])
-	}
-	// A rotation without grace ends every earlier key at once.
-	third, _ := s.RotateRoutingKey(ctx, []byte("third secret"), t0.Add(3*time.Hour), 0)
-	if got, want := ids(t0.Add(3*time.Hour)), []int64{third.ID}; !slices.Equal(got, want) {
-		t.Errorf("after a rotation without grace: keys %v, want %v", got, want)
-	}
+		if got, want := ids(t0.Add(2*time.Hour)), []int64{second.ID, first.ID}; !slices.Equal(got, want) {
+			t.Errorf("within the grace period: keys %v, want %v (newest first)", got, want)
+		}
+		if got, want := ids(t0.Add(26*time.Hour)), []int64{second.ID}; !slices.Equal(got, want) {
+			t.Errorf("after the grace period: keys %v, want %v", got, want)
+		}
+		keys, _ := s.RoutingKeys(ctx, t0.Add(2*time.Hour))
+		if string(keys[0].Secret) != "second secret" || keys[0].ExpiresAt != nil {
+			t.Errorf("signing key = %+v, want the second, with no end", keys[0])
+		}
+		// A rotation without grace ends every earlier key at once.
+		third, _ := s.RotateRoutingKey(ctx, []byte("third secret"), t0.Add(3*time.Hour), 0)
+		if got, want := ids(t0.Add(3*time.Hour)), []int64{third.ID}; !slices.Equal(got, want) {
+			t.Errorf("after a rotation without grace: keys %v, want %v", got, want)
+		}
+	})
 }
 
 // TestRoutingRecord: decisions are kept with their subsamples, filtered,
 // counted per subsample and pruned with the refresh log.
 func TestRoutingRecord(t *testing.T) {
-	s, ctx := openTemp(t), context.Background()
-	decisions := []domain.RoutingDecision{
-		{At: t0, PanelistID: "P1", Intended: 100, Chosen: 100, Outcome: domain.RoutedIntended, Reason: "sent as invited"},
-		{At: t0.Add(time.Minute), PanelistID: "P2", Intended: 100, Chosen: 200, Outcome: domain.RoutedNext, Reason: "100 is full"},
-		{At: t0.Add(2 * time.Minute), PanelistID: "P1", Chosen: 100, Outcome: domain.RoutedNext, Reason: "best"},
-		{At: t0.Add(3 * time.Minute), PanelistID: "P3", Outcome: domain.RoutedNone, Reason: "no survey"},
-	}
-	if err := s.RecordRoutings(ctx, decisions); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		name   string
-		filter store.RoutingFilter
-		want   []string // reasons, newest first
-	}{
-		{"all", store.RoutingFilter{}, []string{"no survey", "best", "100 is full", "sent as invited"}},
-		{"panelist", store.RoutingFilter{PanelistID: "P1"}, []string{"best", "sent as invited"}},
-		{"subsample, intended or chosen", store.RoutingFilter{SubsampleID: 200}, []string{"100 is full"}},
-		{"outcome", store.RoutingFilter{Outcome: domain.RoutedNone}, []string{"no survey"}},
-		{"time", store.RoutingFilter{Since: t0.Add(time.Minute), Until: t0.Add(3 * time.Minute)}, []string{"best", "100 is full"}},
-	} {
-		got, total, err := s.Routings(ctx, tt.filter, 0, 0)
-		if err != nil {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s, ctx := open(t, db), context.Background()
+		decisions := []domain.RoutingDecision{
+			{At: t0, PanelistID: "P1", Intended: 100, Chosen: 100, Outcome: domain.RoutedIntended, Reason: "sent as invited"},
+			{At: t0.Add(time.Minute), PanelistID: "P2", Intended: 100, Chosen: 200, Outcome: domain.RoutedNext, Reason: "100 is full"},
+			{At: t0.Add(2 * time.Minute), PanelistID: "P1", Chosen: 100, Outcome: domain.RoutedNext, Reason: "best"},
+			{At: t0.Add(3 * time.Minute), PanelistID: "P3", Outcome: domain.RoutedNone, Reason: "no survey"},
+		}
+		if err := s.RecordRoutings(ctx, decisions); err != nil {
 			t.Fatal(err)
 		}
-		var reasons []string
-		for _, d := range got {
-			reasons = append(reasons, d.Reason)
+		for _, tt := range []struct {
+			name   string
+			filter store.RoutingFilter
+			want   []string // reasons, newest first
+		}{
+			{"all", store.RoutingFilter{}, []string{"no survey", "best", "100 is full", "sent as invited"}},
+			{"panelist", store.RoutingFilter{PanelistID: "P1"}, []string{"best", "sent as invited"}},
+			{"subsample, intended or chosen", store.RoutingFilter{SubsampleID: 200}, []string{"100 is full"}},
+			{"outcome", store.RoutingFilter{Outcome: domain.RoutedNone}, []string{"no survey"}},
+			{"time", store.RoutingFilter{Since: t0.Add(time.Minute), Until: t0.Add(3 * time.Minute)}, []string{"best", "100 is full"}},
+		} {
+			got, total, err := s.Routings(ctx, tt.filter, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var reasons []string
+			for _, d := range got {
+				reasons = append(reasons, d.Reason)
+			}
+			if !slices.Equal(reasons, tt.want) || total != len(tt.want) {
+				t.Errorf("%s: %v (%d in all), want %v", tt.name, reasons, total, tt.want)
+			}
 		}
-		if !slices.Equal(reasons, tt.want) || total != len(tt.want) {
-			t.Errorf("%s: %v (%d in all), want %v", tt.name, reasons, total, tt.want)
+		page, total, _ := s.Routings(ctx, store.RoutingFilter{}, 2, 1)
+		if len(page) != 2 || page[0].Reason != "best" || total != 4 {
+			t.Errorf("second page of 2: %+v (%d in all)", page, total)
 		}
-	}
-	page, total, _ := s.Routings(ctx, store.RoutingFilter{}, 2, 1)
-	if len(page) != 2 || page[0].Reason != "best" || total != 4 {
-		t.Errorf("second page of 2: %+v (%d in all)", page, total)
-	}
-	if d := page[1]; d.PanelistID != "P2" || d.Intended != 100 || d.Chosen != 200 || d.Outcome != domain.RoutedNext || !d.At.Equal(t0.Add(time.Minute)) {
-		t.Errorf("a decision read back = %+v", d)
-	}
-	clicks, redirects, err := s.RoutingCounts(ctx, 100, t0.Add(time.Minute))
-	if err != nil || clicks != 1 || redirects != 1 {
-		t.Errorf("subsample 100 since the second minute: %d clicks, %d redirects, %v; want 1 and 1", clicks, redirects, err)
-	}
-	if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(2*time.Hour+90*time.Second), 5), 2*time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	if _, total, _ := s.Routings(ctx, store.RoutingFilter{}, 0, 0); total != 2 {
-		t.Errorf("after a refresh keeping two hours: %d decisions, want the 2 of the last two hours", total)
-	}
+		if d := page[1]; d.PanelistID != "P2" || d.Intended != 100 || d.Chosen != 200 || d.Outcome != domain.RoutedNext || !d.At.Equal(t0.Add(time.Minute)) {
+			t.Errorf("a decision read back = %+v", d)
+		}
+		clicks, redirects, err := s.RoutingCounts(ctx, 100, t0.Add(time.Minute))
+		if err != nil || clicks != 1 || redirects != 1 {
+			t.Errorf("subsample 100 since the second minute: %d clicks, %d redirects, %v; want 1 and 1", clicks, redirects, err)
+		}
+		if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(2*time.Hour+90*time.Second), 5), 2*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if _, total, _ := s.Routings(ctx, store.RoutingFilter{}, 0, 0); total != 2 {
+			t.Errorf("after a refresh keeping two hours: %d decisions, want the 2 of the last two hours", total)
+		}
+	})
 }
 
 // TestFirstRoutingKeyIsMadeOnce: many first uses at once make one key,
 // and none retires another.
 func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {
-	s, ctx := openTemp(t), context.Background()
-	ids := make(chan int64, 8)
-	for i := range 8 {
-		go func() {
-			key, err := s.FirstRoutingKey(ctx, []byte{byte(i)}, t0)
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s, ctx := open(t, db), context.Background()
+		ids := make(chan int64, 8)
+		for i := range 8 {
+			go func() {
+				key, err := s.FirstRoutingKey(ctx, []byte{byte(i)}, t0)
+				if err != nil {
+					t.Error(err)
+				}
+				ids <- key.ID
+			}()
+		}
+		first := <-ids
+		for range 7 {
+			if id := <-ids; id != first {
+				t.Errorf("first uses made keys %d and %d", first, id)
+			}
+		}
+		if keys, _ := s.RoutingKeys(ctx, t0.Add(time.Hour)); len(keys) != 1 || keys[0].ExpiresAt != nil {
+			t.Errorf("after 8 first uses: keys %+v, want one, current", keys)
+		}
+	})
+}
+
+// TestInstancesMakeOneFirstRoutingKey: instances on one PostgreSQL
+// database asking for the first key at once all get the same one.
+func TestInstancesMakeOneFirstRoutingKey(t *testing.T) {
+	ctx := context.Background()
+	target := storetest.PostgresURL(t)
+	a, b := openAt(t, target), openAt(t, target)
+	keys := make([]store.RoutingKey, 8)
+	var wg sync.WaitGroup
+	for i := range keys {
+		s := []*store.Store{a, b}[i%2]
+		wg.Go(func() {
+			key, err := s.FirstRoutingKey(ctx, []byte(fmt.Sprintf("secret of instance %d", i)), t0)
 			if err != nil {
 				t.Error(err)
 			}
-			ids <- key.ID
-		}()
+			keys[i] = key
+		})
 	}
-	first := <-ids
-	for range 7 {
-		if id := <-ids; id != first {
-			t.Errorf("first uses made keys %d and %d", first, id)
+	wg.Wait()
+	for i, k := range keys {
+		if k.ID != keys[0].ID || string(k.Secret) != string(keys[0].Secret) {
+			t.Errorf("instance %d got key %d (%q), instance 0 key %d (%q); want one key for all", i, k.ID, k.Secret, keys[0].ID, keys[0].Secret)
 		}
 	}
-	if keys, _ := s.RoutingKeys(ctx, t0.Add(time.Hour)); len(keys) != 1 || keys[0].ExpiresAt != nil {
-		t.Errorf("after 8 first uses: keys %+v, want one, current", keys)
+	valid, err := a.RoutingKeys(ctx, t0)
+	if err != nil || len(valid) != 1 {
+		t.Errorf("keys valid after the first uses: %d, %v; want 1", len(valid), err)
 	}
 }

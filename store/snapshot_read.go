@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -53,7 +52,7 @@ const subsampleRowsQuery = `
 		COALESCE(l.status, s.status) AS status, s.status AS summary_status, COALESCE(l.status, '') AS live_status,
 		s.country_code, s.country_name,
 		COALESCE(l.field_start, s.field_start) AS field_start, COALESCE(l.field_end, s.field_end) AS field_end,
-		l.subsample_id IS NOT NULL AS live, COALESCE(l.api_compatible, 0) AS api_compatible,
+		l.subsample_id IS NOT NULL AS live, COALESCE(l.api_compatible, false) AS api_compatible,
 		COALESCE(l.currency, '') AS currency, l.cpi, l.expected_loi, l.expected_incidence,
 		COALESCE(l.research_type, '') AS research_type, l.research_type_id,
 		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error,
@@ -65,7 +64,7 @@ const subsampleRowsQuery = `
 	SELECT l.subsample_id, l.event_id, l.name, l.event_name, l.status, '', l.status,
 		COALESCE((SELECT code FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
 		COALESCE((SELECT name FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
-		l.field_start, l.field_end, 1, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
+		l.field_start, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
 		l.research_type, l.research_type_id,
 		f.quotas_ok, COALESCE(f.quotas_error, ''), f.rules_ok, COALESCE(f.rules_error, ''), ''
 	FROM live_subsamples l
@@ -81,10 +80,10 @@ func (s *Store) SubsampleRows(ctx context.Context) ([]SubsampleRow, error) {
 // subsampleRows reads every subsample, or only subsampleID when it is not 0.
 func subsampleRows(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) ([]SubsampleRow, error) {
 	var rows []SubsampleRow
-	query := `SELECT * FROM (` + subsampleRowsQuery + `) ORDER BY event_id, subsample_id`
+	query := `SELECT * FROM (` + subsampleRowsQuery + `) AS s ORDER BY event_id, subsample_id`
 	args := []any{}
 	if subsampleID != 0 {
-		query = `SELECT * FROM (` + subsampleRowsQuery + `) WHERE subsample_id = ?`
+		query = `SELECT * FROM (` + subsampleRowsQuery + `) AS s WHERE subsample_id = ?`
 		args = append(args, subsampleID)
 	}
 	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
@@ -208,7 +207,7 @@ type Snapshot struct {
 // two snapshots in one answer.
 func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, error) {
 	var d Snapshot
-	tx, err := s.reader.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return d, fmt.Errorf("read snapshot: %w", err)
 	}

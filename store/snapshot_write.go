@@ -76,21 +76,28 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 		if err := w.preload(ctx, tx); err != nil {
 			return err
 		}
+		details := make([]subsampleDetail, 0, len(snap.Live))
+		listed := make(map[int64]bool, len(snap.Live))
 		for _, live := range snap.Live {
+			if listed[live.SubsampleID] {
+				continue // listed twice: its details are the same
+			}
+			listed[live.SubsampleID] = true
 			d, ok := snap.Details[live.SubsampleID]
 			if !ok {
 				d = SubsampleDetail{FetchedAt: snap.FinishedAt, QuotasErr: errNotFetched, RulesErr: errNotFetched}
 			}
-			if err := w.write(ctx, live.SubsampleID, d); err != nil {
-				return fmt.Errorf("subsample %d: %w", live.SubsampleID, err)
-			}
+			details = append(details, subsampleDetail{live.SubsampleID, d})
+		}
+		if err := w.write(ctx, details); err != nil {
+			return err
 		}
 		for _, table := range []string{"quotas", "eligibility_rules", "subsample_fetches"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE subsample_id NOT IN (SELECT subsample_id FROM live_subsamples)`); err != nil {
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
 		}
-		if err := replaceStates(ctx, tx, runID, snap.States, snap.Detect); err != nil {
+		if err := replaceStates(ctx, tx, s.dialect, runID, snap.States, snap.Detect); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {
@@ -124,7 +131,7 @@ func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d Su
 			return err
 		}
 		defer w.close()
-		if err := w.write(ctx, subsampleID, d); err != nil {
+		if err := w.write(ctx, []subsampleDetail{{subsampleID, d}}); err != nil {
 			return err
 		}
 		return bumpVersion(ctx, tx)
@@ -185,24 +192,18 @@ func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []domain.Subsa
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsamples`); err != nil {
 		return err
 	}
-	stmt, err := tx.PreparexContext(ctx, `
-		INSERT INTO subsamples (subsample_id, event_id, name, status, billing_entity,
-			country_id, country_code, country_name, country_region, field_start, field_end)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (subsample_id) DO NOTHING`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
+	ins := newInserter(tx, "subsamples", `subsample_id, event_id, name, status, billing_entity,
+			country_id, country_code, country_name, country_region, field_start, field_end`,
+		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id) DO NOTHING`)
+	defer ins.close()
 	for _, s := range summaries {
-		_, err := stmt.ExecContext(ctx, s.SubsampleID, s.EventID, s.SubsampleName, s.SubsampleStatus, s.BillingEntity,
+		if err := ins.add(ctx, s.SubsampleID, s.EventID, s.SubsampleName, s.SubsampleStatus, s.BillingEntity,
 			s.Country.ID, s.Country.Code, s.Country.Name, s.Country.RegionName,
-			nullTime(s.FieldStartDate.Time), nullTime(s.FieldEndDate.Time))
-		if err != nil {
-			return fmt.Errorf("subsample %d: %w", s.SubsampleID, err)
+			nullTime(s.FieldStartDate.Time), nullTime(s.FieldEndDate.Time)); err != nil {
+			return err
 		}
 	}
-	return nil
+	return ins.flush(ctx)
 }
 
 // keepUnreadable records on each subsample that is not decided on for a
@@ -249,35 +250,34 @@ func replaceLive(ctx context.Context, tx *sqlx.Tx, live []domain.LiveSubsample, 
 			return err
 		}
 	}
-	stmts, err := prepareAll(ctx, tx,
-		`INSERT INTO live_subsamples (subsample_id, event_id, event_name, name, status,
+	insLive := newInserter(tx, "live_subsamples", `subsample_id, event_id, event_name, name, status,
 			job_book_id, billing_entity, primary_manager, secondary_manager, contact_email, group_id,
 			allow_desktop, allow_mobile, allow_tablet, field_start, field_end,
 			api_compatible, requires_flash, child_survey, collect_pii, facial_coding,
 			sample_category_id, sample_sub_category_id, research_type, research_type_id, interview_type,
 			expected_loi, expected_incidence, currency, cpi, auto_increment, feasibility_id,
-			automation, marketplace_enabled, need_recontact)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (subsample_id) DO NOTHING`,
-		`INSERT INTO live_categories (subsample_id, position, main_id, main, generic_id, generic, category_id, category)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		`INSERT INTO live_countries (subsample_id, position, country_id, code, name, region)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		`INSERT INTO live_locales (subsample_id, position, locale, live_link, testing_link)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		`INSERT INTO categories (category_id, category, generic_id, generic, main_id, main, last_seen_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (category_id) DO UPDATE SET category = excluded.category,
+			automation, marketplace_enabled, need_recontact`,
+		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`ON CONFLICT (subsample_id) DO NOTHING`)
+	insCategory := newInserter(tx, "live_categories", `subsample_id, position, main_id, main, generic_id, generic, category_id, category`,
+		`(?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`)
+	insCountry := newInserter(tx, "live_countries", `subsample_id, position, country_id, code, name, region`,
+		`(?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`)
+	insLocale := newInserter(tx, "live_locales", `subsample_id, position, locale, live_link, testing_link`,
+		`(?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`)
+	upsertCategory := newInserter(tx, "categories", `category_id, category, generic_id, generic, main_id, main, last_seen_at`,
+		`(?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (category_id) DO UPDATE SET category = excluded.category,
 			generic_id = excluded.generic_id, generic = excluded.generic,
-			main_id = excluded.main_id, main = excluded.main, last_seen_at = excluded.last_seen_at`,
-	)
-	if err != nil {
-		return err
-	}
-	defer closeAll(stmts)
-	insLive, insCategory, insCountry, insLocale, upsertCategory := stmts[0], stmts[1], stmts[2], stmts[3], stmts[4]
+			main_id = excluded.main_id, main = excluded.main, last_seen_at = excluded.last_seen_at`)
+	all := []*inserter{insLive, insCategory, insCountry, insLocale, upsertCategory}
+	defer closeInserters(all...)
+	// The category tree: each category once, as the last subsample
+	// listing it names it (an upsert may not write a row twice in one
+	// statement).
+	tree := map[int64]domain.Category{}
+	var treeOrder []int64
 	for _, l := range live {
-		_, err := insLive.ExecContext(ctx, l.SubsampleID, l.EventID, l.EventName, l.SubsampleName, l.SubsampleStatus,
+		err := insLive.add(ctx, l.SubsampleID, l.EventID, l.EventName, l.SubsampleName, l.SubsampleStatus,
 			l.JobBookID, l.BillingEntity, l.PrimaryProjectManager, l.SecondaryProjectManager, l.ContactEmailAddress, l.GroupID,
 			l.AllowDesktop, l.AllowMobile, l.AllowTablet, nullTime(l.FieldStartDate.Time), nullTime(l.FieldEndDate.Time),
 			l.SurveyAPICompatibility, l.RequiresFlash, l.ChildSurvey, l.CollectPII, l.FacialCoding,
@@ -286,38 +286,48 @@ func replaceLive(ctx context.Context, tx *sqlx.Tx, live []domain.LiveSubsample, 
 			rawJSON(l.CompletesAutoIncrementSchedule), l.FeasibilityID,
 			l.Automation, l.MarketplaceEnabled, l.NeedRecontact)
 		if err != nil {
-			return fmt.Errorf("subsample %d: %w", l.SubsampleID, err)
+			return err
 		}
 		for i, c := range l.Categories {
-			if _, err := insCategory.ExecContext(ctx, l.SubsampleID, i, c.MainCategoryID, c.MainCategory,
+			if err := insCategory.add(ctx, l.SubsampleID, i, c.MainCategoryID, c.MainCategory,
 				c.GenericCategoryID, c.GenericCategory, c.CategoryID, c.Category); err != nil {
-				return fmt.Errorf("categories of subsample %d: %w", l.SubsampleID, err)
+				return err
 			}
 			if c.CategoryID != 0 {
-				if _, err := upsertCategory.ExecContext(ctx, c.CategoryID, c.Category, c.GenericCategoryID,
-					c.GenericCategory, c.MainCategoryID, c.MainCategory, seenAt); err != nil {
-					return fmt.Errorf("category %d: %w", c.CategoryID, err)
+				if _, ok := tree[c.CategoryID]; !ok {
+					treeOrder = append(treeOrder, c.CategoryID)
 				}
+				tree[c.CategoryID] = c
 			}
 		}
 		for i, c := range l.Countries {
-			if _, err := insCountry.ExecContext(ctx, l.SubsampleID, i, c.ID, c.Code, c.Name, c.RegionName); err != nil {
-				return fmt.Errorf("countries of subsample %d: %w", l.SubsampleID, err)
+			if err := insCountry.add(ctx, l.SubsampleID, i, c.ID, c.Code, c.Name, c.RegionName); err != nil {
+				return err
 			}
 		}
 		for i, loc := range l.Locales {
-			if _, err := insLocale.ExecContext(ctx, l.SubsampleID, i, loc.Name, loc.LiveEntryLink, loc.TestingEntryLink); err != nil {
-				return fmt.Errorf("locales of subsample %d: %w", l.SubsampleID, err)
+			if err := insLocale.add(ctx, l.SubsampleID, i, loc.Name, loc.LiveEntryLink, loc.TestingEntryLink); err != nil {
+				return err
 			}
 		}
 	}
-	return nil
+	for _, id := range treeOrder {
+		c := tree[id]
+		if err := upsertCategory.add(ctx, c.CategoryID, c.Category, c.GenericCategoryID,
+			c.GenericCategory, c.MainCategoryID, c.MainCategory, seenAt); err != nil {
+			return err
+		}
+	}
+	return flushAll(ctx, all...)
 }
 
-// detailWriter writes subsamples' quotas, rules and fetch state with
-// statements prepared once per transaction.
+// detailWriter writes subsamples' quotas, rules and fetch state, their
+// rows batchRows at a time (inserter), after deleting the quotas and
+// rules their fetches replace, many subsamples a statement.
 type detailWriter struct {
-	delQuotas, insQuota, delRules, insRule, upsertFetch, insHistory, currentCounts *sqlx.Stmt
+	tx                              *sqlx.Tx
+	quotas, rules, fetches, history *inserter
+	currentCounts                   *sqlx.Stmt
 	// preloaded holds every subsample's current counts when a whole
 	// snapshot is written, read in one query instead of one a subsample.
 	preloaded map[int64]map[int64]quotaCounts
@@ -330,32 +340,40 @@ type quotaCounts struct {
 }
 
 func newDetailWriter(ctx context.Context, tx *sqlx.Tx) (*detailWriter, error) {
-	stmts, err := prepareAll(ctx, tx,
-		`DELETE FROM quotas WHERE subsample_id = ?`,
-		`INSERT INTO quotas (subsample_id, quota_id, position, table_id, table_name, quota_name, quota_type,
+	currentCounts, err := tx.PreparexContext(ctx, `SELECT quota_id, achieved, remaining_exclusive, remaining_shared FROM quotas WHERE subsample_id = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	w := &detailWriter{tx: tx, currentCounts: currentCounts,
+		quotas: newInserter(tx, "quotas", `subsample_id, quota_id, position, table_id, table_name, quota_name, quota_type,
 			subsample_status, achieved, remaining_exclusive, remaining_shared, actual_incidence,
-			actual_conversion, actual_abandon, estimated_incidence, actual_loi, estimated_loi, questions)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (subsample_id, quota_id) DO NOTHING`,
-		`DELETE FROM eligibility_rules WHERE subsample_id = ?`,
-		`INSERT INTO eligibility_rules (subsample_id, kind, position, ref_id, name, main_category_id,
-			generic_category_id, specific_category_id, num_days, return_codes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		`INSERT INTO subsample_fetches (subsample_id, quotas_ok, quotas_error, quotas_at, rules_ok, rules_error, rules_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (subsample_id) DO UPDATE SET
+			actual_conversion, actual_abandon, estimated_incidence, actual_loi, estimated_loi, questions`,
+			`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id, quota_id) DO NOTHING`),
+		rules: newInserter(tx, "eligibility_rules", `subsample_id, kind, position, ref_id, name, main_category_id,
+			generic_category_id, specific_category_id, num_days, return_codes`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ""),
+		fetches: newInserter(tx, "subsample_fetches", `subsample_id, quotas_ok, quotas_error, quotas_at, rules_ok, rules_error, rules_at`,
+			`(?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id) DO UPDATE SET
 			quotas_ok = excluded.quotas_ok, quotas_error = excluded.quotas_error,
 			quotas_at = CASE WHEN excluded.quotas_ok THEN excluded.quotas_at ELSE subsample_fetches.quotas_at END,
 			rules_ok = excluded.rules_ok, rules_error = excluded.rules_error,
-			rules_at = CASE WHEN excluded.rules_ok THEN excluded.rules_at ELSE subsample_fetches.rules_at END`,
-		`INSERT INTO quota_history (subsample_id, quota_id, at, achieved, remaining_exclusive, remaining_shared)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		`SELECT quota_id, achieved, remaining_exclusive, remaining_shared FROM quotas WHERE subsample_id = ?`,
-	)
-	if err != nil {
-		return nil, err
+			rules_at = CASE WHEN excluded.rules_ok THEN excluded.rules_at ELSE subsample_fetches.rules_at END`),
+		history: newInserter(tx, "quota_history", `subsample_id, quota_id, at, achieved, remaining_exclusive, remaining_shared`,
+			`(?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`),
 	}
-	return &detailWriter{stmts[0], stmts[1], stmts[2], stmts[3], stmts[4], stmts[5], stmts[6], nil}, nil
+	return w, nil
+}
+
+// deleteOf deletes the rows of table of the subsamples in ids.
+func (w *detailWriter) deleteOf(ctx context.Context, table string, ids []int64) error {
+	const chunk = 500
+	for len(ids) > 0 {
+		n := min(chunk, len(ids))
+		if _, err := w.tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE subsample_id IN (`+placeholders(n)+`)`, appendIDs(nil, ids[:n])...); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
 
 // preload reads the current counts of every quota in one query.
@@ -381,7 +399,8 @@ func (w *detailWriter) preload(ctx context.Context, tx *sqlx.Tx) error {
 }
 
 func (w *detailWriter) close() {
-	closeAll([]*sqlx.Stmt{w.delQuotas, w.insQuota, w.delRules, w.insRule, w.upsertFetch, w.insHistory, w.currentCounts})
+	w.currentCounts.Close()
+	closeInserters(w.quotas, w.rules, w.fetches, w.history)
 }
 
 // previousCounts returns the counts of subsample id's quotas in the
@@ -408,52 +427,82 @@ func (w *detailWriter) previousCounts(ctx context.Context, id int64) (map[int64]
 	return counts, rows.Err()
 }
 
-func (w *detailWriter) write(ctx context.Context, id int64, d SubsampleDetail) error {
-	if d.QuotasErr == nil {
-		previous, err := w.previousCounts(ctx, id)
+// subsampleDetail is one subsample's details, to write.
+type subsampleDetail struct {
+	id int64
+	SubsampleDetail
+}
+
+// write writes the details of subsamples, each listed once: the quotas
+// and rules of each whose fetch worked replace its earlier ones, and the
+// fetch state of each is recorded.
+func (w *detailWriter) write(ctx context.Context, details []subsampleDetail) error {
+	var replaceQuotas, replaceRules []int64
+	for _, d := range details {
+		if d.QuotasErr == nil {
+			replaceQuotas = append(replaceQuotas, d.id)
+		}
+		if d.RulesErr == nil {
+			replaceRules = append(replaceRules, d.id)
+		}
+	}
+	// What changed is read before the rows it is read from go.
+	previous := make(map[int64]map[int64]quotaCounts, len(replaceQuotas))
+	for _, id := range replaceQuotas {
+		counts, err := w.previousCounts(ctx, id)
 		if err != nil {
-			return fmt.Errorf("current quotas: %w", err)
+			return fmt.Errorf("current quotas of subsample %d: %w", id, err)
 		}
-		if _, err := w.delQuotas.ExecContext(ctx, id); err != nil {
-			return fmt.Errorf("quotas: %w", err)
+		previous[id] = counts
+	}
+	if err := w.deleteOf(ctx, "quotas", replaceQuotas); err != nil {
+		return err
+	}
+	if err := w.deleteOf(ctx, "eligibility_rules", replaceRules); err != nil {
+		return err
+	}
+	for _, d := range details {
+		if err := w.add(ctx, d.id, d.SubsampleDetail, previous[d.id]); err != nil {
+			return fmt.Errorf("subsample %d: %w", d.id, err)
 		}
+	}
+	return flushAll(ctx, w.quotas, w.rules, w.fetches, w.history)
+}
+
+// add queues the rows of subsample id's details; previous are the counts
+// of its quotas before.
+func (w *detailWriter) add(ctx context.Context, id int64, d SubsampleDetail, previous map[int64]quotaCounts) error {
+	if d.QuotasErr == nil {
 		for i, q := range d.Quotas {
 			conditions, err := json.Marshal(q.Questions)
 			if err != nil {
 				return fmt.Errorf("conditions of quota %d: %w", q.QuotaID, err)
 			}
-			if _, err := w.insQuota.ExecContext(ctx, id, q.QuotaID, i, q.TableID, q.TableName, q.QuotaName, q.QuotaType,
+			if err := w.quotas.add(ctx, id, q.QuotaID, i, q.TableID, q.TableName, q.QuotaName, q.QuotaType,
 				q.SubsampleStatus, q.AchievedInterviews, q.RemainingExclusive, q.RemainingShared,
 				q.ActualClientIncidenceRate, q.ActualClientConversionRate, q.ActualClientAbandonRate,
 				q.EstimatedIncidence, q.ActualClientLOI, q.EstimatedLOI, string(conditions)); err != nil {
-				return fmt.Errorf("quota %d: %w", q.QuotaID, err)
+				return err
 			}
 			now := quotaCounts{q.AchievedInterviews, q.RemainingExclusive, q.RemainingShared}
 			if prev, ok := previous[q.QuotaID]; !ok || prev != now {
-				if _, err := w.insHistory.ExecContext(ctx, id, q.QuotaID, d.FetchedAt, now.Achieved, now.RemainingExclusive, now.RemainingShared); err != nil {
-					return fmt.Errorf("history of quota %d: %w", q.QuotaID, err)
+				if err := w.history.add(ctx, id, q.QuotaID, d.FetchedAt, now.Achieved, now.RemainingExclusive, now.RemainingShared); err != nil {
+					return err
 				}
 			}
 		}
 	}
 	if d.RulesErr == nil {
-		if _, err := w.delRules.ExecContext(ctx, id); err != nil {
-			return fmt.Errorf("eligibility rules: %w", err)
-		}
 		for i, r := range ruleRows(d.Rules) {
 			codes, _ := json.Marshal(r.ReturnCodes)
-			if _, err := w.insRule.ExecContext(ctx, id, r.Kind, i, r.RefID, r.Name, r.MainCategoryID,
+			if err := w.rules.add(ctx, id, r.Kind, i, r.RefID, r.Name, r.MainCategoryID,
 				r.GenericCategoryID, r.SpecificCategoryID, r.NumDays, string(codes)); err != nil {
-				return fmt.Errorf("eligibility rule %d: %w", i, err)
+				return err
 			}
 		}
 	}
-	_, err := w.upsertFetch.ExecContext(ctx, id, d.QuotasErr == nil, errText(d.QuotasErr), d.FetchedAt,
+	return w.fetches.add(ctx, id, d.QuotasErr == nil, errText(d.QuotasErr), d.FetchedAt,
 		d.RulesErr == nil, errText(d.RulesErr), d.FetchedAt)
-	if err != nil {
-		return fmt.Errorf("fetch state: %w", err)
-	}
-	return nil
 }
 
 func prepareAll(ctx context.Context, tx *sqlx.Tx, queries ...string) ([]*sqlx.Stmt, error) {

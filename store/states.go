@@ -22,7 +22,7 @@ type ChangeDetector func(previous, next map[int64]SubsampleState) []domain.Chang
 // replaceStates stores the states of a complete events snapshot and, with
 // detect, appends to the change feed what moved since the previous one,
 // as part of run runID.
-func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
+func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
 	var rows []struct {
 		ID int64 `db:"subsample_id"`
 		SubsampleState
@@ -40,28 +40,28 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, runID int64, states map[int
 		previous[r.ID] = r.SubsampleState
 	}
 	if detect != nil {
-		if err := appendChanges(ctx, tx, runID, detect(previous, states)); err != nil {
+		if err := appendChanges(ctx, tx, d, runID, detect(previous, states)); err != nil {
 			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsample_states`); err != nil {
 		return err
 	}
-	ins, err := tx.PreparexContext(ctx, `INSERT INTO subsample_states (subsample_id, status, sendability, event_id, country, cpi, currency,
-		field_end, quotas_read, closed_quotas, at_risk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
+	ins := newInserter(tx, "subsample_states", `subsample_id, status, sendability, event_id, country, cpi, currency,
+		field_end, quotas_read, closed_quotas, at_risk`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "")
+	defer ins.close()
 	for id, st := range states {
 		closed, err := json.Marshal(nonNilStrings(st.ClosedQuotas))
 		if err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
+		if err := ins.add(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
 			st.FieldEnd, st.QuotasRead, string(closed), st.AtRisk); err != nil {
-			return fmt.Errorf("state of subsample %d: %w", id, err)
+			return fmt.Errorf("states: %w", err)
 		}
+	}
+	if err := ins.flush(ctx); err != nil {
+		return fmt.Errorf("states: %w", err)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func (s *Store) StatusCounts(ctx context.Context) (map[string]int, error) {
 		Status string `db:"status"`
 		Count  int    `db:"n"`
 	}
-	if err := s.reader.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n FROM (SELECT status FROM (`+subsampleRowsQuery+`)) GROUP BY status`); err != nil {
+	if err := s.reader.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n FROM (`+subsampleRowsQuery+`) AS s GROUP BY status`); err != nil {
 		return nil, fmt.Errorf("status counts: %w", err)
 	}
 	out := map[string]int{}

@@ -1,12 +1,15 @@
-// Package store keeps Fieldboard's SQLite database: the provider snapshots,
-// the refresh log and the quota history. It owns every SQL statement and the
-// schema, which is created by the numbered migrations embedded below.
+// Package store keeps Fieldboard's database: the provider snapshots, the
+// refresh log, the quota history and the supplier's imports. It owns every
+// SQL statement and the schema, which is created by the numbered
+// migrations embedded below.
 //
-// SQLite allows one writer at a time, so the Store holds two pools over the
-// same file: a single-connection writer, so writes queue in Go instead of
-// failing with "database is locked", and a reader pool that WAL mode lets
-// run beside the writer. A snapshot is written in one transaction, so
-// readers see either the previous snapshot or the new one, never half.
+// The database is a SQLite file by default (one process, nothing else to
+// run) or, given a postgres:// URL, a PostgreSQL database that several
+// instances share. What differs between the two is in one place, the
+// dialect (dialect.go); the store's API is the same on both.
+//
+// A snapshot is written in one transaction, so readers see either the
+// previous snapshot or the new one, never half.
 package store
 
 import (
@@ -16,18 +19,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
-	"runtime"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/*.sql
+// migrations holds each dialect's migrations, migrations/<dialect>/NNN_name.sql:
+// the same numbers in each, bringing both to the same tables and columns.
+//
+//go:embed migrations
 var migrations embed.FS
 
 // ErrNotFound is returned when the row asked for does not exist.
@@ -43,6 +47,10 @@ func notFound(err error) error {
 
 // Store is the database. Its methods are safe for concurrent use.
 type Store struct {
+	dialect dialect
+	// writer runs every write, reader every read outside a write's
+	// transaction; on SQLite writer is a single connection (dialect_sqlite.go),
+	// on PostgreSQL they are one pool.
 	writer *sqlx.DB
 	reader *sqlx.DB
 	hot    hotStatements
@@ -81,53 +89,43 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 	return nil
 }
 
-// Open opens (creating if needed) the database file at path and brings its
-// schema up to date.
-func Open(ctx context.Context, path string) (*Store, error) {
-	if path == "" {
+// Open opens the database target names and brings its schema up to date:
+// a postgres:// or postgresql:// URL names a PostgreSQL database (which
+// must exist; its tables are created), anything else the path of a SQLite
+// file (created when missing).
+func Open(ctx context.Context, target string) (*Store, error) {
+	if target == "" {
 		return nil, errors.New("open database: no path given")
 	}
-	dsn := dataSourceName(path)
-	writer, err := sqlx.Open("sqlite", dsn)
+	d, shown, err := dialectOf(target)
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open database: %w", err)
 	}
-	writer.SetMaxOpenConns(1)
-	if err := migrate(ctx, writer); err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("migrate database %s: %w", path, err)
-	}
-	reader, err := sqlx.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	writer, reader, err := d.open(target)
 	if err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	reader.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
-	reader.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
-	st := &Store{writer: writer, reader: reader}
+	st := &Store{dialect: d, writer: writer, reader: reader}
+	if err := writer.PingContext(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open database %s: %w", shown, err)
+	}
+	if err := migrate(ctx, writer, d); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", shown, err)
+	}
 	if err := st.hot.prepare(ctx, reader); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
 	return st, nil
 }
 
-// dataSourceName builds the driver's DSN: WAL so readers never wait for the
-// writer, a busy timeout for the moments they still must, and times stored
-// as Unix milliseconds.
-func dataSourceName(path string) string {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_time_integer_format", "unix_milli")
-	q.Set("_inttotime", "1")
-	return "file:" + path + "?" + q.Encode()
-}
-
-// Close closes both pools.
+// Close closes the pools.
 func (s *Store) Close() error {
+	if s.reader == s.writer {
+		return s.writer.Close()
+	}
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
@@ -135,33 +133,46 @@ func (s *Store) Close() error {
 // migration not yet recorded in the database. Each applied migration has
 // its row, so one that lands after a higher-numbered one was applied (005
 // after 006) is still applied.
-func migrate(ctx context.Context, db *sqlx.DB) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+//
+// On PostgreSQL several instances may start at once: each migration's
+// transaction serializes on the migrations, so the second to come waits,
+// then finds it applied.
+func migrate(ctx context.Context, db *sqlx.DB, d dialect) error {
+	err := inTx(ctx, db, func(tx *sqlx.Tx) error {
+		if err := d.serialize(ctx, tx, "migrations"); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	var applied []int
 	if err := db.SelectContext(ctx, &applied, `SELECT version FROM schema_version`); err != nil {
 		return err
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	all, err := migrationsOf(d.name())
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with its number", base)
-		}
-		if slices.Contains(applied, version) {
+	for _, m := range all {
+		if slices.Contains(applied, m.version) {
 			continue
 		}
-		body, err := migrations.ReadFile(name)
+		base, version := path.Base(m.file), m.version
+		body, err := migrations.ReadFile(m.file)
 		if err != nil {
 			return err
 		}
 		err = inTx(ctx, db, func(tx *sqlx.Tx) error {
+			if err := d.serialize(ctx, tx, "migrations"); err != nil {
+				return err
+			}
+			var done int
+			if err := tx.GetContext(ctx, &done, `SELECT COUNT(*) FROM schema_version WHERE version = ?`, version); err != nil || done > 0 {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 				return err
 			}
@@ -173,6 +184,30 @@ func migrate(ctx context.Context, db *sqlx.DB) error {
 		}
 	}
 	return nil
+}
+
+// migration is one file of a dialect's migrations.
+type migration struct {
+	version int
+	file    string // its path in migrations
+}
+
+// migrationsOf lists the migrations of the dialect called name, by number.
+func migrationsOf(name string) ([]migration, error) {
+	names, err := fs.Glob(migrations, "migrations/"+name+"/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []migration
+	for _, file := range names {
+		version, err := strconv.Atoi(strings.SplitN(path.Base(file), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", file)
+		}
+		out = append(out, migration{version, file})
+	}
+	return out, nil
 }
 
 // inTx runs fn in a transaction that is committed when fn returns nil and
@@ -192,10 +227,12 @@ func inTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	return nil
 }
 
-// Checkpoint copies the write-ahead log into the database file and
-// truncates it, so the file's size is the database's size.
+// Checkpoint makes the database's files hold everything written: on
+// SQLite it copies the write-ahead log into the database file and
+// truncates it, so the file's size is the database's size; on PostgreSQL,
+// which checkpoints on its own, it does nothing.
 func (s *Store) Checkpoint(ctx context.Context) error {
-	if _, err := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if err := s.dialect.checkpoint(ctx, s.writer); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil

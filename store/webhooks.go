@@ -89,12 +89,13 @@ func (s *Store) AddWebhook(ctx context.Context, sub WebhookSubscription) (int64,
 	for i, k := range sub.Events {
 		events[i] = string(k)
 	}
-	res, err := s.writer.ExecContext(ctx, `INSERT INTO webhook_subscriptions (url, secret, events, country, created_at) VALUES (?, ?, ?, ?, ?)`,
-		sub.URL, sub.Secret, strings.Join(events, ","), sub.Country, sub.CreatedAt.UTC())
+	var id int64
+	err := s.writer.GetContext(ctx, &id, `INSERT INTO webhook_subscriptions (url, secret, events, country, created_at) VALUES (?, ?, ?, ?, ?)
+		RETURNING subscription_id`, sub.URL, sub.Secret, strings.Join(events, ","), sub.Country, sub.CreatedAt.UTC())
 	if err != nil {
 		return 0, fmt.Errorf("add webhook %s: %w", sub.URL, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // Webhooks are the subscriptions, oldest first, without their secrets.
@@ -136,27 +137,26 @@ func (s *Store) RemoveWebhook(ctx context.Context, id int64) error {
 // at now, with messageID as its webhook-id; ErrNotFound when there is no
 // such subscription.
 func (s *Store) QueueWebhookTest(ctx context.Context, id int64, messageID string, now time.Time) (int64, error) {
-	res, err := s.writer.ExecContext(ctx, `INSERT INTO webhook_deliveries (subscription_id, kind, message_id, created_at, next_attempt_at)
-		SELECT subscription_id, ?, ?, ?, ? FROM webhook_subscriptions WHERE subscription_id = ?`, domain.WebhookTest, messageID, now.UTC(), now.UTC(), id)
+	var deliveryID int64
+	err := s.writer.GetContext(ctx, &deliveryID, `INSERT INTO webhook_deliveries (subscription_id, kind, message_id, created_at, next_attempt_at)
+		SELECT subscription_id, ?, ?, ?, ? FROM webhook_subscriptions WHERE subscription_id = ? RETURNING delivery_id`,
+		domain.WebhookTest, messageID, now.UTC(), now.UTC(), id)
 	if err != nil {
-		return 0, fmt.Errorf("queue a test event for webhook %d: %w", id, err)
+		return 0, fmt.Errorf("queue a test event for webhook %d: %w", id, notFound(err))
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, fmt.Errorf("queue a test event for webhook %d: %w", id, ErrNotFound)
-	}
-	return res.LastInsertId()
+	return deliveryID, nil
 }
 
 // queueDeliveries queues, in the snapshot's transaction, a delivery of
 // each change of run runID to each enabled subscription that wants it
 // (its kinds and country), due at once. The webhook-id of a change is
 // chg_ and its id, as the feed's API numbers it.
-func queueDeliveries(ctx context.Context, tx *sqlx.Tx, runID int64) error {
+func queueDeliveries(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64) error {
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO webhook_deliveries (subscription_id, change_id, kind, message_id, created_at, next_attempt_at)
 		SELECT s.subscription_id, c.change_id, c.kind, 'chg_' || c.change_id, c.at, c.at
 		FROM changes c JOIN webhook_subscriptions s ON s.disabled_at IS NULL
-			AND (s.events = '' OR instr(',' || s.events || ',', ',' || c.kind || ',') > 0)
+			AND (s.events = '' OR `+d.findText(`',' || s.events || ','`, `',' || c.kind || ','`)+` > 0)
 			AND (s.country = '' OR s.country = c.country)
 		WHERE c.run_id = ?
 		ORDER BY c.change_id, s.subscription_id`, runID); err != nil {
@@ -192,7 +192,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 			FROM webhook_deliveries d JOIN webhook_subscriptions s USING (subscription_id)
 			LEFT JOIN changes c ON c.change_id = d.change_id
 			WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.disabled_at IS NULL
-			ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?`, now.UTC(), limit); err != nil {
+			ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?`+s.dialect.lockRows("d"), now.UTC(), limit); err != nil {
 			return err
 		}
 		for _, r := range rows {

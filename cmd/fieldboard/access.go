@@ -38,7 +38,7 @@ func subcommand(name string, args []string, choices []string, stderr io.Writer) 
 // openStoreWithName parses the flags of a subcommand that takes --db and
 // one NAME, and opens the store.
 func openStoreWithName(ctx context.Context, fs *flag.FlagSet, args []string, what string) (*store.Store, string, error) {
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+	dbPath := dbFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, "", err
 	}

@@ -20,17 +20,21 @@ import (
 )
 
 // openStore opens the database named by --db, which must exist: the
-// commands that read it never create an empty one by mistake.
+// commands that read it never create an empty SQLite file by mistake. (A
+// PostgreSQL database always exists before Fieldboard; one of a mistyped
+// name fails to connect.)
 func openStore(ctx context.Context, path string) (*store.Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("--db %s: %w (run 'fieldboard refresh' first)", path, err)
+	if !store.IsPostgres(path) {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("--db %s: %w (run 'fieldboard refresh' first)", path, err)
+		}
 	}
 	return store.Open(ctx, path)
 }
 
 func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("subsamples", "Prints every subsample of the current snapshot with its sendability, reasons, quota counts and entry links, for scripts and cron jobs.", stderr)
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	staleAfter := staleAfterFlag(fs)
 	format := fs.String("format", "json", "output format: json or csv")
 	status := fs.String("status", "", "only subsamples with this status ("+strings.Join(domain.Statuses, ", ")+")")
@@ -66,7 +70,7 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eligible", "Checks a file of panelist ids (a panelistId header line, then one id a line) against one live subsample and prints panelistId,eligible,quota,send,reasons as CSV (quota: the panelist's quota verdict from their profile; send: sendable, eligible and in an open cell).", stderr)
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	staleAfter := staleAfterFlag(fs)
 	subsample := fs.Int64("subsample", 0, "the live subsample to check against (required)")
 	panelists := fs.String("panelists", "", "CSV file of panelist ids (required; - for standard input)")
@@ -111,7 +115,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("targets", "Prints the send list of a live subsample as CSV panelistId,entryLink: every profiled panelist who may enter it now and surely fits an open quota cell, in panelist id order, with the live entry link filled for them.", stderr)
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	staleAfter := staleAfterFlag(fs)
 	subsample := fs.Int64("subsample", 0, "the live subsample (required)")
 	limit := fs.Int("limit", 0, "at most this many panelists (0: all)")

@@ -23,6 +23,13 @@ func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// dbFlag defines --db, the database every command but provider-sim
+// works on: a SQLite file, or a PostgreSQL database that several
+// instances share (store.Open).
+func dbFlag(fs *flag.FlagSet) *string {
+	return fs.String("db", "fieldboard.db", "database: a SQLite file (created when missing) or a postgres:// URL (its tables created when missing)")
+}
+
 // parse parses args, then fills every flag not given on the command line
 // from its FIELDBOARD_* environment variable.
 func parse(fs *flag.FlagSet, args []string) error {

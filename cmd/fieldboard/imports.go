@@ -43,7 +43,7 @@ func importFile[R interface {
 	BadLinesOf() ([]store.LineError, int)
 }](ctx context.Context, fs *flag.FlagSet, args []string, imp func(st *store.Store, in io.Reader) (R, error)) (R, error) {
 	var report R
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+	dbPath := dbFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return report, err
 	}

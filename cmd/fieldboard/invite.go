@@ -39,7 +39,7 @@ func parsePublicURL(raw string, required bool) (string, error) {
 
 func runInvite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("invite", "Prints an invitation link PUBLIC-URL/r/TOKEN for one panelist. When clicked, the link goes to the subsample's entry link if the panelist would still be sent there, else to their best survey now, else to the server's --no-survey-url. The token is signed (HMAC-SHA256) with the database's routing key and expires.", stderr)
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	panelist := fs.String("panelist", "", "the panelist's id (required)")
 	subsample := fs.Int64("subsample", 0, "the subsample the invitation is for; 0 lets the router choose at click time")
 	ttl := fs.Duration("ttl", defaultInviteTTL, "how long the link stays valid")
@@ -80,7 +80,7 @@ func runSecret(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	fs := newFlagSet("secret rotate", "Makes a new routing key, the one invitation links are signed with from now on. The links signed with the previous keys keep working for --grace, then stop.", stderr)
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file")
+	dbPath := dbFlag(fs)
 	grace := fs.Duration("grace", 7*24*time.Hour, "how long the links signed with the previous keys stay valid (0: they stop now)")
 	if err := parse(fs, args); err != nil {
 		return err

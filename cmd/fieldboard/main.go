@@ -1,6 +1,7 @@
 // Command fieldboard is the dashboard of a sample supplier's field
 // coordinators: it reads the provider's Supplier Sample Allocation API into
-// SQLite and serves which subsamples may be sent to, and why not the others.
+// its database (SQLite, or PostgreSQL) and serves which subsamples may be
+// sent to, and why not the others.
 //
 // Usage:
 //
@@ -20,6 +21,10 @@
 // Every flag can also be set with an environment variable FIELDBOARD_NAME,
 // the flag's name in upper case with dashes as underscores
 // (FIELDBOARD_DB=/var/lib/fieldboard.db). A flag on the command line wins.
+//
+// --db is a SQLite file by default; a postgres:// or postgresql:// URL
+// (FIELDBOARD_DB=postgres://fieldboard@db.internal/fieldboard) puts the
+// database on PostgreSQL, which several instances may share.
 package main
 
 import (

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/views/formats"
 )
 
@@ -80,6 +82,43 @@ func TestRefreshCommandFillsDatabase(t *testing.T) {
 // TestRefreshCommandDropsOneMalformedElement: one unreadable element of
 // event/all costs its subsample only: the refresh succeeds and says what it
 // dropped, and `subsamples` has that subsample unknown with why.
+// TestDatabaseURLFromTheEnvironment: FIELDBOARD_DB names a PostgreSQL
+// database as --db does, and what the commands print of it leaves its
+// password out.
+func TestDatabaseURLFromTheEnvironment(t *testing.T) {
+	simulator, url := newSim(t, sim.Options{Seed: 5})
+	u, err := neturl.Parse(storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.UserPassword(u.User.Username(), "not-to-be-printed") // the test cluster trusts local connections
+	t.Setenv("FIELDBOARD_DB", u.String())
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"refresh", "--upstream", url}, &stdout, &stderr); err != nil {
+		t.Fatalf("refresh: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "refreshed postgres://") || strings.Contains(stdout.String()+stderr.String(), "not-to-be-printed") {
+		t.Errorf("refresh printed %q (and %q); want the database URL without its password", stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if err := run(ctx, []string{"subsamples", "--format", "json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("subsamples: %v\n%s", err, stderr.String())
+	}
+	var all []formats.SubsampleJSON
+	if err := json.Unmarshal(stdout.Bytes(), &all); err != nil || len(all) != 40 {
+		t.Fatalf("subsamples from FIELDBOARD_DB: %v, %d listed; want the 40 refreshed", err, len(all))
+	}
+	st, err := store.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, err := st.CountLive(ctx); err != nil || n != len(simulator.LiveSubsampleIDs()) {
+		t.Errorf("live subsamples in the PostgreSQL database = %d, %v; want %d", n, err, len(simulator.LiveSubsampleIDs()))
+	}
+}
+
 func TestRefreshCommandDropsOneMalformedElement(t *testing.T) {
 	simulator, url := newSim(t, sim.Options{Seed: 5})
 	simulator.FailPath("/supplier/v1/event/all", sim.FailOneElement)
@@ -322,190 +361,197 @@ func (s *syncWriter) String() string {
 	return s.w.String()
 }
 
+// TestHistoryImportSubsamplesAndEligibleCommands runs the commands on
+// each database Fieldboard runs on: --db a SQLite file, then a postgres://
+// URL.
 func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
-	_, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
-	dir := t.TempDir()
-	db := filepath.Join(dir, "fb.db")
-	ctx := context.Background()
-	var out, errOut bytes.Buffer
-	if err := run(ctx, []string{"refresh", "--upstream", url, "--db", db}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		_, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
+		dir := t.TempDir()
+		db := d.Target(t)
+		ctx := context.Background()
+		var out, errOut bytes.Buffer
+		if err := run(ctx, []string{"refresh", "--upstream", url, "--db", db}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
 
-	out.Reset()
-	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	var subs []formats.SubsampleJSON
-	if err := json.Unmarshal(out.Bytes(), &subs); err != nil || len(subs) == 0 {
-		t.Fatalf("subsamples --format json: %v, %d sendable:\n%s", err, len(subs), out.String())
-	}
-	target := subs[0]
-	// A sendable subsample is API compatible: its live and testing links
-	// carry SAPI=1 before the empty id (README, Entry links).
-	testing := 0
-	for _, s := range subs {
-		for _, l := range s.EntryLinks {
-			for _, link := range []string{l.Live, l.Testing} {
-				if link != "" && !strings.HasSuffix(link, "&SAPI=1&id=") {
-					t.Errorf("subsamples --format json: subsample %d, %s: entry link %q, want SAPI=1 and an empty id last", s.SubsampleID, l.Locale, link)
+		out.Reset()
+		if err := run(ctx, []string{"subsamples", "--db", db, "--format", "json", "--sendability", "sendable"}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		var subs []formats.SubsampleJSON
+		if err := json.Unmarshal(out.Bytes(), &subs); err != nil || len(subs) == 0 {
+			t.Fatalf("subsamples --format json: %v, %d sendable:\n%s", err, len(subs), out.String())
+		}
+		target := subs[0]
+		// A sendable subsample is API compatible: its live and testing links
+		// carry SAPI=1 before the empty id (README, Entry links).
+		testing := 0
+		for _, s := range subs {
+			for _, l := range s.EntryLinks {
+				for _, link := range []string{l.Live, l.Testing} {
+					if link != "" && !strings.HasSuffix(link, "&SAPI=1&id=") {
+						t.Errorf("subsamples --format json: subsample %d, %s: entry link %q, want SAPI=1 and an empty id last", s.SubsampleID, l.Locale, link)
+					}
+				}
+				if l.Testing != "" {
+					testing++
 				}
 			}
-			if l.Testing != "" {
-				testing++
+		}
+		if testing == 0 {
+			t.Error("subsamples --format json: no sendable subsample has a testing link")
+		}
+
+		out.Reset()
+		if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv", "--sendability", "sendable"}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+		if err != nil || len(rows) != len(subs)+1 || !slices.Equal(rows[0][:3], []string{"subsampleId", "eventId", "name"}) {
+			t.Fatalf("subsamples --format csv: %v, %d lines for %d sendable subsamples, header %q", err, len(rows), len(subs), rows[0])
+		}
+		for _, r := range rows[1:] {
+			links := r[slices.Index(rows[0], "liveEntryLinks")]
+			for _, l := range strings.Split(links, "; ") {
+				if !strings.HasSuffix(l, "&SAPI=1&id=") {
+					t.Errorf("subsamples --format csv: subsample %s's live entry links %q, want each with SAPI=1 and an empty id last", r[0], links)
+				}
 			}
 		}
-	}
-	if testing == 0 {
-		t.Error("subsamples --format json: no sendable subsample has a testing link")
-	}
 
-	out.Reset()
-	if err := run(ctx, []string{"subsamples", "--db", db, "--format", "csv", "--sendability", "sendable"}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
-	if err != nil || len(rows) != len(subs)+1 || !slices.Equal(rows[0][:3], []string{"subsampleId", "eventId", "name"}) {
-		t.Fatalf("subsamples --format csv: %v, %d lines for %d sendable subsamples, header %q", err, len(rows), len(subs), rows[0])
-	}
-	for _, r := range rows[1:] {
-		links := r[slices.Index(rows[0], "liveEntryLinks")]
-		for _, l := range strings.Split(links, "; ") {
-			if !strings.HasSuffix(l, "&SAPI=1&id=") {
-				t.Errorf("subsamples --format csv: subsample %s's live entry links %q, want each with SAPI=1 and an empty id last", r[0], links)
+		history := filepath.Join(dir, "history.csv")
+		os.WriteFile(history, []byte(store.HistoryHeader+"\n"+
+			"P1,"+strconv.FormatInt(target.SubsampleID, 10)+",3,2026-11-01T10:00:00.000,"+strconv.FormatInt(target.EventID, 10)+",0,0\n"), 0o644)
+		out.Reset()
+		if err := run(ctx, []string{"history", "import", "--db", db, history}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "1 new") {
+			t.Errorf("history import said %q", out.String())
+		}
+
+		bad := filepath.Join(dir, "bad.csv")
+		os.WriteFile(bad, []byte(store.HistoryHeader+"\nP1,1,77,2026-11-01T10:00:00.000,1,0,0\n"), 0o644)
+		err = run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("importing a bad file: %v, want an error naming line 2", err)
+		}
+
+		// P1 and P2 live in the target's country.
+		panel := filepath.Join(dir, "panel.csv")
+		os.WriteFile(panel, []byte(store.PanelHeader+"\nP1,"+target.Country+",\nP2,"+target.Country+",\n"), 0o644)
+		if err := run(ctx, []string{"panelists", "import", "--db", db, panel}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+
+		ids := filepath.Join(dir, "ids.csv")
+		os.WriteFile(ids, []byte("panelistId\nP1\nP2\n"), 0o644)
+		out.Reset()
+		if err := run(ctx, []string{"eligible", "--db", db, "--subsample", strconv.FormatInt(target.SubsampleID, 10), "--panelists", ids}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 3 || lines[0] != "panelistId,eligible,quota,send,reasons" || !strings.HasPrefix(lines[2], "P2,true,unknown,false") {
+			t.Errorf("eligible printed:\n%s", out.String())
+		}
+
+		failures := []struct {
+			args []string
+			want string
+		}{
+			{[]string{"eligible", "--db", db, "--subsample", "1", "--panelists", ids}, "not in the current snapshot"},
+			{[]string{"eligible", "--db", db, "--subsample", "1", "--panelists", filepath.Join(dir, "missing.csv")}, "missing.csv"},
+			{[]string{"eligible", "--db", filepath.Join(dir, "none.db"), "--subsample", "1", "--panelists", ids}, "none.db"},
+			{[]string{"subsamples", "--db", db, "--format", "xml"}, "--format"},
+			{[]string{"history", "export"}, "import"},
+		}
+		for _, f := range failures {
+			err := run(ctx, f.args, &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), f.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", f.args, err, f.want)
 			}
 		}
-	}
-
-	history := filepath.Join(dir, "history.csv")
-	os.WriteFile(history, []byte(store.HistoryHeader+"\n"+
-		"P1,"+strconv.FormatInt(target.SubsampleID, 10)+",3,2026-11-01T10:00:00.000,"+strconv.FormatInt(target.EventID, 10)+",0,0\n"), 0o644)
-	out.Reset()
-	if err := run(ctx, []string{"history", "import", "--db", db, history}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "1 new") {
-		t.Errorf("history import said %q", out.String())
-	}
-
-	bad := filepath.Join(dir, "bad.csv")
-	os.WriteFile(bad, []byte(store.HistoryHeader+"\nP1,1,77,2026-11-01T10:00:00.000,1,0,0\n"), 0o644)
-	err = run(ctx, []string{"history", "import", "--db", db, bad}, &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("importing a bad file: %v, want an error naming line 2", err)
-	}
-
-	// P1 and P2 live in the target's country.
-	panel := filepath.Join(dir, "panel.csv")
-	os.WriteFile(panel, []byte(store.PanelHeader+"\nP1,"+target.Country+",\nP2,"+target.Country+",\n"), 0o644)
-	if err := run(ctx, []string{"panelists", "import", "--db", db, panel}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-
-	ids := filepath.Join(dir, "ids.csv")
-	os.WriteFile(ids, []byte("panelistId\nP1\nP2\n"), 0o644)
-	out.Reset()
-	if err := run(ctx, []string{"eligible", "--db", db, "--subsample", strconv.FormatInt(target.SubsampleID, 10), "--panelists", ids}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || lines[0] != "panelistId,eligible,quota,send,reasons" || !strings.HasPrefix(lines[2], "P2,true,unknown,false") {
-		t.Errorf("eligible printed:\n%s", out.String())
-	}
-
-	failures := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"eligible", "--db", db, "--subsample", "1", "--panelists", ids}, "not in the current snapshot"},
-		{[]string{"eligible", "--db", db, "--subsample", "1", "--panelists", filepath.Join(dir, "missing.csv")}, "missing.csv"},
-		{[]string{"eligible", "--db", filepath.Join(dir, "none.db"), "--subsample", "1", "--panelists", ids}, "none.db"},
-		{[]string{"subsamples", "--db", db, "--format", "xml"}, "--format"},
-		{[]string{"history", "export"}, "import"},
-	}
-	for _, f := range failures {
-		err := run(ctx, f.args, &out, &errOut)
-		if err == nil || !strings.Contains(err.Error(), f.want) {
-			t.Errorf("run(%q) = %v, want an error containing %q", f.args, err, f.want)
+		if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
+			t.Error("eligible created a database that did not exist")
 		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
-		t.Error("eligible created a database that did not exist")
-	}
+	})
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 func TestUserAndTokenCommands(t *testing.T) {
-	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "fb.db")
-	var out, errOut bytes.Buffer
-	if err := runUser(ctx, []string{"add", "--db", db, "maria"}, strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatalf("user add: %v\n%s", err, errOut.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if password := lines[len(lines)-1]; len(password) < 16 || strings.Contains(password, " ") {
-		t.Errorf("user add printed %q; want the generated password alone on its last line", out.String())
-	}
-	out.Reset()
-	if err := runUser(ctx, []string{"add", "--db", db, "maria"}, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Errorf("adding maria twice: %v, want already exists", err)
-	}
-	if err := runUser(ctx, []string{"passwd", "--db", db, "--password-stdin", "maria"}, strings.NewReader("short\n"), &out, &errOut); err == nil || !strings.Contains(err.Error(), "at least 12") {
-		t.Errorf("a short password: %v, want refused", err)
-	}
-	if err := runUser(ctx, []string{"passwd", "--db", db, "--password-stdin", "maria"}, strings.NewReader("a long enough secret\n"), &out, &errOut); err != nil {
-		t.Fatalf("passwd: %v", err)
-	}
-	if strings.Contains(out.String(), "a long enough secret") {
-		t.Errorf("passwd --password-stdin echoed the password: %q", out.String())
-	}
-	if err := runUser(ctx, []string{"passwd", "--db", db, "nobody"}, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "not found") {
-		t.Errorf("passwd of an unknown user: %v", err)
-	}
-	out.Reset()
-	if err := runUser(ctx, []string{"list", "--db", db}, nil, &out, &errOut); err != nil || !strings.HasPrefix(out.String(), "maria\t") {
-		t.Errorf("user list: %v %q", err, out.String())
-	}
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		ctx := context.Background()
+		db := d.Target(t)
+		var out, errOut bytes.Buffer
+		if err := runUser(ctx, []string{"add", "--db", db, "maria"}, strings.NewReader(""), &out, &errOut); err != nil {
+			t.Fatalf("user add: %v\n%s", err, errOut.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if password := lines[len(lines)-1]; len(password) < 16 || strings.Contains(password, " ") {
+			t.Errorf("user add printed %q; want the generated password alone on its last line", out.String())
+		}
+		out.Reset()
+		if err := runUser(ctx, []string{"add", "--db", db, "maria"}, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "already exists") {
+			t.Errorf("adding maria twice: %v, want already exists", err)
+		}
+		if err := runUser(ctx, []string{"passwd", "--db", db, "--password-stdin", "maria"}, strings.NewReader("short\n"), &out, &errOut); err == nil || !strings.Contains(err.Error(), "at least 12") {
+			t.Errorf("a short password: %v, want refused", err)
+		}
+		if err := runUser(ctx, []string{"passwd", "--db", db, "--password-stdin", "maria"}, strings.NewReader("a long enough secret\n"), &out, &errOut); err != nil {
+			t.Fatalf("passwd: %v", err)
+		}
+		if strings.Contains(out.String(), "a long enough secret") {
+			t.Errorf("passwd --password-stdin echoed the password: %q", out.String())
+		}
+		if err := runUser(ctx, []string{"passwd", "--db", db, "nobody"}, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("passwd of an unknown user: %v", err)
+		}
+		out.Reset()
+		if err := runUser(ctx, []string{"list", "--db", db}, nil, &out, &errOut); err != nil || !strings.HasPrefix(out.String(), "maria\t") {
+			t.Errorf("user list: %v %q", err, out.String())
+		}
 
-	out.Reset()
-	if err := runToken(ctx, []string{"create", "--db", db, "--name", "nightly-report"}, &out, &errOut); err != nil {
-		t.Fatalf("token create: %v", err)
-	}
-	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
-	token := lines[len(lines)-1]
-	if !strings.HasPrefix(token, "fbt_") || strings.Contains(token, " ") {
-		t.Fatalf("token create printed %q; want the token alone on its last line", out.String())
-	}
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var stored int
-	tokens, err := st.Tokens(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tk := range tokens {
-		if tk.Name == "nightly-report" {
-			stored++
+		out.Reset()
+		if err := runToken(ctx, []string{"create", "--db", db, "--name", "nightly-report"}, &out, &errOut); err != nil {
+			t.Fatalf("token create: %v", err)
 		}
-	}
-	if stored != 1 {
-		t.Errorf("tokens stored: %v", tokens)
-	}
-	if err := runToken(ctx, []string{"revoke", "--db", db, "--name", "nightly-report"}, &out, &errOut); err != nil {
-		t.Fatalf("token revoke: %v", err)
-	}
-	if err := runToken(ctx, []string{"revoke", "--db", db, "--name", "nightly-report"}, &out, &errOut); err == nil {
-		t.Error("revoking a token twice succeeded")
-	}
-	for _, args := range [][]string{{"frob"}, {"create", "--db", db}, {"create", "--db", db, "--name", "bad name"}} {
-		if err := runToken(ctx, args, &out, &errOut); err == nil {
-			t.Errorf("token %q succeeded", args)
+		lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+		token := lines[len(lines)-1]
+		if !strings.HasPrefix(token, "fbt_") || strings.Contains(token, " ") {
+			t.Fatalf("token create printed %q; want the token alone on its last line", out.String())
 		}
-	}
+		st, err := store.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var stored int
+		tokens, err := st.Tokens(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range tokens {
+			if tk.Name == "nightly-report" {
+				stored++
+			}
+		}
+		if stored != 1 {
+			t.Errorf("tokens stored: %v", tokens)
+		}
+		if err := runToken(ctx, []string{"revoke", "--db", db, "--name", "nightly-report"}, &out, &errOut); err != nil {
+			t.Fatalf("token revoke: %v", err)
+		}
+		if err := runToken(ctx, []string{"revoke", "--db", db, "--name", "nightly-report"}, &out, &errOut); err == nil {
+			t.Error("revoking a token twice succeeded")
+		}
+		for _, args := range [][]string{{"frob"}, {"create", "--db", db}, {"create", "--db", db, "--name", "bad name"}} {
+			if err := runToken(ctx, args, &out, &errOut); err == nil {
+				t.Errorf("token %q succeeded", args)
+			}
+		}
+	})
 }
 
 func TestDemoCreatesAdminOnce(t *testing.T) {

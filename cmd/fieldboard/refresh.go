@@ -14,7 +14,7 @@ import (
 func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("refresh", "Reads everything from the provider once (reference data, events, quotas, eligibility rules, question library) into the database and exits. Exits non-zero with a one-line error naming the endpoint that failed.", stderr)
 	var up upstreamFlags
-	dbPath := fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+	dbPath := dbFlag(fs)
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	up.register(fs, "provider base URL (required)")
 	if err := parse(fs, args); err != nil {
@@ -54,7 +54,7 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	logger.Log(ctx, slog.LevelInfo, "refresh done", "subsamples", all, "live", live)
-	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", *dbPath, all, live)
+	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", store.Describe(*dbPath), all, live)
 	if ev := states[store.DatasetEvents]; ev.MalformedCount > 0 {
 		fmt.Fprintf(stdout, "dropped %d unreadable element(s) of the provider's lists, the subsamples they are about unknown; first: %s\n", ev.MalformedCount, ev.MalformedFirst)
 	}

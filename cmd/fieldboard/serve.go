@@ -28,7 +28,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var (
 		up           upstreamFlags
 		addr         = fs.String("addr", "localhost:8080", "address to serve the dashboard on")
-		dbPath       = fs.String("db", "fieldboard.db", "SQLite database file (created when missing)")
+		dbPath       = dbFlag(fs)
 		tz           = fs.String("tz", "Local", "time zone the dashboard shows times in (IANA name)")
 		eventsEvery  = fs.Duration("refresh-every", 3*time.Minute, "how often events, quotas and rules are read (the provider caches them 3 minutes; less is pointless)")
 		libraryEvery = fs.Duration("library-every", 24*time.Hour, "how often the question library and reference data are read (cached 24 hours)")
@@ -125,7 +125,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	if err := checkUsers(ctx, st, demo != nil, *dbPath, logger); err != nil {
+	if err := checkUsers(ctx, st, demo != nil, store.Describe(*dbPath), logger); err != nil {
 		return err
 	}
 	if demo != nil {
@@ -168,7 +168,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", *dbPath, "instance", holder.ID)
+	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", store.Describe(*dbPath), "instance", holder.ID)
 	return server.Serve(ctx, ln)
 }
 

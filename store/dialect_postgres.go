@@ -1,0 +1,271 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jmoiron/sqlx"
+)
+
+// postgres is the dialect of a PostgreSQL database, for a supplier who
+// runs several Fieldboard instances on one database: reached through
+// pgx's database/sql driver, as a postgres:// or postgresql:// URL (any
+// parameter pgx reads, such as sslmode or search_path, may be given).
+//
+// PostgreSQL writes from many connections at once and every transaction
+// reads a consistent snapshot, so one pool serves as writer and reader.
+// What the single writer gives on SQLite is asked for where it matters:
+// claims lock the rows they take (FOR UPDATE SKIP LOCKED), and the
+// routing keys and the profile and panel imports serialize on advisory
+// locks, across instances. The page-cache tuning and the checkpoint are
+// SQLite's alone; PostgreSQL manages its own.
+type postgres struct{}
+
+func (postgres) name() string { return "postgres" }
+
+// open opens one pool of at most twice as many connections as there are
+// CPUs (at least 4): each is a server process, and the instances sharing
+// the database share its max_connections.
+func (postgres) open(target string) (writer, reader *sqlx.DB, err error) {
+	config, err := pgx.ParseConfig(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	db := sql.OpenDB(rebindingConnector{stdlib.GetConnector(*config, stdlib.OptionAfterConnect(timesInUTC))})
+	db.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
+	db.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
+	pool := sqlx.NewDb(db, "pgx")
+	return pool, pool, nil
+}
+
+// timesInUTC makes conn read times in UTC, as they are read from SQLite,
+// rather than in the machine's zone.
+func timesInUTC(_ context.Context, conn *pgx.Conn) error {
+	conn.TypeMap().RegisterType(&pgtype.Type{Name: "timestamptz", OID: pgtype.TimestamptzOID,
+		Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC}})
+	return nil
+}
+
+// rebindingConnector makes pgx connections that take the store's ?
+// placeholders: each statement's are rewritten to $1, $2, ... on its way
+// to pgx. (No statement of the store holds a ? in a literal.)
+type rebindingConnector struct{ driver.Connector }
+
+func (c rebindingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pc, ok := conn.(*stdlib.Conn)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("pgx gave a %T, not a *stdlib.Conn", conn)
+	}
+	return rebindingConn{pc}, nil
+}
+
+// rebindingConn is a pgx connection whose statements are rebound; every
+// other method is pgx's.
+type rebindingConn struct{ *stdlib.Conn }
+
+func rebind(query string) string { return sqlx.Rebind(sqlx.DOLLAR, query) }
+
+func (c rebindingConn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(rebind(query))
+}
+
+func (c rebindingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, rebind(query))
+}
+
+func (c rebindingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, rebind(query), args)
+}
+
+func (c rebindingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, rebind(query), args)
+}
+
+func (postgres) textList() string {
+	return `(SELECT value FROM json_array_elements_text(CAST(? AS json)))`
+}
+
+func (postgres) findText(haystack, needle string) string {
+	return "strpos(" + haystack + ", " + needle + ")"
+}
+
+// snapshotTx: PostgreSQL's default isolation takes a new snapshot for
+// each statement; REPEATABLE READ keeps the first for the transaction.
+func (postgres) snapshotTx() *sql.TxOptions {
+	return &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+}
+
+func (postgres) lockRows(alias string) string { return " FOR UPDATE OF " + alias + " SKIP LOCKED" }
+
+// serialize takes a transaction-level advisory lock keyed by name.
+func (postgres) serialize(ctx context.Context, tx *sqlx.Tx, name string) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "fieldboard "+name); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+func (postgres) uniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// checkpoint does nothing: PostgreSQL checkpoints on its own, and the
+// CHECKPOINT statement is for its superusers.
+func (postgres) checkpoint(context.Context, *sqlx.DB) error { return nil }
+
+func (postgres) tableOptions() string { return "" }
+
+func (postgres) beginImport(context.Context, *sqlx.Conn, *sqlx.Tx) (func(context.Context) error, error) {
+	return func(context.Context) error { return nil }, nil
+}
+
+// copyFrom loads rows into table with COPY, on conn, inside the
+// transaction open on it.
+func copyFrom(ctx context.Context, conn *sqlx.Conn, table string, columns []string, rows pgx.CopyFromSource) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(rebindingConn)
+		if !ok {
+			return fmt.Errorf("copy into %s: not a pgx connection (%T)", table, dc)
+		}
+		_, err := c.Conn.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, rows)
+		if err != nil {
+			return fmt.Errorf("copy into %s: %w", table, err)
+		}
+		return nil
+	})
+}
+
+// pgHistoryBatch is how many records one COPY of a history import loads.
+const pgHistoryBatch = 4096
+
+// pgHistory loads a history import's records with COPY into a temporary
+// table, history_import, without keys; finish then adds them to history
+// in one INSERT that skips those already stored (COPY itself cannot skip
+// a duplicate: it would fail).
+type pgHistory struct {
+	conn *sqlx.Conn
+	tx   *sqlx.Tx
+	row  [7]any
+}
+
+var historyColumnList = []string{"panelist_id", "subsample_id", "status_id", "registered_at", "event_id", "category_id", "research_type_id"}
+
+func (postgres) historyLoader(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx) (historyLoader, error) {
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE history_import (LIKE history) ON COMMIT DROP`); err != nil {
+		return nil, fmt.Errorf("start import: %w", err)
+	}
+	return &pgHistory{conn: conn, tx: tx}, nil
+}
+
+func (l *pgHistory) batch() int { return pgHistoryBatch }
+
+func (l *pgHistory) write(ctx context.Context, rows []historyRow) (int, error) {
+	err := copyFrom(ctx, l.conn, "history_import", historyColumnList, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+		r := &rows[i]
+		l.row = [7]any{r.panelistID, r.subsampleID, r.statusID, time.UnixMilli(r.registeredAt).UTC(), r.eventID, r.categoryID, r.researchTypeID}
+		return l.row[:], nil
+	}))
+	return 0, err
+}
+
+func (l *pgHistory) finish(ctx context.Context) (int, error) {
+	res, err := l.tx.ExecContext(ctx, `INSERT INTO history (`+historyColumns+`)
+		SELECT `+historyColumns+` FROM history_import ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return 0, fmt.Errorf("insert: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+func (l *pgHistory) close() {}
+
+// pgProfiles loads a profile import's merged rows with COPY into a
+// temporary table, profile_import, numbered in the order they come;
+// finish then writes them over the panelists' rows in one INSERT. While
+// the file comes in panelist order, no panelist is there twice and stored
+// rows are looked up in profiles alone. Once it does not, the table gets
+// an index, lookups take a panelist's latest row there before the stored
+// one, and finish writes each panelist's latest.
+type pgProfiles struct {
+	conn     *sqlx.Conn
+	tx       *sqlx.Tx
+	importID int64
+	// unordered: the import went out of panelist order, and the table
+	// has its index.
+	unordered bool
+	row       [2]any
+}
+
+func (postgres) profileLoader(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, importID int64) (profileLoader, error) {
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE profile_import (
+		seq BIGINT GENERATED ALWAYS AS IDENTITY, panelist_id TEXT COLLATE "C" NOT NULL, answers BYTEA NOT NULL) ON COMMIT DROP`); err != nil {
+		return nil, fmt.Errorf("start import: %w", err)
+	}
+	return &pgProfiles{conn: conn, tx: tx, importID: importID}, nil
+}
+
+func (l *pgProfiles) lookUp(ctx context.Context, ids []any, written bool, found func(string, storedProfile)) error {
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = id.(string)
+	}
+	if !written {
+		rows, err := l.tx.QueryContext(ctx, `SELECT panelist_id, import_id, answers FROM profiles WHERE panelist_id = ANY(?)`, list)
+		if err != nil {
+			return err
+		}
+		return scanStoredProfiles(rows, found)
+	}
+	if !l.unordered {
+		if _, err := l.tx.ExecContext(ctx, `CREATE INDEX ON profile_import (panelist_id, seq)`); err != nil {
+			return err
+		}
+		l.unordered = true
+	}
+	rows, err := l.tx.QueryContext(ctx, `SELECT DISTINCT ON (panelist_id) panelist_id, import_id, answers FROM (
+			SELECT panelist_id, CAST(? AS BIGINT) AS import_id, answers, seq FROM profile_import WHERE panelist_id = ANY(?)
+			UNION ALL
+			SELECT panelist_id, import_id, answers, 0 FROM profiles WHERE panelist_id = ANY(?)
+		) AS latest ORDER BY panelist_id, seq DESC`, l.importID, list, list)
+	if err != nil {
+		return err
+	}
+	return scanStoredProfiles(rows, found)
+}
+
+func (l *pgProfiles) write(ctx context.Context, rows []profileRow) error {
+	return copyFrom(ctx, l.conn, "profile_import", []string{"panelist_id", "answers"}, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+		l.row = [2]any{rows[i].panelistID, rows[i].answers}
+		return l.row[:], nil
+	}))
+}
+
+func (l *pgProfiles) finish(ctx context.Context) error {
+	latest := `SELECT panelist_id, CAST(? AS BIGINT), answers FROM profile_import`
+	if l.unordered {
+		latest = `SELECT DISTINCT ON (panelist_id) panelist_id, CAST(? AS BIGINT), answers FROM profile_import ORDER BY panelist_id, seq DESC`
+	}
+	if _, err := l.tx.ExecContext(ctx, `INSERT INTO profiles (panelist_id, import_id, answers) `+latest+`
+		ON CONFLICT (panelist_id) DO UPDATE SET import_id = excluded.import_id, answers = excluded.answers`, l.importID); err != nil {
+		return fmt.Errorf("write profiles: %w", err)
+	}
+	return nil
+}
+
+func (l *pgProfiles) close() {}

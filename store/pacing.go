@@ -56,14 +56,20 @@ func (s *Store) QuotaTracks(ctx context.Context, subsampleID int64, since time.T
 // quotaTracks reads the tracks of the stored quotas that where selects
 // (on quotas q, with its arguments).
 func (s *Store) quotaTracks(ctx context.Context, where string, since time.Time, args ...any) ([]QuotaTrack, error) {
+	// The quotas are chosen first (MATERIALIZED keeps the planner from
+	// walking every quota's whole history instead and then looking each
+	// up), then each one's history read from since by its key.
 	rows, err := s.reader.QueryxContext(ctx, `
-		SELECT h.subsample_id, h.quota_id, f.quotas_at, h.at, h.achieved, h.remaining_exclusive, h.remaining_shared
-		FROM quotas q
-		JOIN subsample_fetches f ON f.subsample_id = q.subsample_id
-		JOIN quota_history h ON h.subsample_id = q.subsample_id AND h.quota_id = q.quota_id
-		WHERE `+where+` AND h.at >= COALESCE((
+		WITH chosen AS MATERIALIZED (
+			SELECT q.subsample_id, q.quota_id, f.quotas_at
+			FROM quotas q JOIN subsample_fetches f ON f.subsample_id = q.subsample_id
+			WHERE `+where+`)
+		SELECT h.subsample_id, h.quota_id, c.quotas_at, h.at, h.achieved, h.remaining_exclusive, h.remaining_shared
+		FROM chosen c
+		JOIN quota_history h ON h.subsample_id = c.subsample_id AND h.quota_id = c.quota_id
+		WHERE h.at >= COALESCE((
 			SELECT MAX(b.at) FROM quota_history b
-			WHERE b.subsample_id = q.subsample_id AND b.quota_id = q.quota_id AND b.at < ?), ?)
+			WHERE b.subsample_id = c.subsample_id AND b.quota_id = c.quota_id AND b.at < ?), ?)
 		ORDER BY h.subsample_id, h.quota_id, h.at`, append(args, since, since)...)
 	if err != nil {
 		return nil, err

@@ -90,10 +90,10 @@ func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 					t.Fatal(err)
 				}
 				snap.States = checks.States(snap, totals)
-				snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
-					found := rules.Changes(previous, next, snap.FinishedAt)
+				snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
+					kept, found := rules.Detect(previous, next, snap.FinishedAt)
 					changes += len(found)
-					return found
+					return kept, found
 				}
 			}
 			if _, err := st.SaveEvents(ctx, snap, 7*24*time.Hour); err != nil {

@@ -31,10 +31,12 @@ const FieldEndNear = 24 * time.Hour
 //   - quota.closed, quota.reopened: a quota's remaining completes reached
 //     nothing, or came back, between two refreshes that both read the
 //     subsample's quotas (a failed read says nothing);
-//   - subsample.at_risk: its total quota's pace became at risk (the state's
-//     AtRisk, from Pace at that refresh), the sentence saying why after;
-//     a refresh that could not pace it (its quotas unread, say) counts as
-//     not at risk, so a failed read may repeat the news but never hides it.
+//   - subsample.at_risk: its total quota's pace became at risk (the
+//     state's AtRisk, from Pace at that refresh), the sentence saying why
+//     after; not when the refresh before found it at risk already (Detect
+//     carries that over a refresh that could not read the quotas). Any
+//     live subsample, as the live list's at-risk filter: one paused by a
+//     full cell is work that will not finish either.
 func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []domain.Change {
 	var out []domain.Change
 	add := func(id int64, s domain.SubsampleState, kind domain.ChangeKind, quota, before, after string) {
@@ -84,6 +86,31 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 			cmp.Compare(a.QuotaID, b.QuotaID))
 	})
 	return out
+}
+
+// Detect is what an events refresh records: the states to keep for the
+// next comparison (next, with what it could not read carried from
+// previous, CarryUnread) and the changes since previous (Changes).
+func Detect(previous, next map[int64]domain.SubsampleState, at time.Time) (map[int64]domain.SubsampleState, []domain.Change) {
+	kept := CarryUnread(previous, next)
+	return kept, Changes(previous, kept, at)
+}
+
+// CarryUnread returns next with, for each open subsample whose quotas
+// this refresh could not read (a failed or late call), the closed quotas
+// and the pace of the last refresh that read them: a failed read says
+// nothing of the quotas, so the next successful read is compared with the
+// last one (a quota that closed meanwhile is still news, once) and an
+// at-risk pace is not news again. next is not changed.
+func CarryUnread(previous, next map[int64]domain.SubsampleState) map[int64]domain.SubsampleState {
+	kept := make(map[int64]domain.SubsampleState, len(next))
+	for id, now := range next {
+		if was, known := previous[id]; known && !now.QuotasRead && was.QuotasRead && open(now.Status) {
+			now.QuotasRead, now.ClosedQuotas, now.AtRisk = true, was.ClosedQuotas, was.AtRisk
+		}
+		kept[id] = now
+	}
+	return kept
 }
 
 // sendabilityChange is the kind of change a subsample's sendability

@@ -78,6 +78,9 @@ func TestChanges(t *testing.T) {
 			[]kindOf{{domain.ChangeAtRisk, "", "not at risk", "40 completes left"}}},
 		{"at risk said once", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
 			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "38 completes left" })}, nil},
+		{"at risk while paused is news too: the work will not finish", map[int64]domain.SubsampleState{1: live("paused")},
+			map[int64]domain.SubsampleState{1: with(live("paused"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
+			[]kindOf{{domain.ChangeAtRisk, "", "not at risk", "40 completes left"}}},
 		{"back on pace says nothing", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
 			map[int64]domain.SubsampleState{1: live("sendable")}, nil},
 	}
@@ -95,5 +98,42 @@ func TestChanges(t *testing.T) {
 				t.Errorf("changes\n got %+v\nwant %+v", kinds, tt.want)
 			}
 		})
+	}
+}
+
+// TestDetectCarriesWhatAFailedReadCouldNotSay: a refresh that could not
+// read a subsample's quotas says nothing of them, so the next one that
+// reads them is compared with the last that did: a quota that closed in
+// between is news once, an at-risk pace is not news again.
+func TestDetectCarriesWhatAFailedReadCouldNotSay(t *testing.T) {
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	state := func(read bool, atRisk string, closed ...string) map[int64]domain.SubsampleState {
+		return map[int64]domain.SubsampleState{1: {Status: domain.StatusLive, Sendability: "sendable", EventID: 7, Country: "FR",
+			QuotasRead: read, ClosedQuotas: closed, AtRisk: atRisk}}
+	}
+	var kinds []domain.ChangeKind
+	kept := state(true, "40 completes left", "q1")
+	for i, next := range []map[int64]domain.SubsampleState{
+		state(false, ""), // the quotas call failed
+		state(true, "39 completes left", "q1", "q2"), // read again: q2 closed meanwhile
+	} {
+		var changes []domain.Change
+		kept, changes = Detect(kept, next, at.Add(time.Duration(i)*3*time.Minute))
+		for _, c := range changes {
+			kinds = append(kinds, c.Kind)
+			if c.Kind == domain.ChangeQuotaClosed && c.QuotaID != "q2" {
+				t.Errorf("quota.closed of %q, want q2", c.QuotaID)
+			}
+		}
+		if i == 0 && (!kept[1].QuotasRead || !slices.Equal(kept[1].ClosedQuotas, []string{"q1"}) || kept[1].AtRisk == "") {
+			t.Errorf("after the failed read, kept %+v; want the last read's quotas and pace", kept[1])
+		}
+	}
+	if !slices.Equal(kinds, []domain.ChangeKind{domain.ChangeQuotaClosed}) {
+		t.Errorf("changes %v; want quota.closed of q2 only", kinds)
+	}
+	// A closed subsample carries nothing: its quotas are gone.
+	if kept, _ := Detect(state(true, "", "q1"), map[int64]domain.SubsampleState{1: {Status: domain.StatusComplete}}, at); kept[1].QuotasRead {
+		t.Errorf("a closed subsample kept %+v", kept[1])
 	}
 }

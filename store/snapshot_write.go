@@ -170,7 +170,14 @@ func (s *Store) SnapshotVersion(ctx context.Context) (int64, error) {
 // the webhook deliveries done, older than cutoff, so the file does not
 // grow without bound.
 func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM quota_history WHERE at < ?`, cutoff); err != nil {
+	// A quota still in the snapshot keeps its newest count from before the
+	// cutoff: where it stood then, so a quota stalled for longer than the
+	// retention is still paced (at 0 an hour) rather than left without
+	// history.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM quota_history WHERE at < ? AND (
+		NOT EXISTS (SELECT 1 FROM quotas q WHERE q.subsample_id = quota_history.subsample_id AND q.quota_id = quota_history.quota_id)
+		OR EXISTS (SELECT 1 FROM quota_history later WHERE later.subsample_id = quota_history.subsample_id
+			AND later.quota_id = quota_history.quota_id AND later.at > quota_history.at AND later.at <= ?))`, cutoff, cutoff); err != nil {
 		return fmt.Errorf("prune quota history: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `

@@ -15,13 +15,13 @@ import (
 type SubsampleState = domain.SubsampleState
 
 // ChangeDetector compares the states of the previous events refresh with
-// the new ones and returns what moved (rules.Changes, stamped with the
-// refresh's time).
-type ChangeDetector func(previous, next map[int64]SubsampleState) []domain.Change
+// the new ones and returns the states to keep for the next comparison and
+// what moved (rules.Detect, stamped with the refresh's time).
+type ChangeDetector func(previous, next map[int64]SubsampleState) (kept map[int64]SubsampleState, changes []domain.Change)
 
-// replaceStates stores the states of a complete events snapshot and, with
-// detect, appends to the change feed what moved since the previous one,
-// as part of run runID.
+// replaceStates stores the states of a complete events snapshot (those
+// detect keeps, with it) and, with detect, appends to the change feed
+// what moved since the previous one, as part of run runID.
 func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
 	var rows []struct {
 		ID int64 `db:"subsample_id"`
@@ -40,9 +40,11 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, sta
 		previous[r.ID] = r.SubsampleState
 	}
 	if detect != nil {
-		if err := appendChanges(ctx, tx, d, runID, detect(previous, states)); err != nil {
+		kept, changes := detect(previous, states)
+		if err := appendChanges(ctx, tx, d, runID, changes); err != nil {
 			return err
 		}
+		states = kept
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsample_states`); err != nil {
 		return err

@@ -237,8 +237,17 @@ func TestQuotaHistoryRecordsChangesAndIsPruned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(points) != 1 || points[0].Achieved != 50 {
-			t.Errorf("history after the retention window = %+v, want only the newest point", points)
+		// The newest count from before the window stays: where the quota
+		// stood when the window starts.
+		if len(points) != 2 || points[0].Achieved != 41 || points[1].Achieved != 50 {
+			t.Errorf("history after the retention window = %+v, want 41 (where it stood an hour ago) then 50", points)
+		}
+		// Stalled for longer than the retention, it keeps its last count.
+		if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(4*time.Hour), 50), retention); err != nil {
+			t.Fatal(err)
+		}
+		if points, err = s.QuotaHistory(ctx, 100, 1); err != nil || len(points) != 1 || points[0].Achieved != 50 || !points[0].At.Equal(t0.Add(2*time.Hour)) {
+			t.Errorf("history of a quota stalled for 2 hours with a 1-hour retention = %+v, %v; want its last count", points, err)
 		}
 	})
 }
@@ -261,6 +270,15 @@ func TestClosedSubsampleLeavesNoQuotas(t *testing.T) {
 		}
 		if _, err := s.FetchOf(ctx, 100); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("FetchOf a closed subsample: %v, want ErrNotFound", err)
+		}
+		// Its quota history goes with the retention, all of it.
+		later := snapshotAt(t0.Add(2*time.Hour), 40)
+		later.Live, later.Details = nil, nil
+		if _, err := s.SaveEvents(ctx, later, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if points, err := s.QuotaHistory(ctx, 100, 1); err != nil || len(points) != 0 {
+			t.Errorf("history of a closed subsample's quota past the retention = %+v, %v; want none", points, err)
 		}
 	})
 }

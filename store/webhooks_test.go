@@ -50,8 +50,8 @@ func TestWebhookDeliveriesAreQueuedWithTheirChanges(t *testing.T) {
 			t.Helper()
 			snap := snapshotAt(at, 40)
 			snap.States = states
-			snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
-				return rules.Changes(previous, next, at)
+			snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
+				return rules.Detect(previous, next, at)
 			}
 			if _, err := s.SaveEvents(ctx, snap, 2*time.Hour); err != nil {
 				t.Fatal(err)

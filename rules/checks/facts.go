@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -141,9 +142,11 @@ func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[in
 		case d.QuotasErr != nil:
 			row.QuotasError = d.QuotasErr.Error()
 		}
+		// The field end as the live list reads it: live-details', else
+		// event/all's.
 		st := store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas)).State),
 			EventID: l.EventID, Country: states[l.SubsampleID].Country, CPI: row.CPI, Currency: l.TargetedCurrency,
-			FieldEnd: timeOrNil(l.FieldEndDate.Time), QuotasRead: read}
+			FieldEnd: cmp.Or(timeOrNil(l.FieldEndDate.Time), states[l.SubsampleID].FieldEnd), QuotasRead: read}
 		if st.Country == "" && len(l.Countries) > 0 {
 			st.Country = l.Countries[0].Code
 		}

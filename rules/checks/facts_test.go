@@ -2,6 +2,7 @@ package checks
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,96 @@ func TestStatesPaceTheTotalQuota(t *testing.T) {
 			}
 			if tt.wantAtRisk && (!strings.Contains(got, "100 completes left") || !strings.Contains(got, now.Add(tt.fieldEnd).Format(time.RFC3339))) {
 				t.Errorf("AtRisk = %q, want what is left and the field end", got)
+			}
+		})
+	}
+}
+
+// TestChangesFromSnapshotPairs: issue 16's change detection "from
+// snapshot pairs", end to end in what the refresher runs: each snapshot's
+// states decided by States as it is about to be written, then
+// rules.Detect against the states kept from the one before.
+func TestChangesFromSnapshotPairs(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	type sub struct {
+		status      string
+		cpi         float64
+		cell        int64 // the hard cell's remaining completes
+		quotasErr   error
+		liveEnd     time.Duration // 0: live-details gives no field end
+		summaryEnd  time.Duration
+		notInEvents bool
+	}
+	snapshot := func(s sub) store.EventsSnapshot {
+		var snap store.EventsSnapshot
+		if s.notInEvents {
+			return snap
+		}
+		end := func(d time.Duration) domain.LocalTime {
+			if d == 0 {
+				return domain.LocalTime{}
+			}
+			return domain.LocalTime{Time: now.Add(d)}
+		}
+		snap.Summaries = []domain.SubsampleSummary{{SubsampleID: 1, EventID: 10, SubsampleStatus: s.status, Country: domain.Country{Code: "FR"},
+			FieldEndDate: end(s.summaryEnd)}}
+		if s.status != domain.StatusLive {
+			return snap
+		}
+		snap.Live = []domain.LiveSubsample{{SubsampleID: 1, EventID: 10, SubsampleStatus: s.status, SurveyAPICompatibility: true,
+			TargetedCPI: s.cpi, TargetedCurrency: "EUR", FieldEndDate: end(s.liveEnd), Countries: []domain.Country{{Code: "FR"}}}}
+		snap.Details = map[int64]store.SubsampleDetail{1: {FetchedAt: now, QuotasErr: s.quotasErr, Quotas: []domain.Quota{
+			{QuotaID: 8, QuotaType: domain.QuotaTypeCounting, TableName: "Total Quota", RemainingExclusive: 50},
+			{QuotaID: 9, QuotaType: domain.QuotaTypeHard, TableName: "Age", QuotaName: "18-34", RemainingExclusive: s.cell,
+				Questions: []domain.QuotaQuestion{{ID: 42, Answers: []domain.QuotaAnswer{{ID: new(int64)}}}}},
+		}}}
+		return snap
+	}
+	live := sub{status: domain.StatusLive, cpi: 2, cell: 5, liveEnd: 72 * time.Hour, summaryEnd: 72 * time.Hour}
+	with := func(s sub, change func(*sub)) sub { change(&s); return s }
+	tests := []struct {
+		name  string
+		snaps []sub
+		want  []string // kind, or kind:quota, of the changes after the first snapshot
+	}{
+		{"nothing moved", []sub{live, live}, nil},
+		{"the CPI moved", []sub{live, with(live, func(s *sub) { s.cpi = 3 })}, []string{"subsample.cpi_changed"}},
+		// The cell is the subsample's only one: closed, it pauses it.
+		{"a cell's remaining completes reached 0", []sub{live, with(live, func(s *sub) { s.cell = 0 })}, []string{"subsample.paused", "quota.closed:9"}},
+		{"and came back", []sub{with(live, func(s *sub) { s.cell = 0 }), live}, []string{"subsample.sendable", "quota.reopened:9"}},
+		{"a cell closed while the quotas could not be read: said once, at the next read", []sub{live,
+			with(live, func(s *sub) { s.quotasErr = errors.New("timeout") }), with(live, func(s *sub) { s.cell = 0 })},
+			[]string{"subsample.unknown", "subsample.paused", "quota.closed:9"}},
+		{"it left Live", []sub{live, with(live, func(s *sub) { s.status = domain.StatusComplete })},
+			[]string{"subsample.closed", "subsample.not_sendable"}},
+		{"it left the event list", []sub{live, {notInEvents: true}}, []string{"subsample.closed"}},
+		{"field end near, from event/all when live-details gives none", []sub{live,
+			with(live, func(s *sub) { s.liveEnd, s.summaryEnd = 0, 20*time.Hour })}, []string{"subsample.field_end_near"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var kept map[int64]store.SubsampleState
+			var got []string
+			for i, s := range tt.snaps {
+				states := States(snapshot(s), nil)
+				if i == 0 && states[1].Sendability != "sendable" && s.cell > 0 {
+					t.Fatalf("the first snapshot's subsample is %s, want sendable", states[1].Sendability)
+				}
+				var changes []domain.Change
+				kept, changes = rules.Detect(kept, states, now)
+				for _, c := range changes {
+					if i == 0 {
+						continue
+					}
+					if c.QuotaID != "" {
+						got = append(got, string(c.Kind)+":"+c.QuotaID)
+					} else {
+						got = append(got, string(c.Kind))
+					}
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("changes %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -14,8 +14,10 @@ type SubsampleState struct {
 	CPI      *float64   `db:"cpi"`
 	Currency string     `db:"currency"`
 	FieldEnd *time.Time `db:"field_end"`
-	// QuotasRead says whether the refresh read the quotas; ClosedQuotas
-	// are then the ids of the quotas with nothing remaining, sorted.
+	// QuotasRead says whether the quotas are known: read by this refresh
+	// or, when it could not read them, carried from the last one that did
+	// (rules.CarryUnread). ClosedQuotas are then the ids of the quotas with
+	// nothing remaining, sorted.
 	QuotasRead   bool     `db:"quotas_read"`
 	ClosedQuotas []string `db:"-"`
 	// AtRisk says, in a sentence, why the total quota's pace would not

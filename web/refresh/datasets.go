@@ -75,8 +75,8 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 		return r.fail(ctx, ru, run, c, fmt.Errorf("pace the live subsamples: %w", err))
 	}
 	snap.States = checks.States(snap, totals)
-	snap.Detect = func(previous, next map[int64]store.SubsampleState) []domain.Change {
-		return rules.Changes(previous, next, run.FinishedAt)
+	snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
+		return rules.Detect(previous, next, run.FinishedAt)
 	}
 	if _, err := ru.store.SaveEvents(saving, snap, r.opts.Retention); err != nil {
 		return r.fail(ctx, ru, run, c, err)

@@ -157,8 +157,8 @@ func (f *fixture) refresh() {
 	at := f.now
 	snap := store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at},
 		States: map[int64]store.SubsampleState{1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US"}},
-		Detect: func(previous, next map[int64]store.SubsampleState) []domain.Change {
-			return rules.Changes(previous, next, at)
+		Detect: func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
+			return rules.Detect(previous, next, at)
 		}}
 	if _, err := f.store.SaveEvents(context.Background(), snap, 7*24*time.Hour); err != nil {
 		f.t.Fatal(err)

@@ -187,15 +187,14 @@ func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.Deliver
 		return out
 	}
 	out.Error = err.Error()
-	var ok bool
-	out.NextAttemptAt, ok = NextAttempt(d.CreatedAt, d.Attempts+1, at, wait)
-	out.Status = store.DeliveryPending
-	if !ok {
-		out.Status, out.NextAttemptAt = store.DeliveryFailed, time.Time{}
-		log.Warn("webhook delivery failed for good", "url", d.URL, "attempts", d.Attempts+1, "err", err)
-	} else {
-		log.Info("webhook attempt failed; retried", "url", d.URL, "next", out.NextAttemptAt, "err", err)
+	next, over := NextAttempt(d.CreatedAt, d.Attempts+1, at, wait)
+	if over != nil {
+		out.Status, out.Error = store.DeliveryFailed, out.Error+"; "+over.Error()
+		log.Warn("webhook delivery failed for good", "url", d.URL, "attempts", d.Attempts+1, "err", out.Error)
+		return out
 	}
+	out.Status, out.NextAttemptAt = store.DeliveryPending, next
+	log.Info("webhook attempt failed; retried", "url", d.URL, "next", next, "err", err)
 	return out
 }
 

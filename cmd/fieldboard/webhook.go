@@ -68,7 +68,7 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	summary := map[string]string{
 		"remove": "Removes webhook ID and its queued deliveries.",
-		"test":   "Queues a webhook.test event for webhook ID; the server (fieldboard serve) sends it within a second, and webhook list shows the outcome.",
+		"test":   "Queues a webhook.test event for webhook ID, unless it is disabled; the server (fieldboard serve) sends it within a second, and webhook list shows the outcome.",
 	}[sub]
 	st, raw, err := openStoreWithName(ctx, newFlagSet("webhook "+sub, summary, stderr), args, "ID")
 	if err != nil {
@@ -86,6 +86,9 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%w: there is no webhook %d (webhook list)", errUsage, id)
+	}
+	if errors.Is(err, store.ErrWebhookDisabled) {
+		return fmt.Errorf("%w; nothing is sent to it: remove it and add it again to resume", err)
 	}
 	if err != nil {
 		return err

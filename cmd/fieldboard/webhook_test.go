@@ -71,6 +71,49 @@ func TestWebhookCommands(t *testing.T) {
 	}
 }
 
+// TestWebhookTestOfADisabledWebhook: webhook test of a subscription
+// disabled by a 410 queues nothing (nothing would ever send it) and exits
+// non-zero, saying why.
+func TestWebhookTestOfADisabledWebhook(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out, errOut bytes.Buffer
+	if err := runWebhook(ctx, []string{"add", "--db", db, "--url", "https://93.184.216.34/hook"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	disable(t, db, 1)
+	err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut)
+	if err == nil || exitCode(err) == 0 || !strings.Contains(err.Error(), "disabled: 410 Gone") || !strings.Contains(err.Error(), "remove it and add it again") {
+		t.Errorf("webhook test of a disabled webhook: %v (exit %d), want a refusal saying why", err, exitCode(err))
+	}
+	if d := deliveriesOf(t, db); len(d) != 1 {
+		t.Errorf("%d deliveries queued, want the first test's only", len(d))
+	}
+}
+
+// disable disables webhook id of the database at db as a 410 would: its
+// pending delivery is claimed and answered 410 Gone.
+func disable(t *testing.T, db string, id int64) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	due, err := st.ClaimDeliveries(ctx, time.Now(), time.Minute, 1)
+	if err != nil || len(due) != 1 || due[0].SubscriptionID != id {
+		t.Fatalf("claimed %+v, %v; want webhook %d's delivery", due, err, id)
+	}
+	if err := st.RecordDeliveryAttempt(ctx, due[0].ID, store.DeliveryAttempt{At: time.Now(), StatusCode: 410,
+		Error: "410 Gone: the receiver ended the subscription", Status: store.DeliveryFailed, Disable: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestKilledWebhookWorkerLosesNothing runs `fieldboard serve` against a
 // simulator with a webhook subscribed to a slow receiver, kills it
 // (SIGKILL) once the receiver has answered some of the first refresh's

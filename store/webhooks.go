@@ -94,7 +94,7 @@ func (s *Store) AddWebhook(ctx context.Context, sub WebhookSubscription) (int64,
 	err := s.writer.GetContext(ctx, &id, `INSERT INTO webhook_subscriptions (url, secret, events, country, created_at) VALUES (?, ?, ?, ?, ?)
 		RETURNING subscription_id`, sub.URL, sub.Secret, strings.Join(events, ","), sub.Country, sub.CreatedAt.UTC())
 	if err != nil {
-		return 0, fmt.Errorf("add webhook %s: %w", sub.URL, err)
+		return 0, fmt.Errorf("add a webhook: %w", err) // not its URL, which may carry a token
 	}
 	return id, nil
 }

@@ -78,8 +78,18 @@ func TestWebhooksPage(t *testing.T) {
 		t.Errorf("a test event for a disabled subscription: %d, want 409 saying why, and nothing queued\n%s", resp.StatusCode, page)
 	}
 
+	// An address whose path and query carry a token is shown without them.
+	const token = "xoxTOKENabcdEFGHijklMNOP"
+	resp, page = form(a, "/webhooks", url.Values{"url": {receiver.URL + "/services/T0SECRET/B0SECRET/" + token + "?token=" + token}})
+	_, listed := a.do(t, "GET", "/webhooks", nil)
+	for _, p := range []string{page, listed} {
+		if resp.StatusCode != 200 || !strings.Contains(p, receiver.URL+"/services/…") || strings.Contains(p, token) || strings.Contains(p, "T0SECRET") {
+			t.Errorf("a subscription whose address carries a token: %d, want it shown as %s/services/…\n%s", resp.StatusCode, receiver.URL, p)
+		}
+	}
+
 	resp, page = form(a, "/webhooks/"+id[1]+"/remove", nil)
-	if resp.StatusCode != 200 || !strings.Contains(page, "removed") || strings.Contains(page, `data-testid="webhook"`) {
+	if resp.StatusCode != 200 || !strings.Contains(page, "removed") || strings.Contains(page, `data-testid="webhook" data-id="`+id[1]+`"`) {
 		t.Errorf("remove: %d, the subscription is still listed", resp.StatusCode)
 	}
 	if resp, _ := form(a, "/webhooks/"+id[1]+"/remove", nil); resp.StatusCode != 404 {

@@ -49,6 +49,16 @@ func TestWebhookCommands(t *testing.T) {
 	if key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_")); !strings.HasPrefix(secret, "whsec_") || err != nil || len(key) != 32 {
 		t.Errorf("webhook add printed %q; want whsec_ and base64 of 32 bytes alone on the last line", out.String())
 	}
+	// An address whose path and query carry a token is printed without
+	// them, by add and by list.
+	const token = "xoxTOKENabcdEFGHijklMNOP"
+	out.Reset()
+	if err := runWebhook(ctx, []string{"add", "--db", db, "--url", "https://93.184.216.34/services/T0SECRET/B0SECRET/" + token + "?token=" + token}, &out, &errOut); err != nil {
+		t.Fatalf("webhook add: %v", err)
+	}
+	if got := out.String(); !strings.Contains(got, "https://93.184.216.34/services/…") || strings.Contains(got, token) || strings.Contains(got, "T0SECRET") {
+		t.Errorf("webhook add of an address with a token printed:\n%s", got)
+	}
 	out.Reset()
 	if err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut); err != nil {
 		t.Fatalf("webhook test: %v", err)
@@ -58,7 +68,8 @@ func TestWebhookCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := out.String(); strings.Contains(got, strings.TrimPrefix(secret, "whsec_")) || !strings.Contains(got, "subsample.sendable,quota.closed") ||
-		!strings.Contains(got, "country US") || !strings.Contains(got, "webhook.test\tpending") {
+		!strings.Contains(got, "country US") || !strings.Contains(got, "webhook.test\tpending") ||
+		!strings.Contains(got, "2\thttps://93.184.216.34/services/…?…\t") || strings.Contains(got, token) || strings.Contains(got, "T0SECRET") {
 		t.Errorf("webhook list:\n%s", got)
 	}
 	if err := runWebhook(ctx, []string{"remove", "--db", db, "1"}, &out, &errOut); err != nil {

@@ -423,3 +423,59 @@ func sameIDs(a, b []received) bool {
 	}
 	return len(a) == len(b)
 }
+
+// TestLogsShowOnlyTheAddressHost: the worker's log names a webhook by its
+// id and its address's scheme and host, never the path or query, where
+// Slack-style addresses carry a token: delivered, retried, disabled by a
+// 410 or failed for good.
+func TestLogsShowOnlyTheAddressHost(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	var logs strings.Builder
+	var mu sync.Mutex
+	f.worker.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	const token = "xoxTOKENabcdEFGHijklMNOP"
+	ok, flaky, gone, beyond := newReceiver(t, 200), newReceiver(t, 500), newReceiver(t, 410), newReceiver(t, 503)
+	beyond.header.Set("Retry-After", "345600")
+	for _, r := range []*receiver{ok, flaky, gone, beyond} {
+		r.secret = webhooks.NewSecret()
+		id, err := f.store.AddWebhook(context.Background(), store.WebhookSubscription{URL: r.URL + "/services/T0SECRET/B0SECRET/" + token + "?token=" + token,
+			Secret: r.secret, CreatedAt: f.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.QueueWebhookTest(context.Background(), id, webhooks.NewTestMessageID(), f.now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sendDue()
+	mu.Lock()
+	defer mu.Unlock()
+	out := logs.String()
+	for _, r := range []*receiver{ok, flaky, gone, beyond} {
+		if n := len(r.requests()); n != 1 {
+			t.Fatalf("a receiver got %d requests, want 1", n)
+		}
+	}
+	for _, want := range []string{"webhook delivered", "retried", "disabled", "failed for good", "url=" + flaky.URL, "url=" + gone.URL, "url=" + beyond.URL} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log does not say %q:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{token, "T0SECRET", "/services"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the log shows %q of the address:\n%s", secret, out)
+		}
+	}
+}
+
+// lockedWriter serializes the writes of the worker's side-by-side attempts.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -478,4 +479,59 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// TestTestEventIsSignedAndAsDocumented: a webhook.test event goes through
+// the worker like a change: signed as the receiver verifies, webhook-id
+// test_ and 16 hex digits, and the body the README documents: type
+// webhook.test, timestamp in RFC 3339 (when it was asked for, to the
+// second), data {"subscriptionId": N, "message": "..."}, nothing more.
+func TestTestEventIsSignedAndAsDocumented(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	r := newReceiver(t, 200)
+	id := f.subscribe(r)
+	asked := t0.Add(1500 * time.Millisecond)
+	messageID := webhooks.NewTestMessageID()
+	if _, err := f.store.QueueWebhookTest(context.Background(), id, messageID, asked); err != nil {
+		t.Fatal(err)
+	}
+	f.now = t0.Add(3 * time.Second)
+	f.sendDue()
+
+	seen := r.requests()
+	if len(seen) != 1 {
+		t.Fatalf("the receiver got %d requests, want the test event", len(seen))
+	}
+	s := seen[0]
+	if !s.verified {
+		t.Errorf("the test event failed verification: %s", s.reason)
+	}
+	if s.id != messageID || !regexp.MustCompile(`^test_[0-9a-f]{16}$`).MatchString(s.id) {
+		t.Errorf("webhook-id %q, want %q, test_ and 16 hex digits", s.id, messageID)
+	}
+	if s.timestamp != strconv.FormatInt(f.now.Unix(), 10) {
+		t.Errorf("webhook-timestamp %s, want the attempt's time %d", s.timestamp, f.now.Unix())
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(s.body, &body); err != nil {
+		t.Fatalf("the body %s: %v", s.body, err)
+	}
+	var kind, timestamp string
+	var data map[string]any
+	json.Unmarshal(body["type"], &kind)
+	json.Unmarshal(body["timestamp"], &timestamp)
+	json.Unmarshal(body["data"], &data)
+	at, err := time.Parse(time.RFC3339, timestamp)
+	if len(body) != 3 || kind != "webhook.test" || err != nil || !at.Equal(asked.Truncate(time.Second)) || timestamp != "2026-11-20T09:30:01Z" {
+		t.Errorf("the body %s: want type webhook.test and timestamp 2026-11-20T09:30:01Z (RFC 3339), data, nothing more", s.body)
+	}
+	message, _ := data["message"].(string)
+	if len(data) != 2 || data["subscriptionId"] != float64(id) || !strings.Contains(message, "test event") {
+		t.Errorf("the test event's data %s: want {\"subscriptionId\": %d, \"message\": \"...\"}", body["data"], id)
+	}
+	for _, d := range f.deliveries(id) {
+		if d.Status != store.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode != 200 || d.Kind != "webhook.test" {
+			t.Errorf("the test event's delivery: %+v", d)
+		}
+	}
 }

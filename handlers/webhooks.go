@@ -77,13 +77,19 @@ func (h *Handler) RemoveWebhook(c echo.Context) error {
 }
 
 // TestWebhook answers POST /webhooks/{id}/test: a webhook.test event is
-// queued for the subscription, sent by the worker like any other.
+// queued for the subscription, sent by the worker like any other; a
+// disabled subscription is a 409, as nothing is sent to it.
 func (h *Handler) TestWebhook(c echo.Context) error {
 	id, err := parseID("Subscription id", c.Param("id"))
 	if err != nil {
 		return err
 	}
-	if _, err := h.Store.QueueWebhookTest(c.Request().Context(), id, h.Subscriber.NewTestMessageID(), h.Now()); err != nil {
+	_, err = h.Store.QueueWebhookTest(c.Request().Context(), id, h.Subscriber.NewTestMessageID(), h.Now())
+	if errors.Is(err, store.ErrWebhookDisabled) {
+		return h.renderWebhooks(c, http.StatusConflict, views.WebhooksView{Err: fmt.Sprintf(
+			"No test event: subscription %d is disabled (why is shown below), and nothing is sent to it. Remove it and add it again to resume.", id)})
+	}
+	if err != nil {
 		return webhookNotFound(err, id)
 	}
 	return h.renderWebhooks(c, http.StatusOK, views.WebhooksView{Message: fmt.Sprintf("A webhook.test event is queued for subscription %d; its delivery shows below within seconds.", id)})

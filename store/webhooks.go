@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ func (s *Store) AddWebhook(ctx context.Context, sub WebhookSubscription) (int64,
 	err := s.writer.GetContext(ctx, &id, `INSERT INTO webhook_subscriptions (url, secret, events, country, created_at) VALUES (?, ?, ?, ?, ?)
 		RETURNING subscription_id`, sub.URL, sub.Secret, strings.Join(events, ","), sub.Country, sub.CreatedAt.UTC())
 	if err != nil {
-		return 0, fmt.Errorf("add webhook %s: %w", sub.URL, err)
+		return 0, fmt.Errorf("add a webhook: %w", err) // not its URL, which may carry a token
 	}
 	return id, nil
 }
@@ -133,16 +134,37 @@ func (s *Store) RemoveWebhook(ctx context.Context, id int64) error {
 	return nil
 }
 
+// ErrWebhookDisabled refuses an event for a disabled subscription (it
+// answered 410 Gone): nothing is sent to it, so the event would wait
+// forever.
+var ErrWebhookDisabled = errors.New("the subscription is disabled")
+
 // QueueWebhookTest queues a webhook.test event for subscription id, due
 // at now, with messageID as its webhook-id; ErrNotFound when there is no
-// such subscription.
+// such subscription, ErrWebhookDisabled, with why, when it is disabled.
 func (s *Store) QueueWebhookTest(ctx context.Context, id int64, messageID string, now time.Time) (int64, error) {
 	var deliveryID int64
-	err := s.writer.GetContext(ctx, &deliveryID, `INSERT INTO webhook_deliveries (subscription_id, kind, message_id, created_at, next_attempt_at)
-		SELECT subscription_id, ?, ?, ?, ? FROM webhook_subscriptions WHERE subscription_id = ? RETURNING delivery_id`,
-		domain.WebhookTest, messageID, now.UTC(), now.UTC(), id)
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		// The write that changes nothing locks the subscription's row on
+		// PostgreSQL, so that a 410 recorded meanwhile either comes first,
+		// and the test is refused, or waits and then fails it with the
+		// subscription's other pending deliveries (RecordDeliveryAttempt).
+		var sub struct {
+			Disabled bool   `db:"disabled"`
+			Reason   string `db:"disabled_reason"`
+		}
+		if err := tx.GetContext(ctx, &sub, `UPDATE webhook_subscriptions SET disabled_at = disabled_at WHERE subscription_id = ?
+			RETURNING disabled_at IS NOT NULL AS disabled, disabled_reason`, id); err != nil {
+			return notFound(err)
+		}
+		if sub.Disabled {
+			return fmt.Errorf("%w: %s", ErrWebhookDisabled, sub.Reason)
+		}
+		return tx.GetContext(ctx, &deliveryID, `INSERT INTO webhook_deliveries (subscription_id, kind, message_id, created_at, next_attempt_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING delivery_id`, id, domain.WebhookTest, messageID, now.UTC(), now.UTC())
+	})
 	if err != nil {
-		return 0, fmt.Errorf("queue a test event for webhook %d: %w", id, notFound(err))
+		return 0, fmt.Errorf("queue a test event for webhook %d: %w", id, err)
 	}
 	return deliveryID, nil
 }
@@ -238,6 +260,15 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
 			last_attempt_at = ?, last_status_code = ?, last_error = ? WHERE delivery_id = ?`,
 			a.Status, next.UTC(), a.At.UTC(), a.StatusCode, a.Error, id); err != nil {
+			return err
+		}
+		if a.Status == DeliveryPending {
+			// Another of its deliveries may have disabled the subscription
+			// (a 410) while this one was under way: then this one goes no
+			// further either, as the others pending then did not.
+			_, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'failed',
+				last_error = last_error || '; not tried again: the subscription was disabled'
+				WHERE delivery_id = ? AND subscription_id IN (SELECT subscription_id FROM webhook_subscriptions WHERE disabled_at IS NOT NULL)`, id)
 			return err
 		}
 		if !a.Disable {

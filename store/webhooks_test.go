@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -237,4 +238,61 @@ func TestInstancesClaimEachDeliveryOnce(t *testing.T) {
 	if len(claimed) != deliveries || twice > 0 {
 		t.Errorf("%d deliveries claimed, %d of them more than once; want each of the %d once", len(claimed), twice, deliveries)
 	}
+}
+
+// TestDisabledWebhookKeepsNothingPending: nothing sent to a disabled
+// subscription stays pending (claims skip it, and pruning keeps pending
+// deliveries): a test event for it is refused with ErrWebhookDisabled and
+// why, and an attempt that ends in a retry after another of its
+// deliveries disabled it (a 410 answered meanwhile, in the same batch)
+// fails instead.
+func TestDisabledWebhookKeepsNothingPending(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		id, err := s.AddWebhook(ctx, store.WebhookSubscription{URL: "https://gone.example/hook", Secret: "whsec_c2VjcmV0", CreatedAt: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, msg := range []string{"msg_1", "msg_2"} {
+			if _, err := s.QueueWebhookTest(ctx, id, msg, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		due, err := s.ClaimDeliveries(ctx, t0, time.Minute, 10)
+		if err != nil || len(due) != 2 {
+			t.Fatalf("claimed %d, %v; want 2", len(due), err)
+		}
+		if err := s.RecordDeliveryAttempt(ctx, due[0].ID, store.DeliveryAttempt{At: t0, StatusCode: 410, Error: "410 Gone",
+			Status: store.DeliveryFailed, Disable: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordDeliveryAttempt(ctx, due[1].ID, store.DeliveryAttempt{At: t0.Add(time.Second), Error: "no answer: timeout",
+			Status: store.DeliveryPending, NextAttemptAt: t0.Add(5 * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.PendingDeliveries(ctx); err != nil || n != 0 {
+			t.Errorf("%d deliveries pending, %v; want none once the subscription is disabled", n, err)
+		}
+		deliveries, _ := s.WebhookDeliveries(ctx, id, 10)
+		for _, d := range deliveries {
+			if d.Status != store.DeliveryFailed {
+				t.Errorf("delivery %d of the disabled subscription: %+v", d.ID, d)
+			}
+		}
+		if want := "no answer: timeout; not tried again: the subscription was disabled"; deliveries[0].LastError != want {
+			t.Errorf("the retry recorded after the 410: %q, want %q", deliveries[0].LastError, want)
+		}
+
+		_, err = s.QueueWebhookTest(ctx, id, "msg_3", t0.Add(time.Minute))
+		if !errors.Is(err, store.ErrWebhookDisabled) || !strings.Contains(err.Error(), "410 Gone") {
+			t.Errorf("a test event for a disabled subscription: %v, want ErrWebhookDisabled saying why", err)
+		}
+		if after, _ := s.WebhookDeliveries(ctx, id, 10); len(after) != 2 {
+			t.Errorf("the refused test event was queued: %d deliveries", len(after))
+		}
+		if _, err := s.QueueWebhookTest(ctx, id+1, "msg_4", t0); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a test event for an unknown subscription: %v", err)
+		}
+	})
 }

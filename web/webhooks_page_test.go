@@ -1,13 +1,16 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"fieldboard/store"
 	"fieldboard/web"
 )
 
@@ -58,8 +61,35 @@ func TestWebhooksPage(t *testing.T) {
 	if resp, _ := form(a, "/webhooks/999/test", nil); resp.StatusCode != 404 {
 		t.Errorf("a test event for an unknown subscription: %d, want 404", resp.StatusCode)
 	}
+	// Disabled by a 410: no test event, a 409 saying why; the page offers
+	// none and says how to resume.
+	due, err := a.store.ClaimDeliveries(context.Background(), time.Now(), time.Minute, 1)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("claimed %+v, %v; want the test event", due, err)
+	}
+	if err := a.store.RecordDeliveryAttempt(context.Background(), due[0].ID, store.DeliveryAttempt{At: time.Now(), StatusCode: 410,
+		Error: "410 Gone: the receiver ended the subscription", Status: store.DeliveryFailed, Disable: true}); err != nil {
+		t.Fatal(err)
+	}
+	resp, page = form(a, "/webhooks/"+id[1]+"/test", nil)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "No test event: subscription "+id[1]+" is disabled") ||
+		!strings.Contains(page, "410 Gone: the receiver ended the subscription") || strings.Contains(page, "Send a test event") ||
+		strings.Count(page, `data-testid="delivery"`) != 1 {
+		t.Errorf("a test event for a disabled subscription: %d, want 409 saying why, and nothing queued\n%s", resp.StatusCode, page)
+	}
+
+	// An address whose path and query carry a token is shown without them.
+	const token = "xoxTOKENabcdEFGHijklMNOP"
+	resp, page = form(a, "/webhooks", url.Values{"url": {receiver.URL + "/services/T0SECRET/B0SECRET/" + token + "?token=" + token}})
+	_, listed := a.do(t, "GET", "/webhooks", nil)
+	for _, p := range []string{page, listed} {
+		if resp.StatusCode != 200 || !strings.Contains(p, receiver.URL+"/services/…") || strings.Contains(p, token) || strings.Contains(p, "T0SECRET") {
+			t.Errorf("a subscription whose address carries a token: %d, want it shown as %s/services/…\n%s", resp.StatusCode, receiver.URL, p)
+		}
+	}
+
 	resp, page = form(a, "/webhooks/"+id[1]+"/remove", nil)
-	if resp.StatusCode != 200 || !strings.Contains(page, "removed") || strings.Contains(page, `data-testid="webhook"`) {
+	if resp.StatusCode != 200 || !strings.Contains(page, "removed") || strings.Contains(page, `data-testid="webhook" data-id="`+id[1]+`"`) {
 		t.Errorf("remove: %d, the subscription is still listed", resp.StatusCode)
 	}
 	if resp, _ := form(a, "/webhooks/"+id[1]+"/remove", nil); resp.StatusCode != 404 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fieldboard/store"
+	"fieldboard/views/formats"
 	"fieldboard/web/webhooks"
 )
 
@@ -42,10 +43,10 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "webhook %d added for %s; its signing secret is shown this once, keep it secret:\n%s\n", id, s.URL, s.Secret)
+		fmt.Fprintf(stdout, "webhook %d added for %s; its signing secret is shown this once, keep it secret:\n%s\n", id, formats.WebhookURL(s.URL), s.Secret)
 		return nil
 	case "list":
-		st, _, err := openStoreWithName(ctx, newFlagSet("webhook list", "Lists the webhooks (not their secrets) and their last deliveries.", stderr), args, "")
+		st, _, err := openStoreWithName(ctx, newFlagSet("webhook list", "Lists the webhooks (not their secrets, nor the path of their address beyond a first word) and their last deliveries.", stderr), args, "")
 		if err != nil {
 			return err
 		}
@@ -55,7 +56,7 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		for _, s := range subs {
-			fmt.Fprintf(stdout, "%d\t%s\tevents %s\tcountry %s\t%s\n", s.ID, s.URL, eventsOf(s), or(s.Country, "all"), stateOf(s))
+			fmt.Fprintf(stdout, "%d\t%s\tevents %s\tcountry %s\t%s\n", s.ID, formats.WebhookURL(s.URL), eventsOf(s), or(s.Country, "all"), stateOf(s))
 			deliveries, err := st.WebhookDeliveries(ctx, s.ID, 5)
 			if err != nil {
 				return err
@@ -68,7 +69,7 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	summary := map[string]string{
 		"remove": "Removes webhook ID and its queued deliveries.",
-		"test":   "Queues a webhook.test event for webhook ID; the server (fieldboard serve) sends it within a second, and webhook list shows the outcome.",
+		"test":   "Queues a webhook.test event for webhook ID, unless it is disabled; the server (fieldboard serve) sends it within a second, and webhook list shows the outcome.",
 	}[sub]
 	st, raw, err := openStoreWithName(ctx, newFlagSet("webhook "+sub, summary, stderr), args, "ID")
 	if err != nil {
@@ -86,6 +87,9 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%w: there is no webhook %d (webhook list)", errUsage, id)
+	}
+	if errors.Is(err, store.ErrWebhookDisabled) {
+		return fmt.Errorf("%w; nothing is sent to it: remove it and add it again to resume", err)
 	}
 	if err != nil {
 		return err

@@ -49,6 +49,16 @@ func TestWebhookCommands(t *testing.T) {
 	if key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_")); !strings.HasPrefix(secret, "whsec_") || err != nil || len(key) != 32 {
 		t.Errorf("webhook add printed %q; want whsec_ and base64 of 32 bytes alone on the last line", out.String())
 	}
+	// An address whose path and query carry a token is printed without
+	// them, by add and by list.
+	const token = "xoxTOKENabcdEFGHijklMNOP"
+	out.Reset()
+	if err := runWebhook(ctx, []string{"add", "--db", db, "--url", "https://93.184.216.34/services/T0SECRET/B0SECRET/" + token + "?token=" + token}, &out, &errOut); err != nil {
+		t.Fatalf("webhook add: %v", err)
+	}
+	if got := out.String(); !strings.Contains(got, "https://93.184.216.34/services/…") || strings.Contains(got, token) || strings.Contains(got, "T0SECRET") {
+		t.Errorf("webhook add of an address with a token printed:\n%s", got)
+	}
 	out.Reset()
 	if err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut); err != nil {
 		t.Fatalf("webhook test: %v", err)
@@ -58,7 +68,8 @@ func TestWebhookCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := out.String(); strings.Contains(got, strings.TrimPrefix(secret, "whsec_")) || !strings.Contains(got, "subsample.sendable,quota.closed") ||
-		!strings.Contains(got, "country US") || !strings.Contains(got, "webhook.test\tpending") {
+		!strings.Contains(got, "country US") || !strings.Contains(got, "webhook.test\tpending") ||
+		!strings.Contains(got, "2\thttps://93.184.216.34/services/…?…\t") || strings.Contains(got, token) || strings.Contains(got, "T0SECRET") {
 		t.Errorf("webhook list:\n%s", got)
 	}
 	if err := runWebhook(ctx, []string{"remove", "--db", db, "1"}, &out, &errOut); err != nil {
@@ -68,6 +79,49 @@ func TestWebhookCommands(t *testing.T) {
 		if err := runWebhook(ctx, []string{sub, "--db", db, "1"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "no webhook 1") {
 			t.Errorf("webhook %s of a removed webhook: %v", sub, err)
 		}
+	}
+}
+
+// TestWebhookTestOfADisabledWebhook: webhook test of a subscription
+// disabled by a 410 queues nothing (nothing would ever send it) and exits
+// non-zero, saying why.
+func TestWebhookTestOfADisabledWebhook(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out, errOut bytes.Buffer
+	if err := runWebhook(ctx, []string{"add", "--db", db, "--url", "https://93.184.216.34/hook"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	disable(t, db, 1)
+	err := runWebhook(ctx, []string{"test", "--db", db, "1"}, &out, &errOut)
+	if err == nil || exitCode(err) == 0 || !strings.Contains(err.Error(), "disabled: 410 Gone") || !strings.Contains(err.Error(), "remove it and add it again") {
+		t.Errorf("webhook test of a disabled webhook: %v (exit %d), want a refusal saying why", err, exitCode(err))
+	}
+	if d := deliveriesOf(t, db); len(d) != 1 {
+		t.Errorf("%d deliveries queued, want the first test's only", len(d))
+	}
+}
+
+// disable disables webhook id of the database at db as a 410 would: its
+// pending delivery is claimed and answered 410 Gone.
+func disable(t *testing.T, db string, id int64) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	due, err := st.ClaimDeliveries(ctx, time.Now(), time.Minute, 1)
+	if err != nil || len(due) != 1 || due[0].SubscriptionID != id {
+		t.Fatalf("claimed %+v, %v; want webhook %d's delivery", due, err, id)
+	}
+	if err := st.RecordDeliveryAttempt(ctx, due[0].ID, store.DeliveryAttempt{At: time.Now(), StatusCode: 410,
+		Error: "410 Gone: the receiver ended the subscription", Status: store.DeliveryFailed, Disable: true}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -10,36 +10,94 @@ import (
 	"fieldboard/web/webhooks"
 )
 
-// TestGuardRefusesInsideAddresses: at subscription, loopback, private,
-// link-local, metadata, shared, multicast and unspecified addresses are
-// refused, literal or resolved (localhost), as are URLs that are not http
-// or https or that carry credentials; --allow-private-webhooks lets the
-// inside ones through.
+// insideAddresses are the addresses a webhook may not reach, by the
+// IANA Special-Purpose Address Registries' entries that are not globally
+// reachable, and IPv6 addresses that carry one to an IPv4 host, as URL
+// hosts.
+var insideAddresses = []struct{ name, host string }{
+	{"loopback", "127.0.0.1"},
+	{"loopback, not the first", "127.1.2.3:8080"},
+	{"IPv6 loopback", "[::1]"},
+	{"a name that resolves to loopback", "localhost:9000"},
+	{"private 10/8", "10.0.0.5"},
+	{"private 172.16/12", "172.16.3.4"},
+	{"private 192.168/16", "192.168.1.1"},
+	{"unique-local fc00::/7", "[fd00::1]"},
+	{"unique-local: AWS's IPv6 metadata service", "[fd00:ec2::254]"},
+	{"link-local: the metadata service", "169.254.169.254"},
+	{"IPv6 link-local", "[fe80::1]"},
+	{"IPv6 link-local with a zone", "[fe80::1%25eth0]"},
+	{"shared address space 100.64/10", "100.64.0.1"},
+	{"unspecified", "0.0.0.0"},
+	{"IPv6 unspecified", "[::]"},
+	{"multicast", "224.0.0.1"},
+	{"IPv6 multicast", "[ff02::1]"},
+	{"IPv4-mapped loopback", "[::ffff:127.0.0.1]"},
+	{"IPv4-mapped metadata", "[::ffff:169.254.169.254]"},
+	{"0.0.0.0/8 this network", "0.1.2.3"},
+	{"192.0.0.0/24 IETF protocol assignments: Oracle Cloud's old metadata address", "192.0.0.192"},
+	{"192.0.0.0/24 IETF protocol assignments: DS-Lite", "192.0.0.1"},
+	{"192.0.2.0/24 documentation", "192.0.2.10"},
+	{"198.18.0.0/15 benchmarking", "198.19.0.1"},
+	{"198.51.100.0/24 documentation", "198.51.100.7"},
+	{"203.0.113.0/24 documentation", "203.0.113.99"},
+	{"240.0.0.0/4 reserved", "240.1.2.3"},
+	{"255.255.255.255 limited broadcast", "255.255.255.255"},
+	{"fec0::/10 site-local", "[fec0::1]"},
+	{"100::/64 discard-only", "[100::1]"},
+	{"2001::/23 IETF protocol assignments: Teredo", "[2001:0:4136:e378:8000:63bf:3fff:fdd2]"},
+	{"2001::/23 IETF protocol assignments: benchmarking", "[2001:2::1]"},
+	{"2001:db8::/32 documentation", "[2001:db8::1]"},
+	{"3fff::/20 documentation", "[3fff::1]"},
+	{"64:ff9b:1::/48 local-use NAT64", "[64:ff9b:1::a9fe:a9fe]"},
+	{"NAT64 64:ff9b::/96 carrying the metadata service", "[64:ff9b::a9fe:a9fe]"},
+	{"NAT64 64:ff9b::/96 carrying loopback", "[64:ff9b::127.0.0.1]"},
+	{"6to4 2002::/16 carrying the metadata service", "[2002:a9fe:a9fe::]"},
+	{"6to4 2002::/16 carrying a private address", "[2002:c0a8:101::1]"},
+	{"IPv4-compatible ::/96 carrying loopback", "[::127.0.0.1]"},
+	{"IPv4-compatible ::/96 carrying this network", "[::0.0.0.2]"},
+}
+
+// TestGuardRefusesInsideAddresses: at subscription, the addresses that
+// are not globally reachable are refused, literal or resolved
+// (localhost), IPv6 ones that carry an inside IPv4 address too, as are
+// URLs that are not http or https or that carry credentials;
+// --allow-private-webhooks lets the inside ones through; outside
+// addresses, the registries' global exceptions and IPv6 ones carrying an
+// outside IPv4 address pass.
 func TestGuardRefusesInsideAddresses(t *testing.T) {
 	ctx := context.Background()
-	inside := []string{
-		"http://127.0.0.1/hook", "http://127.1.2.3:8080/", "http://[::1]/", "http://localhost:9000/hook",
-		"http://10.0.0.5/", "http://172.16.3.4/", "http://192.168.1.1/", "http://[fd00::1]/",
-		"http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://100.64.0.1/",
-		"http://0.0.0.0/", "http://[::]/", "http://224.0.0.1/", "http://[::ffff:127.0.0.1]/",
-	}
-	for _, u := range inside {
+	for _, c := range insideAddresses {
+		u := "http://" + c.host + "/hook"
 		err := webhooks.Guard{}.CheckURL(ctx, u)
 		if !errors.Is(err, webhooks.ErrInsideAddress) {
-			t.Errorf("%s: %v, want it refused as an inside address", u, err)
+			t.Errorf("%s, %s: %v, want it refused as an inside address", c.name, u, err)
 		}
 		if err := (webhooks.Guard{AllowPrivate: true}).CheckURL(ctx, u); err != nil {
-			t.Errorf("%s with private addresses allowed: %v", u, err)
+			t.Errorf("%s, %s with private addresses allowed: %v", c.name, u, err)
 		}
+	}
+	if err := (webhooks.Guard{}).CheckURL(ctx, "http://[64:ff9b::a9fe:a9fe]/"); err == nil || !strings.Contains(err.Error(), "carries 169.254.169.254") {
+		t.Errorf("a NAT64 address's refusal: %v, want it to name the IPv4 address it carries", err)
 	}
 	for _, u := range []string{"ftp://93.184.216.34/", "93.184.216.34/hook", "https://user:pw@93.184.216.34/", "https:///x", "http://93.184.216.34/#frag"} {
 		if err := (webhooks.Guard{AllowPrivate: true}).CheckURL(ctx, u); err == nil {
 			t.Errorf("%s was accepted", u)
 		}
 	}
-	for _, u := range []string{"https://93.184.216.34/hook", "http://8.8.8.8:8080/x?y=1", "https://[2606:4700::1111]/"} {
-		if err := (webhooks.Guard{}).CheckURL(ctx, u); err != nil {
-			t.Errorf("%s: %v", u, err)
+	for _, c := range []struct{ name, url string }{
+		{"IPv4", "https://93.184.216.34/hook"},
+		{"IPv4 with a port and a query", "http://8.8.8.8:8080/x?y=1"},
+		{"IPv6", "https://[2606:4700::1111]/"},
+		{"192.0.0.9/32 PCP anycast, a global exception of 192.0.0.0/24", "http://192.0.0.9/"},
+		{"2001:4:112::/48 AS112, a global exception of 2001::/23", "http://[2001:4:112::1]/"},
+		{"NAT64 carrying an outside address", "http://[64:ff9b::808:808]/"},
+		{"6to4 carrying an outside address", "http://[2002:5db8:d822::1]/"},
+		{"IPv4-compatible carrying an outside address", "http://[::8.8.8.8]/"},
+		{"IPv4-mapped outside address", "http://[::ffff:8.8.8.8]/"},
+	} {
+		if err := (webhooks.Guard{}).CheckURL(ctx, c.url); err != nil {
+			t.Errorf("%s, %s: %v", c.name, c.url, err)
 		}
 	}
 }
@@ -59,6 +117,31 @@ func TestGuardRefusesAtConnection(t *testing.T) {
 	for _, d := range f.deliveries(id) {
 		if d.Status != store.DeliveryPending || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "inside address") {
 			t.Errorf("delivery to loopback: %+v, want refused and retried", d)
+		}
+	}
+}
+
+// TestGuardRefusesSpecialPurposeAddressesAtConnection: a subscription
+// stored with an address the guard refuses (added before the guard knew
+// it, or with --allow-private on a server without it) gets no connection:
+// the dialer refuses it before connecting, and the attempt says why.
+func TestGuardRefusesSpecialPurposeAddressesAtConnection(t *testing.T) {
+	ctx := context.Background()
+	for _, host := range []string{"192.0.0.192", "0.1.2.3", "198.18.0.1", "[64:ff9b::a9fe:a9fe]", "[2002:a9fe:a9fe::]", "[::127.0.0.1]", "[fec0::1]"} {
+		f := newFixture(t, webhooks.Guard{})
+		id, err := f.store.AddWebhook(ctx, store.WebhookSubscription{URL: "http://" + host + ":9/hook", Secret: webhooks.NewSecret(), CreatedAt: f.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.QueueWebhookTest(ctx, id, webhooks.NewTestMessageID(), f.now); err != nil {
+			t.Fatal(err)
+		}
+		f.sendDue()
+		for _, d := range f.deliveries(id) {
+			if d.Status != store.DeliveryPending || d.Attempts != 1 || !strings.Contains(d.LastError, "webhook connection refused") ||
+				!strings.Contains(d.LastError, "inside address") {
+				t.Errorf("%s: %+v, want the connection refused by the guard", host, d)
+			}
 		}
 	}
 }

@@ -1,8 +1,11 @@
 package webhooks
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,23 +21,45 @@ const (
 	GiveUpAfter = 72 * time.Hour
 )
 
-// maxRetryAfter caps a receiver's Retry-After: it may slow the schedule
-// down, not hold a delivery beyond a step of it.
-const maxRetryAfter = RetryEvery
-
 // NextAttempt is when a delivery due first at queued, that has now failed
-// its attempts-th attempt, goes again: the schedule's delay, or the
-// receiver's Retry-After when later (capped at 12 h). ok is false when
-// that is past GiveUpAfter: the delivery has failed.
-func NextAttempt(queued time.Time, attempts int, now time.Time, retryAfter time.Duration) (next time.Time, ok bool) {
+// its attempts-th attempt, goes again: after the schedule's delay, or the
+// receiver's Retry-After when that is later, however long, as long as it
+// ends within GiveUpAfter of queued. Otherwise the delivery has failed,
+// and the error says why: the schedule is over, or the receiver asked for
+// a wait beyond it.
+func NextAttempt(queued time.Time, attempts int, now time.Time, retryAfter time.Duration) (time.Time, error) {
 	delay := RetryEvery
 	if attempts-1 < len(RetryDelays) {
 		delay = RetryDelays[attempts-1]
 	}
-	delay = max(delay, min(retryAfter, maxRetryAfter))
-	next = now.Add(delay)
-	return next, !next.After(queued.Add(GiveUpAfter))
+	end := queued.Add(GiveUpAfter)
+	if next := now.Add(max(delay, retryAfter)); !next.After(end) {
+		return next, nil
+	}
+	days := fmt.Sprintf("%d days", GiveUpAfter/(24*time.Hour))
+	if now.Add(retryAfter).After(end) {
+		return time.Time{}, fmt.Errorf("not tried again: asked to retry after %s, beyond the %s a delivery is tried", shortDuration(retryAfter), days)
+	}
+	return time.Time{}, fmt.Errorf("not tried again: the %s a delivery is tried are over", days)
 }
+
+// shortDuration writes d to the second, without the zero minutes and
+// seconds Duration.String ends with: "96h", "2h30m", "1m40s".
+func shortDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// maxWait is the longest Retry-After read: longer ones are read as it
+// (they are beyond the schedule anyway), so that the seconds do not
+// overflow a Duration.
+const maxWait = 10 * 365 * 24 * time.Hour
 
 // retryAfter reads a Retry-After header, seconds or an HTTP date; 0 when
 // absent or unreadable.
@@ -42,11 +67,15 @@ func retryAfter(h string, now time.Time) time.Duration {
 	if h == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(h); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
+	s, err := strconv.ParseInt(h, 10, 64)
+	switch {
+	case err == nil && s > 0:
+		return time.Duration(min(s, int64(maxWait/time.Second))) * time.Second
+	case errors.Is(err, strconv.ErrRange) && s > 0: // more seconds than an int64 holds
+		return maxWait
 	}
 	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), maxWait)
 	}
 	return 0
 }

@@ -170,7 +170,8 @@ func (w *Worker) SendDue(ctx context.Context) (int, error) {
 }
 
 // attempt posts d once and says what came of it. The log names the
-// delivery, its address and the answer, never the secret.
+// delivery, its subscription, its address's scheme and host (logAddress)
+// and the answer, never the secret.
 func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.DeliveryAttempt {
 	at := w.now()
 	code, wait, err := w.post(ctx, d, at)
@@ -183,19 +184,18 @@ func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.Deliver
 	case code == http.StatusGone:
 		out.Status, out.Disable = store.DeliveryFailed, true
 		out.Error = "410 Gone: the receiver ended the subscription, which is disabled"
-		log.Warn("webhook subscription disabled: the receiver answered 410 Gone", "url", d.URL)
+		log.Warn("webhook subscription disabled: the receiver answered 410 Gone", "url", logAddress(d.URL))
 		return out
 	}
 	out.Error = err.Error()
-	var ok bool
-	out.NextAttemptAt, ok = NextAttempt(d.CreatedAt, d.Attempts+1, at, wait)
-	out.Status = store.DeliveryPending
-	if !ok {
-		out.Status, out.NextAttemptAt = store.DeliveryFailed, time.Time{}
-		log.Warn("webhook delivery failed for good", "url", d.URL, "attempts", d.Attempts+1, "err", err)
-	} else {
-		log.Info("webhook attempt failed; retried", "url", d.URL, "next", out.NextAttemptAt, "err", err)
+	next, over := NextAttempt(d.CreatedAt, d.Attempts+1, at, wait)
+	if over != nil {
+		out.Status, out.Error = store.DeliveryFailed, out.Error+"; "+over.Error()
+		log.Warn("webhook delivery failed for good", "url", logAddress(d.URL), "attempts", d.Attempts+1, "err", out.Error)
+		return out
 	}
+	out.Status, out.NextAttemptAt = store.DeliveryPending, next
+	log.Info("webhook attempt failed; retried", "url", logAddress(d.URL), "next", next, "err", err)
 	return out
 }
 
@@ -212,7 +212,7 @@ func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (i
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, 0, fmt.Errorf("the address: %w", err)
+		return 0, 0, fmt.Errorf("the address does not parse") // its error would repeat it, token and all
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Fieldboard-Webhooks")
@@ -232,6 +232,16 @@ func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (i
 		return resp.StatusCode, 0, nil
 	}
 	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at), fmt.Errorf("answered %s", resp.Status)
+}
+
+// logAddress is how the log names a webhook's address: its scheme and
+// host only, as its path or query may carry a secret token (Slack's do).
+func logAddress(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(an address that does not parse)"
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // outcomeOf names an attempt's outcome for Worker.Observe.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -309,13 +310,17 @@ func TestDeliveriesAreSignedAndRetried(t *testing.T) {
 
 // TestRetrySchedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
 // then every 12 h up to 3 days after queueing; a Retry-After beyond the
-// schedule's delay is honoured, up to 12 h.
+// schedule's delay is honoured, however long, up to those 3 days; one
+// that ends beyond them fails the delivery, saying so.
 func TestRetrySchedule(t *testing.T) {
 	at := t0
 	var delays []time.Duration
 	for attempts := 1; ; attempts++ {
-		next, ok := webhooks.NextAttempt(t0, attempts, at, 0)
-		if !ok {
+		next, err := webhooks.NextAttempt(t0, attempts, at, 0)
+		if err != nil {
+			if !strings.Contains(err.Error(), "the 3 days a delivery is tried are over") {
+				t.Errorf("the schedule's end: %v", err)
+			}
 			break
 		}
 		delays = append(delays, next.Sub(at))
@@ -330,11 +335,76 @@ func TestRetrySchedule(t *testing.T) {
 			t.Errorf("delay %d: %v, want %v", i+1, delays[i], want[i])
 		}
 	}
-	if next, _ := webhooks.NextAttempt(t0, 1, t0, time.Minute); next != t0.Add(time.Minute) {
-		t.Errorf("Retry-After 60 on the first failure: next at %v", next)
+	for _, c := range []struct {
+		name       string
+		now        time.Time
+		retryAfter time.Duration
+		next       time.Time // zero: the delivery has failed
+		reason     string
+	}{
+		{"Retry-After 60 s on the first failure", t0, time.Minute, t0.Add(time.Minute), ""},
+		{"Retry-After shorter than the schedule's delay", t0.Add(time.Hour), 2 * time.Second, t0.Add(time.Hour + 5*time.Second), ""},
+		{"Retry-After of a day", t0, 24 * time.Hour, t0.Add(24 * time.Hour), ""},
+		{"Retry-After of two days", t0, 48 * time.Hour, t0.Add(48 * time.Hour), ""},
+		{"Retry-After ending with the 3 days", t0.Add(time.Hour), 71 * time.Hour, t0.Add(72 * time.Hour), ""},
+		{"Retry-After of four days", t0, 96 * time.Hour, time.Time{}, "asked to retry after 96h, beyond the 3 days a delivery is tried"},
+		{"Retry-After ending a second after the 3 days", t0.Add(60 * time.Hour), 12*time.Hour + time.Second, time.Time{},
+			"asked to retry after 12h0m1s, beyond the 3 days a delivery is tried"},
+	} {
+		next, err := webhooks.NextAttempt(t0, 1, c.now, c.retryAfter)
+		if !next.Equal(c.next) || (c.reason == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.reason) {
+			t.Errorf("%s: next at %v, %v; want %v, %q", c.name, next, err, c.next, c.reason)
+		}
 	}
-	if next, _ := webhooks.NextAttempt(t0, 1, t0, 48*time.Hour); next != t0.Add(12*time.Hour) {
-		t.Errorf("Retry-After of two days: next at %v, want 12 h on", next)
+}
+
+// TestRetryAfterIsHonouredWithinThreeDays: a receiver that answers 503
+// with a Retry-After of a day, in seconds or as a date, is tried again a
+// day later, not before; one that asks for four days, or for more seconds
+// than fit an int64, fails at once, saying why.
+func TestRetryAfterIsHonouredWithinThreeDays(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	day, date, long, huge := newReceiver(t, 503, 200), newReceiver(t, 503, 200), newReceiver(t, 503), newReceiver(t, 503)
+	day.header.Set("Retry-After", "86400")
+	date.header.Set("Retry-After", t0.Add(24*time.Hour).Format(http.TimeFormat))
+	long.header.Set("Retry-After", "345600")
+	huge.header.Set("Retry-After", "99999999999999999999999")
+	ids := map[*receiver]int64{}
+	for _, r := range []*receiver{day, date, long, huge} {
+		ids[r] = f.subscribe(r)
+		if _, err := f.store.QueueWebhookTest(context.Background(), ids[r], webhooks.NewTestMessageID(), f.now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sendDue()
+	for _, r := range []*receiver{day, date} {
+		for _, d := range f.deliveries(ids[r]) {
+			if d.Status != store.DeliveryPending || !d.NextAttemptAt.Equal(t0.Add(24*time.Hour)) {
+				t.Errorf("after a 503 asking for a day (%s): %+v, want the next attempt a day on", r.header.Get("Retry-After"), d)
+			}
+		}
+	}
+	for r, asked := range map[*receiver]string{long: "96h", huge: "87600h"} {
+		for _, d := range f.deliveries(ids[r]) {
+			want := "answered 503 Service Unavailable; not tried again: asked to retry after " + asked + ", beyond the 3 days a delivery is tried"
+			if d.Status != store.DeliveryFailed || d.LastError != want {
+				t.Errorf("after a 503 asking for %s: %+v, want failed: %q", r.header.Get("Retry-After"), d, want)
+			}
+		}
+	}
+	f.now = t0.Add(12 * time.Hour)
+	f.sendDue()
+	if n, m := len(day.requests()), len(date.requests()); n != 1 || m != 1 {
+		t.Errorf("12 hours on, the receivers that asked for a day got %d and %d requests, want 1 each", n, m)
+	}
+	f.now = t0.Add(24 * time.Hour)
+	f.sendDue()
+	for _, r := range []*receiver{day, date} {
+		for _, d := range f.deliveries(ids[r]) {
+			if d.Status != store.DeliveryDelivered || d.Attempts != 2 {
+				t.Errorf("a day on: %+v, want delivered at the second attempt", d)
+			}
+		}
 	}
 }
 
@@ -353,4 +423,115 @@ func sameIDs(a, b []received) bool {
 		}
 	}
 	return len(a) == len(b)
+}
+
+// TestLogsShowOnlyTheAddressHost: the worker's log names a webhook by its
+// id and its address's scheme and host, never the path or query, where
+// Slack-style addresses carry a token: delivered, retried, disabled by a
+// 410 or failed for good.
+func TestLogsShowOnlyTheAddressHost(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	var logs strings.Builder
+	var mu sync.Mutex
+	f.worker.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	const token = "xoxTOKENabcdEFGHijklMNOP"
+	ok, flaky, gone, beyond := newReceiver(t, 200), newReceiver(t, 500), newReceiver(t, 410), newReceiver(t, 503)
+	beyond.header.Set("Retry-After", "345600")
+	for _, r := range []*receiver{ok, flaky, gone, beyond} {
+		r.secret = webhooks.NewSecret()
+		id, err := f.store.AddWebhook(context.Background(), store.WebhookSubscription{URL: r.URL + "/services/T0SECRET/B0SECRET/" + token + "?token=" + token,
+			Secret: r.secret, CreatedAt: f.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.QueueWebhookTest(context.Background(), id, webhooks.NewTestMessageID(), f.now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sendDue()
+	mu.Lock()
+	defer mu.Unlock()
+	out := logs.String()
+	for _, r := range []*receiver{ok, flaky, gone, beyond} {
+		if n := len(r.requests()); n != 1 {
+			t.Fatalf("a receiver got %d requests, want 1", n)
+		}
+	}
+	for _, want := range []string{"webhook delivered", "retried", "disabled", "failed for good", "url=" + flaky.URL, "url=" + gone.URL, "url=" + beyond.URL} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log does not say %q:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{token, "T0SECRET", "/services"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the log shows %q of the address:\n%s", secret, out)
+		}
+	}
+}
+
+// lockedWriter serializes the writes of the worker's side-by-side attempts.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestTestEventIsSignedAndAsDocumented: a webhook.test event goes through
+// the worker like a change: signed as the receiver verifies, webhook-id
+// test_ and 16 hex digits, and the body the README documents: type
+// webhook.test, timestamp in RFC 3339 (when it was asked for, to the
+// second), data {"subscriptionId": N, "message": "..."}, nothing more.
+func TestTestEventIsSignedAndAsDocumented(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	r := newReceiver(t, 200)
+	id := f.subscribe(r)
+	asked := t0.Add(1500 * time.Millisecond)
+	messageID := webhooks.NewTestMessageID()
+	if _, err := f.store.QueueWebhookTest(context.Background(), id, messageID, asked); err != nil {
+		t.Fatal(err)
+	}
+	f.now = t0.Add(3 * time.Second)
+	f.sendDue()
+
+	seen := r.requests()
+	if len(seen) != 1 {
+		t.Fatalf("the receiver got %d requests, want the test event", len(seen))
+	}
+	s := seen[0]
+	if !s.verified {
+		t.Errorf("the test event failed verification: %s", s.reason)
+	}
+	if s.id != messageID || !regexp.MustCompile(`^test_[0-9a-f]{16}$`).MatchString(s.id) {
+		t.Errorf("webhook-id %q, want %q, test_ and 16 hex digits", s.id, messageID)
+	}
+	if s.timestamp != strconv.FormatInt(f.now.Unix(), 10) {
+		t.Errorf("webhook-timestamp %s, want the attempt's time %d", s.timestamp, f.now.Unix())
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(s.body, &body); err != nil {
+		t.Fatalf("the body %s: %v", s.body, err)
+	}
+	var kind, timestamp string
+	var data map[string]any
+	json.Unmarshal(body["type"], &kind)
+	json.Unmarshal(body["timestamp"], &timestamp)
+	json.Unmarshal(body["data"], &data)
+	at, err := time.Parse(time.RFC3339, timestamp)
+	if len(body) != 3 || kind != "webhook.test" || err != nil || !at.Equal(asked.Truncate(time.Second)) || timestamp != "2026-11-20T09:30:01Z" {
+		t.Errorf("the body %s: want type webhook.test and timestamp 2026-11-20T09:30:01Z (RFC 3339), data, nothing more", s.body)
+	}
+	message, _ := data["message"].(string)
+	if len(data) != 2 || data["subscriptionId"] != float64(id) || !strings.Contains(message, "test event") {
+		t.Errorf("the test event's data %s: want {\"subscriptionId\": %d, \"message\": \"...\"}", body["data"], id)
+	}
+	for _, d := range f.deliveries(id) {
+		if d.Status != store.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode != 200 || d.Kind != "webhook.test" {
+			t.Errorf("the test event's delivery: %+v", d)
+		}
+	}
 }

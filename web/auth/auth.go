@@ -105,26 +105,40 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 	now := a.opts.Now()
 	since := now.Add(-failureWindow)
 	byAddress, byUser := store.SignInKey{Kind: store.SignInByAddress, Key: AddressKey(address)}, store.SignInKey{Kind: store.SignInByUser, Key: strings.ToLower(name)}
+	// Every user's name is a valid one (user add checks it). Another
+	// names nobody, and may be more than the database can store or look
+	// up (too long for an index, not UTF-8): it counts as the address's
+	// failure alone, and is checked against the dummy hash.
+	possible := ValidUserName(name) == nil
+	keys := []store.SignInKey{byAddress}
+	if possible {
+		keys = append(keys, byUser)
+	}
 	var refused *RateLimitedError
 	var refusedFor string // what the refusal is for, in the log
 	var throughLock bool
 	// The attempt counts as a failure of the address, and of the name
 	// unless it is let through the name's lock, until it succeeds.
-	counted, err := a.store.ReserveSignIn(ctx, []store.SignInKey{byAddress, byUser}, since, now, func(recent [][]time.Time) []bool {
+	counted, err := a.store.ReserveSignIn(ctx, keys, since, now, func(recent [][]time.Time) []bool {
+		count := make([]bool, len(recent))
 		refused, throughLock = nil, false
 		if wait := limitWait(recent[0], failuresPerAddress, now); wait > 0 {
 			refused, refusedFor = &RateLimitedError{RetryAfter: wait}, "the address"
-			return []bool{false, false}
+			return count
 		}
-		if wait := limitWait(recent[1], failuresPerUser, now); wait > 0 {
-			if len(recent[0]) > 0 {
-				refused, refusedFor = &RateLimitedError{RetryAfter: wait}, "the user"
-				return []bool{false, false}
+		if len(recent) > 1 {
+			if wait := limitWait(recent[1], failuresPerUser, now); wait > 0 {
+				if len(recent[0]) > 0 {
+					refused, refusedFor = &RateLimitedError{RetryAfter: wait}, "the user"
+					return count
+				}
+				throughLock = true
+			} else {
+				count[1] = true
 			}
-			throughLock = true
-			return []bool{true, false}
 		}
-		return []bool{true, true}
+		count[0] = true
+		return count
 	})
 	switch {
 	case err != nil:
@@ -133,7 +147,10 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 		a.opts.Logger.Warn("sign-in refused: too many failures for "+refusedFor, "user", name, "address", address)
 		return nil, refused
 	}
-	hash, err := a.store.PasswordHash(ctx, name)
+	hash, err := "", error(store.ErrNotFound)
+	if possible {
+		hash, err = a.store.PasswordHash(ctx, name)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		a.dummyOnce.Do(func() { a.dummyHash, _ = bcrypt.GenerateFromPassword([]byte(GeneratePassword()), bcrypt.DefaultCost) })

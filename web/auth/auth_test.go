@@ -2,12 +2,15 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -314,4 +317,28 @@ func lockedNameLetsTheRightPasswordIn(t *testing.T, st *store.Store) {
 	if err := try("maria", password, guesser); err != nil {
 		t.Errorf("the right password from the guesser's address a window later: %v, want signed in", err)
 	}
+}
+
+// TestNamesThatCannotBeUsersAreWrongCredentials: a sign-in whose name
+// could never be a user's (too long for the database's index, bytes that
+// are not UTF-8, a NUL) is a wrong user name or password, counted against
+// the address, never a server error: on PostgreSQL such a name cannot
+// even be looked up.
+func TestNamesThatCannotBeUsersAreWrongCredentials(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		ctx := context.Background()
+		st := openStore(t, d.Target(t))
+		now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+		a := New(st, Options{Now: func() time.Time { now = now.Add(time.Second); return now }})
+		var long strings.Builder // 16 KiB that compress poorly: PostgreSQL indexes 2,704 bytes at most
+		for h := sha256.Sum256([]byte("maria")); long.Len() < 16<<10; h = sha256.Sum256(h[:]) {
+			long.WriteString(base64.RawURLEncoding.EncodeToString(h[:]))
+		}
+		for _, name := range []string{long.String(), "mar\xffia", "mar\x00ia", strings.Repeat("é", 40)} {
+			_, err := a.SignIn(ctx, httptest.NewRequest("POST", "/login", nil), name, "a long enough secret", "192.0.2.9")
+			if !errors.Is(err, ErrBadCredentials) {
+				t.Errorf("sign-in as %.20q...: %v, want wrong credentials", name, err)
+			}
+		}
+	})
 }

@@ -9,6 +9,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"time"
 
@@ -134,9 +135,37 @@ func (h *Handler) refreshView(ctx context.Context) (views.RefreshView, error) {
 	if err != nil {
 		return views.RefreshView{}, err
 	}
+	progress, err := h.refreshProgress(ctx)
+	if err != nil {
+		return views.RefreshView{}, err
+	}
 	return views.RefreshView{
-		Progress: h.Refresher.Progress(),
+		Progress: progress,
 		Events:   states[store.DatasetEvents],
 		NextDue:  h.Refresher.NextDue(states)[store.DatasetEvents],
 	}, nil
+}
+
+// refreshProgress is the refresh running on this instance, or the last
+// one; but while this instance runs none and another holds the refresh
+// lease, it is the other's as far as the database tells: running on that
+// instance since it took the lease. Behind a load balancer the polls of a
+// refresh started through one instance may reach another, which must not
+// say it is over while it runs.
+func (h *Handler) refreshProgress(ctx context.Context) (views.RefreshProgress, error) {
+	p := h.Refresher.Progress()
+	if p.Running {
+		return p, nil
+	}
+	l, err := h.Store.LeaseOf(ctx, store.LeaseRefresh)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return p, nil
+	case err != nil:
+		return p, err
+	}
+	if now := h.Now(); !l.Free(now) && !l.HeldBy(h.Instance, now) {
+		return views.RefreshProgress{Running: true, Scope: "the provider's data", Phase: "running on another instance (" + l.Holder + ")", StartedAt: l.AcquiredAt}, nil
+	}
+	return p, nil
 }

@@ -24,7 +24,10 @@ func (h *Handler) StartRefresh(c echo.Context) error {
 
 // RefreshProgress answers GET /refresh/progress with the refresh panel.
 // The htmx poll that sees a refresh finish gets the HX-Trigger "refreshed",
-// on which the page reloads its figures.
+// on which the page reloads its figures: a panel polls only while a
+// refresh runs, so a poll answered with none running saw it finish, even
+// on an instance that has never refreshed itself (the refresh ran on
+// another).
 func (h *Handler) RefreshProgress(c echo.Context) error {
 	ctx := c.Request().Context()
 	rv, err := h.refreshView(ctx)
@@ -32,7 +35,7 @@ func (h *Handler) RefreshProgress(c echo.Context) error {
 		return err
 	}
 	polling := c.Request().Method == http.MethodGet && wantsFragment(c)
-	if polling && !rv.Progress.Running && !rv.Progress.FinishedAt.IsZero() {
+	if polling && !rv.Progress.Running {
 		c.Response().Header().Set(htmx.HeaderTrigger, "refreshed")
 	}
 	return Render(c, http.StatusOK, views.RefreshPanel(h.page("Refresh", ""), rv))
@@ -84,8 +87,13 @@ func (h *Handler) APIRefresh(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, refreshJSON(h.Refresher.Start(subsampleID, subsampleID == 0)))
 }
 
-// APIRefreshProgress answers GET /api/v1/refresh: the refresh running or
-// the last one.
+// APIRefreshProgress answers GET /api/v1/refresh: the refresh running
+// (on this instance or, as far as the database tells, on another) or the
+// last one.
 func (h *Handler) APIRefreshProgress(c echo.Context) error {
-	return c.JSON(http.StatusOK, refreshJSON(h.Refresher.Progress()))
+	p, err := h.refreshProgress(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, refreshJSON(p))
 }

@@ -38,7 +38,9 @@ func (h *Handler) Subsample(c echo.Context) error {
 	for _, r := range parts.Siblings {
 		v.Siblings = append(v.Siblings, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
 	}
-	v.Refresh = h.subsampleRefreshView(id)
+	if v.Refresh, err = h.subsampleRefreshView(ctx, id); err != nil {
+		return err
+	}
 	if v.Routing.Clicks, v.Routing.Redirects, err = h.Store.RoutingCounts(ctx, id, h.Now().Add(-24*time.Hour)); err != nil {
 		return err
 	}
@@ -403,27 +405,36 @@ func (h *Handler) RefreshSubsample(c echo.Context) error {
 	if !wantsFragment(c) {
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id))
 	}
-	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), h.subsampleRefreshView(id)))
+	r, err := h.subsampleRefreshView(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
 }
 
 // SubsampleRefreshProgress answers GET /subsamples/:id/refresh/progress,
 // which the refresh panel polls while a refresh runs. The htmx poll that
-// sees it finished gets HX-Refresh, so the page reloads with fresh figures.
+// sees it finished (none running, here or on another instance) gets
+// HX-Refresh, so the page reloads with fresh figures.
 func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
 	id, _, err := h.subsampleOf(c)
 	if err != nil {
 		return err
 	}
-	r := h.subsampleRefreshView(id)
-	if wantsFragment(c) && !r.Progress.Running && !r.Progress.FinishedAt.IsZero() {
+	r, err := h.subsampleRefreshView(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	if wantsFragment(c) && !r.Progress.Running {
 		c.Response().Header().Set(htmx.HeaderRefresh, "true")
 		r.Reloading = true
 	}
 	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
 }
 
-func (h *Handler) subsampleRefreshView(id int64) views.SubsampleRefreshView {
-	return views.SubsampleRefreshView{SubsampleID: id, Progress: h.Refresher.Progress()}
+func (h *Handler) subsampleRefreshView(ctx context.Context, id int64) (views.SubsampleRefreshView, error) {
+	p, err := h.refreshProgress(ctx)
+	return views.SubsampleRefreshView{SubsampleID: id, Progress: p}, err
 }
 
 // SubsampleVerdictCSV answers GET /subsamples/{id}/verdict.csv: each

@@ -169,6 +169,57 @@ func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
 	}
 }
 
+// TestRefreshOnAnotherInstanceIsShownRunning: behind a load balancer the
+// polls of a refresh started through one instance may reach another.
+// While another instance holds the refresh lease, this one's panel, the
+// subsample's and GET /api/v1/refresh say a refresh runs there and keep
+// polling; once it is released, the next poll says it finished, though
+// this instance never refreshed itself.
+func TestRefreshOnAnotherInstanceIsShownRunning(t *testing.T) {
+	a := newAppWith(t, func(s *web.Server) { s.Instance = "here:1:aa" })
+	ctx := context.Background()
+	// The data comes from the other instance: this one never refreshes.
+	upstream := httptest.NewServer(a.sim)
+	t.Cleanup(upstream.Close)
+	c, err := client.New(client.Config{BaseURL: upstream.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := refresh.New(c, a.store, refresh.Options{Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(other.Close)
+	if err := other.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	id := a.sim.LiveSubsampleIDs()[0]
+	held, err := a.store.AcquireLease(ctx, store.LeaseRefresh, "there:2:bb", time.Now(), time.Minute) // refreshing again
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragment := map[string]string{"HX-Request": "true"}
+	for _, path := range []string{"/refresh/progress", fmt.Sprintf("/subsamples/%d/refresh/progress", id)} {
+		resp, body := a.do(t, "GET", path, fragment)
+		if !strings.Contains(body, "every 1s") || !strings.Contains(body, "running on another instance (there:2:bb)") || resp.Header.Get("HX-Trigger") != "" {
+			t.Errorf("GET %s while another instance refreshes: %d, HX-Trigger %q, want a polling panel that says so:\n%s", path, resp.StatusCode, resp.Header.Get("HX-Trigger"), body)
+		}
+	}
+	if _, body := a.do(t, "GET", "/api/v1/refresh", nil); !strings.Contains(body, `"running":true`) || !strings.Contains(body, "there:2:bb") {
+		t.Errorf("GET /api/v1/refresh while another instance refreshes: %s", body)
+	}
+	if err := a.store.ReleaseLease(ctx, held, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := a.do(t, "GET", "/refresh/progress", fragment)
+	if strings.Contains(body, "every 1s") || resp.Header.Get("HX-Trigger") != "refreshed" {
+		t.Errorf("the poll after the other instance's refresh: HX-Trigger %q, want it finished and 'refreshed':\n%s", resp.Header.Get("HX-Trigger"), body)
+	}
+	if resp, _ := a.do(t, "GET", fmt.Sprintf("/subsamples/%d/refresh/progress", id), fragment); resp.Header.Get("HX-Refresh") != "true" {
+		t.Errorf("the subsample's poll after the other instance's refresh: HX-Refresh %q, want the page reloaded", resp.Header.Get("HX-Refresh"))
+	}
+	if _, body := a.do(t, "GET", "/api/v1/refresh", nil); !strings.Contains(body, `"running":false`) {
+		t.Errorf("GET /api/v1/refresh after: %s", body)
+	}
+}
+
 func TestFailedRefreshIsShown(t *testing.T) {
 	a := newApp(t)
 	a.sim.FailPath("/supplier/v1/event/all", sim.FailServerError)

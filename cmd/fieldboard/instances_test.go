@@ -8,9 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,7 +21,11 @@ import (
 	"fieldboard/handlers"
 	"fieldboard/rules"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/views/formats"
+	"fieldboard/web/auth"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // instanceLeaseTTL is the lease the test's instances hold: short, so a
@@ -39,22 +43,32 @@ const instanceLeaseTTL = 3 * time.Second
 // runs out, not before, and writes the next snapshot. Before the kill,
 // and after it beside an instance started in the dead one's place, both
 // instances answer the same verdicts, send lists and next-survey choices
-// for the same snapshot.
+// for the same snapshot. Before the kill the two also share what lives in
+// the database (sharedState): sessions, an invitation link, a sign-in
+// lock.
+//
+// It runs on PostgreSQL, the engine several instances are meant for, and
+// on SQLite, whose file several processes on one machine may share too.
 func TestSeveralInstancesOnOneDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { severalInstances(t, d.Target(t)) })
+}
+
+func severalInstances(t *testing.T, db string) {
 	simulator := sim.New(sim.Options{Seed: 5, Subsamples: 60, Locales: 2, QuestionsPerLocale: 8, Latency: 60 * time.Millisecond})
 	var requests phases
 	upstream := httptest.NewServer(requests.watch(simulator))
 	t.Cleanup(upstream.Close)
-	db := sharedDatabase(t)
 	token := prepareDatabase(t, db, simulator)
 
 	a, b := startInstance(t, db, upstream.URL, token), startInstance(t, db, upstream.URL, token)
 	both := []*instance{a, b}
-	first := waitForSnapshot(t, both, 0)
+	waitForSnapshot(t, both, 0)
 	sameAnswers(t, a, b)
+	sharedState(t, a, b)
+	first := waitForSnapshot(t, both, 0)
 
 	// Kill whichever holds the refresh lease in the middle of an events
 	// refresh after the first: once it asked for event/all and before
@@ -128,16 +142,9 @@ func TestSeveralInstancesOnOneDatabase(t *testing.T) {
 	t.Logf("%d runs in the refresh log, none overlapping", len(runs))
 }
 
-// sharedDatabase is the database the instances share: a SQLite file,
-// which WAL lets several processes use at once. (When the store speaks
-// PostgreSQL, a test database's URL goes here, and the rest holds.)
-func sharedDatabase(t *testing.T) string {
-	return filepath.Join(t.TempDir(), "fb.db")
-}
-
 // prepareDatabase gives the database the simulator's panel and profiles,
-// for next-survey choices and send lists, and a bearer token for the
-// API, which it returns.
+// for next-survey choices and send lists, the user instancesUser, and a
+// bearer token for the API, which it returns.
 func prepareDatabase(t *testing.T, db string, simulator *sim.Simulator) string {
 	t.Helper()
 	ctx := context.Background()
@@ -149,6 +156,14 @@ func prepareDatabase(t *testing.T, db string, simulator *sim.Simulator) string {
 		t.Fatal(err)
 	}
 	if _, err := st.ImportProfiles(ctx, simulator.Profiles(5, 300), nil); err != nil {
+		t.Fatal(err)
+	}
+	// bcrypt's lowest cost: a sign-in checks quicker than at the default.
+	hash, err := bcrypt.GenerateFromPassword([]byte(instancesPassword), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddUser(ctx, instancesUser, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -182,7 +197,7 @@ func startInstance(t *testing.T, db, upstream, token string) *instance {
 	in := &instance{log: &syncWriter{w: &bytes.Buffer{}}, exited: make(chan struct{}), token: token}
 	in.cmd = exec.Command(os.Args[0])
 	in.cmd.Env = append(os.Environ(), childArgs+"="+strings.Join([]string{"serve", "--upstream", upstream, "--db", db,
-		"--addr", "127.0.0.1:0", "--refresh-every", "1s", "--lease-ttl", instanceLeaseTTL.String()}, "\n"))
+		"--addr", "127.0.0.1:0", "--refresh-every", "1s", "--lease-ttl", instanceLeaseTTL.String(), "--public-url", instancesPublicURL}, "\n"))
 	in.cmd.Stderr = in.log
 	if err := in.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -222,11 +237,25 @@ func (in *instance) kill(t *testing.T) {
 // get fetches path with the bearer token and returns the body.
 func (in *instance) get(t *testing.T, path string) []byte {
 	t.Helper()
+	return in.getAccepting(t, path, "")
+}
+
+// getJSON is get asking for JSON.
+func (in *instance) getJSON(t *testing.T, path string) []byte {
+	t.Helper()
+	return in.getAccepting(t, path, "application/json")
+}
+
+func (in *instance) getAccepting(t *testing.T, path, accept string) []byte {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, in.url+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+in.token)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +339,17 @@ func sameAnswers(t *testing.T, a, b *instance) {
 		v, _ := json.Marshal(verdicts)
 		out["verdicts"] = string(v)
 		if sendList != "" {
-			out["send list "+sendList] = string(in.get(t, "/api/v1/subsamples/"+sendList+"/targets"))
+			// Without the invitation links, whose expiry is reckoned
+			// from the moment each instance signs them.
+			var targets []formats.TargetJSON
+			if err := json.Unmarshal(in.getJSON(t, "/api/v1/subsamples/"+sendList+"/targets"), &targets); err != nil {
+				t.Fatal(err)
+			}
+			for i := range targets {
+				targets[i].InviteLink = ""
+			}
+			b, _ := json.Marshal(targets)
+			out["send list "+sendList] = string(b)
 		}
 		for i := range 10 {
 			path := fmt.Sprintf("/api/v1/panelists/P%07d/next?limit=50", i*29)
@@ -348,6 +387,144 @@ func sameAnswers(t *testing.T, a, b *instance) {
 		return
 	}
 	t.Fatal("in 20 attempts the two instances were never on one snapshot for the length of the answers")
+}
+
+// The user and the public address of the instances' test.
+const (
+	instancesUser      = "maria"
+	instancesPassword  = "a long enough password"
+	instancesPublicURL = "https://go.fieldboard.test"
+)
+
+// sharedState checks that what the issue says lives in the database holds
+// across instances, as it must when a load balancer sends a user's or a
+// panelist's requests to any of them: a session started on a is signed
+// in on b, and one ended on b is ended on a; an invitation link of a's
+// send list opens on b (the routing key is shared); a name locked by
+// failures on a is locked on b. (The bearer token both accept throughout
+// was made by the token command, in the database.)
+func sharedState(t *testing.T, a, b *instance) {
+	t.Helper()
+	cookie := a.signIn(t, instancesPassword, http.StatusSeeOther)
+	if got := b.page(t, "/live", cookie); got.StatusCode != http.StatusOK {
+		t.Errorf("%s's session on %s: %d to %s, want the page", a.id, b.id, got.StatusCode, got.Header.Get("Location"))
+	}
+	csrf := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindStringSubmatch(string(b.body(t, "/", cookie)))
+	if csrf == nil {
+		t.Fatalf("%s's page for %s's session has no CSRF token", b.id, a.id)
+	}
+	out, err := http.NewRequest(http.MethodPost, b.url+"/logout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.AddCookie(cookie)
+	out.Header.Set("X-CSRF-Token", csrf[1])
+	if resp := b.do(t, out); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("signing %s's session out on %s with its CSRF token: %d, want 303", a.id, b.id, resp.StatusCode)
+	}
+	if got := a.page(t, "/live", cookie); got.StatusCode != http.StatusSeeOther || !strings.HasPrefix(got.Header.Get("Location"), "/login") {
+		t.Errorf("a session signed out on %s, on %s: %d to %q, want sent to sign in", b.id, a.id, got.StatusCode, got.Header.Get("Location"))
+	}
+
+	var verdicts []formats.SubsampleJSON
+	if err := json.Unmarshal(a.get(t, "/api/v1/subsamples"), &verdicts); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(verdicts, func(v formats.SubsampleJSON) bool { return v.Sendability == rules.Sendable })
+	if i < 0 {
+		t.Fatal("no subsample is sendable: no invitation link to open")
+	}
+	var targets []formats.TargetJSON
+	if err := json.Unmarshal(a.getJSON(t, fmt.Sprintf("/api/v1/subsamples/%d/targets?limit=1", verdicts[i].SubsampleID)), &targets); err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) != 1 || !strings.HasPrefix(targets[0].InviteLink, instancesPublicURL+"/r/") {
+		t.Fatalf("%s's send list of subsample %d: %+v; want a panelist with an invitation link", a.id, verdicts[i].SubsampleID, targets)
+	}
+	link := strings.TrimPrefix(targets[0].InviteLink, instancesPublicURL)
+	if got := b.page(t, link, nil); got.StatusCode != http.StatusFound && got.StatusCode != http.StatusOK {
+		t.Errorf("%s's invitation link %s on %s: %d, want a redirect to a survey (or the no-survey page)", a.id, link, b.id, got.StatusCode)
+	}
+
+	for range 5 { // auth's failuresPerUser
+		a.signIn(t, "a wrong password", http.StatusUnauthorized)
+	}
+	b.signIn(t, instancesPassword, http.StatusTooManyRequests)
+	t.Logf("%s and %s share sessions, sign-outs, an invitation link and a sign-in lock", a.id, b.id)
+}
+
+// noRedirects is a client that hands back redirects instead of following
+// them.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// do sends req to the instance, without following a redirect, and
+// returns the answer, its body read and closed.
+func (in *instance) do(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s of %s: %v", req.Method, req.URL.Path, in.id, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// page asks for path as a browser does, with cookie when there is one.
+func (in *instance) page(t *testing.T, path string, cookie *http.Cookie) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, in.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/html")
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	return in.do(t, req)
+}
+
+// body is the page at path for the session of cookie.
+func (in *instance) body(t *testing.T, path string, cookie *http.Cookie) []byte {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, in.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/html")
+	req.AddCookie(cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s of %s: %d %v", path, in.id, resp.StatusCode, err)
+	}
+	return body
+}
+
+// signIn signs instancesUser in with password, fails unless the answer
+// is want, and returns the session cookie, if any.
+func (in *instance) signIn(t *testing.T, password string, want int) *http.Cookie {
+	t.Helper()
+	form := url.Values{"name": {instancesUser}, "password": {password}}
+	req, err := http.NewRequest(http.MethodPost, in.url+"/login", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp := in.do(t, req)
+	if resp.StatusCode != want {
+		t.Fatalf("signing in on %s: %d, want %d", in.id, resp.StatusCode, want)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == auth.CookieName && c.Value != "" {
+			return c
+		}
+	}
+	return nil
 }
 
 // leaseOf reads the refresh lease from the shared database.

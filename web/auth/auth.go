@@ -35,7 +35,8 @@ const (
 
 // Sign-in limits: failed attempts allowed per window, per user name and
 // per address. An address tries many names, so it gets more. A name's
-// lock holds only for addresses that have failed (see SignIn).
+// lock holds only for addresses that have failed (see SignIn). The
+// failures are counted in the database, alike on every instance.
 const (
 	failuresPerUser    = 5
 	failuresPerAddress = 20
@@ -66,10 +67,8 @@ type Options struct {
 
 // Auth signs users in and out and guards every route but the public ones.
 type Auth struct {
-	store      *store.Store
-	opts       Options
-	perUser    *limiter
-	perAddress *limiter
+	store *store.Store
+	opts  Options
 	// dummyHash is compared against for an unknown user, so that a sign-in
 	// takes as long whether or not the name exists; made at first need.
 	dummyOnce sync.Once
@@ -87,8 +86,7 @@ func New(st *store.Store, opts Options) *Auth {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Auth{store: st, opts: opts,
-		perUser: newLimiter(failuresPerUser, failureWindow), perAddress: newLimiter(failuresPerAddress, failureWindow)}
+	return &Auth{store: st, opts: opts}
 }
 
 // SignIn checks a user's password and opens a session, returning its
@@ -105,20 +103,54 @@ func New(st *store.Store, opts Options) *Auth {
 // caused it.
 func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, address string) (*http.Cookie, error) {
 	now := a.opts.Now()
-	userKey, addressKey := strings.ToLower(name), AddressKey(address)
-	addressFailures, wait := a.perAddress.reserve(addressKey, now)
-	if wait > 0 {
-		a.opts.Logger.Warn("sign-in refused: too many failures from the address", "user", name, "address", address)
-		return nil, &RateLimitedError{RetryAfter: wait}
+	since := now.Add(-failureWindow)
+	byAddress, byUser := store.SignInKey{Kind: store.SignInByAddress, Key: AddressKey(address)}, store.SignInKey{Kind: store.SignInByUser, Key: strings.ToLower(name)}
+	// Every user's name is a valid one (user add checks it). Another
+	// names nobody, and may be more than the database can store or look
+	// up (too long for an index, not UTF-8): it counts as the address's
+	// failure alone, and is checked against the dummy hash.
+	possible := ValidUserName(name) == nil
+	keys := []store.SignInKey{byAddress}
+	if possible {
+		keys = append(keys, byUser)
 	}
-	_, wait = a.perUser.reserve(userKey, now)
-	throughLock := wait > 0
-	if throughLock && addressFailures > 0 {
-		a.perAddress.undo(addressKey, now)
-		a.opts.Logger.Warn("sign-in refused: too many failures for the user", "user", name, "address", address)
-		return nil, &RateLimitedError{RetryAfter: wait}
+	var refused *RateLimitedError
+	var refusedFor string // what the refusal is for, in the log
+	var throughLock bool
+	// The attempt counts as a failure of the address, and of the name
+	// unless it is let through the name's lock, until it succeeds.
+	counted, err := a.store.ReserveSignIn(ctx, keys, since, now, func(recent [][]time.Time) []bool {
+		count := make([]bool, len(recent))
+		refused, throughLock = nil, false
+		if wait := limitWait(recent[0], failuresPerAddress, now); wait > 0 {
+			refused, refusedFor = &RateLimitedError{RetryAfter: wait}, "the address"
+			return count
+		}
+		if len(recent) > 1 {
+			if wait := limitWait(recent[1], failuresPerUser, now); wait > 0 {
+				if len(recent[0]) > 0 {
+					refused, refusedFor = &RateLimitedError{RetryAfter: wait}, "the user"
+					return count
+				}
+				throughLock = true
+			} else {
+				count[1] = true
+			}
+		}
+		count[0] = true
+		return count
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case refused != nil:
+		a.opts.Logger.Warn("sign-in refused: too many failures for "+refusedFor, "user", name, "address", address)
+		return nil, refused
 	}
-	hash, err := a.store.PasswordHash(ctx, name)
+	hash, err := "", error(store.ErrNotFound)
+	if possible {
+		hash, err = a.store.PasswordHash(ctx, name)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		a.dummyOnce.Do(func() { a.dummyHash, _ = bcrypt.GenerateFromPassword([]byte(GeneratePassword()), bcrypt.DefaultCost) })
@@ -132,18 +164,22 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 		}
 	}
 	if err != nil {
-		if throughLock {
-			a.perUser.count(userKey, now) // reserve counted nothing: the name was locked
+		if throughLock { // the name was locked: not counted yet
+			if err := a.store.AddSignInFailure(ctx, byUser, since, now); err != nil {
+				return nil, err
+			}
 		}
 		a.opts.Logger.Warn("sign-in failed", "user", name, "address", address, "nameLocked", throughLock)
-		return nil, err // counted by reserve
+		return nil, err // counted by ReserveSignIn
 	}
 	if throughLock {
 		a.opts.Logger.Warn("signed in through a lock of the user name: its failures came from other addresses", "user", name, "address", address)
-	} else {
-		a.perUser.forget(userKey)
+	} else if err := a.store.ForgetSignInFailures(ctx, byUser); err != nil {
+		return nil, err
 	}
-	a.perAddress.undo(addressKey, now)
+	if err := a.store.UndoSignInFailure(ctx, counted[0]); err != nil {
+		return nil, err
+	}
 	secret := newSecret()
 	sess := store.Session{SecretHash: hashSecret(secret), UserName: name, CSRFToken: newSecret(), CreatedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL)}
 	if err := a.store.CreateSession(ctx, sess); err != nil {

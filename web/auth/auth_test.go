@@ -2,11 +2,15 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/views"
 )
 
@@ -35,45 +40,91 @@ func TestSafeNext(t *testing.T) {
 	}
 }
 
-func TestLimiterForgetsAfterTheWindow(t *testing.T) {
-	l := newLimiter(2, time.Minute)
+// openStore opens the database target names, closed when the test ends.
+func openStore(t *testing.T, target string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestLimitWait(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	wait := func(key string, at time.Time) time.Duration {
-		_, w := l.reserve(key, at)
-		return w
-	}
-	if wait("a", t0) != 0 || wait("a", t0.Add(10*time.Second)) != 0 {
-		t.Fatal("the first two attempts of two allowed already wait")
-	}
-	if got := wait("a", t0.Add(20*time.Second)); got != 40*time.Second {
-		t.Errorf("wait after 2 failures = %v, want 40s (until the first leaves the window)", got)
-	}
-	if wait("b", t0) != 0 {
-		t.Error("another key waits")
-	}
-	l.undo("b", t0) // b signed in
-	if got := wait("a", t0.Add(time.Minute)); got != 0 {
-		t.Errorf("wait once the first failure left the window = %v, want 0", got)
-	}
-	l.reserve("c", t0.Add(5*time.Minute)) // sweeps
-	if len(l.failures) != 1 {
-		t.Errorf("after a window, %d keys are kept, want only the new one", len(l.failures))
+	recent := []time.Time{t0, t0.Add(10 * time.Second), t0.Add(30 * time.Second)}
+	for _, tt := range []struct {
+		failures, max int
+		want          time.Duration
+	}{
+		{0, 2, 0}, {1, 2, 0},
+		{2, 2, failureWindow - 20*time.Second}, // until the first leaves the window
+		{3, 2, failureWindow - 10*time.Second}, // a failure counted past the limit: until the second leaves
+	} {
+		if got := limitWait(recent[:tt.failures], tt.max, t0.Add(20*time.Second)); got != tt.want {
+			t.Errorf("%d failures of %d allowed: wait %v, want %v", tt.failures, tt.max, got, tt.want)
+		}
 	}
 }
 
-// TestLimiterCountsPastTheLimit: failures counted on a refused key (an
-// attempt let through a name's lock that failed) keep it refused until
-// all but max-1 of them left the window.
-func TestLimiterCountsPastTheLimit(t *testing.T) {
-	l := newLimiter(2, time.Minute)
-	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	l.reserve("a", t0)
-	l.reserve("a", t0.Add(10*time.Second))
-	l.count("a", t0.Add(30*time.Second))
-	before, wait := l.reserve("a", t0.Add(40*time.Second))
-	if before != 3 || wait != 30*time.Second {
-		t.Errorf("after 3 failures of 2 allowed: %d before, wait %v; want 3 and 30s (until the second leaves the window)", before, wait)
+// addUsers adds users with password's hash at bcrypt's lowest cost: a
+// wrong password for them is checked quicker than for an unknown name,
+// which is compared with a hash of the default cost.
+func addUsers(t *testing.T, st *store.Store, password string, names ...string) {
+	t.Helper()
+	hash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	for _, name := range names {
+		if err := st.AddUser(context.Background(), name, string(hash), time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
+}
+
+// TestSignInLimitsHoldOnEveryInstance: two instances on one database
+// (two Auths, each on a store of its own, as two processes have): a name
+// locked through one is locked through the other, for the address that
+// locked it, and the address's failures count on both.
+func TestSignInLimitsHoldOnEveryInstance(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		ctx := context.Background()
+		target := d.Target(t)
+		one, other := openStore(t, target), openStore(t, target)
+		const password = "a long enough secret"
+		addUsers(t, one, password, "maria")
+		for i := failuresPerUser; i < failuresPerAddress; i++ {
+			addUsers(t, one, password, fmt.Sprintf("user%d", i))
+		}
+		now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+		clock := func() time.Time { return now }
+		a, b := New(one, Options{Now: clock}), New(other, Options{Now: clock})
+		try := func(through *Auth, name, password, address string) error {
+			now = now.Add(time.Second)
+			_, err := through.SignIn(ctx, httptest.NewRequest("POST", "/login", nil), name, password, address)
+			return err
+		}
+		const guesser = "192.0.2.66"
+		for i := range failuresPerUser {
+			if err := try(a, "maria", "guess guess guess", guesser); !errors.Is(err, ErrBadCredentials) {
+				t.Fatalf("guess %d through a: %v, want wrong credentials", i+1, err)
+			}
+		}
+		var limited *RateLimitedError
+		if err := try(b, "maria", password, guesser); !errors.As(err, &limited) {
+			t.Errorf("the right password through b from the address that locked the name through a: %v, want refused", err)
+		}
+		for i := failuresPerUser; i < failuresPerAddress; i++ {
+			if err := try(b, fmt.Sprintf("user%d", i), "guess guess guess", guesser); !errors.Is(err, ErrBadCredentials) {
+				t.Fatalf("guess %d through b: %v, want wrong credentials", i+1, err)
+			}
+		}
+		if err := try(a, "someone", "guess guess guess", guesser); !errors.As(err, &limited) {
+			t.Errorf("a guess through a after %d failures from the address on a and b: %v, want refused", failuresPerAddress, err)
+		}
+		if err := try(b, "maria", password, "198.51.100.7"); err != nil {
+			t.Errorf("the right password through b from an address without failures: %v, want signed in", err)
+		}
+	})
 }
 
 func TestAddressKey(t *testing.T) {
@@ -90,15 +141,14 @@ func TestAddressKey(t *testing.T) {
 // TestParallelSignInsAreLimited sends many wrong passwords at once: no more
 // than the limit may be checked, however the attempts interleave.
 func TestParallelSignInsAreLimited(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { parallelSignIns(t, openStore(t, d.Target(t))) })
+}
+
+func parallelSignIns(t *testing.T, st *store.Store) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	hash, _ := bcrypt.GenerateFromPassword([]byte("a long enough secret"), bcrypt.MinCost)
-	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
-		t.Fatal(err)
+	addUsers(t, st, "a long enough secret", "maria")
+	for i := 1; i < 60; i += 2 {
+		addUsers(t, st, "a long enough secret", "nobody"+strconv.Itoa(i))
 	}
 	a := New(st, Options{})
 	var mu sync.Mutex
@@ -205,17 +255,19 @@ func TestCookieIsSecureOverTLSOrWhenAsked(t *testing.T) {
 // signs in from an address without failures, while the guesser stays
 // locked out; an attempt through the lock counts like any other.
 func TestLockedNameLetsTheRightPasswordInFromElsewhere(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		lockedNameLetsTheRightPasswordIn(t, openStore(t, d.Target(t)))
+	})
+}
+
+func lockedNameLetsTheRightPasswordIn(t *testing.T, st *store.Store) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	const password = "a long enough secret"
 	hash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
 	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	addUsers(t, st, "another long secret", "jo")
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	a := New(st, Options{Now: func() time.Time { return now }})
 	try := func(name, password, address string) error {
@@ -265,4 +317,28 @@ func TestLockedNameLetsTheRightPasswordInFromElsewhere(t *testing.T) {
 	if err := try("maria", password, guesser); err != nil {
 		t.Errorf("the right password from the guesser's address a window later: %v, want signed in", err)
 	}
+}
+
+// TestNamesThatCannotBeUsersAreWrongCredentials: a sign-in whose name
+// could never be a user's (too long for the database's index, bytes that
+// are not UTF-8, a NUL) is a wrong user name or password, counted against
+// the address, never a server error: on PostgreSQL such a name cannot
+// even be looked up.
+func TestNamesThatCannotBeUsersAreWrongCredentials(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		ctx := context.Background()
+		st := openStore(t, d.Target(t))
+		now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+		a := New(st, Options{Now: func() time.Time { now = now.Add(time.Second); return now }})
+		var long strings.Builder // 16 KiB that compress poorly: PostgreSQL indexes 2,704 bytes at most
+		for h := sha256.Sum256([]byte("maria")); long.Len() < 16<<10; h = sha256.Sum256(h[:]) {
+			long.WriteString(base64.RawURLEncoding.EncodeToString(h[:]))
+		}
+		for _, name := range []string{long.String(), "mar\xffia", "mar\x00ia", strings.Repeat("é", 40)} {
+			_, err := a.SignIn(ctx, httptest.NewRequest("POST", "/login", nil), name, "a long enough secret", "192.0.2.9")
+			if !errors.Is(err, ErrBadCredentials) {
+				t.Errorf("sign-in as %.20q...: %v, want wrong credentials", name, err)
+			}
+		}
+	})
 }

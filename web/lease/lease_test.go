@@ -6,12 +6,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web/lease"
 )
 
@@ -33,8 +33,11 @@ func holder(st *store.Store, id string, ttl time.Duration) *lease.Holder {
 // renews, the other instance cannot take it meanwhile, and takes it at
 // once after Release.
 func TestTenureIsKeptWhileRenewed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { tenureIsKeptWhileRenewed(t, d.Target(t)) })
+}
+
+func tenureIsKeptWhileRenewed(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fb.db")
 	a, b := holder(openStore(t, path), "a", 900*time.Millisecond), holder(openStore(t, path), "b", 900*time.Millisecond)
 	tenure, _, err := a.Take(ctx, store.LeaseWebhooks)
 	if err != nil || tenure == nil {
@@ -58,43 +61,67 @@ func TestTenureIsKeptWhileRenewed(t *testing.T) {
 	next.Release()
 }
 
-// TestTenureEndsWhenItCannotRenew: while the database refuses every write
-// (another connection holds its write lock), a's renewals cannot go
-// through, and its tenure ends with ErrLost before the lease runs out.
+// TestTenureEndsWhenItCannotRenew: while the database makes every
+// renewal wait (on SQLite another connection holds the file's write lock;
+// on PostgreSQL another transaction holds the lease's row, as a database
+// out of reach or a failover would keep it from answering), a's renewals
+// cannot go through, and its tenure ends with ErrLost before the lease
+// runs out: before another instance could take it.
 func TestTenureEndsWhenItCannotRenew(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fb.db")
-	a := holder(openStore(t, path), "a", 3*time.Second)
-	tenure, _, err := a.Take(ctx, store.LeaseRefresh)
-	if err != nil || tenure == nil {
-		t.Fatalf("a's Take: %v, %v", tenure, err)
-	}
-	defer tenure.Release()
-	expires := tenure.Lease().ExpiresAt
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		ctx := context.Background()
+		target := d.Target(t)
+		a := holder(openStore(t, target), "a", 3*time.Second)
+		tenure, _, err := a.Take(ctx, store.LeaseRefresh)
+		if err != nil || tenure == nil {
+			t.Fatalf("a's Take: %v, %v", tenure, err)
+		}
+		defer tenure.Release()
+		expires := tenure.Lease().ExpiresAt
 
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+		unblock := blockLeaseWrites(t, d.Name, target)
+		<-tenure.Context().Done()
+		ended := time.Now()
+		unblock()
+		if !errors.Is(context.Cause(tenure.Context()), lease.ErrLost) {
+			t.Fatalf("a's tenure ended with %v, want ErrLost", context.Cause(tenure.Context()))
+		}
+		if !ended.Before(expires) {
+			t.Errorf("a gave up at %v, after its lease ran out at %v: another could have taken it while a still worked", ended, expires)
+		}
+	})
+}
+
+// blockLeaseWrites makes every write to the leases of the database target
+// names wait until the function it returns is called.
+func blockLeaseWrites(t *testing.T, dialect, target string) (unblock func()) {
+	t.Helper()
+	ctx := context.Background()
+	if dialect == "postgres" {
+		tx, err := storetest.Raw(t, target).BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT name FROM leases WHERE name = $1 FOR UPDATE`, store.LeaseRefresh); err != nil {
+			t.Fatal(err)
+		}
+		return func() { tx.Rollback() }
+	}
+	db, err := sql.Open("sqlite", "file:"+target+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	<-tenure.Context().Done()
-	ended := time.Now()
-	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
-	if !errors.Is(context.Cause(tenure.Context()), lease.ErrLost) {
-		t.Fatalf("a's tenure ended with %v, want ErrLost", context.Cause(tenure.Context()))
-	}
-	if !ended.Before(expires) {
-		t.Errorf("a gave up at %v, after its lease ran out at %v: another could have taken it while a still worked", ended, expires)
+	return func() {
+		conn.ExecContext(ctx, "ROLLBACK")
+		conn.Close()
+		db.Close()
 	}
 }
 

@@ -3,7 +3,9 @@ package refresh
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"fieldboard/store"
@@ -26,10 +28,14 @@ func (e *ElsewhereError) Error() string {
 //     cancelled when the lease is lost or cannot be renewed in time;
 //   - when another instance holds it, a scheduled refresh is left to that
 //     instance (ElsewhereError), and one asked for waits for the other's
-//     to end and answers with its outcome, the events' refresh the other
-//     recorded: the two never ask the provider at once. When the other
-//     ended without recording one (it died, or refreshed one subsample),
-//     this one takes the lease and refreshes after all.
+//     to end and answers with its outcome, the refreshes the other
+//     recorded under that lease of what req asks for (the events; with Force, the library
+//     and the reference data too): the two never ask the provider at
+//     once. When the other ended without recording them all (it died,
+//     refreshed one subsample, or read only the datasets that were due
+//     while req forces every one), this one takes the lease and
+//     refreshes after all, as it would after a lesser refresh in its own
+//     process (covers).
 //
 // Without Options.Lease it runs req at once.
 func (r *Refresher) leased(ctx context.Context, ru *run, req Request) error {
@@ -38,10 +44,6 @@ func (r *Refresher) leased(ctx context.Context, ru *run, req Request) error {
 		return r.execute(ctx, ru, req)
 	}
 	for {
-		mark, err := r.lastRunID(ctx)
-		if err != nil {
-			return err
-		}
 		tenure, other, err := holder.Take(ctx, store.LeaseRefresh)
 		if err != nil {
 			return fmt.Errorf("take the refresh lease: %w", err)
@@ -61,41 +63,42 @@ func (r *Refresher) leased(ctx context.Context, ru *run, req Request) error {
 		if err := holder.WaitChange(ctx, other); err != nil {
 			return err
 		}
-		if outcome, ok, err := r.outcomeSince(ctx, mark); err != nil || ok {
+		if outcome, ok, err := r.outcomeSince(ctx, other.AcquiredAt, datasetsOf(req)); err != nil || ok {
 			return cmp.Or(err, outcome)
 		}
 		r.opts.Logger.Info("the refresh on another instance ended without a result: refreshing here", "holder", other.Holder)
 	}
 }
 
-// lastRunID is the id of the newest refresh recorded, 0 when none.
-func (r *Refresher) lastRunID(ctx context.Context) (int64, error) {
-	runs, err := r.store.RecentRuns(ctx, 1)
-	if err != nil || len(runs) == 0 {
-		return 0, err
+// datasetsOf are the datasets whose refreshes, recorded by another
+// instance, answer req: the events (a subsample's quotas and rules are
+// read with them), and with Force every dataset.
+func datasetsOf(req Request) []string {
+	if req.Force {
+		return []string{store.DatasetEvents, store.DatasetLibrary, store.DatasetReference}
 	}
-	return runs[0].RunID, nil
+	return []string{store.DatasetEvents}
 }
 
-// outcomeSince finds the events' refresh recorded after the run mark, and
-// returns its outcome: nil when it succeeded, its error when it failed.
-// ok is false when none was recorded.
-func (r *Refresher) outcomeSince(ctx context.Context, mark int64) (outcome error, ok bool, err error) {
+// outcomeSince finds the newest refresh of each of datasets, and when
+// each started at since or later (during the other instance's tenure of
+// the lease, taken at since by its clock, which also timed its runs),
+// returns their outcome: nil when each succeeded, else the failures. ok
+// is false unless each of datasets was refreshed since.
+func (r *Refresher) outcomeSince(ctx context.Context, since time.Time, datasets []string) (outcome error, ok bool, err error) {
 	runs, err := r.store.RecentRuns(ctx, 10)
 	if err != nil {
 		return nil, false, err
 	}
-	for _, run := range runs { // newest first
-		if run.RunID <= mark {
-			break
+	var failures []error
+	for _, dataset := range datasets {
+		i := slices.IndexFunc(runs, func(run store.RunRecord) bool { return run.Dataset == dataset }) // newest first
+		if i < 0 || runs[i].StartedAt.Before(since) {
+			return nil, false, nil
 		}
-		if run.Dataset != store.DatasetEvents {
-			continue
+		if run := runs[i]; !run.OK {
+			failures = append(failures, fmt.Errorf("the refresh of the %s on another instance failed at %s: %s", dataset, run.FinishedAt.Format(time.RFC3339), run.Error))
 		}
-		if run.OK {
-			return nil, true, nil
-		}
-		return fmt.Errorf("the refresh on another instance failed at %s: %s", run.FinishedAt.Format(time.RFC3339), run.Error), true, nil
 	}
-	return nil, false, nil
+	return errors.Join(failures...), true, nil
 }

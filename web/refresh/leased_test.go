@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web/lease"
 )
 
@@ -76,7 +76,7 @@ func (g *gatedProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // instances are two refreshers, as two instances have, on one database
-// file and one provider, each with its holder of the refresh lease.
+// and one provider, each with its holder of the refresh lease.
 type instances struct {
 	provider *gatedProvider
 	a, b     *Refresher
@@ -84,13 +84,12 @@ type instances struct {
 	clock    *fakeClock
 }
 
-func newInstances(t *testing.T, ttl time.Duration) *instances {
+func newInstances(t *testing.T, path string, ttl time.Duration) *instances {
 	t.Helper()
 	clock := &fakeClock{now: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
 	p := newGatedProvider(sim.New(sim.Options{Seed: 7, Subsamples: 40, Locales: 2, QuestionsPerLocale: 5, Now: clock.Now}))
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
-	path := filepath.Join(t.TempDir(), "fb.db")
 	in := &instances{provider: p, storeOf: map[*Refresher]*store.Store{}, clock: clock}
 	for _, name := range []string{"a", "b"} {
 		c, err := client.New(client.Config{BaseURL: srv.URL, Timeout: time.Minute, MaxAttempts: 1})
@@ -136,8 +135,12 @@ func eventsRuns(t *testing.T, st *store.Store) int {
 // other's schedule leaves it the work, and a refresh asked of the other
 // waits for it and answers with its outcome; the provider is asked once.
 func TestOneRefreshAtATimeAmongInstances(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { oneRefreshAtATime(t, d.Target(t)) })
+}
+
+func oneRefreshAtATime(t *testing.T, path string) {
 	ctx := context.Background()
-	in := newInstances(t, 0)
+	in := newInstances(t, path, 0)
 	in.provider.close()
 	in.a.Start(Request{Force: true})
 	<-in.provider.held // a is in the middle of its refresh, holding the lease
@@ -165,13 +168,61 @@ func TestOneRefreshAtATimeAmongInstances(t *testing.T) {
 	}
 }
 
+// TestForcedRefreshIsNotCoveredByAnotherInstancesLesserOne: a forced
+// refresh (every dataset, as POST /api/v1/refresh asks) that finds
+// another instance refreshing the events only waits for it, then reads
+// every dataset itself, as it would after a lesser refresh running in
+// its own process: joining would have answered without the library and
+// the reference data.
+func TestForcedRefreshIsNotCoveredByAnotherInstancesLesserOne(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		ctx := context.Background()
+		in := newInstances(t, d.Target(t), 0)
+		if err := in.a.Refresh(ctx, Request{Force: true}); err != nil {
+			t.Fatal(err)
+		}
+		runs := func() map[string]int {
+			recent, err := in.storeOf[in.a].RecentRuns(ctx, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := map[string]int{}
+			for _, r := range recent {
+				n[r.Dataset]++
+			}
+			return n
+		}
+		before := runs()
+		in.clock.Advance(time.Minute)
+		in.provider.close()
+		in.a.Start(Request{}) // the library and reference data are not due: events only
+		<-in.provider.held
+		forced := make(chan error, 1)
+		go func() { forced <- in.b.Refresh(ctx, Request{Force: true}) }()
+		waitForPhase(t, in.b, "another instance (a)")
+		in.provider.open()
+		if err := <-forced; err != nil {
+			t.Fatalf("b's forced refresh: %v", err)
+		}
+		after := runs()
+		if after[store.DatasetEvents] != before[store.DatasetEvents]+2 || after[store.DatasetLibrary] != before[store.DatasetLibrary]+1 ||
+			after[store.DatasetReference] != before[store.DatasetReference]+1 {
+			t.Errorf("runs recorded before %v, after %v: want a's events, then b's events, library and reference", before, after)
+		}
+	})
+}
+
 // TestRefreshThatLosesItsLeaseStopsAndWritesNothing: a's lease runs out
 // mid-refresh (its clock jumps past it, as for a paused process) and b
 // takes it; a's next renewal finds it lost, a's refresh stops without
 // waiting for the provider, and writes neither a snapshot nor a failure.
 func TestRefreshThatLosesItsLeaseStopsAndWritesNothing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { refreshThatLosesItsLease(t, d.Target(t)) })
+}
+
+func refreshThatLosesItsLease(t *testing.T, path string) {
 	ctx := context.Background()
-	in := newInstances(t, 600*time.Millisecond)
+	in := newInstances(t, path, 600*time.Millisecond)
 	in.provider.close()
 	defer in.provider.open()
 	refreshed := make(chan error, 1)
@@ -204,8 +255,12 @@ func TestRefreshThatLosesItsLeaseStopsAndWritesNothing(t *testing.T) {
 // the lease (it never renews). A refresh asked of another waits for the
 // lease to run out, finds no outcome, and refreshes itself.
 func TestRefreshAskedWhileTheHolderIsDeadTakesOver(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { refreshAskedWhileTheHolderIsDead(t, d.Target(t)) })
+}
+
+func refreshAskedWhileTheHolderIsDead(t *testing.T, path string) {
 	ctx := context.Background()
-	in := newInstances(t, 30*time.Second)
+	in := newInstances(t, path, 30*time.Second)
 	_, err := in.storeOf[in.a].AcquireLease(ctx, store.LeaseRefresh, "dead", in.clock.Now(), 30*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web/lease"
 	"fieldboard/web/webhooks"
 )
@@ -19,8 +19,11 @@ import (
 // database; the one holding the webhooks lease sends the whole queue, and
 // when it stops (releasing the lease) the other sends what comes next.
 func TestOneWorkerSendsAmongInstances(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { oneWorkerSends(t, d.Target(t)) })
+}
+
+func oneWorkerSends(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fieldboard.db")
 	r := newReceiver(t, 200)
 	var sent [2]atomic.Int64
 	var workers [2]*webhooks.Worker

@@ -211,11 +211,8 @@ func TestBench(t *testing.T) {
 	withPanel(t, s, db)
 	var rows []Row
 	cluster, noCluster := postgresCluster()
-	if noCluster != "" {
-		rows = append(rows, notRunOnPostgres(want, noCluster)...)
-		if os.Getenv("CI") == "true" {
-			t.Errorf("the figures on PostgreSQL did not run and CI=true: %s", noCluster)
-		}
+	if noCluster != "" && os.Getenv("CI") == "true" {
+		t.Errorf("the figures on PostgreSQL did not run and CI=true: %s", noCluster)
 	}
 	if want.any(1, 2, 14) {
 		refreshRow, refreshed := fullRefresh(t, s, filepath.Join(t.TempDir(), "refresh.db"))
@@ -254,6 +251,9 @@ func TestBench(t *testing.T) {
 	}
 	if want.any(9) {
 		rows = append(rows, weekOfRefreshes(t, s, db))
+	}
+	if noCluster != "" {
+		rows = append(rows, notRunOnPostgres(want, noCluster)...) // after each figure's own row
 	}
 	slices.SortStableFunc(rows, func(a, b Row) int { return figureNumber(a) - figureNumber(b) })
 	report(t, rows, want == nil && s == defaultSizes)

@@ -70,7 +70,9 @@ check-generated:
 		|| { echo "views/$${f%.templ}_templ.go is stale: run 'make generate' and commit it"; exit 1; }; \
 	done
 
-## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor, write bench/results.json
-bench:
+# The figures run through scripts/with-postgres, as the tests do: a
+# throwaway PostgreSQL cluster lives for the run of the figures only.
+## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor (figures 1, 2, 6, 7 and 10 on a throwaway PostgreSQL too), write bench/results.json
+bench: postgresql
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/ ./views/formats/
-	cd bench && $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 30m -v .
+	cd bench && ../scripts/with-postgres $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 60m -v .

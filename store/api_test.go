@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -151,6 +152,56 @@ func TestLibraryAndReferenceReadBack(t *testing.T) {
 		runs, err := s.RecentRuns(ctx, 2)
 		if err != nil || len(runs) != 2 || runs[0].Dataset != store.DatasetReference || !runs[0].OK || runs[1].Dataset != store.DatasetLibrary {
 			t.Errorf("RecentRuns(2) = %+v, %v; want the reference run, then the second library run", runs, err)
+		}
+	})
+}
+
+// TestLibraryOfManyRowsWithRepeats: a library of more rows than one
+// statement writes, in which a question is listed twice and an answer
+// twice within its question, is written on each dialect, each row once
+// as its last listing says (the batched writer would otherwise write a
+// row twice in one statement, which PostgreSQL refuses), and the same
+// locale read twice in one refresh keeps the second reading.
+func TestLibraryOfManyRowsWithRepeats(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		var questions []domain.Question
+		answers := map[int64][]domain.Answer{}
+		for id := int64(1); id <= 150; id++ {
+			questions = append(questions, domain.Question{ID: id, Type: "Single Punch", Name: fmt.Sprint("Q", id), Text: "first"})
+			answers[id] = []domain.Answer{{ID: 1, Name: "yes"}, {ID: 2, Name: "no"}, {ID: 3, Name: "maybe"}}
+		}
+		// Question 7 listed again last, answer 2 of question 9 listed again
+		// after answer 3.
+		questions = append(questions, domain.Question{ID: 7, Type: "Multi Punch", Name: "Q7", Text: "second"})
+		answers[9] = append(answers[9], domain.Answer{ID: 2, Name: "no, really"})
+		run := store.Run{Dataset: store.DatasetLibrary, StartedAt: t0, FinishedAt: t0.Add(time.Second)}
+		err := s.SaveLibrary(ctx, run, []store.LocaleLibrary{
+			{Locale: "en-us", FetchedAt: t0, Questions: []domain.Question{{ID: 999, Name: "GONE"}}, Answers: map[int64][]domain.Answer{999: {{ID: 1}}}},
+			{Locale: "en-us", FetchedAt: t0, Questions: questions[:100], Answers: answers},
+			{Locale: "fr-fr", FetchedAt: t0, Questions: questions, Answers: answers},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := s.Questions(ctx, "fr-fr")
+		if err != nil || len(qs) != 150 {
+			t.Fatalf("Questions(fr-fr): %d, %v; want 150", len(qs), err)
+		}
+		if last := qs[len(qs)-1]; last.ID != 7 || last.Type != "Multi Punch" || last.Text != "second" {
+			t.Errorf("the last question of fr-fr is %+v; want question 7 as its second listing says, in its place", last)
+		}
+		if as, err := s.Answers(ctx, "fr-fr", 9); err != nil || len(as) != 3 || as[2].ID != 2 || as[2].Name != "no, really" {
+			t.Errorf("Answers(fr-fr, 9) = %+v, %v; want 1, 3, then 2 as its second listing says", as, err)
+		}
+		for id := int64(1); id <= 150; id++ {
+			if as, err := s.Answers(ctx, "fr-fr", id); err != nil || len(as) != 3 {
+				t.Fatalf("Answers(fr-fr, %d): %d, %v; want 3", id, len(as), err)
+			}
+		}
+		if qs, err := s.Questions(ctx, "en-us"); err != nil || len(qs) != 100 || qs[0].ID != 1 {
+			t.Errorf("Questions(en-us): %d, %v; want the 100 of its second reading", len(qs), err)
 		}
 	})
 }

@@ -150,13 +150,16 @@ func copyFrom(ctx context.Context, conn *sqlx.Conn, table string, columns []stri
 	})
 }
 
-// pgHistoryBatch is how many records one COPY of a history import loads.
-const pgHistoryBatch = 4096
+// pgHistoryBatch is how many records one COPY of a history import loads
+// (about 3 MB of them wait in memory): each COPY is a round trip during
+// which the file is not read. 3,000,000 records were loaded into the
+// temporary table in 3.1-3.6 s 4,096 at a time, 2.3-2.5 s so.
+const pgHistoryBatch = 32768
 
 // pgHistory loads a history import's records with COPY into a temporary
 // table, history_import, without keys; finish then adds them to history
-// in one INSERT that skips those already stored (COPY itself cannot skip
-// a duplicate: it would fail).
+// in one INSERT of those not stored yet (COPY itself cannot skip a
+// duplicate: it would fail).
 type pgHistory struct {
 	conn *sqlx.Conn
 	tx   *sqlx.Tx
@@ -183,8 +186,38 @@ func (l *pgHistory) write(ctx context.Context, rows []historyRow) (int, error) {
 	return 0, err
 }
 
+// finish adds the records not stored yet by one plain INSERT of those
+// whose key history does not hold: INSERT ... ON CONFLICT DO NOTHING
+// looks the key up before each row and again as it writes it (3,000,000
+// records into an empty history took 7.9-10.0 s so, 3.4-7.0 s without
+// ON CONFLICT on the shared machine), and the import took 2.6 times as
+// long as a plain COPY of 10,000,000 records (figure 7p).
+// A record twice in the file, or one an import beside this one wrote
+// meanwhile, makes that INSERT fail on the key; it is then undone (to a
+// savepoint) and the records go in by ON CONFLICT DO NOTHING, which
+// skips them.
 func (l *pgHistory) finish(ctx context.Context) (int, error) {
+	if _, err := l.tx.ExecContext(ctx, `SAVEPOINT history_import`); err != nil {
+		return 0, fmt.Errorf("insert: %w", err)
+	}
 	res, err := l.tx.ExecContext(ctx, `INSERT INTO history (`+historyColumns+`)
+		SELECT `+historyColumns+` FROM history_import i WHERE NOT EXISTS (SELECT 1 FROM history h
+			WHERE h.panelist_id = i.panelist_id AND h.subsample_id = i.subsample_id
+			AND h.status_id = i.status_id AND h.registered_at = i.registered_at)`)
+	if err == nil {
+		if _, err := l.tx.ExecContext(ctx, `RELEASE SAVEPOINT history_import`); err != nil {
+			return 0, fmt.Errorf("insert: %w", err)
+		}
+		n, err := res.RowsAffected()
+		return int(n), err
+	}
+	if !(postgres{}).uniqueViolation(err) {
+		return 0, fmt.Errorf("insert: %w", err)
+	}
+	if _, err := l.tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT history_import`); err != nil {
+		return 0, fmt.Errorf("insert: %w", err)
+	}
+	res, err = l.tx.ExecContext(ctx, `INSERT INTO history (`+historyColumns+`)
 		SELECT `+historyColumns+` FROM history_import ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return 0, fmt.Errorf("insert: %w", err)

@@ -155,6 +155,92 @@ func TestImportHistoryRepeatedLineIsADuplicate(t *testing.T) {
 	})
 }
 
+// TestImportHistoryOfStoredAndRepeatedRecords: a file holding a record
+// already stored, a record twice and a new one stores each once and
+// counts the rest as duplicates (on PostgreSQL the plain INSERT of the
+// records not stored fails on the repeated one and the import goes on by
+// ON CONFLICT DO NOTHING, the first of the two kept).
+func TestImportHistoryOfStoredAndRepeatedRecords(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		importCSV(t, s, historyCSV("P1,10,3,2025-01-02T03:04:05.000,1,0,0"))
+		report := importCSV(t, s, historyCSV("P1,10,3,2025-01-02T03:04:05.000,1,0,0",
+			"P2,10,3,2025-01-02T03:04:05.000,1,0,0", "P2,10,3,2025-01-02T03:04:05.000,7,0,0", "P3,10,3,2025-01-02T03:04:05.000,1,0,0"))
+		if report.Records != 4 || report.Inserted != 2 || report.Duplicates != 2 {
+			t.Errorf("report = %+v, want 4 records, 2 inserted, 2 duplicates", report)
+		}
+		if n := historyCount(t, s); n != 3 {
+			t.Errorf("CountHistory = %d, want 3", n)
+		}
+		if records, err := s.HistoryOf(ctx, "P2"); err != nil || len(records) != 1 || records[0].EventID != 1 {
+			t.Errorf("HistoryOf(P2) = %+v, %v; want the first of the two lines (event 1)", records, err)
+		}
+	})
+}
+
+// TestImportHistoryBesideAWriteOfTheSameRecord: a record another
+// transaction writes while an import of it is under way (an import
+// beside it, on another instance) is a duplicate of that import, not its
+// failure. On PostgreSQL the import's plain INSERT waits for the other
+// transaction, fails on the key once it commits, and the import goes on
+// by ON CONFLICT DO NOTHING; on SQLite the import waits for the writer.
+func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		target := db.Target(t)
+		s := openAt(t, target)
+		raw := storetest.Raw(t, target)
+		at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+		insert := `INSERT INTO history (panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id) VALUES (?, 10, 3, ?, 1, 0, 0)`
+		var registered any = at.UnixMilli()
+		if db.Name == "postgres" {
+			insert, registered = strings.NewReplacer("?, 10", "$1, 10", "3, ?", "3, $2").Replace(insert), at
+		}
+		other, err := raw.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Rollback()
+		if _, err := other.ExecContext(ctx, insert, "P1", registered); err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			report store.ImportReport
+			err    error
+		}
+		done := make(chan result, 1)
+		go func() {
+			report, err := s.ImportHistoryCSV(ctx, strings.NewReader(historyCSV("P1,10,3,2025-01-02T03:04:05.000,1,0,0", "P2,10,3,2025-01-02T03:04:05.000,1,0,0")), time.UTC)
+			done <- result{report, err}
+		}()
+		if db.Name == "postgres" {
+			// The import's INSERT waits for the other transaction's row.
+			deadline := time.Now().Add(30 * time.Second)
+			for waiting := 0; waiting == 0; {
+				if err := raw.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity
+					WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO history%'`).Scan(&waiting); err != nil {
+					t.Fatal(err)
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the import never waited for the other transaction's record")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if err := other.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		r := <-done
+		if r.err != nil || r.report.Records != 2 || r.report.Inserted != 1 || r.report.Duplicates != 1 {
+			t.Errorf("import = %+v, %v; want 2 records, 1 inserted, 1 duplicate", r.report, r.err)
+		}
+		if n := historyCount(t, s); n != 2 {
+			t.Errorf("CountHistory = %d, want 2", n)
+		}
+	})
+}
+
 func TestImportHistoryCSVAcceptedEncodings(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		lines := []string{"P1,10,3,2025-01-02T03:04:05.000,1,0,0", "P2,11,82,2025-01-02T03:04:05.000,1,0,0"}

@@ -23,30 +23,31 @@ type LocaleLibrary struct {
 
 // SaveLibrary writes the libraries of the locales one refresh read, in one
 // transaction: each locale that was read replaces its earlier library.
+// Questions and answers are written batchRows to a statement (inserter): a
+// library is about 60,000 rows, and a statement per row cost a round trip
+// each on PostgreSQL. A question listed twice in a locale, or an answer
+// twice in a question, is written once, as its last listing says (one
+// statement may not write a row twice).
 func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) error {
 	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		runID, err := insertRun(ctx, tx, run, true, "", "")
 		if err != nil {
 			return err
 		}
-		stmts, err := prepareAll(ctx, tx,
-			`INSERT INTO questions (locale, question_id, position, type, name, text, translation)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (locale, question_id) DO UPDATE SET position = excluded.position, type = excluded.type,
-				name = excluded.name, text = excluded.text, translation = excluded.translation`,
-			`INSERT INTO answers (locale, question_id, answer_id, position, type, name, text, translation, is_exclusive)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (locale, question_id, answer_id) DO UPDATE SET position = excluded.position, type = excluded.type,
-				name = excluded.name, text = excluded.text, translation = excluded.translation, is_exclusive = excluded.is_exclusive`,
-			`INSERT INTO library_fetches (locale, fetched_at, ok, error) VALUES (?, ?, ?, ?)
+		insQuestion := newInserter(tx, "questions", `locale, question_id, position, type, name, text, translation`,
+			`(?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (locale, question_id) DO UPDATE SET position = excluded.position, type = excluded.type,
+				name = excluded.name, text = excluded.text, translation = excluded.translation`)
+		insAnswer := newInserter(tx, "answers", `locale, question_id, answer_id, position, type, name, text, translation, is_exclusive`,
+			`(?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (locale, question_id, answer_id) DO UPDATE SET position = excluded.position, type = excluded.type,
+				name = excluded.name, text = excluded.text, translation = excluded.translation, is_exclusive = excluded.is_exclusive`)
+		defer closeInserters(insQuestion, insAnswer)
+		upsertFetch, err := tx.PreparexContext(ctx, `INSERT INTO library_fetches (locale, fetched_at, ok, error) VALUES (?, ?, ?, ?)
 			ON CONFLICT (locale) DO UPDATE SET ok = excluded.ok, error = excluded.error,
-				fetched_at = CASE WHEN excluded.ok THEN excluded.fetched_at ELSE library_fetches.fetched_at END`,
-		)
+				fetched_at = CASE WHEN excluded.ok THEN excluded.fetched_at ELSE library_fetches.fetched_at END`)
 		if err != nil {
-			return err
+			return fmt.Errorf("prepare: %w", err)
 		}
-		defer closeAll(stmts)
-		insQuestion, insAnswer, upsertFetch := stmts[0], stmts[1], stmts[2]
+		defer upsertFetch.Close()
 		for _, lib := range libs {
 			if _, err := upsertFetch.ExecContext(ctx, lib.Locale, lib.FetchedAt, lib.Err == nil, errText(lib.Err)); err != nil {
 				return fmt.Errorf("library of %s: %w", lib.Locale, err)
@@ -54,21 +55,37 @@ func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) 
 			if lib.Err != nil {
 				continue
 			}
+			// The rows of the locale go before its new ones are written.
+			if err := flushAll(ctx, insQuestion, insAnswer); err != nil {
+				return fmt.Errorf("library: %w", err)
+			}
 			for _, table := range []string{"questions", "answers"} {
 				if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE locale = ?`, lib.Locale); err != nil {
 					return fmt.Errorf("library of %s: %w", lib.Locale, err)
 				}
 			}
+			lastQuestion := lastListings(lib.Questions, func(q domain.Question) int64 { return q.ID })
 			for i, q := range lib.Questions {
-				if _, err := insQuestion.ExecContext(ctx, lib.Locale, q.ID, i, q.Type, q.Name, q.Text, q.Translation); err != nil {
-					return fmt.Errorf("question %d of %s: %w", q.ID, lib.Locale, err)
+				if lastQuestion[q.ID] != i {
+					continue
 				}
-				for j, a := range lib.Answers[q.ID] {
-					if _, err := insAnswer.ExecContext(ctx, lib.Locale, q.ID, a.ID, j, a.Type, a.Name, a.Text, a.Translation, a.IsExclusive); err != nil {
-						return fmt.Errorf("answer %d of question %d of %s: %w", a.ID, q.ID, lib.Locale, err)
+				if err := insQuestion.add(ctx, lib.Locale, q.ID, i, q.Type, q.Name, q.Text, q.Translation); err != nil {
+					return fmt.Errorf("library of %s: %w", lib.Locale, err)
+				}
+				answers := lib.Answers[q.ID]
+				lastAnswer := lastListings(answers, func(a domain.Answer) int64 { return a.ID })
+				for j, a := range answers {
+					if lastAnswer[a.ID] != j {
+						continue
+					}
+					if err := insAnswer.add(ctx, lib.Locale, q.ID, a.ID, j, a.Type, a.Name, a.Text, a.Translation, a.IsExclusive); err != nil {
+						return fmt.Errorf("library of %s: %w", lib.Locale, err)
 					}
 				}
 			}
+		}
+		if err := flushAll(ctx, insQuestion, insAnswer); err != nil {
+			return fmt.Errorf("library: %w", err)
 		}
 		return markCurrent(ctx, tx, run.Dataset, runID, run.FinishedAt)
 	})
@@ -76,6 +93,15 @@ func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) 
 		return fmt.Errorf("save question library: %w", err)
 	}
 	return nil
+}
+
+// lastListings gives, for each id of list, the place of its last listing.
+func lastListings[T any](list []T, id func(T) int64) map[int64]int {
+	last := make(map[int64]int, len(list))
+	for i, v := range list {
+		last[id(v)] = i
+	}
+	return last
 }
 
 // Questions returns the standard questions of a locale in the provider's order.

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -44,40 +42,29 @@ type ChangeFilter struct {
 	Until   time.Time // exclusive
 }
 
-func (f ChangeFilter) where() (string, []any) {
-	conds, args := []string{"1 = 1"}, []any{}
+func (f ChangeFilter) where() filtered {
+	var w filtered
 	if f.Kind != "" {
-		conds, args = append(conds, "kind = ?"), append(args, string(f.Kind))
+		w.add("kind = ?", string(f.Kind))
 	}
 	if f.Country != "" {
-		conds, args = append(conds, "country = ?"), append(args, f.Country)
+		w.add("country = ?", f.Country)
 	}
 	if f.EventID != 0 {
-		conds, args = append(conds, "event_id = ?"), append(args, f.EventID)
+		w.add("event_id = ?", f.EventID)
 	}
-	if !f.Since.IsZero() {
-		conds, args = append(conds, "at >= ?"), append(args, f.Since.UTC())
-	}
-	if !f.Until.IsZero() {
-		conds, args = append(conds, "at < ?"), append(args, f.Until.UTC())
-	}
-	return strings.Join(conds, " AND "), args
+	w.period("at", f.Since, f.Until)
+	return w
 }
 
 // Changes are the changes f selects, newest first, limit of them after
 // offset (limit 0: all), and how many f selects in all.
 func (s *Store) Changes(ctx context.Context, f ChangeFilter, limit, offset int) ([]domain.Change, int, error) {
-	where, args := f.where()
-	var total int
-	if err := s.reader.GetContext(ctx, &total, `SELECT COUNT(*) FROM changes WHERE `+where, args...); err != nil {
-		return nil, 0, fmt.Errorf("count changes: %w", err)
-	}
-	if limit <= 0 {
-		limit = math.MaxInt64
-	}
 	var out []domain.Change
-	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+` FROM changes WHERE `+where+
-		` ORDER BY change_id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...); err != nil {
+	w := f.where()
+	total, err := s.page(ctx, &out, "changes", w, `SELECT `+changeColumns+` FROM changes WHERE `+w.where()+
+		` ORDER BY change_id DESC LIMIT ? OFFSET ?`, limit, offset)
+	if err != nil {
 		return nil, 0, fmt.Errorf("changes: %w", err)
 	}
 	return out, total, nil

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -115,42 +113,30 @@ type RoutingFilter struct {
 }
 
 // where is the filter's SQL condition and arguments.
-func (f RoutingFilter) where() (string, []any) {
-	conds, args := []string{"1 = 1"}, []any{}
+func (f RoutingFilter) where() filtered {
+	var w filtered
 	if f.PanelistID != "" {
-		conds, args = append(conds, "panelist_id = ?"), append(args, f.PanelistID)
+		w.add("panelist_id = ?", f.PanelistID)
 	}
 	if f.SubsampleID != 0 {
-		conds, args = append(conds, "(intended_subsample = ? OR chosen_subsample = ?)"), append(args, f.SubsampleID, f.SubsampleID)
+		w.add("(intended_subsample = ? OR chosen_subsample = ?)", f.SubsampleID, f.SubsampleID)
 	}
 	if f.Outcome != "" {
-		conds, args = append(conds, "outcome = ?"), append(args, string(f.Outcome))
+		w.add("outcome = ?", string(f.Outcome))
 	}
-	if !f.Since.IsZero() {
-		conds, args = append(conds, "at >= ?"), append(args, f.Since.UTC())
-	}
-	if !f.Until.IsZero() {
-		conds, args = append(conds, "at < ?"), append(args, f.Until.UTC())
-	}
-	return strings.Join(conds, " AND "), args
+	w.period("at", f.Since, f.Until)
+	return w
 }
 
 // Routings are the decisions f selects, newest first, limit of them after
 // offset (limit 0: all), and how many f selects in all.
 func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int) ([]domain.RoutingDecision, int, error) {
-	where, args := f.where()
-	var total int
-	if err := s.reader.GetContext(ctx, &total, `SELECT COUNT(*) FROM routing_decisions WHERE `+where, args...); err != nil {
-		return nil, 0, fmt.Errorf("count routing decisions: %w", err)
-	}
-	if limit <= 0 {
-		limit = math.MaxInt64
-	}
 	var out []domain.RoutingDecision
-	err := s.reader.SelectContext(ctx, &out, `
+	w := f.where()
+	total, err := s.page(ctx, &out, "routing_decisions", w, `
 		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
 			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason
-		FROM routing_decisions WHERE `+where+` ORDER BY at DESC, decision_id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+		FROM routing_decisions WHERE `+w.where()+` ORDER BY at DESC, decision_id DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("routing decisions: %w", err)
 	}

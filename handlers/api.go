@@ -17,7 +17,14 @@ import (
 
 // APISubsamples answers GET /api/v1/subsamples.
 func (h *Handler) APISubsamples(c echo.Context) error {
-	filter, err := checks.ParseSubsampleFilter(c.QueryParam("status"), c.QueryParam("sendability"), c.QueryParam("country"))
+	var raw [3]string
+	for i, name := range []string{"status", "sendability", "country"} {
+		var err error
+		if raw[i], err = queryValue(c, name); err != nil {
+			return err
+		}
+	}
+	filter, err := checks.ParseSubsampleFilter(raw[0], raw[1], raw[2])
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
@@ -30,11 +37,19 @@ func (h *Handler) APISubsamples(c echo.Context) error {
 
 // APIEligibility answers GET /api/v1/eligibility?panelistId=P&subsampleId=S.
 func (h *Handler) APIEligibility(c echo.Context) error {
-	panelistID, err := domain.ParsePanelistID(c.QueryParam("panelistId"))
+	rawPanelist, err := queryValue(c, "panelistId")
+	if err != nil {
+		return err
+	}
+	panelistID, err := domain.ParsePanelistID(rawPanelist)
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "panelistId: "+err.Error())
 	}
-	subsampleID, err := parseID("subsampleId", c.QueryParam("subsampleId"))
+	rawSubsample, err := queryValue(c, "subsampleId")
+	if err != nil {
+		return err
+	}
+	subsampleID, err := parseID("subsampleId", rawSubsample)
 	if err != nil {
 		return err
 	}
@@ -98,8 +113,12 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 		return err
 	}
 	defer ids.Close()
+	snapshot, err := h.subsampleSnapshotTime(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d.csv"`, subsampleID))
+	c.Response().Header().Set(echo.HeaderContentDisposition, formats.Attachment(formats.FileName("eligibility", snapshot, "subsample", formats.Int(subsampleID))))
 	return subsampleNotFound(formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), true), subsampleID)
 }
 
@@ -118,7 +137,11 @@ func panelistParam(c echo.Context) (string, error) {
 
 // boolParam reads an optional true/false query parameter; absent is false.
 func boolParam(c echo.Context, name string) (bool, error) {
-	switch raw := c.QueryParam(name); raw {
+	raw, err := queryValue(c, name)
+	if err != nil {
+		return false, err
+	}
+	switch raw {
 	case "", "false":
 		return false, nil
 	case "true":

@@ -28,8 +28,8 @@ const (
 // to (yyyy-MM-dd in the dashboard's time zone, to inclusive) and page.
 func (h *Handler) parseChangeFilter(c echo.Context) (store.ChangeFilter, views.ChangeFilterForm, int, error) {
 	q := c.QueryParams()
-	form := views.ChangeFilterForm{Kind: strings.TrimSpace(q.Get("kind")), Country: strings.TrimSpace(q.Get("country")),
-		Event: strings.TrimSpace(q.Get("event")), From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	form := views.ChangeFilterForm{Kind: filterValue(q, "kind"), Country: filterValue(q, "country"),
+		Event: filterValue(q, "event"), From: filterValue(q, "from"), To: filterValue(q, "to")}
 	var f store.ChangeFilter
 	var err error
 	if form.Kind != "" {
@@ -50,7 +50,7 @@ func (h *Handler) parseChangeFilter(c echo.Context) (store.ChangeFilter, views.C
 	if f.Since, f.Until, err = parsePeriod(form.From, form.To, h.Location); err != nil {
 		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
-	page, err := pageParam(q.Get("page"))
+	page, err := pageParam(q)
 	return f, form, page, err
 }
 
@@ -77,9 +77,11 @@ func (h *Handler) Changes(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, "changes", h.Now(), func(w *formats.Writer) error { return formats.WriteChangesCSV(w, changes, h.csvTime) })
+		return h.sendCSV(c, formats.FileName("changes", h.Now(), query...), func(w *formats.Writer) error { return formats.WriteChangesCSV(w, changes, h.csvTime) })
 	}
-	changes, total, err := h.Store.Changes(ctx, filter, changesPageSize, (page-1)*changesPageSize)
+	changes, total, page, err := pageOf(page, changesPageSize, func(limit, offset int) ([]domain.Change, int, error) {
+		return h.Store.Changes(ctx, filter, limit, offset)
+	})
 	if err != nil {
 		return err
 	}
@@ -95,15 +97,20 @@ func (h *Handler) Changes(c echo.Context) error {
 // the id to ask after next time.
 func (h *Handler) APIChanges(c echo.Context) error {
 	var since int64
-	if raw := c.QueryParam("since"); raw != "" {
-		var err error
+	raw, err := queryValue(c, "since")
+	if err != nil {
+		return err
+	}
+	if raw != "" {
 		if since, err = strconv.ParseInt(raw, 10, 64); err != nil || since < 0 {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("since %q is not a change id (a whole number from 0)", raw))
 		}
 	}
 	limit := defaultChangesLimit
-	if raw := c.QueryParam("limit"); raw != "" {
-		var err error
+	if raw, err = queryValue(c, "limit"); err != nil {
+		return err
+	}
+	if raw != "" {
 		if limit, err = strconv.Atoi(raw); err != nil || limit < 1 || limit > maxChangesLimit {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a whole number from 1 to %d", raw, maxChangesLimit))
 		}

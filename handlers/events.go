@@ -37,20 +37,18 @@ type EventFilter struct {
 func (f EventFilter) IsZero() bool { return f == EventFilter{} }
 
 // ParseEventFilter reads the events page's query: status, country, from,
-// to (yyyy-MM-dd, in loc) and q. It rejects a status that is not one of
+// to (yyyy-MM-dd, in loc) and q, an empty one as one left out
+// (filterValue). It rejects a status that is not one of
 // the five, a date that does not parse and a from after to.
 func ParseEventFilter(q url.Values, loc *time.Location) (EventFilter, error) {
-	f := EventFilter{
-		Country: strings.TrimSpace(q.Get("country")),
-		Q:       strings.TrimSpace(q.Get("q")),
-	}
+	f := EventFilter{Country: filterValue(q, "country"), Q: filterValue(q, "q")}
 	var err error
-	if s := strings.TrimSpace(q.Get("status")); s != "" {
+	if s := filterValue(q, "status"); s != "" {
 		if f.Status, err = domain.ParseStatus(s); err != nil {
 			return f, err
 		}
 	}
-	f.From, f.To, err = parsePeriod(q.Get("from"), q.Get("to"), loc)
+	f.From, f.To, err = parsePeriod(filterValue(q, "from"), filterValue(q, "to"), loc)
 	return f, err
 }
 
@@ -213,10 +211,12 @@ func (h *Handler) Events(c echo.Context) error {
 		return err
 	}
 	if wantsCSV(c) {
-		return h.sendCSV(c, "events", snapshot, func(w *formats.Writer) error { return h.writeEventsCSV(w, groups) })
+		return h.sendCSV(c, formats.FileName("events", snapshot, "status", filter.Status, "country", filter.Country,
+			"from", filterValue(c.QueryParams(), "from"), "to", filterValue(c.QueryParams(), "to"), "q", filter.Q), func(w *formats.Writer) error { return h.writeEventsCSV(w, groups) })
 	}
-	form := views.EventsFilterForm{Status: filter.Status, Country: c.QueryParam("country"),
-		From: c.QueryParam("from"), To: c.QueryParam("to"), Q: c.QueryParam("q")}
+	q := c.QueryParams()
+	form := views.EventsFilterForm{Status: filter.Status, Country: filterValue(q, "country"),
+		From: filterValue(q, "from"), To: filterValue(q, "to"), Q: filterValue(q, "q")}
 	result := views.EventsResult{Events: groups, Total: len(reports), Filtered: !filter.IsZero(),
 		CSVHref: withQuery("/events.csv", "status", form.Status, "country", form.Country, "from", form.From, "to", form.To, "q", form.Q), ClearHref: "/events"}
 	for _, g := range groups {

@@ -77,11 +77,11 @@ func (h *Handler) Library(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	locale, err := pickLocale(locales, c.QueryParam("locale"))
+	locale, err := pickLocale(locales, filterValue(c.QueryParams(), "locale"))
 	if err != nil {
 		return err
 	}
-	q := strings.TrimSpace(c.QueryParam("q"))
+	q := filterValue(c.QueryParams(), "q")
 	result := views.LibraryResult{Locale: locale.Code, FetchedAt: locale.FetchedAt, Q: q,
 		CSVHref: withQuery("/library.csv", "locale", locale.Code, "q", q)}
 	if locale.Code != "" {
@@ -96,7 +96,7 @@ func (h *Handler) Library(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, csvName("library", locale.Code), snapshot, func(w *formats.Writer) error {
+		return h.sendCSV(c, formats.FileName("library", snapshot, "locale", locale.Code, "q", q), func(w *formats.Writer) error {
 			if err := w.Write("locale", "id", "type", "name", "text", "translation"); err != nil {
 				return err
 			}
@@ -158,7 +158,7 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, csvName("library-answers", locale.Code, formats.Int(qid)), snapshot, func(w *formats.Writer) error {
+		return h.sendCSV(c, formats.FileName("library-answers", snapshot, "locale", locale.Code, "question", formats.Int(qid)), func(w *formats.Writer) error {
 			if err := w.Write("locale", "questionId", "id", "name", "text", "translation", "exclusive", "nullValue"); err != nil {
 				return err
 			}
@@ -176,24 +176,4 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 	}
 	p := h.page(fmt.Sprintf("Answers of %s (%s)", questions[i].Name, locale.Code), "library")
 	return Render(c, http.StatusOK, views.LibraryAnswersPage(p, v))
-}
-
-// csvName joins the parts of a CSV file name with dashes, keeping only
-// letters, digits, dashes and underscores of each, so that a locale code
-// cannot break the Content-Disposition header.
-func csvName(parts ...string) string {
-	clean := make([]string, 0, len(parts))
-	for _, p := range parts {
-		p = strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-				return r
-			}
-			return -1
-		}, p)
-		if p != "" {
-			clean = append(clean, p)
-		}
-	}
-	return strings.Join(clean, "-")
 }

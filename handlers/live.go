@@ -37,7 +37,7 @@ func (h *Handler) Live(c echo.Context) error {
 			return err
 		}
 		matching := q.Filter(all)
-		return h.sendCSV(c, "live-subsamples", snapshot, func(w *formats.Writer) error { return writeLiveCSV(w, matching) })
+		return h.sendCSV(c, formats.FileName("live-subsamples", snapshot, q.FilterScope()...), func(w *formats.Writer) error { return writeLiveCSV(w, matching) })
 	}
 	// The filters and the table depend only on the decisions and the
 	// query, so they are rendered once per version and query; the rest of

@@ -3,6 +3,7 @@ package handlers
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -58,14 +59,15 @@ var liveSorts = map[string]func(a, b checks.LiveRow) int{
 	"pace": comparePace,
 }
 
-// ParseLiveQuery reads the live list's query parameters; a value that
-// cannot be read is an error that names it.
+// ParseLiveQuery reads the live list's query parameters, an empty one as
+// one left out (filterValue); a value that cannot be read is an error that
+// names it.
 func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 	lq := LiveQuery{
-		Sendability: strings.TrimSpace(q.Get("sendability")), Status: strings.TrimSpace(q.Get("status")),
-		Country: strings.TrimSpace(q.Get("country")), ResearchType: strings.TrimSpace(q.Get("rtype")),
-		Category: strings.TrimSpace(q.Get("category")), Device: strings.TrimSpace(q.Get("device")),
-		Text: strings.TrimSpace(q.Get("q")), Sort: strings.TrimSpace(q.Get("sort")), Page: 1,
+		Sendability: filterValue(q, "sendability"), Status: filterValue(q, "status"),
+		Country: filterValue(q, "country"), ResearchType: filterValue(q, "rtype"),
+		Category: filterValue(q, "category"), Device: filterValue(q, "device"),
+		Text: filterValue(q, "q"), Sort: filterValue(q, "sort"),
 	}
 	if lq.Sendability != "" {
 		if _, err := rules.ParseState(lq.Sendability); err != nil {
@@ -84,7 +86,7 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 		return lq, fmt.Errorf("device %q is not one of desktop, mobile, tablet", lq.Device)
 	}
 	for name, dst := range map[string]**float64{"cpimin": &lq.CPIMin, "cpimax": &lq.CPIMax} {
-		if raw := strings.TrimSpace(q.Get(name)); raw != "" {
+		if raw := filterValue(q, name); raw != "" {
 			v, err := strconv.ParseFloat(raw, 64)
 			if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				return lq, fmt.Errorf("%s %q is not a price", name, raw)
@@ -95,7 +97,7 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 	if lq.CPIMin != nil && lq.CPIMax != nil && *lq.CPIMin > *lq.CPIMax {
 		return lq, fmt.Errorf("the CPI range runs from %v down to %v", *lq.CPIMin, *lq.CPIMax)
 	}
-	switch raw := strings.TrimSpace(q.Get("risk")); raw {
+	switch raw := filterValue(q, "risk"); raw {
 	case "":
 	case "at":
 		lq.AtRisk = true
@@ -105,14 +107,9 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 	if _, ok := liveSorts[strings.TrimPrefix(lq.Sort, "-")]; lq.Sort != "" && !ok {
 		return lq, fmt.Errorf("sort %q is not a column of the list", lq.Sort)
 	}
-	if raw := q.Get("page"); raw != "" {
-		p, err := strconv.Atoi(raw)
-		if err != nil || p < 1 {
-			return lq, fmt.Errorf("page %q is not a page number", raw)
-		}
-		lq.Page = p
-	}
-	return lq, nil
+	var err error
+	lq.Page, err = parsePageNumber(filterValue(q, "page"))
+	return lq, err
 }
 
 // Values writes the query back as URL parameters, leaving out empty ones,
@@ -145,6 +142,20 @@ func (lq LiveQuery) Values() url.Values {
 		v.Set("page", strconv.Itoa(lq.Page))
 	}
 	return v
+}
+
+// FilterScope is the query's filters as name, value pairs (sorted by
+// name; sort and page left out), to name a download by.
+func (lq LiveQuery) FilterScope() []string {
+	v := lq.Values()
+	v.Del("sort")
+	v.Del("page")
+	keys := slices.Sorted(maps.Keys(v))
+	scope := make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		scope = append(scope, k, v.Get(k))
+	}
+	return scope
 }
 
 // Filter returns the rows that pass every filter, sorted. With no filter

@@ -117,7 +117,7 @@ func (h *Handler) overviewCSV(c echo.Context, f views.OverviewFigures) error {
 		}
 		return t.UTC().Format(time.RFC3339)
 	}
-	return h.sendCSV(c, "overview", snapshot, func(w *formats.Writer) error {
+	return h.sendCSV(c, formats.FileName("overview", snapshot), func(w *formats.Writer) error {
 		if err := w.Write("figure", "name", "count", "lastRead", "nextScheduled", "lastError"); err != nil {
 			return err
 		}

@@ -25,7 +25,7 @@ func (h *Handler) Panelists(c echo.Context) error {
 	ctx := c.Request().Context()
 	var v views.PanelistsView
 	status := http.StatusOK
-	if raw := c.QueryParam("panelist"); raw != "" {
+	if raw := filterValue(c.QueryParams(), "panelist"); raw != "" {
 		v.LookupID = raw
 		id, err := domain.ParsePanelistID(raw)
 		switch {
@@ -206,8 +206,12 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 		return err
 	}
 	defer ids.Close()
+	snapshot, err := h.subsampleSnapshotTime(ctx, subsampleID)
+	if err != nil {
+		return err
+	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="eligibility-%d-%s.csv"`, subsampleID, h.Now().UTC().Format("20060102-1504")))
+	c.Response().Header().Set(echo.HeaderContentDisposition, formats.Attachment(formats.FileName("eligibility", snapshot, "subsample", formats.Int(subsampleID))))
 	return formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), false)
 }
 
@@ -223,7 +227,7 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, "panelist-surveys", snapshot, func(w *formats.Writer) error {
+	return h.sendCSV(c, formats.FileName("panelist-surveys", snapshot, "panelist", panelistID), func(w *formats.Writer) error {
 		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
 			return err
 		}

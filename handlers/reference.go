@@ -60,7 +60,7 @@ func (h *Handler) ReferenceCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, "reference-"+strings.TrimSuffix(table, ".csv"), snapshot, func(w *formats.Writer) error {
+	return h.sendCSV(c, formats.FileName("reference-"+strings.TrimSuffix(table, ".csv"), snapshot), func(w *formats.Writer) error {
 		for _, r := range rows {
 			if err := w.Write(r...); err != nil {
 				return err

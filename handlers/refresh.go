@@ -70,7 +70,11 @@ func refreshJSON(p views.RefreshProgress) RefreshJSON {
 // GET /api/v1/refresh polls it.
 func (h *Handler) APIRefresh(c echo.Context) error {
 	var subsampleID int64
-	if raw := c.QueryParam("subsample"); raw != "" {
+	raw, err := queryValue(c, "subsample")
+	if err != nil {
+		return err
+	}
+	if raw != "" {
 		id, err := parseID("subsample", raw)
 		if err != nil {
 			return err

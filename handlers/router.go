@@ -29,7 +29,11 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 		return err
 	}
 	limit := defaultNextLimit
-	if raw := c.QueryParam("limit"); raw != "" {
+	raw, err := queryValue(c, "limit")
+	if err != nil {
+		return err
+	}
+	if raw != "" {
 		if limit, err = strconv.Atoi(raw); err != nil || limit < 1 || limit > maxNextLimit {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a whole number from 1 to %d", raw, maxNextLimit))
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,8 +21,8 @@ const routingPageSize = 100
 // zone, to inclusive) and page.
 func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views.RoutingFilterForm, int, error) {
 	q := c.QueryParams()
-	form := views.RoutingFilterForm{Panelist: strings.TrimSpace(q.Get("panelist")), Subsample: strings.TrimSpace(q.Get("subsample")),
-		Outcome: strings.TrimSpace(q.Get("outcome")), From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	form := views.RoutingFilterForm{Panelist: filterValue(q, "panelist"), Subsample: filterValue(q, "subsample"),
+		Outcome: filterValue(q, "outcome"), From: filterValue(q, "from"), To: filterValue(q, "to")}
 	var f store.RoutingFilter
 	var err error
 	if form.Panelist != "" {
@@ -45,7 +44,7 @@ func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views
 	if f.Since, f.Until, err = parsePeriod(form.From, form.To, h.Location); err != nil {
 		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
-	page, err := pageParam(q.Get("page"))
+	page, err := pageParam(q)
 	return f, form, page, err
 }
 
@@ -64,7 +63,7 @@ func (h *Handler) Routing(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, "routing", h.Now(), func(w *formats.Writer) error {
+		return h.sendCSV(c, formats.FileName("routing", h.Now(), query...), func(w *formats.Writer) error {
 			if err := w.Write("at", "panelistId", "intendedSubsample", "chosenSubsample", "outcome", "reason"); err != nil {
 				return err
 			}
@@ -76,7 +75,9 @@ func (h *Handler) Routing(c echo.Context) error {
 			return nil
 		})
 	}
-	decisions, total, err := h.Store.Routings(ctx, filter, routingPageSize, (page-1)*routingPageSize)
+	decisions, total, page, err := pageOf(page, routingPageSize, func(limit, offset int) ([]domain.RoutingDecision, int, error) {
+		return h.Store.Routings(ctx, filter, limit, offset)
+	})
 	if err != nil {
 		return err
 	}

@@ -360,12 +360,9 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	at, err := h.snapshotTime(ctx, store.DatasetEvents)
+	at, err := h.subsampleSnapshotTime(ctx, id)
 	if err != nil {
 		return err
-	}
-	if fetch, err := h.Store.FetchOf(ctx, id); err == nil {
-		at = fetch.QuotasAt // a refresh of this subsample alone reads its quotas later
 	}
 	pacing, err := h.Checks.QuotaPacing(ctx, parts)
 	if err != nil {
@@ -373,7 +370,7 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	}
 	rows := QuotaViews(quotas, lib)
 	withPacing(rows, pacing)
-	return h.sendCSV(c, fmt.Sprintf("subsample-%d-quotas", id), at, func(w *formats.Writer) error {
+	return h.sendCSV(c, formats.FileName("subsample-quotas", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
 		if err := w.Write(slices.Clone(subsampleQuotasHeader)...); err != nil {
 			return err
 		}
@@ -448,7 +445,7 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, fmt.Sprintf("subsample-%d-verdict", id), at, func(w *formats.Writer) error {
+	return h.sendCSV(c, formats.FileName("subsample-verdict", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
 		if err := w.Write("subsampleId", "sendability", "rule", "outcome", "detail"); err != nil {
 			return err
 		}
@@ -472,7 +469,7 @@ func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, fmt.Sprintf("subsample-%d-links", id), at, func(w *formats.Writer) error {
+	return h.sendCSV(c, formats.FileName("subsample-links", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
 		if err := w.Write("subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"); err != nil {
 			return err
 		}

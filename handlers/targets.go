@@ -30,7 +30,11 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 		return err
 	}
 	limit := 0
-	if raw := c.QueryParam("limit"); raw != "" {
+	raw, err := queryValue(c, "limit")
+	if err != nil {
+		return err
+	}
+	if raw != "" {
 		if limit, err = strconv.Atoi(raw); err != nil || limit <= 0 {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a positive whole number", raw))
 		}
@@ -38,6 +42,10 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 	ctx := c.Request().Context()
 	accept := c.Request().Header.Get(echo.HeaderAccept)
 	asJSON := strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") && !strings.HasSuffix(c.Request().URL.Path, ".csv")
+	snapshot, err := h.subsampleSnapshotTime(ctx, id)
+	if err != nil {
+		return err
+	}
 	answer, err := newAnswerFile()
 	if err != nil {
 		return err
@@ -88,8 +96,16 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 	if err := csvOut.Flush(); err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="targets-%d-%s.csv"`, id, h.Now().UTC().Format("20060102-1504")))
+	c.Response().Header().Set(echo.HeaderContentDisposition, formats.Attachment(formats.FileName("targets", snapshot, "subsample", formats.Int(id), "limit", optionalLimit(limit))))
 	return answer.send(c, "text/csv; charset=utf-8")
+}
+
+// optionalLimit is a limit for a file name, "" for none (0).
+func optionalLimit(limit int) string {
+	if limit == 0 {
+		return ""
+	}
+	return strconv.Itoa(limit)
 }
 
 // SubsampleTargetCount answers GET /subsamples/{id}/targets/count, which

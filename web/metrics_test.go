@@ -154,25 +154,9 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("GET /metrics: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("the metrics page is not the Prometheus text format: %v", err)
-	}
+	families := parseMetrics(t, body)
 	value := func(name string, labels map[string]string) (float64, bool) {
-		for _, m := range families[name].GetMetric() {
-			if hasLabels(m, labels) {
-				switch {
-				case m.Counter != nil:
-					return m.Counter.GetValue(), true
-				case m.Gauge != nil:
-					return m.Gauge.GetValue(), true
-				case m.Histogram != nil:
-					return float64(m.Histogram.GetSampleCount()), true
-				}
-			}
-		}
-		return 0, false
+		return metricValue(families, name, labels)
 	}
 	checkValue := func(name string, labels map[string]string, want float64) {
 		t.Helper()
@@ -191,10 +175,8 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 	checkValue("fieldboard_router_request_duration_seconds", map[string]string{"route": "next"}, 4)
 	checkValue("fieldboard_webhook_queue_length", nil, 1)
 	checkValue("fieldboard_webhook_attempts_total", map[string]string{"outcome": "failed"}, 0)
-	checkValue("fieldboard_lease_held", map[string]string{"lease": "refresh"}, 0) // released after the refresh
-	if _, ok := value("fieldboard_refresh_failures_total", map[string]string{"dataset": "events"}); ok {
-		t.Error("a refresh failure was counted; none failed")
-	}
+	checkValue("fieldboard_lease_held", map[string]string{"lease": "refresh"}, 0)              // released after the refresh
+	checkValue("fieldboard_refresh_failures_total", map[string]string{"dataset": "events"}, 0) // none failed
 	if age, ok := value("fieldboard_snapshot_age_seconds", map[string]string{"dataset": "events"}); !ok || age < 0 || age > 3600 {
 		t.Errorf("snapshot age %v (found %v), want the seconds since the refresh", age, ok)
 	}
@@ -207,6 +189,68 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 	}
 	if strings.Contains(body, "P-1") || strings.Contains(body, "not-a-token") || strings.Contains(body, "hooks.example") {
 		t.Error("the metrics name a panelist, a token or a webhook address")
+	}
+}
+
+// parseMetrics reads a /metrics answer in the Prometheus text format.
+func parseMetrics(t *testing.T, body string) map[string]*dto.MetricFamily {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("the metrics page is not the Prometheus text format: %v", err)
+	}
+	return families
+}
+
+// metricValue is the value of the series of name with labels (a
+// histogram's: its count), and whether there is one.
+func metricValue(families map[string]*dto.MetricFamily, name string, labels map[string]string) (float64, bool) {
+	for _, m := range families[name].GetMetric() {
+		if hasLabels(m, labels) {
+			switch {
+			case m.Counter != nil:
+				return m.Counter.GetValue(), true
+			case m.Gauge != nil:
+				return m.Gauge.GetValue(), true
+			case m.Histogram != nil:
+				return float64(m.Histogram.GetSampleCount()), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// TestFailureCountersStartAtZero reads a fresh server's /metrics, before
+// any refresh or provider call: each failure counter has a series at 0 for
+// every dataset a refresh reads and every provider endpoint, so that an
+// alert on their increase sees a zero rather than no series at all until
+// the first failure.
+func TestFailureCountersStartAtZero(t *testing.T) {
+	a := newMeteredApp(t)
+	resp, body := a.do(t, "GET", "/metrics", map[string]string{"Authorization": "Bearer " + a.token})
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics: %d", resp.StatusCode)
+	}
+	families := parseMetrics(t, body)
+	want := map[string][]map[string]string{"fieldboard_refresh_failures_total": nil, "fieldboard_provider_request_failures_total": nil}
+	for _, dataset := range []string{"events", "library", "reference"} {
+		want["fieldboard_refresh_failures_total"] = append(want["fieldboard_refresh_failures_total"], map[string]string{"dataset": dataset})
+	}
+	for _, endpoint := range []string{
+		"POST /supplier/v1/event/all", "POST /supplier/v1/event/live-details",
+		"GET /supplier/v1/subsamples/{id}/quotas", "GET /supplier/v1/subsamples/{id}/eligibility-rules",
+		"GET /supplier/v1/locales/{locale}/questions", "GET /supplier/v1/locales/{locale}/questions/{questionId}/answers",
+		"GET /supplier/v1/countries", "GET /supplier/v1/locales", "GET /supplier/v1/survey-statuses",
+	} {
+		want["fieldboard_provider_request_failures_total"] = append(want["fieldboard_provider_request_failures_total"], map[string]string{"endpoint": endpoint})
+	}
+	for name, series := range want {
+		for _, labels := range series {
+			if got, ok := metricValue(families, name, labels); !ok || got != 0 {
+				t.Errorf("%s%v = %v (present: %v), want present at 0 on a fresh server", name, labels, got, ok)
+			}
+		}
 	}
 }
 

@@ -177,7 +177,7 @@ func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
 	if !strings.Contains(page, "Achieved completes of this cell went from") {
 		t.Errorf("subsample %d's page: no cell sparkline says its figures", withFill.SubsampleID)
 	}
-	quotas := a.getCSV(t, fmt.Sprintf("/subsamples/%d/quotas.csv", withFill.SubsampleID), fmt.Sprintf("subsample-%d-quotas", withFill.SubsampleID))
+	quotas := a.getCSV(t, fmt.Sprintf("/subsamples/%d/quotas.csv", withFill.SubsampleID), fmt.Sprintf("subsample-quotas_subsample-%d", withFill.SubsampleID))
 	types, paces := column(t, quotas, "quotaType"), column(t, quotas, "completesPerHour")
 	for i := range types {
 		hardOrTotal := strings.EqualFold(types[i], "hard") || i == 0

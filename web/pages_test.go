@@ -304,11 +304,11 @@ func TestLibraryPage(t *testing.T) {
 	if !strings.Contains(body, `href="/library.csv?locale=`+second+`&amp;q=Standard"`) {
 		t.Errorf("the library's Download CSV link must carry the locale and the search")
 	}
-	lines := a.getCSV(t, "/library.csv?locale="+second+"&q=Standard", "library-"+second)
+	lines := a.getCSV(t, "/library.csv?locale="+second+"&q=Standard", "library_locale-"+second+"_q-Standard")
 	if len(lines) != want+1 || !slices.Equal(lines[0], []string{"locale", "id", "type", "name", "text", "translation"}) {
 		t.Errorf("/library.csv?q=Standard has %d lines, want a header and %d", len(lines), want)
 	}
-	if lines := a.getCSV(t, "/library.csv", "library-"+locales[0]); len(lines) != len(first)+1 {
+	if lines := a.getCSV(t, "/library.csv", "library_locale-"+locales[0]); len(lines) != len(first)+1 {
 		t.Errorf("/library.csv has %d lines, want a header and the %d questions of %s", len(lines), len(first), locales[0])
 	}
 
@@ -374,7 +374,7 @@ func TestLibraryAnswers(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, "<html") || testIDs(body, "answers") != 1 {
 		t.Errorf("GET %s without htmx = %d, want a page with the answers", path, resp.StatusCode)
 	}
-	lines := a.getCSV(t, path+".csv", fmt.Sprintf("library-answers-%s-%d", locale, plain))
+	lines := a.getCSV(t, path+".csv", fmt.Sprintf("library-answers_locale-%s_question-%d", locale, plain))
 	if len(lines) != len(plainAnswers)+1 || lines[0][2] != "id" {
 		t.Errorf("%s.csv has %d lines, want a header and %d", path, len(lines), len(plainAnswers))
 	}
@@ -388,7 +388,7 @@ func TestLibraryAnswers(t *testing.T) {
 		if strings.Count(body, `class="null-value"`) != 1 || !strings.Contains(body, `<span class="null-tag">NULL VALUE</span>`) {
 			t.Errorf("GET %s: the NULL VALUE answer must be shown as such, in its own style:\n%s", path, body)
 		}
-		lines := a.getCSV(t, path+".csv", fmt.Sprintf("library-answers-%s-%d", locale, withNull))
+		lines := a.getCSV(t, path+".csv", fmt.Sprintf("library-answers_locale-%s_question-%d", locale, withNull))
 		nulls := 0
 		for _, l := range lines[1:] {
 			if l[len(l)-1] == "true" {
@@ -505,7 +505,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 	}{
 		{"/events.csv", "events", map[string]func(store.SubsampleRow, string) bool{"subsampleName": name, "eventName": eventName}},
 		{"/live.csv", "live-subsamples", map[string]func(store.SubsampleRow, string) bool{"name": name, "eventName": eventName}},
-		{"/panelists.csv?panelist=P1", "panelist-surveys", map[string]func(store.SubsampleRow, string) bool{"name": name}},
+		{"/panelists.csv?panelist=P1", "panelist-surveys_panelist-P1", map[string]func(store.SubsampleRow, string) bool{"name": name}},
 	} {
 		_, raw := a.do(t, "GET", c.path, nil)
 		lines := a.getCSV(t, c.path, c.dataset)

@@ -306,7 +306,7 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 	path := fmt.Sprintf("/subsamples/%d/quotas.csv", s.SubsampleID)
 	resp, body := a.do(t, "GET", path, nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
-		!strings.Contains(resp.Header.Get("Content-Disposition"), fmt.Sprintf("subsample-%d-quotas_", s.SubsampleID)) {
+		!strings.Contains(resp.Header.Get("Content-Disposition"), fmt.Sprintf("subsample-quotas_subsample-%d_", s.SubsampleID)) {
 		t.Fatalf("GET %s = %d %v", path, resp.StatusCode, resp.Header)
 	}
 	lines, err := csv.NewReader(strings.NewReader(body)).ReadAll()

@@ -97,7 +97,7 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	}
 	// The subsample page's download is the same list.
 	resp, page := a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets.csv", target.SubsampleID), nil)
-	if resp.StatusCode != 200 || page != body || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), fmt.Sprintf(`attachment; filename="targets-%d-`, target.SubsampleID)) {
+	if resp.StatusCode != 200 || page != body || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), fmt.Sprintf(`attachment; filename="targets_subsample-%d_`, target.SubsampleID)) {
 		t.Errorf("the page's send list download: %d %q, %d bytes; want the API's %d bytes as an attachment",
 			resp.StatusCode, resp.Header.Get("Content-Disposition"), len(page), len(body))
 	}

@@ -86,14 +86,27 @@ func New(src Sources) *Metrics {
 		webhookAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fieldboard_webhook_attempts_total", Help: "Webhook delivery attempts this instance made, by outcome: delivered, retry (failed, tried again later) or failed (for good)."}, []string{"outcome"}),
 	}
+	// The failure counters are present at 0 from the start, for every
+	// label value known now, so that an alert on them (rate, increase)
+	// sees a zero rather than nothing before the first failure.
 	for _, outcome := range []string{"delivered", "retry", "failed"} {
-		m.webhookAttempts.WithLabelValues(outcome) // present at 0 before the first attempt
+		m.webhookAttempts.WithLabelValues(outcome)
+	}
+	for _, dataset := range refreshedDatasets {
+		m.refreshFailures.WithLabelValues(dataset)
+	}
+	for _, endpoint := range providerEndpoints {
+		m.providerFailures.WithLabelValues(endpoint)
 	}
 	m.registry.MustRegister(m.refreshDuration, m.refreshFailures, m.providerDuration, m.providerFailures,
 		m.routerRequests, m.routerDuration, m.webhookAttempts, &gauges{src: src},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// refreshedDatasets are the datasets a refresh reads, the label values of
+// the refresh metrics.
+var refreshedDatasets = []string{store.DatasetEvents, store.DatasetLibrary, store.DatasetReference}
 
 // Handler serves the metrics in the Prometheus text format. A gauge that
 // could not be read is left out and the scrape still answers.
@@ -160,7 +173,7 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 	if states, err := g.src.Store.Datasets(ctx); err != nil {
 		fail(snapshotAgeDesc, err)
 	} else {
-		for _, name := range []string{store.DatasetEvents, store.DatasetLibrary, store.DatasetReference} {
+		for _, name := range refreshedDatasets {
 			if at := states[name].LastSuccessAt; at != nil {
 				ch <- prometheus.MustNewConstMetric(snapshotAgeDesc, prometheus.GaugeValue, now.Sub(*at).Seconds(), name)
 			}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -148,7 +149,7 @@ func quantity(v float64, unit string) string {
 // significant writes v with three significant digits (more for numbers of
 // four digits or more, which keep their whole part), thousands separated.
 func significant(v float64) string {
-	switch a := abs(v); {
+	switch a := math.Abs(v); {
 	case a >= 100:
 		return thousands(strconv.FormatFloat(v, 'f', 0, 64))
 	case a >= 10:
@@ -158,13 +159,6 @@ func significant(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // thousands puts a comma between each group of three digits of a whole

@@ -1,10 +1,10 @@
 //go:build bench
 
-// Package bench is Fieldboard's benchmark harness, run by `make bench` (it
-// is behind the bench build tag, so `make test` never runs it). It builds
-// a large supplier's scenario once per seed into a cache folder, measures
-// each figure next to its floor in the same run, prints a table and writes
-// bench/results.json.
+// The benchmark harness (behind the bench build tag, so `make test` never
+// runs it) builds a large supplier's scenario once per seed into a cache
+// folder, measures each figure next to its floor in the same run, prints a
+// table and writes bench/results.json and bench/README.md's table.
+
 package bench
 
 import (
@@ -35,19 +35,6 @@ import (
 	"fieldboard/store"
 	"fieldboard/web/refresh"
 )
-
-// Row is one line of the results: a figure, its floor and whether it met
-// its target, or why it did not run.
-type Row struct {
-	Figure string  `json:"figure"`
-	Value  float64 `json:"value"`
-	Unit   string  `json:"unit"`
-	Floor  float64 `json:"floor"`
-	Ratio  float64 `json:"ratio"`
-	Target string  `json:"target"`
-	Met    bool    `json:"met"`
-	NotRun string  `json:"not_run,omitempty"`
-}
 
 // scenario sizes, overridable from the environment for a quick run.
 type sizes struct {
@@ -686,7 +673,8 @@ func round(v float64) float64 {
 	return r
 }
 
-// report prints the table and, for a full run, writes bench/results.json.
+// report prints the table and, for a full run, writes bench/results.json
+// and the table of bench/README.md made from it.
 func report(t *testing.T, rows []Row, full bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-60s %12s %12s %8s  %-22s %s\n", "figure", "value", "floor", "ratio", "target", "met")
@@ -709,7 +697,10 @@ func report(t *testing.T, rows []Row, full bool) {
 	if err := enc.Encode(rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile("results.json", []byte(out.String()), 0o644); err != nil {
+	if err := os.WriteFile(ResultsFile, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateReadme(".", rows); err != nil { // the table beside the figures, never typed by hand
 		t.Fatal(err)
 	}
 }

@@ -174,6 +174,30 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// updateScreenshotEnv names the variable that lets a browser test rewrite
+// the README's committed screenshot (FIELDBOARD_UPDATE_SCREENSHOT=1); an
+// ordinary run leaves the repository's files alone.
+const updateScreenshotEnv = "FIELDBOARD_UPDATE_SCREENSHOT"
+
+// updateDocsScreenshot writes what the browser's window shows now (the
+// viewport, not the whole page, so the picture stays readable in the
+// README) to docs/name, when updateScreenshotEnv is 1.
+func updateDocsScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if os.Getenv(updateScreenshotEnv) != "1" {
+		return
+	}
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.CaptureScreenshot(&png)); err != nil {
+		t.Fatalf("screenshot %s for the docs: %v", name, err)
+	}
+	path := filepath.Join("..", "docs", name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatalf("screenshot %s for the docs: %v", name, err)
+	}
+	t.Logf("screenshot for the docs: %s", path)
+}
+
 func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")

@@ -20,7 +20,9 @@ import (
 
 // The pacing chart as a browser draws it: the served dashboard reads a
 // store that a refresher on a moving clock filled over two hours of a
-// simulator on the same clock. The screenshot is for a person to look at.
+// simulator on the same clock. The screenshots are for a person to look
+// at; with FIELDBOARD_UPDATE_SCREENSHOT=1 the live list's also becomes the
+// README's (docs/screenshot-live.png).
 func TestBrowserPacingChart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
@@ -48,6 +50,7 @@ func TestBrowserPacingChart(t *testing.T) {
 		t.Fatalf("/live sorted by pace: %v", err)
 	}
 	screenshot(t, ctx, "live-pace.png")
+	updateDocsScreenshot(t, ctx, "screenshot-live.png") // the README's picture of the live list
 	var body string
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/api/v1/subsamples?sendability=sendable"), chromedp.Text(`body`, &body)); err != nil {
 		t.Fatal(err)

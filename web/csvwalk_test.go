@@ -20,9 +20,9 @@ import (
 	"fieldboard/web/refresh"
 )
 
-// formulaWorld is an app reading a simulator whose event and subsample
-// names and panelist ids begin with formulas (sim.Options.FormulaNames and
-// FormulaIDs), refreshed, with the panel, profiles and history of n
+// formulaWorld is an app reading a simulator whose event, subsample and
+// quota names, library texts and panelist ids begin with formulas
+// (sim.Options.FormulaNames and FormulaIDs), refreshed, with the panel, profiles and history of n
 // panelists imported through the API, and an invitation clicked by each
 // of them so the router's record holds their ids. It returns the ids.
 func formulaWorld(t *testing.T, n int) (*app, []string) {
@@ -268,7 +268,8 @@ func TestEveryCSVNeutralisesEveryCell(t *testing.T) {
 	// Each CSV that carries names or ids had formulas to neutralise: else
 	// the walk proved nothing of it.
 	for _, route := range []string{"/events.csv", "/live.csv", "/panelists.csv", "/routing.csv", "/subsamples/:id/targets.csv",
-		"/api/v1/subsamples/:id/targets", "POST /panelists/bulk"} {
+		"/api/v1/subsamples/:id/targets", "POST /panelists/bulk", "/subsamples/:id/quotas.csv", "/library.csv",
+		"/library/:locale/questions/:qid/answers.csv"} {
 		if neutralisedBy[route] == 0 {
 			t.Errorf("%s: no cell neutralised; the world gave it no name or id beginning with a formula (%v)", route, neutralisedBy)
 		}

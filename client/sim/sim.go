@@ -29,9 +29,11 @@ type Options struct {
 	Now                func() time.Time // clock; default time.Now. The world is generated relative to Now() at New.
 	EntryURL           string           // base of entry links; default "https://survey.provider.test/start"
 	// FormulaNames starts the name of every second event, and so of its
-	// subsamples, with what a spreadsheet reads as a formula (formulaPrefixes):
-	// = + - @, their full-width forms, tab, CR, or a cell that splits on ;.
-	// Off, the world is what it always was; no random draw depends on it.
+	// subsamples and their quotas, and the text of every second question
+	// and answer of the library, with what a spreadsheet reads as a formula
+	// (formulaPrefixes): = + - @, their full-width forms, tab, CR, or a
+	// cell that splits on ;. Off, the world is what it always was; no
+	// random draw depends on it.
 	FormulaNames bool
 	// FormulaIDs starts the id of every second panelist of Profiles, Panel
 	// and History (PanelistID) with what a spreadsheet reads as a formula

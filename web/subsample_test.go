@@ -393,6 +393,13 @@ func (c *testClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// Set puts the clock at now.
+func (c *testClock) Set(now time.Time) {
+	c.mu.Lock()
+	c.now = now
+	c.mu.Unlock()
+}
+
 // newClockedApp is newApp with the simulator, the refresher and the pages
 // all on one clock the test moves.
 func newClockedApp(t *testing.T) (*app, *testClock) {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"iter"
 	"math/rand/v2"
 	"time"
@@ -41,7 +40,7 @@ func (s *Simulator) History(seed int64, records, panelists int) iter.Seq[domain.
 				n -= shift
 				shift = 0
 			}
-			id := fmt.Sprintf("P%07d", p)
+			id := s.PanelistID(p)
 			for range n {
 				sub := s.world.subs[rng.IntN(len(s.world.subs))]
 				// The square makes recent dates likelier than old ones.

@@ -97,7 +97,7 @@ func coreQuestions() []coreQuestion {
 // is smaller), each non-text filler with answersPer answers plus, on some,
 // a NULL VALUE entry; text questions have no answers. It is encoded for
 // the locales ls, the ones with a library.
-func newLibrary(rng *rand.Rand, cs []*country, ls []*locale, perLocale, answersPer int) *library {
+func newLibrary(rng *rand.Rand, cs []*country, ls []*locale, perLocale, answersPer int, formulaNames bool) *library {
 	lib := &library{
 		byID:    make(map[int64]*questionDef),
 		regions: make(map[string][]answerDef, len(cs)),
@@ -172,7 +172,7 @@ func newLibrary(rng *rand.Rand, cs []*country, ls []*locale, perLocale, answersP
 		}
 		lib.add(q)
 	}
-	lib.encode(rng, ls)
+	lib.encode(rng, ls, formulaNames)
 	return lib
 }
 
@@ -223,7 +223,9 @@ type wireAnswer struct {
 
 // encode renders the questions and answers of every locale with a library.
 // Translations are missing now and then, as they are at the provider.
-func (lib *library) encode(rng *rand.Rand, ls []*locale) {
+// With formulaNames, the text of every second question and of every second
+// answer begins with a formula (formulaPrefixes), as FormulaNames says.
+func (lib *library) encode(rng *rand.Rand, ls []*locale, formulaNames bool) {
 	dict := newDictionary()
 	lib.questionsBody = make(map[string][]byte, len(ls))
 	lib.answersBody = make(map[string]map[int64][]byte, len(ls))
@@ -236,7 +238,7 @@ func (lib *library) encode(rng *rand.Rand, ls []*locale) {
 			if rng.IntN(25) == 0 {
 				tr = ""
 			}
-			qs = append(qs, wireQuestion{Type: q.typ, Translation: tr, ID: q.id, Name: q.name, Text: q.text})
+			qs = append(qs, wireQuestion{Type: q.typ, Translation: tr, ID: q.id, Name: q.name, Text: formulaText(formulaNames, len(qs), q.text)})
 
 			defs := lib.answersOf(q.id, l.country.Code)
 			as := make([]wireAnswer, 0, len(defs))
@@ -246,7 +248,7 @@ func (lib *library) encode(rng *rand.Rand, ls []*locale) {
 					tr = ""
 				}
 				as = append(as, wireAnswer{Type: answerTypeSinglePunch, Translation: tr, IsExclusive: a.exclusive,
-					ID: a.id, Name: answerName(a), Text: a.text})
+					ID: a.id, Name: answerName(a), Text: formulaText(formulaNames, len(as), a.text)})
 			}
 			bodies[q.id] = mustJSON(as)
 		}
@@ -274,4 +276,13 @@ func mustJSON(v any) []byte {
 		panic(fmt.Sprintf("sim: encoding %T: %v", v, err))
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// formulaText is text, after a formula (formulaPrefixes) when on and i,
+// its place in its list, is odd: Options.FormulaNames for the library.
+func formulaText(on bool, i int, text string) string {
+	if !on || i%2 == 0 {
+		return text
+	}
+	return formulaPrefixes[i/2%len(formulaPrefixes)] + text
 }

@@ -32,7 +32,7 @@ func (s *Simulator) Profiles(seed int64, panelists int) iter.Seq[domain.ProfileR
 		}
 		g := newProfileGen(s.world, seed)
 		for p := range panelists {
-			id := fmt.Sprintf("P%07d", p)
+			id := s.PanelistID(p)
 			for _, r := range g.panelist() {
 				r.PanelistID = id
 				if !yield(r) {
@@ -64,7 +64,7 @@ func (s *Simulator) Panel(seed int64, panelists int) iter.Seq[domain.PanelMember
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x70a2e1))
 		for p := range panelists {
 			g.panelist() // the same draws as Profiles, for the same country
-			m := domain.PanelMember{PanelistID: fmt.Sprintf("P%07d", p), Country: g.country.Code}
+			m := domain.PanelMember{PanelistID: s.PanelistID(p), Country: g.country.Code}
 			if rng.IntN(50) == 0 {
 				continue
 			}
@@ -277,3 +277,19 @@ func byText(as []answerDef, text string) answerDef {
 	}
 	panic("sim: no answer " + strconv.Quote(text))
 }
+
+// PanelistID is the id of panelist p of Profiles, Panel and History:
+// P0000000, P0000001, ..., every second one after a formula start under
+// Options.FormulaIDs.
+func (s *Simulator) PanelistID(p int) string {
+	id := fmt.Sprintf("P%07d", p)
+	if s.formulaIDs && p%2 == 1 {
+		id = formulaIDPrefixes[p/2%len(formulaIDPrefixes)] + id
+	}
+	return id
+}
+
+// formulaIDPrefixes begin the panelist ids of Options.FormulaIDs: each
+// makes a spreadsheet run a formula, or split the cell, unless the CSV
+// writer neutralises it.
+var formulaIDPrefixes = []string{"=1+", "+1", "-1", "@x", "＝1", "＋1", "－1", "＠x", ";=1+"}

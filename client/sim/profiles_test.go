@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +175,63 @@ func TestPanelFitsTheProfiles(t *testing.T) {
 	}
 	if noLocale < panelists/20 || twoLocales == 0 {
 		t.Errorf("%d panelists without a locale, %d countries answered in two locales; want some of each", noLocale, twoLocales)
+	}
+}
+
+// TestFormulaIDsChangeOnlyIDs: Options.FormulaIDs starts every second
+// panelist id of Profiles, Panel and History with a formula, each prefix in
+// turn, every id still a valid one (domain.ParsePanelistID), and changes
+// nothing else: with the prefix taken out, each record is the default
+// world's.
+func TestFormulaIDsChangeOnlyIDs(t *testing.T) {
+	plain, _ := newSim(Options{Seed: 42})
+	formulas, _ := newSim(Options{Seed: 42, FormulaIDs: true})
+	seen := map[string]bool{}
+	strip := func(id string) string {
+		if valid, err := domain.ParsePanelistID(id); err != nil || valid != id {
+			t.Errorf("%q is not a valid panelist id: %v", id, err)
+		}
+		for _, p := range formulaIDPrefixes {
+			if rest, ok := strings.CutPrefix(id, p); ok {
+				seen[p] = true
+				return rest
+			}
+		}
+		return id
+	}
+	same := func(what string, want, got []string) {
+		if !slices.Equal(want, got) {
+			t.Errorf("%s: with the prefixes taken out, %d records differ from the default world's", what, len(want))
+		}
+	}
+	var want, got []string
+	for r := range plain.Profiles(1, 40) {
+		want = append(want, fmt.Sprint(r))
+	}
+	for r := range formulas.Profiles(1, 40) {
+		r.PanelistID = strip(r.PanelistID)
+		got = append(got, fmt.Sprint(r))
+	}
+	same("Profiles", want, got)
+	want, got = nil, nil
+	for m := range plain.Panel(1, 40) {
+		want = append(want, fmt.Sprint(m))
+	}
+	for m := range formulas.Panel(1, 40) {
+		m.PanelistID = strip(m.PanelistID)
+		got = append(got, fmt.Sprint(m))
+	}
+	same("Panel", want, got)
+	want, got = nil, nil
+	for r := range plain.History(1, 200, 40) {
+		want = append(want, fmt.Sprint(r))
+	}
+	for r := range formulas.History(1, 200, 40) {
+		r.PanelistID = strip(r.PanelistID)
+		got = append(got, fmt.Sprint(r))
+	}
+	same("History", want, got)
+	if len(seen) != len(formulaIDPrefixes) {
+		t.Errorf("FormulaIDs used %d of the %d prefixes", len(seen), len(formulaIDPrefixes))
 	}
 }

@@ -416,7 +416,7 @@ func (ss *subsample) quotasAt(minutes int64) []byte {
 			TableID:                    q.tableID,
 			TableName:                  q.tableName,
 			QuotaID:                    q.id,
-			QuotaName:                  q.name,
+			QuotaName:                  formulaPrefixOf(ss.event.name) + q.name,
 			QuotaType:                  q.typ,
 		}
 		for _, c := range q.conditions {
@@ -436,3 +436,15 @@ func (ss *subsample) quotasAt(minutes int64) []byte {
 
 // round2 rounds to two decimals, the precision of the provider's rates.
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// formulaPrefixOf is the formula the event's name begins with under
+// Options.FormulaNames, "" for none: its subsamples' quota names begin
+// with it too.
+func formulaPrefixOf(eventName string) string {
+	for _, p := range formulaPrefixes {
+		if strings.HasPrefix(eventName, p) {
+			return p
+		}
+	}
+	return ""
+}

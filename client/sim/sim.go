@@ -29,10 +29,19 @@ type Options struct {
 	Now                func() time.Time // clock; default time.Now. The world is generated relative to Now() at New.
 	EntryURL           string           // base of entry links; default "https://survey.provider.test/start"
 	// FormulaNames starts the name of every second event, and so of its
-	// subsamples, with what a spreadsheet reads as a formula (formulaPrefixes):
-	// = + - @, their full-width forms, tab, CR, or a cell that splits on ;.
-	// Off, the world is what it always was; no random draw depends on it.
+	// subsamples and their quotas, and the text of every second question
+	// and answer of the library, with what a spreadsheet reads as a formula
+	// (formulaPrefixes): = + - @, their full-width forms, tab, CR, or a
+	// cell that splits on ;. Off, the world is what it always was; no
+	// random draw depends on it.
 	FormulaNames bool
+	// FormulaIDs starts the id of every second panelist of Profiles, Panel
+	// and History (PanelistID) with what a spreadsheet reads as a formula
+	// (formulaIDPrefixes): = + - @, their full-width forms, or ;= that
+	// splits the cell. Tab and CR are not among them: a panelist id holds
+	// no control character (domain.ParsePanelistID). Off, the ids are
+	// P0000000, P0000001, ...; no random draw depends on it.
+	FormulaIDs bool
 }
 
 // Defaults of Options.
@@ -90,9 +99,10 @@ const randomModes = 3
 
 // Simulator is the provider. It is safe for concurrent use.
 type Simulator struct {
-	world *world
-	now   func() time.Time
-	mux   *http.ServeMux
+	world      *world
+	now        func() time.Time
+	mux        *http.ServeMux
+	formulaIDs bool // Options.FormulaIDs
 
 	requests atomic.Int64
 	latency  atomic.Int64  // time.Duration
@@ -114,6 +124,7 @@ func New(opts Options) *Simulator {
 	s := &Simulator{
 		world:      newWorld(opts),
 		now:        opts.Now,
+		formulaIDs: opts.FormulaIDs,
 		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa11)),
 		failing:    make(map[string]failRule),
 		retryAfter: DefaultRetryAfter,

@@ -89,7 +89,7 @@ func newWorld(opts Options) *world {
 	}
 	seed := uint64(opts.Seed)
 	libLocales := ls[:opts.Locales]
-	w.library = newLibrary(rand.New(rand.NewPCG(seed, 0x11b7a7)), cs, libLocales, opts.QuestionsPerLocale, opts.AnswersPerQuestion)
+	w.library = newLibrary(rand.New(rand.NewPCG(seed, 0x11b7a7)), cs, libLocales, opts.QuestionsPerLocale, opts.AnswersPerQuestion, opts.FormulaNames)
 	w.countriesBody = mustJSON(cs)
 	w.localesBody = mustJSON(ls)
 	w.statusesBody = mustJSON(surveyStatuses())

@@ -1,0 +1,92 @@
+package checks_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/checkstest"
+	"fieldboard/rules/invite"
+	"fieldboard/store"
+)
+
+// sendPath is one of the ways the service decides whether a panelist is
+// sent to a subsample: it answers whether they are.
+type sendPath struct {
+	name string
+	sent func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool
+}
+
+// sendPaths are every decision that sends a panelist somewhere: the
+// router's next surveys, an invitation click, the send list and the bulk
+// check. Each must hold every case on its own.
+var sendPaths = []sendPath{
+	{"router (NextSurveys)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		routes, err := s.NextSurveys(ctx, panelistID, 50)
+		if err != nil {
+			t.Fatalf("NextSurveys(%s): %v", panelistID, err)
+		}
+		return slices.ContainsFunc(routes, func(r checks.Route) bool { return r.SubsampleID == subsampleID })
+	}},
+	{"invitation click (Route)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		routed, err := s.Route(ctx, invite.Invitation{PanelistID: panelistID, SubsampleID: subsampleID})
+		if err != nil {
+			t.Fatalf("Route(%s to %d): %v", panelistID, subsampleID, err)
+		}
+		return routed.Chosen == subsampleID && routed.Link != ""
+	}},
+	{"send list (SendList)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		var listed []string
+		err := s.SendList(ctx, subsampleID, 0, func(id, _ string) error {
+			listed = append(listed, id)
+			return nil
+		})
+		if err != nil && !errors.Is(err, checks.ErrNotSendable) {
+			t.Fatalf("SendList(%d): %v", subsampleID, err)
+		}
+		return slices.Contains(listed, panelistID)
+	}},
+	{"bulk check (BulkCheck)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		var results []checks.BulkResult
+		err := s.BulkCheck(ctx, subsampleID, slices.Values([]string{panelistID}), func(r checks.BulkResult) error {
+			results = append(results, r)
+			return nil
+		})
+		if err != nil || len(results) != 1 {
+			t.Fatalf("BulkCheck(%s on %d): %v, %d results", panelistID, subsampleID, err, len(results))
+		}
+		return results[0].Send
+	}},
+}
+
+// TestEverySendPathHoldsEveryBoundary asks each decision path of the
+// checks service, on a world built by hand (checkstest), whether each
+// case's panelist is sent to the one sendable subsample: a full quota cell,
+// another country or language, a history on the subsample or on another of
+// its event, and data past the staleness limit each mean no; an open cell,
+// another event's history and data at or just inside the limit still mean
+// yes.
+func TestEverySendPathHoldsEveryBoundary(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	checkstest.Build(t, st)
+	for _, c := range checkstest.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			now := c.Now()
+			for _, p := range sendPaths {
+				s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+				if got := p.sent(ctx, t, s, c.Panelist, checkstest.Target); got != c.Sent {
+					t.Errorf("%s: %s sent to subsample %d with data %s old = %v, want %v", p.name, c.Panelist, checkstest.Target, c.Age, got, c.Sent)
+				}
+			}
+		})
+	}
+}

@@ -74,7 +74,10 @@ type Server struct {
 	ReadTimeout, UploadReadTimeout time.Duration
 	// AllowPrivateWebhooks lets the webhooks page subscribe inside
 	// addresses (loopback, private, link-local), as the worker's guard may.
+	// WebhookResolver resolves the host names typed on it
+	// [net.DefaultResolver].
 	AllowPrivateWebhooks bool
+	WebhookResolver      *net.Resolver
 	// Webhooks, when set, sends the queue of webhook deliveries while
 	// Serve runs.
 	Webhooks *webhooks.Worker
@@ -128,7 +131,7 @@ func (s *Server) Routes() *echo.Echo {
 		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
 	}
 	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
-		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks}, now: s.Now},
+		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
@@ -244,12 +247,20 @@ func (s *Server) observeRouter(route string) echo.MiddlewareFunc {
 
 // webhookSubscriber adapts web/webhooks to handlers.Subscriber.
 type webhookSubscriber struct {
-	guard webhooks.Guard
-	now   func() time.Time
+	guard  webhooks.Guard
+	now    func() time.Time
+	logger *slog.Logger
 }
 
+// NewSubscription refuses a host name that does not resolve to public
+// addresses without saying, to the page, what it resolved to or which
+// resolver said so (webhooks.HostError); the log says it.
 func (w webhookSubscriber) NewSubscription(ctx context.Context, url, events, country string) (store.WebhookSubscription, error) {
-	return webhooks.NewSubscription(ctx, w.guard, url, events, country, w.now())
+	sub, err := webhooks.NewSubscription(ctx, w.guard, url, events, country, w.now())
+	if refused := (*webhooks.HostError)(nil); errors.As(err, &refused) {
+		w.logger.Warn("webhook address refused", "host", refused.Host, "detail", refused.Cause)
+	}
+	return sub, err
 }
 
 func (webhookSubscriber) NewTestMessageID() string { return webhooks.NewTestMessageID() }

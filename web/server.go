@@ -74,7 +74,10 @@ type Server struct {
 	ReadTimeout, UploadReadTimeout time.Duration
 	// AllowPrivateWebhooks lets the webhooks page subscribe inside
 	// addresses (loopback, private, link-local), as the worker's guard may.
+	// WebhookResolver resolves the host names typed on it
+	// [net.DefaultResolver].
 	AllowPrivateWebhooks bool
+	WebhookResolver      *net.Resolver
 	// Webhooks, when set, sends the queue of webhook deliveries while
 	// Serve runs.
 	Webhooks *webhooks.Worker
@@ -118,6 +121,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(readableQuery)
 	e.Use(s.bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Auth.Middleware)
+	e.Use(s.uploadDeadline) // after: only who may upload waits long
 	e.Use(s.staleBanner)
 
 	if s.routing == nil {
@@ -127,7 +131,7 @@ func (s *Server) Routes() *echo.Echo {
 		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
 	}
 	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
-		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks}, now: s.Now},
+		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
@@ -243,12 +247,20 @@ func (s *Server) observeRouter(route string) echo.MiddlewareFunc {
 
 // webhookSubscriber adapts web/webhooks to handlers.Subscriber.
 type webhookSubscriber struct {
-	guard webhooks.Guard
-	now   func() time.Time
+	guard  webhooks.Guard
+	now    func() time.Time
+	logger *slog.Logger
 }
 
+// NewSubscription refuses a host name that does not resolve to public
+// addresses without saying, to the page, what it resolved to or which
+// resolver said so (webhooks.HostError); the log says it.
 func (w webhookSubscriber) NewSubscription(ctx context.Context, url, events, country string) (store.WebhookSubscription, error) {
-	return webhooks.NewSubscription(ctx, w.guard, url, events, country, w.now())
+	sub, err := webhooks.NewSubscription(ctx, w.guard, url, events, country, w.now())
+	if refused := (*webhooks.HostError)(nil); errors.As(err, &refused) {
+		w.logger.Warn("webhook address refused", "host", refused.Host, "detail", refused.Cause)
+	}
+	return sub, err
 }
 
 func (webhookSubscriber) NewTestMessageID() string { return webhooks.NewTestMessageID() }
@@ -379,19 +391,12 @@ var uploadRoutes = map[string]bool{
 }
 
 // bodyLimits refuses a body declared larger than its route allows (413)
-// and stops reading one that grows past it, chunked or not. On the upload
-// routes it moves the connection's read deadline from the server's short
-// ReadTimeout to UploadReadTimeout from now.
+// and stops reading one that grows past it, chunked or not.
 func (s *Server) bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
-	uploadTimeout := cmp.Or(s.UploadReadTimeout, defaultUploadReadTimeout)
 	return func(c echo.Context) error {
 		limit := int64(maxFormBytes)
 		if uploadRoutes[c.Path()] {
 			limit = maxUploadBytes
-			err := http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
-			if err != nil && !errors.Is(err, http.ErrNotSupported) { // not supported: no deadline to move
-				return fmt.Errorf("extend the upload's read deadline: %w", err)
-			}
 		}
 		req := c.Request()
 		if req.ContentLength > limit {
@@ -402,13 +407,78 @@ func (s *Server) bodyLimits(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// uploadDeadline moves the connection's read deadline, on the upload
+// routes, from the server's short ReadTimeout to UploadReadTimeout from
+// now, and then reads a form's file, spooling it to a temporary file past
+// a megabyte (auth.ReadForm) rather than echo's 32, and removing that
+// file afterwards.
+//
+// It runs after the sign-in check (auth's Middleware), which lets through
+// only a signed-in user whose form carries the session's CSRF token, or a
+// valid bearer token: whoever else is refused under the short deadline,
+// and cannot hold a connection for the long one by trickling a body. The
+// CSRF check reads a form's token from the X-CSRF-Token header or the
+// form's first field (where every dashboard form puts it, before the
+// file), so a file is never read before the long deadline is granted.
+func (s *Server) uploadDeadline(next echo.HandlerFunc) echo.HandlerFunc {
+	uploadTimeout := cmp.Or(s.UploadReadTimeout, defaultUploadReadTimeout)
+	return func(c echo.Context) error {
+		if !uploadRoutes[c.Path()] {
+			return next(c)
+		}
+		err := http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(uploadTimeout))
+		if err != nil && !errors.Is(err, http.ErrNotSupported) { // not supported: no deadline to move
+			return fmt.Errorf("extend the upload's read deadline: %w", err)
+		}
+		req := c.Request()
+		// net/http removes the temporary files of the request it handed
+		// over only; this one is auth's copy, with the viewer.
+		defer func() {
+			if req.MultipartForm != nil {
+				req.MultipartForm.RemoveAll()
+			}
+		}()
+		if _, err := auth.ReadForm(req); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// refusalGrace is how long a refused request's connection stays open for
+// its client to read the answer, reading nothing more of the body: as
+// long as net/http's own wait before it closes a connection with unread
+// data (its rstAvoidanceDelay), after which the client's next bytes are
+// met with a reset that may drop an answer not yet read.
+const refusalGrace = 500 * time.Millisecond
+
+// closeAfterRefusal, called before a refusal is written, makes the
+// answer go out at once and the connection close behind it, when the
+// request has a body that may not have been read. Without it, net/http
+// reads up to 256 KiB of an unread body before it writes the answer, and
+// again when the request is done, at the client's pace until the read
+// deadline: a client trickling the body of a refused upload would hold
+// the connection for as long. Connection: close spares the first reading
+// (net/http does not read a body before an answer that closes); the
+// returned stop, called once the answer is written, moves the read
+// deadline to refusalGrace from now, which ends the second.
+func closeAfterRefusal(c echo.Context) (stop func()) {
+	if c.Request().ContentLength == 0 { // no body (-1 is one of unknown length)
+		return func() {}
+	}
+	c.Response().Header().Set(echo.HeaderConnection, "close")
+	return func() {
+		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(refusalGrace)) // not supported: nothing to cut short
+	}
+}
+
 // Serve listens on ln and runs the refresh schedule until ctx is done,
 // then shuts the server down gracefully and cancels the refresh in flight.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Routes(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       cmp.Or(s.ReadTimeout, defaultReadTimeout), // the upload routes extend it (bodyLimits)
+		ReadTimeout:       cmp.Or(s.ReadTimeout, defaultReadTimeout), // the upload routes extend it once signed in (uploadDeadline)
 		IdleTimeout:       2 * time.Minute,
 		// Headers and the query string need little: a query is capped at
 		// 8 KiB (readableQuery), and net/http's default would let each
@@ -561,6 +631,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	}
 	req := c.Request()
+	defer closeAfterRefusal(c)()
 	if status >= 500 {
 		s.Logger.Error("request failed", "method", req.Method, "path", loggedPath(req), "err", err)
 	} else {

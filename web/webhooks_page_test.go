@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 
 	"fieldboard/store"
 	"fieldboard/web"
+	"fieldboard/web/webhooks"
+	"fieldboard/web/webhooks/dnstest"
 )
 
 // TestWebhooksPage: a subscription added on the page shows its secret
@@ -94,5 +97,49 @@ func TestWebhooksPage(t *testing.T) {
 	}
 	if resp, _ := form(a, "/webhooks/"+id[1]+"/remove", nil); resp.StatusCode != 404 {
 		t.Errorf("removing it again: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestWebhookRefusalsNameNoAddress: the page refuses a host name that
+// resolves to a private address, through DNS or the hosts file, or that
+// does not resolve, by its name alone: neither what it resolved to nor
+// the resolver that was asked ("lookup x on 10.0.0.2:53: no such host"),
+// which a signed-in user could use to map the inside network. Nor do the
+// deliveries it lists say what a subscription's name resolves to now, or
+// which resolver failed to resolve it. (Names are resolved by a DNS
+// server of the test's own on loopback.)
+func TestWebhookRefusalsNameNoAddress(t *testing.T) {
+	dns := dnstest.Start(t, map[string]string{"db.inside.test": "10.1.2.3"})
+	a := newAppWith(t, func(s *web.Server) { s.WebhookResolver = dns.Resolver() })
+	// What a refusal must not say: an address (what a name resolved to,
+	// the resolver's, as /etc/resolv.conf names it) or a lookup's words.
+	leak := regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b|lookup|no such host`)
+	leaked := func(page string) []string { return leak.FindAllString(page, -1) }
+	for _, host := range []string{"db.inside.test", "localhost", "nowhere.inside.test"} {
+		resp, page := a.postRaw(t, "/webhooks", "application/x-www-form-urlencoded", strings.NewReader(url.Values{"url": {"http://" + host + ":8080/hook"}}.Encode()), nil)
+		refusal := regexp.MustCompile(`role="alert">([^<]*)<`).FindStringSubmatch(page)
+		if resp.StatusCode != http.StatusUnprocessableEntity || refusal == nil ||
+			refusal[1] != "Not added: the URL: "+host+" is not a public address, or could not be resolved." || len(leaked(page)) > 0 {
+			t.Errorf("adding http://%s:8080/hook: %d, refusal %q, the page says %q; want 422 naming the host alone", host, resp.StatusCode, refusal, leaked(page))
+		}
+	}
+
+	ctx := context.Background()
+	for _, host := range []string{"db.inside.test", "nowhere.inside.test"} { // subscribed when they resolved outside
+		id, err := a.store.AddWebhook(ctx, store.WebhookSubscription{URL: "http://" + host + ":9/hook", Secret: webhooks.NewSecret(), CreatedAt: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.store.QueueWebhookTest(ctx, id, webhooks.NewTestMessageID(), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	worker := &webhooks.Worker{Store: a.store, Logger: slog.New(slog.DiscardHandler), Guard: webhooks.Guard{Resolver: dns.Resolver()}, Timeout: time.Second}
+	if n, err := worker.SendDue(ctx); n != 2 || err != nil {
+		t.Fatalf("sent %d, %v; want the 2 test events attempted", n, err)
+	}
+	_, page := a.do(t, "GET", "/webhooks", nil)
+	if n := strings.Count(page, "the host is not a public address, or could not be resolved"); n != 2 || len(leaked(page)) > 0 {
+		t.Errorf("the deliveries to a name now inside and to one that no longer resolves: %d say why, the page says %q; want both, naming no address\n%s", n, leaked(page), page)
 	}
 }

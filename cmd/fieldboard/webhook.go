@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,12 @@ import (
 
 // runWebhook manages the subscriptions of the change feed's webhooks.
 func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runWebhookWith(ctx, nil, args, stdout, stderr)
+}
+
+// runWebhookWith is runWebhook resolving the host names of add with
+// resolver (nil: the system's), for the tests.
+func runWebhookWith(ctx context.Context, resolver *net.Resolver, args []string, stdout, stderr io.Writer) error {
 	sub, args, err := subcommand("webhook", args, []string{"add", "list", "remove", "test"}, stderr)
 	if err != nil {
 		return err
@@ -35,7 +42,7 @@ func runWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if *url == "" {
 			return errFlag("url", "give the address to send to")
 		}
-		s, err := webhooks.NewSubscription(ctx, webhooks.Guard{AllowPrivate: *allowPrivate}, *url, *events, *country, time.Now())
+		s, err := webhooks.NewSubscription(ctx, webhooks.Guard{AllowPrivate: *allowPrivate, Resolver: resolver}, *url, *events, *country, time.Now())
 		if err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}

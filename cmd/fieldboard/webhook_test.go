@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/store"
+	"fieldboard/web/webhooks/dnstest"
 )
 
 // TestWebhookCommands: add refuses an inside address unless allowed, and
@@ -78,6 +80,26 @@ func TestWebhookCommands(t *testing.T) {
 	for _, sub := range []string{"remove", "test"} {
 		if err := runWebhook(ctx, []string{sub, "--db", db, "1"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "no webhook 1") {
 			t.Errorf("webhook %s of a removed webhook: %v", sub, err)
+		}
+	}
+}
+
+// TestWebhookAddNamesNoAddress: webhook add refuses a host name that
+// resolves to a private address (through DNS or the hosts file) or does
+// not resolve by its name alone, saying neither what it resolved to nor
+// which resolver was asked ("lookup x on 10.0.0.2:53: no such host").
+// (Names are resolved by a DNS server of the test's own on loopback.)
+func TestWebhookAddNamesNoAddress(t *testing.T) {
+	ctx := context.Background()
+	dns := dnstest.Start(t, map[string]string{"db.inside.test": "10.1.2.3"})
+	db := filepath.Join(t.TempDir(), "fb.db")
+	leak := regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b|lookup|no such host`)
+	for _, host := range []string{"db.inside.test", "localhost", "nowhere.inside.test"} {
+		var out, errOut bytes.Buffer
+		err := runWebhookWith(ctx, dns.Resolver(), []string{"add", "--db", db, "--url", "http://" + host + ":8080/hook"}, &out, &errOut)
+		if err == nil || exitCode(err) != 2 || err.Error() != "usage: the URL: "+host+" is not a public address, or could not be resolved" ||
+			leak.MatchString(out.String()+errOut.String()) {
+			t.Errorf("webhook add --url http://%s:8080/hook: %v (exit %d), printed %q %q; want a usage error naming the host alone", host, err, exitCode(err), out.String(), errOut.String())
 		}
 	}
 }

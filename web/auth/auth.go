@@ -1,12 +1,16 @@
 package auth
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -349,12 +353,109 @@ func SafeNext(next string) string {
 // header, or the _csrf field of a form body. A token in the query string
 // does not count: it would sit in the browser's history, the server's
 // logs and the Referer of every link the next page follows.
+//
+// A form's token is looked for first in its first field, read alone
+// (firstField): every form of the dashboard puts it there, before an
+// upload form's file. The upload routes' long read deadline is granted
+// only after this check (web's uploadDeadline), so whoever has not shown
+// the token gets the server's short one; reading the whole form here
+// would read a gigabyte's file under it, and cut off a slow line. Only a
+// form whose first field is not the token is read whole, under the short
+// deadline, for its _csrf field wherever it is.
 func csrfOf(req *http.Request) (string, error) {
 	if t := req.Header.Get(CSRFHeader); t != "" {
 		return t, nil
 	}
-	form, err := postForm(req)
+	name, value, err := firstField(req)
+	if err != nil || name == CSRFField {
+		return value, err
+	}
+	form, err := ReadForm(req)
 	return form.Get(CSRFField), err
+}
+
+// maxFirstFieldBytes bounds what firstField reads: a form's first field,
+// with its part's headers in a multipart form. A CSRF token is 43 bytes.
+const maxFirstFieldBytes = 4 << 10
+
+// firstField reads the first field of a URL-encoded or multipart form
+// body, its name and value, and puts what it read back before the rest
+// of the body, for whoever reads the form next. A first field longer than
+// maxFirstFieldBytes, a file, or a body that is not a form has no name
+// here. A body that cannot be read is an HTTP error, as for ReadForm.
+func firstField(req *http.Request) (name, value string, err error) {
+	mediaType, params, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	if mediaType != echo.MIMEApplicationForm && mediaType != echo.MIMEMultipartForm {
+		return "", "", nil
+	}
+	body := &recordingReader{r: req.Body}
+	src := io.LimitReader(body, maxFirstFieldBytes)
+	if mediaType == echo.MIMEApplicationForm {
+		name, value = firstURLEncodedField(src)
+	} else {
+		name, value = firstPart(src, params["boundary"])
+	}
+	req.Body = readCloser{io.MultiReader(bytes.NewReader(body.read.Bytes()), req.Body), req.Body}
+	if body.err != nil && !errors.Is(body.err, io.EOF) {
+		return "", "", formError(body.err)
+	}
+	return name, value, nil
+}
+
+// firstURLEncodedField is the first name=value of a URL-encoded body, if
+// it ends within src.
+func firstURLEncodedField(src io.Reader) (name, value string) {
+	field, err := bufio.NewReader(src).ReadString('&')
+	if err != nil && (!errors.Is(err, io.EOF) || len(field) >= maxFirstFieldBytes) {
+		return "", "" // cut off: not known whole
+	}
+	name, value, _ = strings.Cut(strings.TrimSuffix(field, "&"), "=")
+	name, err1 := url.QueryUnescape(name)
+	value, err2 := url.QueryUnescape(value)
+	if err1 != nil || err2 != nil {
+		return "", ""
+	}
+	return name, value
+}
+
+// firstPart is the name and value of a multipart body's first part when
+// it is a field (not a file) that ends within src.
+func firstPart(src io.Reader, boundary string) (name, value string) {
+	if boundary == "" {
+		return "", ""
+	}
+	part, err := multipart.NewReader(src, boundary).NextPart()
+	if err != nil || part.FileName() != "" {
+		return "", ""
+	}
+	b, err := io.ReadAll(part)
+	if err != nil {
+		return "", ""
+	}
+	return part.FormName(), string(b)
+}
+
+// recordingReader keeps what it reads from r, and r's first error.
+type recordingReader struct {
+	r    io.Reader
+	read bytes.Buffer
+	err  error
+}
+
+func (rr *recordingReader) Read(p []byte) (int, error) {
+	n, err := rr.r.Read(p)
+	rr.read.Write(p[:n])
+	if err != nil && rr.err == nil {
+		rr.err = err
+	}
+	return n, err
+}
+
+// readCloser is a request body read again from its start: Reader, which
+// closing closes Closer, the body itself.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // multipartMemory is how much of a multipart form is kept in memory;
@@ -364,11 +465,14 @@ func csrfOf(req *http.Request) (string, error) {
 // what several of them send at once.
 const multipartMemory = 1 << 20
 
-// postForm parses a URL-encoded or multipart form body and returns its
+// ReadForm parses a URL-encoded or multipart form body and returns its
 // fields, never the query string's; another body has no fields. A body
 // that cannot be read is an HTTP error that says why: too large (413),
-// too slow (408) or malformed (400).
-func postForm(req *http.Request) (url.Values, error) {
+// too slow (408) or malformed (400). A multipart form's files past
+// multipartMemory go to temporary files, which whoever calls it removes
+// (req.MultipartForm.RemoveAll) unless req is the one net/http handed
+// over.
+func ReadForm(req *http.Request) (url.Values, error) {
 	mediaType, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
 	var err error
 	switch mediaType {
@@ -379,17 +483,23 @@ func postForm(req *http.Request) (url.Values, error) {
 	default:
 		return url.Values{}, nil
 	}
+	if err != nil {
+		return url.Values{}, formError(err)
+	}
+	return req.PostForm, nil
+}
+
+// formError is the HTTP error of a form body that could not be read.
+func formError(err error) error {
 	var tooBig *http.MaxBytesError
 	var netErr net.Error
 	switch {
-	case err == nil:
-		return req.PostForm, nil
 	case errors.As(err, &tooBig):
-		return url.Values{}, echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", tooBig.Limit)).SetInternal(err)
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", tooBig.Limit)).SetInternal(err)
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return url.Values{}, echo.NewHTTPError(http.StatusRequestTimeout, "The form came too slowly and was cut off; send it again.").SetInternal(err)
+		return echo.NewHTTPError(http.StatusRequestTimeout, "The form came too slowly and was cut off; send it again.").SetInternal(err)
 	default:
-		return url.Values{}, echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error()+".").SetInternal(err)
+		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error()+".").SetInternal(err)
 	}
 }
 

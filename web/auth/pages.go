@@ -44,7 +44,7 @@ func (p *Pages) Login(c echo.Context) error {
 // string would be kept in logs and the browser's history. A form without
 // a name or a password is refused (400) before anything is counted.
 func (p *Pages) SignIn(c echo.Context) error {
-	form, err := postForm(c.Request())
+	form, err := ReadForm(c.Request())
 	if err != nil {
 		return err
 	}

@@ -20,14 +20,46 @@ import (
 // when a subscription is made and again at each connection, after DNS
 // resolution (so a name that later resolves inside is refused too).
 // AllowPrivate lets them through (serve --allow-private-webhooks; the
-// tests).
+// tests). Resolver resolves the host names, at subscription and at each
+// connection [net.DefaultResolver].
+//
+// A refusal never says what a name resolved to, nor which resolver was
+// asked (a lookup's error names it), whether to the page, the command
+// line or a delivery's recorded error: whoever may add a webhook could
+// otherwise map the names and addresses of the network Fieldboard runs
+// in. A name that resolves inside and one that does not resolve are
+// refused alike, so that neither tells whether an inside name exists.
 type Guard struct {
 	AllowPrivate bool
+	Resolver     *net.Resolver
 }
 
 // ErrInsideAddress is the refusal of an address that is not globally
 // reachable.
-var ErrInsideAddress = errors.New("an inside address (loopback, private, link-local, metadata, shared, reserved, documentation, multicast or unspecified: not globally reachable)")
+var ErrInsideAddress = errors.New("not a public address (loopback, private, link-local, metadata, shared, reserved, documentation, multicast or unspecified: not globally reachable)")
+
+// HostError refuses a host name that does not resolve, here, to public
+// addresses only. Its message names the host alone; Cause says what
+// resolved, or why nothing did, for the server's log only.
+type HostError struct {
+	Host  string
+	Cause error
+}
+
+func (e *HostError) Error() string {
+	return e.Host + " is not a public address, or could not be resolved"
+}
+
+// Unwrap is Cause: errors.Is(err, ErrInsideAddress) holds for a name that
+// resolved inside.
+func (e *HostError) Unwrap() error { return e.Cause }
+
+func (g Guard) resolver() *net.Resolver {
+	if g.Resolver == nil {
+		return net.DefaultResolver
+	}
+	return g.Resolver
+}
 
 // notGlobalIPv4 are the IPv4 prefixes that are not globally reachable:
 // those of the IANA IPv4 Special-Purpose Address Registry, and multicast.
@@ -135,6 +167,7 @@ func (g Guard) checkIP(ip netip.Addr) error {
 
 // CheckURL says whether raw may be subscribed: an absolute http or https
 // URL without credentials whose host resolves to outside addresses only.
+// A name refused is a *HostError.
 func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -156,13 +189,13 @@ func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return g.checkIP(ip)
 	}
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	ips, err := g.resolver().LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return fmt.Errorf("%s does not resolve: %w", host, err)
+		return &HostError{Host: host, Cause: fmt.Errorf("resolve %s: %w", host, err)}
 	}
 	for _, ip := range ips {
 		if err := g.checkIP(ip); err != nil {
-			return fmt.Errorf("%s resolves to %w", host, err)
+			return &HostError{Host: host, Cause: fmt.Errorf("%s resolves to %w", host, err)}
 		}
 	}
 	return nil

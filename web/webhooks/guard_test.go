@@ -3,11 +3,13 @@ package webhooks_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
 	"fieldboard/store"
 	"fieldboard/web/webhooks"
+	"fieldboard/web/webhooks/dnstest"
 )
 
 // insideAddresses are the addresses a webhook may not reach, by the
@@ -115,7 +117,7 @@ func TestGuardRefusesAtConnection(t *testing.T) {
 		t.Errorf("a loopback receiver got %d requests", n)
 	}
 	for _, d := range f.deliveries(id) {
-		if d.Status != store.DeliveryPending || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "inside address") {
+		if d.Status != store.DeliveryPending || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "not a public address") {
 			t.Errorf("delivery to loopback: %+v, want refused and retried", d)
 		}
 	}
@@ -138,9 +140,81 @@ func TestGuardRefusesSpecialPurposeAddressesAtConnection(t *testing.T) {
 		}
 		f.sendDue()
 		for _, d := range f.deliveries(id) {
-			if d.Status != store.DeliveryPending || d.Attempts != 1 || !strings.Contains(d.LastError, "webhook connection refused") ||
-				!strings.Contains(d.LastError, "inside address") {
+			if d.Status != store.DeliveryPending || d.Attempts != 1 || !strings.Contains(d.LastError, "not a public address") ||
+				!strings.Contains(d.LastError, "nothing was sent") {
 				t.Errorf("%s: %+v, want the connection refused by the guard", host, d)
+			}
+		}
+	}
+}
+
+// resolvedAndResolver are what a refusal must not say: an IPv4 address,
+// or an IPv6 one in brackets (what a name resolved to, the resolver's
+// address, this server's), a lookup's own words, which name the resolver
+// ("lookup x on 10.0.0.2:53: no such host"), or a DNS port.
+var resolvedAndResolver = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+|\[[0-9a-fA-F:]+\]|lookup|no such host|:53\b`)
+
+// TestRefusalsNameNoAddressNorResolver: a host name refused at
+// subscription, because it resolves to a private address (through DNS or
+// the hosts file) or does not resolve, is refused alike, by its name
+// alone: the refusal says neither what it resolved to nor which resolver
+// was asked, which whoever may add a webhook could use to map the inside
+// network. The detail stays in the error's Cause, for the log. (The
+// names are resolved by a DNS server of the test's own on loopback.)
+func TestRefusalsNameNoAddressNorResolver(t *testing.T) {
+	dns := dnstest.Start(t, map[string]string{"db.inside.test": "10.1.2.3"})
+	guard := webhooks.Guard{Resolver: dns.Resolver()}
+	for _, c := range []struct{ name, host, detail string }{
+		{"a name resolving to a private address", "db.inside.test", "10.1.2.3"},
+		{"a name the hosts file resolves to loopback", "localhost", "127.0.0.1"},
+		{"a name that does not resolve", "nowhere.inside.test", "no such host"},
+	} {
+		err := guard.CheckURL(context.Background(), "http://"+c.host+":8080/hook")
+		var refused *webhooks.HostError
+		if !errors.As(err, &refused) || resolvedAndResolver.MatchString(err.Error()) ||
+			!strings.Contains(err.Error(), c.host+" is not a public address, or could not be resolved") {
+			t.Errorf("%s: %v; want it refused by its name alone, without an address or the resolver", c.name, err)
+		}
+		if refused != nil && !strings.Contains(refused.Cause.Error(), c.detail) {
+			t.Errorf("%s: the detail for the log is %q, want it to say %q", c.name, refused.Cause, c.detail)
+		}
+	}
+}
+
+// TestDeliveryErrorsNameNoAddress: a delivery's recorded error, which the
+// webhooks page and webhook list show, names no address: not what the
+// subscription's name resolves to now (refused by the guard), nor the
+// resolver of a name that no longer resolves, nor the addresses of a
+// connection that failed.
+func TestDeliveryErrorsNameNoAddress(t *testing.T) {
+	ctx := context.Background()
+	dns := dnstest.Start(t, map[string]string{"db.inside.test": "10.1.2.3"})
+	closedPort := newReceiver(t, 200)
+	closedURL := closedPort.URL
+	closedPort.Close() // nothing listens there any more: the connection is refused
+	for _, c := range []struct {
+		name, url string
+		guard     webhooks.Guard
+		want      string
+	}{
+		{"a name that now resolves to a private address", "http://db.inside.test:9/hook", webhooks.Guard{Resolver: dns.Resolver()},
+			"no answer: the host is not a public address, or could not be resolved; nothing was sent"},
+		{"a name that no longer resolves", "http://gone.inside.test:9/hook", webhooks.Guard{Resolver: dns.Resolver()},
+			"no answer: the host is not a public address, or could not be resolved; nothing was sent"},
+		{"a connection refused", closedURL + "/hook", webhooks.Guard{AllowPrivate: true}, "no answer: dial: connect: connection refused"},
+	} {
+		f := newFixture(t, c.guard)
+		id, err := f.store.AddWebhook(ctx, store.WebhookSubscription{URL: c.url, Secret: webhooks.NewSecret(), CreatedAt: f.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.store.QueueWebhookTest(ctx, id, webhooks.NewTestMessageID(), f.now); err != nil {
+			t.Fatal(err)
+		}
+		f.sendDue()
+		for _, d := range f.deliveries(id) {
+			if d.Attempts != 1 || d.LastError != c.want || resolvedAndResolver.MatchString(d.LastError) {
+				t.Errorf("%s: %d attempts, recorded %q; want %q", c.name, d.Attempts, d.LastError, c.want)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -69,7 +70,7 @@ func (w *Worker) now() time.Time {
 // 2xx, retried).
 func (w *Worker) httpClient() *http.Client {
 	w.clientOnce.Do(func() {
-		dialer := &net.Dialer{Timeout: w.timeout(), Control: w.Guard.control}
+		dialer := &net.Dialer{Timeout: w.timeout(), Control: w.Guard.control, Resolver: w.Guard.resolver()}
 		w.client = &http.Client{
 			Timeout: w.timeout(),
 			Transport: &http.Transport{
@@ -187,15 +188,16 @@ func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.Deliver
 		log.Warn("webhook subscription disabled: the receiver answered 410 Gone", "url", logAddress(d.URL))
 		return out
 	}
-	out.Error = err.Error()
+	out.Error = deliveryError(err)
 	next, over := NextAttempt(d.CreatedAt, d.Attempts+1, at, wait)
 	if over != nil {
 		out.Status, out.Error = store.DeliveryFailed, out.Error+"; "+over.Error()
-		log.Warn("webhook delivery failed for good", "url", logAddress(d.URL), "attempts", d.Attempts+1, "err", out.Error)
+		log.Warn("webhook delivery failed for good", "url", logAddress(d.URL), "attempts", d.Attempts+1, "err", out.Error, "detail", err)
 		return out
 	}
 	out.Status, out.NextAttemptAt = store.DeliveryPending, next
-	log.Info("webhook attempt failed; retried", "url", logAddress(d.URL), "next", next, "err", err)
+	log.Info("webhook attempt failed; retried", "url", logAddress(d.URL), "next", next, "err", out.Error)
+	log.Debug("webhook attempt failed: the detail", "err", err)
 	return out
 }
 
@@ -233,6 +235,31 @@ func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (i
 	}
 	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at), fmt.Errorf("answered %s", resp.Status)
 }
+
+// deliveryError is how a failed attempt is recorded, for the webhooks
+// page and webhook list: what went wrong, never an address, as the guard
+// says (Guard). A lookup's error names the resolver; a refused
+// connection, the address a name resolved to; a read or write error,
+// this server's own address and the receiver's. The log has them.
+func deliveryError(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, ErrInsideAddress), errors.As(err, &dnsErr):
+		return "no answer: the host is not a public address, or could not be resolved; nothing was sent"
+	case errors.As(err, &opErr) && opErr.Err != nil:
+		return "no answer: " + opErr.Op + ": " + withoutAddresses(opErr.Err.Error())
+	}
+	return withoutAddresses(err.Error())
+}
+
+// anAddress is an IPv4 address, or an IPv6 one in brackets, with or
+// without a port.
+var anAddress = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9A-Fa-f:.%]+\](?::\d+)?`)
+
+// withoutAddresses is s with every IP address it names left out: the
+// errors deliveryError does not know may still name one.
+func withoutAddresses(s string) string { return anAddress.ReplaceAllString(s, "(an address)") }
 
 // logAddress is how the log names a webhook's address: its scheme and
 // host only, as its path or query may carry a secret token (Slack's do).

@@ -52,9 +52,12 @@ postgresql:
 
 # Every test, once, with FIELDBOARD_TEST_POSTGRES naming a throwaway
 # PostgreSQL cluster that lives for this run only (scripts/with-postgres).
+# The timeout is a safety net against a hang, not a measure of speed: go
+# test's default (10 minutes a package) is one a loaded machine reaches
+# (cmd/fieldboard took 9.6 minutes beside two busy loops).
 unit:
 	@[ -n "$(RACE)" ] || echo "note: no C compiler for cgo, running the tests without -race"
-	./scripts/with-postgres $(GO) test $(RACE) -count=1 ./...
+	./scripts/with-postgres $(GO) test $(RACE) -count=1 -timeout 60m ./...
 
 check-fmt:
 	@out="$$(gofmt -l .)"; \

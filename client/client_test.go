@@ -232,9 +232,14 @@ func (b *blocking) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-r.Context().Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 	}
 }
+
+// stoppedAtOnce is the bound of the tests that want a call stopped by a
+// timeout, a cancel or a deadline rather than by the minute the blocking
+// server holds a request or the minute's backoff: a hang, not a speed.
+const stoppedAtOnce = 30 * time.Second
 
 func TestAttemptTimeout(t *testing.T) {
 	for _, partial := range []bool{false, true} {
@@ -246,8 +251,8 @@ func TestAttemptTimeout(t *testing.T) {
 			c := testClient(t, srv.URL, func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond; cfg.MaxAttempts = 2 })
 			start := time.Now()
 			_, err := c.Quotas(context.Background(), 42)
-			if elapsed := time.Since(start); elapsed > time.Second {
-				t.Errorf("took %s", elapsed)
+			if elapsed := time.Since(start); elapsed > stoppedAtOnce {
+				t.Errorf("took %s: the attempts waited for the server instead of their timeout", elapsed)
 			}
 			e := asError(t, err)
 			if e.Attempts != 2 || e.Endpoint != "GET /supplier/v1/subsamples/42/quotas" || h.requests.Load() != 2 {
@@ -269,13 +274,15 @@ func TestParentContext(t *testing.T) {
 		h := &scripted{replies: []reply{{status: 503}}}
 		srv := httptest.NewServer(h)
 		defer srv.Close()
-		c := testClient(t, srv.URL, func(cfg *Config) { cfg.Backoff = 4 * time.Second; cfg.MaxAttempts = 5 })
+		c := testClient(t, srv.URL, func(cfg *Config) { cfg.Backoff = time.Minute; cfg.MaxAttempts = 5 })
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
 		start := time.Now()
 		_, _, err := c.AllSubsamples(ctx)
-		if elapsed := time.Since(start); elapsed > time.Second {
-			t.Errorf("took %s to stop", elapsed)
+		// The backoff, capped, waits 2.5 to 5 s: a call that stops
+		// before 2 s did not wait it out, however slow the machine.
+		if elapsed := time.Since(start); elapsed > 2*time.Second {
+			t.Errorf("took %s to stop: it waited for the backoff", elapsed)
 		}
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("error %v, want context.Canceled", err)
@@ -293,7 +300,7 @@ func TestParentContext(t *testing.T) {
 		time.AfterFunc(50*time.Millisecond, cancel)
 		start := time.Now()
 		_, _, err := c.LiveSubsamples(ctx)
-		if elapsed := time.Since(start); elapsed > time.Second {
+		if elapsed := time.Since(start); elapsed > stoppedAtOnce {
 			t.Errorf("took %s to stop", elapsed)
 		}
 		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrAttemptTimeout) {
@@ -320,13 +327,17 @@ func TestParentContext(t *testing.T) {
 		h := &scripted{replies: []reply{{status: 503}}}
 		srv := httptest.NewServer(h)
 		defer srv.Close()
-		c := testClient(t, srv.URL, func(cfg *Config) { cfg.Backoff = 4 * time.Second })
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		// The retry would wait 2.5 to 5 s (a minute, capped); the deadline
+		// comes at 2 s. Returning within the first half of that is at once
+		// on any machine; waiting for the deadline is not. (Before: 250 ms
+		// of a 500 ms deadline, which a loaded machine could miss.)
+		c := testClient(t, srv.URL, func(cfg *Config) { cfg.Backoff = time.Minute })
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		start := time.Now()
 		_, err := c.Countries(ctx)
-		if elapsed := time.Since(start); elapsed > 250*time.Millisecond {
-			t.Errorf("took %s", elapsed)
+		if elapsed := time.Since(start); elapsed > time.Second {
+			t.Errorf("took %s: it waited for the deadline", elapsed)
 		}
 		if e := asError(t, err); e.StatusCode != 503 || e.Attempts != 1 {
 			t.Errorf("*Error = %+v, want the 503 of the only attempt", e)

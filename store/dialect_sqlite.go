@@ -19,13 +19,22 @@ import (
 // the same file: a single-connection writer, so writes queue in Go instead
 // of failing with "database is locked", and a reader pool that WAL mode
 // lets run beside the writer, query_only so that nothing there writes.
+//
+// The writer begins its transactions IMMEDIATE: each takes the file's
+// write lock at BEGIN, waiting for it (the busy timeout) while another
+// process holds it. Several processes may share the file (instances on
+// one machine), and a transaction begun DEFERRED that reads before it
+// writes is refused "database is locked" (SQLITE_BUSY) at once, without
+// the wait, when another process wrote meanwhile: SQLite cannot make a
+// writer of a transaction whose snapshot is stale. (Within one process
+// the single writer already kept the transactions apart.)
 type sqlite struct{}
 
 func (sqlite) name() string { return "sqlite" }
 
 func (sqlite) open(path string) (writer, reader *sqlx.DB, err error) {
 	dsn := sqliteDSN(path)
-	if writer, err = sqlx.Open("sqlite", dsn); err != nil {
+	if writer, err = sqlx.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return nil, nil, err
 	}
 	writer.SetMaxOpenConns(1)

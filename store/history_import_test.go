@@ -216,14 +216,14 @@ func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
 		}()
 		if db.Name == "postgres" {
 			// The import's INSERT waits for the other transaction's row.
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(5 * time.Minute) // a hang, not a speed
 			for waiting := 0; waiting == 0; {
 				if err := raw.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity
 					WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO history%'`).Scan(&waiting); err != nil {
 					t.Fatal(err)
 				}
 				if time.Now().After(deadline) {
-					t.Fatal("the import never waited for the other transaction's record")
+					t.Fatal("in five minutes the import was never seen waiting for the other transaction's record")
 				}
 				time.Sleep(10 * time.Millisecond)
 			}

@@ -142,32 +142,54 @@ func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {
 	})
 }
 
-// TestInstancesMakeOneFirstRoutingKey: instances on one PostgreSQL
-// database asking for the first key at once all get the same one.
+// TestInstancesMakeOneFirstRoutingKey: instances on one database asking
+// for the first key at once all get the same one, and none is refused. On
+// SQLite two Stores on one file are two writers, as two processes are:
+// each reads the keys, finds none and writes one, and the second to write
+// was refused "database is locked" (SQLITE_BUSY) at once, since SQLite
+// does not wait for a transaction that read to become a writer. Several
+// rounds, the keys deleted behind the stores' backs before each, for the
+// two to meet.
 func TestInstancesMakeOneFirstRoutingKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
+		target := d.Target(t)
+		a, b := openAt(t, target), openAt(t, target)
+		raw := storetest.Raw(t, target)
+		for round := range 30 {
+			if _, err := raw.ExecContext(context.Background(), `DELETE FROM routing_keys`); err != nil {
+				t.Fatal(err)
+			}
+			instancesMakeOneFirstRoutingKey(t, a, b, round)
+		}
+	})
+}
+
+func instancesMakeOneFirstRoutingKey(t *testing.T, a, b *store.Store, round int) {
+	t.Helper()
 	ctx := context.Background()
-	target := storetest.PostgresURL(t)
-	a, b := openAt(t, target), openAt(t, target)
 	keys := make([]store.RoutingKey, 8)
+	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range keys {
 		s := []*store.Store{a, b}[i%2]
 		wg.Go(func() {
+			<-start
 			key, err := s.FirstRoutingKey(ctx, []byte(fmt.Sprintf("secret of instance %d", i)), t0)
 			if err != nil {
-				t.Error(err)
+				t.Errorf("round %d, instance %d: %v", round, i, err)
 			}
 			keys[i] = key
 		})
 	}
+	close(start)
 	wg.Wait()
 	for i, k := range keys {
 		if k.ID != keys[0].ID || string(k.Secret) != string(keys[0].Secret) {
-			t.Errorf("instance %d got key %d (%q), instance 0 key %d (%q); want one key for all", i, k.ID, k.Secret, keys[0].ID, keys[0].Secret)
+			t.Errorf("round %d: instance %d got key %d (%q), instance 0 key %d (%q); want one key for all", round, i, k.ID, k.Secret, keys[0].ID, keys[0].Secret)
 		}
 	}
 	valid, err := a.RoutingKeys(ctx, t0)
 	if err != nil || len(valid) != 1 {
-		t.Errorf("keys valid after the first uses: %d, %v; want 1", len(valid), err)
+		t.Errorf("round %d: keys valid after the first uses: %d, %v; want 1", round, len(valid), err)
 	}
 }

@@ -27,7 +27,7 @@ func TestBrowserShowsTheChangeFeed(t *testing.T) {
 		chromedp.Navigate(base + "/"),
 		chromedp.Click(`#refresh button`),
 		chromedp.WaitVisible(`[data-testid="refresh-state"]`),
-		chromedp.Poll(`!document.querySelector('[data-testid="refresh-progress"]')`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Poll(`!document.querySelector('[data-testid="refresh-progress"]')`, nil, chromedp.WithPollingTimeout(2*time.Minute)),
 	}
 	if err := chromedp.Run(ctx, signInAs(base, "/", "tester", testerPassword), refreshOnce); err != nil {
 		t.Fatalf("first refresh: %v", err)

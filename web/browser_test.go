@@ -133,7 +133,9 @@ func newBrowser(t *testing.T) context.Context {
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	// A safety net against a hang, not a speed: under load a whole
+	// browser test takes minutes.
+	ctx, cancelTimeout := context.WithTimeout(ctx, 10*time.Minute)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelCtx()
@@ -233,10 +235,10 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 		chromedp.Navigate(base+"/live"),
 		chromedp.WaitVisible(`[data-testid="live-row"]`),
 		chromedp.Click(`//th/a[contains(., "CPI")]`),
-		chromedp.Poll(`location.search === "?sort=cpi"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Poll(`location.search === "?sort=cpi"`, nil, chromedp.WithPollingTimeout(2*time.Minute)),
 		chromedp.SetValue(`select[name="sendability"]`, "sendable"),
 		chromedp.Evaluate(`document.querySelector('select[name="sendability"]').dispatchEvent(new Event('change', {bubbles: true}))`, nil),
-		chromedp.Poll(`location.search.includes("sendability=sendable")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Poll(`location.search.includes("sendability=sendable")`, nil, chromedp.WithPollingTimeout(2*time.Minute)),
 		chromedp.WaitNotPresent(`[data-testid="live-row"] [data-state="paused"]`),
 		chromedp.Location(&url),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="live-row"] .badge')].map(b => b.dataset.state)`, &badges),
@@ -319,8 +321,8 @@ func TestBrowserRefreshFilterAndDownload(t *testing.T) {
 // waitForDownload returns the content of the first complete file in dir.
 func waitForDownload(t *testing.T, dir string) string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	failsafe := time.Now().Add(2 * time.Minute) // a hang, not a speed
+	for time.Now().Before(failsafe) {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if !strings.HasSuffix(e.Name(), ".crdownload") {
@@ -332,7 +334,7 @@ func waitForDownload(t *testing.T, dir string) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatal("no download arrived in 15s")
+	t.Fatal("in two minutes no complete download arrived")
 	return ""
 }
 
@@ -531,7 +533,7 @@ func signInAs(base, path, name, password string) chromedp.Tasks {
 		chromedp.SendKeys(`#login-password`, password),
 		chromedp.Submit(`#login-password`),
 		chromedp.WaitVisible(`form.signout`),
-		chromedp.Poll(`location.pathname === `+strconv.Quote(path), nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Poll(`location.pathname === `+strconv.Quote(path), nil, chromedp.WithPollingTimeout(2*time.Minute)),
 	}
 }
 

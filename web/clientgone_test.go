@@ -145,7 +145,7 @@ func (l *recordedLogs) find(message, path string) *logRecord {
 // waitFor waits until a record with message and path is logged.
 func (l *recordedLogs) waitFor(t *testing.T, message, path string) logRecord {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(10 * time.Millisecond) { // a hang, not a speed
 		if r := l.find(message, path); r != nil {
 			return *r
 		}

@@ -173,12 +173,12 @@ func hasLink(s formats.SubsampleJSON, link, panelistID string) bool {
 	return false
 }
 
-// decisions waits (up to 10 s) until the router's record holds want
-// decisions that filter selects, written behind the redirects, and
-// returns them, newest first.
+// decisions waits until the router's record holds want decisions that
+// filter selects, written behind the redirects (five minutes at most: a
+// hang, not a speed), and returns them, newest first.
 func (a *app) decisions(t *testing.T, filter store.RoutingFilter, want int) []domain.RoutingDecision {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		got, total, err := a.store.Routings(context.Background(), filter, 0, 0)
 		if err != nil {
 			t.Fatal(err)

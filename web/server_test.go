@@ -146,14 +146,14 @@ func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `hx-trigger="every 1s"`) || !strings.Contains(body, "Refreshing") {
 		t.Fatalf("POST /refresh: %d, want a polling progress panel:\n%s", resp.StatusCode, body)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	failsafe := time.Now().Add(5 * time.Minute) // a hang, not a speed
 	for {
 		resp, body = a.do(t, "GET", "/refresh/progress", map[string]string{"HX-Request": "true"})
 		if !strings.Contains(body, "every 1s") {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("refresh did not finish in 10s")
+		if time.Now().After(failsafe) {
+			t.Fatalf("in five minutes the progress panel never stopped polling: the refresh did not finish\n%s", body)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -278,9 +278,9 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatalf("healthz while a refresh hangs upstream: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	for deadline := time.Now().Add(2 * time.Second); !r.Progress().Running; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the scheduled refresh should be running")
+	for failsafe := time.Now().Add(5 * time.Minute); !r.Progress().Running; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(failsafe) {
+			t.Fatal("in five minutes the scheduled refresh was never seen running")
 		}
 	}
 	cancel()
@@ -289,8 +289,8 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve after cancel: %v", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return within 5s of cancel")
+	case <-time.After(5 * time.Minute): // a hang, not a speed: the provider never answers
+		t.Fatal("Serve did not return after cancel: it waited for the refresh hanging on the provider")
 	}
 	if r.Progress().Running {
 		t.Error("the refresh in flight was not cancelled")

@@ -273,13 +273,21 @@ func TestProviderSimServesAllNineEndpoints(t *testing.T) {
 		done <- run(ctx, []string{"provider-sim", "--addr", "127.0.0.1:0", "--seed", "9", "--subsamples", "20"}, stdout, &stderr)
 	}()
 	var base string
-	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	// A safety net, not a speed: the wait ends when it says where it
+	// listens, or when it stops.
+	for failsafe := time.Now().Add(5 * time.Minute); base == ""; time.Sleep(10 * time.Millisecond) {
 		if out := stdout.String(); strings.Contains(out, "http://") {
 			base = strings.Fields(out[strings.Index(out, "http://"):])[0]
+			break
 		}
-	}
-	if base == "" {
-		t.Fatal("provider-sim did not say where it listens")
+		select {
+		case err := <-done:
+			t.Fatalf("provider-sim stopped before it said where it listens: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(failsafe) {
+			t.Fatal("in five minutes provider-sim did not say where it listens")
+		}
 	}
 	endpoints := []struct{ method, path string }{
 		{"POST", "/supplier/v1/event/all"},

@@ -210,10 +210,15 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 	}
 	// serve starts fieldboard serve; the channel closes when it has exited.
 	// The restarted serve takes over the webhooks lease when the killed
-	// one's runs out: --lease-ttl keeps that short.
+	// one's runs out: --lease-ttl keeps that short beside the default, yet
+	// long beside a renewal on a loaded machine (at 2 s, a renewal had
+	// 1.3 s before the worker gave up its lease mid-batch). A delivery
+	// may take 10 s (--webhook-timeout): the receiver answers one at a
+	// time, and at 1 s a loaded machine could time out deliveries it had
+	// received, which are then sent again and counted twice.
 	serve := func() (*exec.Cmd, chan struct{}) {
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), childArgs+"=serve\n--upstream\n"+upstream+"\n--db\n"+db+"\n--addr\n127.0.0.1:0\n--allow-private-webhooks\n--webhook-timeout\n1s\n--lease-ttl\n2s\n--log-level\nwarn")
+		cmd.Env = append(os.Environ(), childArgs+"=serve\n--upstream\n"+upstream+"\n--db\n"+db+"\n--addr\n127.0.0.1:0\n--allow-private-webhooks\n--webhook-timeout\n10s\n--lease-ttl\n10s\n--log-level\nwarn")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
@@ -226,9 +231,9 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 	}
 	waitFor := func(what string, done func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(2 * time.Minute); !done(); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(5 * time.Minute); !done(); time.Sleep(20 * time.Millisecond) { // a hang, not a speed
 			if time.Now().After(deadline) {
-				t.Fatalf("waited two minutes for %s", what)
+				t.Fatalf("waited five minutes for %s", what)
 			}
 		}
 	}

@@ -31,20 +31,25 @@ func holder(st *store.Store, id string, ttl time.Duration) *lease.Holder {
 
 // TestTenureIsKeptWhileRenewed: a tenure outlives several TTLs while it
 // renews, the other instance cannot take it meanwhile, and takes it at
-// once after Release.
+// once after Release. The TTL leaves each renewal two seconds (two
+// thirds of it), which a loaded machine gives a lone UPDATE; at 900 ms
+// a renewal had 600 ms.
 func TestTenureIsKeptWhileRenewed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { tenureIsKeptWhileRenewed(t, d.Target(t)) })
 }
 
 func tenureIsKeptWhileRenewed(t *testing.T, path string) {
 	ctx := context.Background()
-	a, b := holder(openStore(t, path), "a", 900*time.Millisecond), holder(openStore(t, path), "b", 900*time.Millisecond)
+	const ttl = 3 * time.Second
+	a, b := holder(openStore(t, path), "a", ttl), holder(openStore(t, path), "b", ttl)
 	tenure, _, err := a.Take(ctx, store.LeaseWebhooks)
 	if err != nil || tenure == nil {
 		t.Fatalf("a's Take: %v, %v", tenure, err)
 	}
-	for range 8 { // over two seconds: more than two TTLs
-		time.Sleep(250 * time.Millisecond)
+	// Until the lease as first taken would have run out twice over: it
+	// holds only because it was renewed.
+	for outlived := tenure.Lease().ExpiresAt.Add(ttl); time.Now().Before(outlived); {
+		time.Sleep(ttl / 4)
 		other, held, err := b.Take(ctx, store.LeaseWebhooks)
 		if err != nil || other != nil || held.Holder != "a" {
 			t.Fatalf("b's Take while a renews: %v, %+v, %v; want a's lease", other, held, err)

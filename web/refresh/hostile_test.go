@@ -37,6 +37,16 @@ const (
 	pathLive = "/supplier/v1/event/live-details"
 )
 
+// hostileRequestTimeout is the hostile fixture's per-request timeout.
+const hostileRequestTimeout = 2 * time.Second
+
+// hostileHang is how long a refresh against a hostile provider may take
+// before the test calls it held up: above the two attempts of a timed-out
+// call with room for a loaded machine, below the 30 s a capped
+// Retry-After would cost one call, and far below 1e9 s. A bound on a
+// hang, not a measure of speed.
+const hostileHang = 25 * time.Second
+
 // hostileModes are the simulator's failure modes, with what the recorded
 // error says. The 429 asks for a hostile 1e9 seconds.
 var hostileModes = []struct {
@@ -78,7 +88,11 @@ type hostileFixture struct {
 }
 
 // newHostileFixture is newFixture with a client that sends the secret
-// header, gives up quickly and caps bodies at 1 MiB, and a refresher that
+// header, gives up on a request after 2 s (a hanging provider costs a
+// test seconds, not a minute; a loaded machine answers a request of the
+// local simulator, which adds no latency, well within it: at 300 ms the
+// good calls around the broken one could time out too) and caps bodies
+// at 1 MiB, and a refresher that
 // logs into a buffer; wrap, when set, stands between the client and the
 // simulator. It has done one good full refresh.
 func newHostileFixture(t *testing.T, wrap func(http.Handler) http.Handler) *hostileFixture {
@@ -93,7 +107,7 @@ func newHostileFixture(t *testing.T, wrap func(http.Handler) http.Handler) *host
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c, err := client.New(client.Config{BaseURL: srv.URL, Header: http.Header{"Authorization": {upstreamSecret}},
-		Timeout: 300 * time.Millisecond, MaxAttempts: 2, Backoff: time.Millisecond, MaxBodyBytes: 1 << 20})
+		Timeout: hostileRequestTimeout, MaxAttempts: 2, Backoff: time.Millisecond, MaxBodyBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +207,8 @@ func TestHostileEventListsKeepTheLastGoodSnapshot(t *testing.T) {
 					f.sim.FailPath(path, m.mode)
 					start := time.Now()
 					refreshErr := f.refresher.Refresh(ctx, Request{})
-					if took := time.Since(start); took > 5*time.Second {
-						t.Errorf("the failing refresh took %v", took)
+					if took := time.Since(start); took > hostileHang {
+						t.Errorf("the failing refresh took %v: it was held up by the provider", took)
 					}
 					failedAt := f.clock.Now()
 					if refreshErr == nil || !strings.Contains(refreshErr.Error(), path) || !strings.Contains(refreshErr.Error(), m.says) {
@@ -383,7 +397,7 @@ func TestHostileRetryAfterDoesNotHoldARefresh(t *testing.T) {
 	if err := f.refresher.Refresh(ctx, Request{}); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	if took := time.Since(start); took > hostileHang {
 		t.Errorf("%d subsamples rate limited with Retry-After 1e9: the refresh took %v", len(live), took)
 	}
 	v := f.view(t)
@@ -433,20 +447,31 @@ func TestHostileRefreshNeverRunsTwiceAtOnce(t *testing.T) {
 }
 
 // TestHostileSlowUpstreamDoesNotBlockReads: while a refresh waits on a
-// provider that takes seconds per answer, everything pages read answers at
-// once, from the last good snapshot.
+// provider that takes an hour per answer, everything pages read answers,
+// from the last good snapshot, while the refresh still waits: the reads
+// did not wait for it, however long they took on this machine. Close
+// then cancels the refresh instead of waiting the hour.
 func TestHostileSlowUpstreamDoesNotBlockReads(t *testing.T) {
 	ctx := context.Background()
 	f := newHostileFixture(t, nil)
 	before := f.view(t)
-	f.sim.SetLatency(10 * time.Second)
+	f.sim.SetLatency(time.Hour)
 	f.clock.Advance(10 * time.Minute)
-	f.refresher.Start(Request{Force: true})
-	time.Sleep(50 * time.Millisecond) // the first request is on the wire
-	if p := f.refresher.Progress(); !p.Running {
+	// A refresher whose client waits as long as the provider takes, so
+	// its refresh runs until Close (the fixture's gives up after 2 s).
+	srv := httptest.NewServer(f.sim)
+	t.Cleanup(srv.Close)
+	patient, err := client.New(client.Config{BaseURL: srv.URL, Header: http.Header{"Authorization": {upstreamSecret}},
+		Timeout: 2 * time.Hour, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(patient, f.store, Options{Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), Concurrency: 4})
+	t.Cleanup(r.Close) // before srv.Close, which waits for the requests in flight
+	r.Start(Request{Force: true})
+	if p := r.Progress(); !p.Running {
 		t.Fatalf("progress %+v, want the refresh running", p)
 	}
-	start := time.Now()
 	during := f.view(t)
 	if _, err := f.store.Datasets(ctx); err != nil {
 		t.Fatal(err)
@@ -454,17 +479,18 @@ func TestHostileSlowUpstreamDoesNotBlockReads(t *testing.T) {
 	if _, err := f.store.SnapshotVersion(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f.refresher.Progress()
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("reading the snapshot during a slow refresh took %v", took)
+	if p := r.Progress(); !p.Running {
+		t.Fatalf("progress %+v after the reads: the refresh stopped before they answered, so they may have waited for it", p)
 	}
 	if !reflect.DeepEqual(during, before) {
 		t.Error("the snapshot changed while the refresh was still waiting")
 	}
-	start = time.Now()
-	f.refresher.Close()
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("Close took %v with the slow refresh in flight", took)
+	closed := make(chan struct{})
+	go func() { r.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Minute): // a hang, not a speed: the provider takes an hour
+		t.Fatal("Close did not return: it waited for the refresh held by the provider instead of cancelling it")
 	}
 }
 

@@ -216,18 +216,27 @@ func TestForcedRefreshIsNotCoveredByAnotherInstancesLesserOne(t *testing.T) {
 // mid-refresh (its clock jumps past it, as for a paused process) and b
 // takes it; a's next renewal finds it lost, a's refresh stops without
 // waiting for the provider, and writes neither a snapshot nor a failure.
+// The lease is 3 s, renewed every second: at 600 ms a loaded machine's
+// renewal missed its 400 ms, a gave up before it reached the provider,
+// and the test waited for a held request that never came.
 func TestRefreshThatLosesItsLeaseStopsAndWritesNothing(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) { refreshThatLosesItsLease(t, d.Target(t)) })
 }
 
 func refreshThatLosesItsLease(t *testing.T, path string) {
 	ctx := context.Background()
-	in := newInstances(t, path, 600*time.Millisecond)
+	in := newInstances(t, path, 3*time.Second)
 	in.provider.close()
 	defer in.provider.open()
 	refreshed := make(chan error, 1)
 	go func() { refreshed <- in.a.Refresh(ctx, Request{Force: true}) }()
-	<-in.provider.held
+	select {
+	case <-in.provider.held:
+	case err := <-refreshed:
+		t.Fatalf("a's refresh ended before it asked for quotas: %v", err)
+	case <-time.After(5 * time.Minute): // a hang, not a speed
+		t.Fatal("in five minutes a's refresh never asked for quotas")
+	}
 	before := eventsRuns(t, in.storeOf[in.a])
 
 	in.clock.Advance(time.Minute)
@@ -240,7 +249,7 @@ func refreshThatLosesItsLease(t *testing.T, path string) {
 		if !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("a's refresh after losing its lease: %v, want it stopped for lease.ErrLost", err)
 		}
-	case <-time.After(30 * time.Second): // a hang, not a speed: renewals come every 200 ms
+	case <-time.After(5 * time.Minute): // a hang, not a speed: renewals come every second
 		t.Fatal("a's refresh went on after it lost its lease")
 	}
 	if after := eventsRuns(t, in.storeOf[in.a]); after != before {

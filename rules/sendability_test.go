@@ -167,7 +167,7 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
 		},
 		{
-			name: "nobody to send: a table of hard quotas whose only open cell is not understood is unknown, not sendable",
+			name:  "nobody to send: a table of hard quotas whose only open cell is not understood is unknown, not sendable",
 			facts: liveFacts(total(10, 0), ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "abc", 5, 0)),
 			state: Unknown, reasons: []string{"Table Age (2) has no cell that both has room and is understood, and it holds hard quotas: " +
 				"nobody can surely be counted in it, so nobody can be sent. Cell quota 11 is not understood: the range \"35\" to \"abc\" " +
@@ -180,7 +180,7 @@ func TestSendability(t *testing.T) {
 			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
 		},
 		{
-			name: "nobody to send: every cell full but of a quota type neither hard nor counting is unknown, not sendable",
+			name:  "nobody to send: every cell full but of a quota type neither hard nor counting is unknown, not sendable",
 			facts: liveFacts(total(10, 0), softCell(genderCell(20, "Male", 0, 1)), softCell(genderCell(21, "Female", 0, 2))),
 			state: Unknown, reasons: []string{"Table Gender (3) has no cell that both has room and is understood, and it may hold hard quotas " +
 				"(Male, Female: a quota type that is neither hard nor counting): nobody can surely be counted in it, so nobody can be sent. " +
@@ -196,7 +196,7 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
 		},
 		{
-			name: "nobody to send: a full cell whose only question has an operator other than OR (NOT) may hold anyone",
+			name:  "nobody to send: a full cell whose only question has an operator other than OR (NOT) may hold anyone",
 			facts: liveFacts(total(10, 0), withOperator(genderCell(20, "Not men", 0, 1), "NOT"), genderCell(21, "Women", 5, 2)),
 			state: Unknown, reasons: []string{"Cell Not men of table Gender (3) is full and not understood: question 12 has the operator \"NOT\"; " +
 				"only OR is understood. Any panelist may fall in it and be turned back, so nobody can be sent."},
@@ -226,7 +226,7 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
 		},
 		{
-			name: "nobody to send: a hard cell beside an open cell of another quotaType is unknown, not sendable, as the open cell is not understood",
+			name:  "nobody to send: a hard cell beside an open cell of another quotaType is unknown, not sendable, as the open cell is not understood",
 			facts: liveFacts(total(10, 0), genderCell(20, "Male", 0, 1), softCell(genderCell(21, "Female", 4, 2))),
 			state: Unknown, reasons: []string{"Table Gender (3) has no cell that both has room and is understood, and it holds hard quotas: " +
 				"nobody can surely be counted in it, so nobody can be sent. Cell Female is not understood: its quota type \"soft\" is neither hard nor counting."},

@@ -89,6 +89,12 @@ type SubsampleFacts struct {
 	// endpoint 2), and its properties are not known, so it is not sendable
 	// whatever its status says.
 	Unlisted bool
+	// NotInEventAll is set for a subsample live-details lists that
+	// event/all does not list (or lists with no status): event/all lists
+	// every subsample the supplier has an allocation in (spec, endpoint 1),
+	// so the two disagree, as they do on a subsample event/all says is Live
+	// that live-details does not list (Unlisted), and it is not sendable.
+	NotInEventAll bool
 	// Reported are the statuses each source of the snapshot gave the
 	// subsample (event/all, live-details, each quota's subsampleStatus),
 	// empty ones left out: it counts as Live only when all of them say so.
@@ -206,6 +212,9 @@ func sendability(f SubsampleFacts) Verdict {
 
 	testing := f.Status == domain.StatusLiveForTesting
 	switch {
+	case f.Status == domain.StatusLive && f.NotInEventAll && f.Malformed == "":
+		v.fail(RuleStatus, "The sources disagree on the subsample: live-details says "+f.Status+
+			", but event/all, which lists every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so.")
 	case f.Status == domain.StatusLive && disagree(f.Reported, domain.StatusLive):
 		v.fail(RuleStatus, "The sources disagree on the status: "+reportedStatuses(f.Reported)+"; a subsample counts as Live only when all say so.")
 	case f.Status == domain.StatusLive:

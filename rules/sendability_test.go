@@ -93,7 +93,7 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
-			name: "live-details lists it, event/all does not: the sources disagree (spec: event/all returns every subsample with an allocation)",
+			name:  "live-details lists it, event/all does not: the sources disagree (spec: event/all returns every subsample with an allocation)",
 			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.NotInEventAll = true; return f }(),
 			state: NotSendable, reasons: []string{"The sources disagree on the subsample: live-details says Live, but event/all, which lists " +
 				"every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so."},

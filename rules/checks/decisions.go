@@ -285,7 +285,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 func panelTarget(countries []string, links []EntryLinks) rules.PanelTarget {
 	t := rules.PanelTarget{Countries: countries, Locales: make([]rules.PanelLocale, len(links))}
 	for i, l := range links {
-		t.Locales[i] = rules.PanelLocale{Code: strings.ToLower(l.Locale), Usable: l.Live != "" && l.LiveProblem == ""}
+		t.Locales[i] = rules.PanelLocale{Code: strings.ToLower(l.Locale), Usable: l.Live != "" && l.LiveProblem == "", Problem: l.LiveProblem}
 	}
 	return t
 }

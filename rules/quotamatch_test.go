@@ -151,7 +151,7 @@ func TestMatchQuotas(t *testing.T) {
 			reason: `Cell quota 10 is not understood: the range "34" to "18" starts after it ends.`},
 
 		// Age ranges with an open end.
-		{name: `"65+" means no upper bound: "65+" to "" is 65 or older`,
+		{name: `debatable, decided: "65+" without an end means no upper bound: "65+" to "" is 65 or older`,
 			quotas: []domain.Quota{ageCell(10, "65+", "", 5, 0)}, profile: aged(104, nil), want: QuotaFits, cells: [][]int64{{10}},
 			reason: "Age 104 falls in cell 65 or older, which needs 5 more."},
 		{name: `"65+" means no upper bound: "65+" to null is 65 or older, and 65 is in it`,
@@ -165,7 +165,7 @@ func TestMatchQuotas(t *testing.T) {
 		{name: `"65+" as rangeEnd means no upper bound: "65" to "65+" is 65 or older`,
 			quotas: []domain.Quota{ageCell(10, "65", "65+", 0, 0)}, profile: aged(80, nil), want: QuotaFull,
 			reason: "Age 80 falls in cell 65 or older, which is full."},
-		{name: "an empty rangeEnd means no upper bound",
+		{name: `debatable, decided: an empty rangeEnd means no upper bound (a top band "35" to "", as providers write it)`,
 			quotas: []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", " ", 5, 0)}, profile: aged(90, nil),
 			want: QuotaFits, cells: [][]int64{{11}}, reason: "Age 90 falls in cell 35 or older, which needs 5 more."},
 		{name: "a null rangeEnd means no upper bound",

@@ -134,7 +134,7 @@ const eligibilityJSON = `{
   "researchTypes": [{"id": 9, "NumDays": 14, "returnCodes": [2, 3]},
                     {"Id": 0, "numDays": 0, "returnCodes": [0]}],
   "categories": [{"mainCategoryId": 1, "genericCategoryId": null, "specificCategoryId": 123, "NumDays": 7, "returnCodes": [3]}],
-  "events": [{"Id": 5001, "name": "Snack tracker", "numDays": 0, "returnCodes": null}],
+  "events": [{"Id": 5001, "name": "Snack tracker", "numDays": 0, "returnCodes": []}, {"Id": 0, "numDays": 0, "returnCodes": null}],
   "unknown": []
 }`
 
@@ -361,13 +361,14 @@ func TestDecode(t *testing.T) {
 					},
 					Events: []domain.EventRule{
 						{ID: ptr[int64](5001), Name: ptr("Snack tracker"), NumDays: 0, ReturnCodes: []int64{}},
+						{ID: ptr[int64](0), NumDays: 0, ReturnCodes: []int64{}},
 					},
 				}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("got  %s\nwant %s", mustJSON(t, got), mustJSON(t, want))
 				}
-				if got.Events[0].ReturnCodes == nil {
-					t.Error("null returnCodes decoded to nil, want an empty slice")
+				if got.Events[1].ReturnCodes == nil {
+					t.Error("null returnCodes of an entry that does not apply decoded to nil, want an empty slice")
 				}
 			},
 		},
@@ -505,6 +506,90 @@ func TestDecode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.check(t, serveJSON(t, tt.method, tt.path, tt.body, tt.loc))
 		})
+	}
+}
+
+// TestDecodeDoubtIsMalformed: the spec says the two spellings of a key
+// (Id/id, NumDays/numDays) "denote the same field", so both given with
+// different values contradict each other; such a key anywhere in an
+// answer (nested in an eligibility entry, a quota's question or answer, a
+// live subsample's locale) makes its element malformed, as a key twice at
+// the top of an element already did; so does an eligibility entry that
+// applies with no returnCodes ("every entry has numDays ... and
+// returnCodes"). The same key twice with the same value, and an entry
+// that does not apply, are read.
+func TestDecodeDoubtIsMalformed(t *testing.T) {
+	ctx := context.Background()
+	rules := func(entries string) string {
+		return `{"surveys": [` + entries + `], "researchTypes": [], "categories": [], "events": []}`
+	}
+	quota := func(questions string) string {
+		return `[{"quotaId": 1, "tableId": 1, "tableName": "Total Quota", "quotaType": "counting", "remainingExclusive": 3, "remainingShared": 0, "questions": []},
+		  {"quotaId": 2, "tableId": 2, "quotaType": "hard", "remainingExclusive": 3, "remainingShared": 0, "questions": [` + questions + `]}]`
+	}
+	tests := []struct {
+		name, path, body string
+		err              string // "" when the answer is read
+	}{
+		{"eligibility: Id and id with different values contradict: the rules are not read",
+			"eligibility-rules", rules(`{"Id": 9001, "id": 1234, "numDays": 0, "returnCodes": [3]}`),
+			"the eligibility rules could not be read: surveys[0].id appears twice, with different values"},
+		{"eligibility: numDays 0 and NumDays 3 contradict: the rules are not read",
+			"eligibility-rules", rules(`{"id": 9001, "numDays": 0, "NumDays": 3, "returnCodes": [3]}`),
+			"surveys[0].NumDays appears twice, with different values"},
+		{"eligibility: the same key twice with the same value is read",
+			"eligibility-rules", rules(`{"Id": 9001, "id": 9001, "numDays": 0, "returnCodes": [3]}`), ""},
+		{"eligibility: an entry that applies with returnCodes null is not read",
+			"eligibility-rules", rules(`{"id": 9001, "numDays": 0, "returnCodes": null}`),
+			"surveys[0] applies but has no returnCodes: which statuses it excludes is not known"},
+		{"eligibility: an entry that applies without returnCodes is not read",
+			"eligibility-rules", rules(`{"id": 9001, "numDays": 0}`), "surveys[0] applies but has no returnCodes"},
+		{"eligibility: a category entry that applies by its specific id without returnCodes is not read",
+			"eligibility-rules", `{"categories": [{"mainCategoryId": null, "specificCategoryId": 12, "numDays": 0}]}`,
+			"categories[0] applies but has no returnCodes"},
+		{"eligibility: an entry that does not apply (id 0) may lack returnCodes: it excludes nobody anyway",
+			"eligibility-rules", rules(`{"id": 0, "numDays": 0}`), ""},
+		{"quotas: an answer's id twice with different values makes the subsample's quotas unreadable",
+			"quotas", quota(`{"id": 12, "operator": "OR", "answers": [{"id": 1, "ID": 2}]}`),
+			"questions[0].answers[0].ID appears twice"},
+		{"quotas: a question's operator twice with different values makes the quotas unreadable",
+			"quotas", quota(`{"id": 12, "operator": "OR", "Operator": "NOT", "answers": [{"id": 1}]}`),
+			"questions[0].Operator appears twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := "/supplier/v1/subsamples/90001/" + tt.path
+			c := serveJSON(t, http.MethodGet, path, tt.body, nil)
+			var err error
+			if tt.path == "quotas" {
+				_, err = c.Quotas(ctx, 90001)
+			} else {
+				_, err = c.EligibilityRules(ctx, 90001)
+			}
+			if tt.err == "" {
+				if err != nil {
+					t.Fatalf("error %v; want the answer read", err)
+				}
+				return
+			}
+			var bad *MalformedListError
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.As(err, &bad) {
+				t.Fatalf("error %v; want a *MalformedListError saying %q", err, tt.err)
+			}
+		})
+	}
+
+	// live-details: a key twice deep in an element costs that element only.
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(liveDetailsJSON), &list); err != nil {
+		t.Fatal(err)
+	}
+	list[0]["locales"] = json.RawMessage(`[{"name": "nl-nl", "liveEntryLink": "https://a.example/s?p=1&id=", "LiveEntryLink": "https://evil.example.net/s?p=1&id="}]`)
+	body, _ := json.Marshal(list)
+	c := serveJSON(t, http.MethodPost, "/supplier/v1/event/live-details", string(body), nil)
+	got, malformed, err := c.LiveSubsamples(ctx)
+	if err != nil || len(malformed) != 1 || malformed[0].SubsampleID != 90001 || !strings.Contains(malformed[0].Reason, "locales[0].LiveEntryLink appears twice") {
+		t.Errorf("live-details with a locale's link twice: kept %d, malformed %+v, %v; want the element malformed, its subsample named", len(got), malformed, err)
 	}
 }
 

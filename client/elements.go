@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"fieldboard/rules/domain"
@@ -158,8 +159,10 @@ func repeatedSubsamples(raws []json.RawMessage, objs []map[string]json.RawMessag
 
 // object reads a JSON object's members as written; ok is false when raw is
 // not an object. dup names a key that appears twice, in the same case or
-// another, with different values: encoding/json would keep one of them
-// without a word.
+// another, with different values, in the object or in any object nested
+// in it, by its path ("questions[0].answers[1].id"): encoding/json would
+// keep one of them without a word, and the spec's two spellings of a key
+// (Id/id, NumDays/numDays) denote one field, so two values contradict.
 func object(raw json.RawMessage) (obj map[string]json.RawMessage, dup string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -181,10 +184,42 @@ func object(raw json.RawMessage) (obj map[string]json.RawMessage, dup string, ok
 		if earlier, ok := seen[folded]; ok && dup == "" && !bytes.Equal(earlier, value) {
 			dup = key
 		}
+		if dup == "" {
+			if nested := duplicateIn(value); nested != "" {
+				dup = key + nested
+			}
+		}
 		seen[folded] = value
 		obj[key] = value
 	}
 	return obj, dup, true
+}
+
+// duplicateIn is the path, from raw, of a key given twice with different
+// values in an object anywhere in raw (".id", "[2].numDays"); "" when
+// there is none, or raw is neither an object nor a list.
+func duplicateIn(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '{':
+		if _, dup, ok := object(raw); ok && dup != "" {
+			return "." + dup
+		}
+	case '[':
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return ""
+		}
+		for i, item := range items {
+			if nested := duplicateIn(item); nested != "" {
+				return "[" + strconv.Itoa(i) + "]" + nested
+			}
+		}
+	}
+	return ""
 }
 
 // checkCategories requires the ids of every category of a live subsample.

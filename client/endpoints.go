@@ -82,12 +82,15 @@ func (c *Client) Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota,
 
 // EligibilityRules returns the exclusion rules of a subsample
 // (GET /supplier/v1/subsamples/{id}/eligibility-rules). The provider's Id/id
-// and NumDays/numDays spellings both decode.
+// and NumDays/numDays spellings both decode; both given with different
+// values, or an entry that applies without returnCodes, fail the call
+// with a *MalformedListError (see eligibilityRules).
 func (c *Client) EligibilityRules(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error) {
-	var out domain.EligibilityRules
-	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "eligibility-rules"), nil, &out); err != nil {
+	var body eligibilityRules
+	if err := c.call(ctx, http.MethodGet, subsamplePath(subsampleID, "eligibility-rules"), nil, &body); err != nil {
 		return domain.EligibilityRules{}, err
 	}
+	out := body.rules
 	out.Surveys = nonNil(out.Surveys)
 	for i := range out.Surveys {
 		out.Surveys[i].ReturnCodes = nonNil(out.Surveys[i].ReturnCodes)

@@ -56,6 +56,9 @@ type Checker interface {
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
 	Stale(ctx context.Context) (string, error)
+	// LinksUnchecked says that entry links are not checked against the
+	// provider's entry address, "" when they are.
+	LinksUnchecked() string
 	formats.LiveChecker
 	formats.BulkChecker
 }

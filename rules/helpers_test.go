@@ -1,16 +1,20 @@
 package rules
 
 import (
+	"strconv"
 	"testing"
 
 	"fieldboard/rules/domain"
 )
 
-// quota builds a quota of the table "Age" with the given remaining counts.
+// quota builds a hard quota of the table "Age" with the given remaining
+// counts, for the ages id*10 to id*10+9.
 func quota(id, exclusive, shared int64) domain.Quota {
+	from, to := strconv.FormatInt(id*10, 10), strconv.FormatInt(id*10+9, 10)
 	return domain.Quota{
 		QuotaID: id, TableID: 2, TableName: "Age", QuotaName: "Cell " + string(rune('A'+id%26)), QuotaType: domain.QuotaTypeHard,
-		Questions:          []domain.QuotaQuestion{{ID: domain.AgeRangeQuestionID, Operator: "OR"}},
+		Questions: []domain.QuotaQuestion{{ID: domain.AgeRangeQuestionID, Operator: "OR",
+			Answers: []domain.QuotaAnswer{{RangeStart: &from, RangeEnd: &to}}}},
 		RemainingExclusive: exclusive, RemainingShared: shared,
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"fieldboard/rules/domain"
 )
 
 // ErrBadEntryLink is wrapped by every error EntryLink returns.
@@ -36,9 +39,10 @@ var ErrBadEntryLink = errors.New("not a usable entry link")
 //     "%49d="); the id is filled, never added a second time. With
 //     panelistID non-empty, its value is set to it, escaped with
 //     url.QueryEscape ("P 1/x" becomes "P+1%2Fx"); with panelistID empty,
-//     it keeps the value the provider gave it (normally empty). Several id
-//     parameters, in any case, collapse into one: the last one's spelling
-//     and value.
+//     it stays empty. Several empty id parameters, in any case, collapse
+//     into one, spelled as the last one. An id parameter that already
+//     carries a value is an error: the spec's links end with an empty id,
+//     and what a value there means is not known;
 //
 // A fragment (#...) stays at the very end, after the query.
 func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error) {
@@ -75,7 +79,7 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 		sep = '&'
 	}
 
-	idKey, idValue, sapiSeen := "id", "", false
+	idKey, idValue, sapiSeen := "id", "", false // idValue: the panelist's
 	for query != "" {
 		var param string
 		param, query, _ = strings.Cut(query, "&")
@@ -86,7 +90,14 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 		key, _ := url.QueryUnescape(rawKey) // valid: ParseQuery accepted it
 		switch {
 		case isParamName(key, "id"):
-			idKey, idValue = rawKey, rawValue
+			if rawValue != "" {
+				// The spec's links end with an empty id for the supplier
+				// to fill: a value there is not understood, and
+				// replacing it would be a guess.
+				return "", fmt.Errorf("%w: its id parameter already carries a value (%s); the provider's entry links end with an empty id",
+					ErrBadEntryLink, strconv.Quote(domain.Clip(rawValue, 40)))
+			}
+			idKey = rawKey
 		case apiCompatible && isParamName(key, "SAPI"):
 			if !sapiSeen {
 				write(rawKey + "=1")
@@ -116,3 +127,98 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 // SAPI: the link would then lack SAPI=1. name is ASCII, so a key of the
 // same length in bytes that folds to it has only ASCII letters.
 func isParamName(key, name string) bool { return len(key) == len(name) && strings.EqualFold(key, name) }
+
+// EntryURLs are the provider's entry addresses, the spec's {entry_url}:
+// "liveEntryLink and testingEntryLink are absolute addresses under
+// {entry_url}". A nil EntryURLs checks nothing (Under accepts every
+// link): links are then not checked, and every place that gives them says
+// so (LinksUnchecked).
+type EntryURLs []*url.URL
+
+// LinksUnchecked is what pages, the API and the command line say while no
+// entry address is set.
+const LinksUnchecked = "Entry links are not checked against the provider's entry address: --entry-url is not set, so a link to any host is handed out."
+
+// ParseEntryURL reads one entry address: an absolute http or https URL
+// with a host and no query or fragment, such as
+// https://survey.provider.test/start.
+func ParseEntryURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("entry address %q: %w", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("entry address %q is not an absolute http or https address", raw)
+	case u.Host == "" || u.Opaque != "" || u.User != nil:
+		return nil, fmt.Errorf("entry address %q has no host, or has user info", raw)
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return nil, fmt.Errorf("entry address %q has a query or fragment; give the address the links start with", raw)
+	}
+	return u, nil
+}
+
+// Under says why link, an address EntryLink accepted, is not under one of
+// the entry addresses, wrapping ErrBadEntryLink; nil when it is, or when
+// there are none. A link is under an address when it has the same host
+// and port (the host in any case; no port is the scheme's), no user info,
+// a path that is the address's or goes on below it ("/start" covers
+// "/start" and "/start/x", not "/started"), and the same scheme: an http
+// link on the host of an https address is not under it, as it would
+// travel in plain text, and says so.
+func (e EntryURLs) Under(link string) error {
+	if len(e) == 0 {
+		return nil
+	}
+	u, err := url.Parse(strings.TrimSpace(link))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadEntryLink, err)
+	}
+	plainHTTP := false
+	for _, base := range e {
+		if u.User != nil || !underPath(u.EscapedPath(), base.EscapedPath()) {
+			continue
+		}
+		if u.Scheme == base.Scheme && sameHost(u, base) {
+			return nil
+		}
+		plainHTTP = plainHTTP || (u.Scheme == "http" && base.Scheme == "https" && strings.EqualFold(u.Hostname(), base.Hostname()))
+	}
+	if plainHTTP {
+		return fmt.Errorf("%w: the link is on plain http, but the provider's entry address is https (%s)", ErrBadEntryLink, e.String())
+	}
+	return fmt.Errorf("%w: %s is not under the provider's entry address (%s)", ErrBadEntryLink, linkOrigin(u), e.String())
+}
+
+// String lists the entry addresses: "https://a/start, https://b/start".
+func (e EntryURLs) String() string {
+	names := make([]string, len(e))
+	for i, u := range e {
+		names[i] = u.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+// sameHost compares hosts in any case and ports, a missing port being the
+// scheme's default.
+func sameHost(u, base *url.URL) bool {
+	port := func(v *url.URL) string {
+		if p := v.Port(); p != "" {
+			return p
+		}
+		if v.Scheme == "http" {
+			return "80"
+		}
+		return "443"
+	}
+	return strings.EqualFold(u.Hostname(), base.Hostname()) && port(u) == port(base)
+}
+
+// underPath reports whether path is base or below it, segment by segment.
+func underPath(path, base string) bool {
+	base = strings.TrimSuffix(base, "/")
+	return path == base || strings.HasPrefix(path, base+"/") || (base == "" && path == "")
+}
+
+// linkOrigin is a link's scheme and host, for a reason: the rest may hold
+// the provider's token.
+func linkOrigin(u *url.URL) string { return u.Scheme + "://" + u.Host }

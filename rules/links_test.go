@@ -40,8 +40,6 @@ func TestEntryLink(t *testing.T) {
 			"HTTP://Entry.Example.com/s?p=tok&id=", true, "", "HTTP://Entry.Example.com/s?p=tok&SAPI=1&id="},
 		{"http is accepted",
 			"http://entry.example.com:8080/s?p=tok&id=", true, "", "http://entry.example.com:8080/s?p=tok&SAPI=1&id="},
-		{"an id value the provider set is kept when no panelist is given",
-			base + "?id=abc&p=tok", true, "", base + "?p=tok&SAPI=1&id=abc"},
 		{"several id parameters collapse into one",
 			base + "?id=&p=tok&id=", true, "7", base + "?p=tok&SAPI=1&id=7"},
 		{"empty segments are dropped",
@@ -58,10 +56,8 @@ func TestEntryLink(t *testing.T) {
 			base + "?Id=&p=tok&rType=1", true, "", base + "?p=tok&rType=1&SAPI=1&Id="},
 		{"the provider's spelling of the key is kept byte for byte: an escaped %49D",
 			base + "?%49D=&p=tok", false, "P 1/x", base + "?p=tok&%49D=P+1%2Fx"},
-		{"several id parameters (any case) collapse into one: the last one's spelling and value",
-			base + "?ID=a&p=tok&iD=b", false, "", base + "?p=tok&iD=b"},
-		{"several id parameters (any case) collapse into one, filled with the panelist id",
-			base + "?ID=x&pid=3&p=tok&id=", true, "7", base + "?pid=3&p=tok&SAPI=1&id=7"},
+		{"several empty id parameters (any case) collapse into one, spelled as the last one, filled with the panelist id",
+			base + "?ID=&pid=3&p=tok&iD=", true, "7", base + "?pid=3&p=tok&SAPI=1&iD=7"},
 		{"a name equal to id only by Unicode folding (dotless ı) is another parameter",
 			base + "?%C4%B1d=x&p=tok&ID=", false, "7", base + "?%C4%B1d=x&p=tok&ID=7"},
 		{"a name equal to SAPI only by Unicode folding (long s) is another parameter, beside an upper-case ID",
@@ -122,5 +118,86 @@ func TestEntryLinkRejects(t *testing.T) {
 				t.Errorf("error %v does not wrap ErrBadEntryLink", err)
 			}
 		})
+	}
+}
+
+// TestEntryLinkDoubt: the spec's entry links "are absolute addresses under
+// {entry_url}" and end "with an empty id parameter". A link that is not
+// (another host, plain http where the address is https, an id that
+// already carries a value) is not usable, with the reason; one that is
+// stays usable. Without entry addresses, hosts are not checked.
+func TestEntryLinkDoubt(t *testing.T) {
+	entry := func(raws ...string) EntryURLs {
+		var e EntryURLs
+		for _, raw := range raws {
+			u, err := ParseEntryURL(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e = append(e, u)
+		}
+		return e
+	}
+	provider := entry("https://survey.provider.test/start")
+	tests := []struct {
+		name  string
+		urls  EntryURLs
+		raw   string
+		error string // "" when the link is usable
+	}{
+		{"a link under the provider's entry address is usable",
+			provider, "https://survey.provider.test/start?p=tok&id=", ""},
+		{"the host is compared in any case, and below the address's path",
+			provider, "https://Survey.Provider.TEST/start/nl?p=tok&id=", ""},
+		{"a link on another host is not usable: it is not under {entry_url}",
+			provider, "https://evil.example.net/start?p=tok&id=",
+			"not a usable entry link: https://evil.example.net is not under the provider's entry address (https://survey.provider.test/start)"},
+		{"a host that only ends like the provider's is another host",
+			provider, "https://evilsurvey.provider.test/start?p=tok&id=", "is not under the provider's entry address"},
+		{"user info before the host is not under the address",
+			provider, "https://survey.provider.test@evil.example.net/start?p=tok&id=", "is not under"},
+		{"a path beside the address's is not under it",
+			provider, "https://survey.provider.test/started?p=tok&id=", "is not under"},
+		{"another port is another address",
+			provider, "https://survey.provider.test:8443/start?p=tok&id=", "is not under"},
+		{"an http link on the right host is not usable where the address is https",
+			provider, "http://survey.provider.test/start?p=tok&id=",
+			"not a usable entry link: the link is on plain http, but the provider's entry address is https"},
+		{"several entry addresses: a link under any of them is usable",
+			entry("https://survey.provider.test/start", "https://entry.other-host.test/"), "https://entry.other-host.test/s?p=tok&id=", ""},
+		{"an http entry address takes http links of its host",
+			entry("http://127.0.0.1:9090/entry"), "http://127.0.0.1:9090/entry?p=tok&id=", ""},
+		{"no entry address: hosts are not checked (and every place says so)",
+			nil, "https://evil.example.net/start?p=tok&id=", ""},
+		{"debatable, decided: an id that already carries a value is not usable, never silently replaced",
+			nil, "https://survey.provider.test/start?p=tok&id=abc", `its id parameter already carries a value ("abc")`},
+		{"debatable, decided: several id parameters, one with a value, are not usable",
+			nil, "https://survey.provider.test/start?ID=x&p=tok&id=", `its id parameter already carries a value ("x")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			link, err := EntryLink(tt.raw, true, "P1")
+			if err == nil {
+				err = tt.urls.Under(link)
+			}
+			switch {
+			case tt.error == "" && err != nil:
+				t.Fatalf("link %q: %v; want it usable", tt.raw, err)
+			case tt.error != "" && (err == nil || !strings.Contains(err.Error(), tt.error) || !errors.Is(err, ErrBadEntryLink)):
+				t.Fatalf("link %q: %v; want an error wrapping ErrBadEntryLink saying %q", tt.raw, err, tt.error)
+			}
+		})
+	}
+}
+
+func TestParseEntryURL(t *testing.T) {
+	for _, raw := range []string{"survey.provider.test/start", "ftp://survey.provider.test/", "https:///start",
+		"https://survey.provider.test/start?p=1", "https://u:p@survey.provider.test/", "https://survey.provider.test/#x"} {
+		if u, err := ParseEntryURL(raw); err == nil {
+			t.Errorf("ParseEntryURL(%q) = %v; want an error", raw, u)
+		}
+	}
+	if u, err := ParseEntryURL(" https://survey.provider.test/start "); err != nil || u.Host != "survey.provider.test" {
+		t.Errorf("ParseEntryURL of a good address: %v, %v", u, err)
 	}
 }

@@ -23,6 +23,9 @@ type PanelLocale struct {
 	// Usable is false when the locale's live entry link is missing or was
 	// refused (rules.EntryLink): nobody can be sent through it.
 	Usable bool
+	// Problem is what is wrong with an unusable link, when known
+	// (rules.EntryLink, EntryURLs.Under): the reason says it.
+	Problem string
 }
 
 // PanelFit says whether a panelist's country and language let them be
@@ -78,7 +81,11 @@ func FitPanel(m domain.PanelMember, t PanelTarget, countryDefault string) PanelF
 	}
 	l := t.Locales[chosen]
 	if !l.Usable {
-		return PanelFit{Reason: "The live entry link of " + l.Code + " is not usable, so the panelist cannot be sent."}
+		why := ""
+		if p := strings.TrimSpace(l.Problem); p != "" {
+			why = " (" + strings.TrimSuffix(p, ".") + ")"
+		}
+		return PanelFit{Reason: "The live entry link of " + l.Code + " is not usable" + why + ", so the panelist cannot be sent."}
 	}
 	return PanelFit{Fits: true, Locale: l.Code}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 func TestFitPanel(t *testing.T) {
-	canada := PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{"en-ca", true}, {"fr-ca", true}}}
-	swiss := PanelTarget{Countries: []string{"CH"}, Locales: []PanelLocale{{"de-ch", true}, {"fr-ch", false}}}
+	canada := PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{Code: "en-ca", Usable: true}, {Code: "fr-ca", Usable: true}}}
+	swiss := PanelTarget{Countries: []string{"CH"}, Locales: []PanelLocale{{Code: "de-ch", Usable: true}, {Code: "fr-ch", Problem: "not a usable entry link: scheme \"ftp\" is not http or https"}}}
 	member := func(country, locale string) domain.PanelMember {
 		return domain.PanelMember{PanelistID: "P1", Country: country, Locale: locale}
 	}
@@ -27,10 +27,10 @@ func TestFitPanel(t *testing.T) {
 		{"the entry link is the one of the panelist's locale", member("CA", "fr-ca"), canada, "en-ca", "fr-ca", ""},
 		{"no locale on file: the country's default locale when the subsample has it", member("CA", ""), canada, "fr-ca", "fr-ca", ""},
 		{"no locale on file and no default: the subsample's first locale of the country", member("CA", ""), canada, "", "en-ca", ""},
-		{"a default the subsample lacks: its first locale of the country", member("CA", ""), PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{"fr-ca", true}}}, "en-ca", "fr-ca", ""},
-		{"a country listed without any of its locales", member("CA", ""), PanelTarget{Countries: []string{"CA", "US"}, Locales: []PanelLocale{{"en-us", true}}}, "en-ca", "", "no locale of CA"},
-		{"a locale whose live link is not usable sends nobody", member("CH", "fr-ch"), swiss, "de-ch", "", "live entry link of fr-ch is not usable"},
-		{"countries compare in any case", member("CH", "de-ch"), PanelTarget{Countries: []string{"ch"}, Locales: []PanelLocale{{"DE-CH", true}}}, "", "DE-CH", ""},
+		{"a default the subsample lacks: its first locale of the country", member("CA", ""), PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{Code: "fr-ca", Usable: true}}}, "en-ca", "fr-ca", ""},
+		{"a country listed without any of its locales", member("CA", ""), PanelTarget{Countries: []string{"CA", "US"}, Locales: []PanelLocale{{Code: "en-us", Usable: true}}}, "en-ca", "", "no locale of CA"},
+		{"a locale whose live link is not usable sends nobody", member("CH", "fr-ch"), swiss, "de-ch", "", "live entry link of fr-ch is not usable (not a usable entry link: scheme \"ftp\" is not http or https), so"},
+		{"countries compare in any case", member("CH", "de-ch"), PanelTarget{Countries: []string{"ch"}, Locales: []PanelLocale{{Code: "DE-CH", Usable: true}}}, "", "DE-CH", ""},
 		{"a subsample that lists no country takes nobody", member("CA", ""), PanelTarget{}, "en-ca", "", "lists no country"},
 	}
 	for _, tt := range tests {

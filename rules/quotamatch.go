@@ -122,9 +122,11 @@ const (
 // quota (domain.Quota.IsTotal) is left out: sendability covers it.
 //
 // A cell is not understood, and never guessed at, when its quotaType is
-// neither hard nor counting (kindOf); when it has no questions; or when
-// one of its questions is not understood: its operator is not OR (any
-// case, spaces trimmed; an empty operator is not understood); it lists no
+// neither hard nor counting (kindOf); when one of its remaining counts is
+// negative while their sum is positive (negativePart: it is then taken
+// for full); when it has no questions; or when one of its questions is
+// not understood: its operator is not OR (any case, spaces trimmed; an
+// empty operator, NOT, AND and the like are not understood); it lists no
 // answers; an answer is neither an answer id nor a range, or both; a range
 // is asked on a question other than the age question (-1), or an answer id
 // on the age question; or a range is not understood (parseAgeRange). The
@@ -191,7 +193,7 @@ type condBuffers struct {
 
 // compile turns one quota into a cell.
 func (b *condBuffers) compile(q *domain.Quota) quotaCell {
-	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: max(q.Remaining(), 0),
+	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: roomOf(q),
 		kind: kindOf(q.QuotaType)}
 	notUnderstood := func(why string) {
 		if cell.broken == "" {
@@ -200,6 +202,9 @@ func (b *condBuffers) compile(q *domain.Quota) quotaCell {
 	}
 	if cell.kind == kindOther {
 		notUnderstood("its quota type " + strconv.Quote(q.QuotaType) + " is neither hard nor counting")
+	}
+	if why := negativePart(q); why != "" {
+		notUnderstood(why)
 	}
 	if len(q.Questions) == 0 {
 		notUnderstood("it has no conditions")
@@ -274,12 +279,13 @@ func AgeOn(birth, now time.Time) int {
 // without the reasons: it allocates nothing, for bulk checks.
 //
 // A cell is closed when remainingExclusive + remainingShared is 0 (or
-// less), open otherwise. The panelist surely falls in an understood cell
-// when every condition holds, surely not when one fails, and may fall in
-// it when none fails but an answer it asks is missing (the birth date for
-// the age question). The panelist may fall in a cell that is not
-// understood unless one of its understood questions surely fails; they
-// never surely fall in one. Within one table, the first of these decides:
+// less; roomOf), open otherwise. The panelist surely falls in an
+// understood cell when every condition holds, surely not when one fails,
+// and may fall in it when none fails but an answer it asks is missing (the
+// birth date for the age question). The panelist may fall in a cell that
+// is not understood unless one of its understood questions surely fails;
+// they never surely fall in one. Within one table, the first of these
+// decides:
 //
 //  1. the panelist surely falls in a closed cell: quota_full, whatever the
 //     other cells say (the provider turns back a respondent counted into a
@@ -288,32 +294,37 @@ func AgeOn(birth, now time.Time) int {
 //     unknown, even when they surely fall in an open cell too. That cell
 //     is understood and may well hold the panelist as well: cells of one
 //     table may overlap (Women within Age);
-//  3. the panelist surely falls in an open cell: fine, whatever cells that
-//     are not understood say. Nothing in such a cell can be relied on, and
-//     it would otherwise unsettle every panelist of its table; an
-//     understood cell that plainly holds the panelist and has room is
-//     trusted over it, as the provider counts the panelist there;
-//  4. the panelist may fall in a closed cell that is not understood:
-//     unknown;
-//  5. the table holds no hard quota: fine. The panelist falls in no cell,
-//     which such a table allows, or may fall only in open cells, which
-//     have room and turn nobody back;
+//  3. the panelist may fall in a closed cell that is not understood (a
+//     range that does not read, an operator other than OR, a quota type
+//     other than hard or counting, a negative count): unknown, even when
+//     they surely fall in an open cell too, for the same reason as 2: what
+//     is not understood may well hold the panelist, and a full cell turns
+//     them back;
+//  4. the panelist surely falls in an open cell: fine, whatever open cells
+//     that are not understood say (an open cell turns nobody back);
+//  5. the table surely holds no hard quota (every cell counting): fine.
+//     The panelist falls in no cell, which such a table allows, or may
+//     fall only in open cells, which have room and turn nobody back;
 //  6. the panelist may fall in an open cell, for want of an answer or
 //     because it is not understood: unknown, as the panelist may be
 //     counted there or be in no cell of a table of hard quotas;
-//  7. else the panelist falls in no cell of a table that holds a hard
-//     quota: off_target.
+//  7. the panelist falls in no cell of a table that holds a hard quota:
+//     off_target;
+//  8. else the panelist falls in no cell of a table whose cells have a
+//     quotaType that is neither hard nor counting: unknown, as such cells
+//     may be hard quotas, which would turn the panelist back as off
+//     target.
 //
 // A table holds a hard quota when one of its cells has the quotaType hard
-// (kindOf); a cell whose quotaType is neither hard nor counting makes no
-// table hard, and weighs only as a cell that is not understood (3 to 6).
-// Across tables the verdict is quota_full if any table says so, else
-// off_target, else unknown, else fits.
+// (kindOf), and may hold one when a cell has a quotaType that is neither
+// hard nor counting (quotaTable.mayBeHard). Across tables the verdict is
+// quota_full if any table says so, else off_target, else unknown, else
+// fits.
 func (c *QuotaCells) Verdict(p domain.Profile, now time.Time) QuotaVerdict {
 	age := c.ageOf(p, now)
 	verdict := QuotaFits
 	for t := range c.tables {
-		tv := c.tally(&c.tables[t], p, age).verdict(c.tables[t].hard)
+		tv := c.tally(&c.tables[t], p, age).verdict(&c.tables[t])
 		if tv.rank() > verdict.rank() {
 			verdict = tv
 			if verdict == QuotaFull {
@@ -388,22 +399,22 @@ func (s *tableTally) add(cell *quotaCell, o cellOutcome) {
 
 // verdict is the table's verdict; the precedence, step by step, is
 // Verdict's.
-func (s tableTally) verdict(hard bool) QuotaVerdict {
+func (s tableTally) verdict(t *quotaTable) QuotaVerdict {
 	switch {
 	case s.closedMatch: // 1
 		return QuotaFull
-	case s.closedUndecided: // 2
+	case s.closedUndecided, s.closedBroken: // 2, 3
 		return QuotaUnknown
-	case s.openMatch: // 3
+	case s.openMatch: // 4
 		return QuotaFits
-	case s.closedBroken: // 4
-		return QuotaUnknown
-	case !hard: // 5
+	case !t.mayBeHard(): // 5
 		return QuotaFits
 	case s.openUndecided, s.openBroken: // 6
 		return QuotaUnknown
+	case t.hard: // 7
+		return QuotaOffTarget
 	}
-	return QuotaOffTarget // 7
+	return QuotaUnknown // 8
 }
 
 // outcome is how the cell stands for the panelist: cellNo when an

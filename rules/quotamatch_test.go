@@ -151,7 +151,7 @@ func TestMatchQuotas(t *testing.T) {
 			reason: `Cell quota 10 is not understood: the range "34" to "18" starts after it ends.`},
 
 		// Age ranges with an open end.
-		{name: `"65+" means no upper bound: "65+" to "" is 65 or older`,
+		{name: `debatable, decided: "65+" without an end means no upper bound: "65+" to "" is 65 or older`,
 			quotas: []domain.Quota{ageCell(10, "65+", "", 5, 0)}, profile: aged(104, nil), want: QuotaFits, cells: [][]int64{{10}},
 			reason: "Age 104 falls in cell 65 or older, which needs 5 more."},
 		{name: `"65+" means no upper bound: "65+" to null is 65 or older, and 65 is in it`,
@@ -165,7 +165,7 @@ func TestMatchQuotas(t *testing.T) {
 		{name: `"65+" as rangeEnd means no upper bound: "65" to "65+" is 65 or older`,
 			quotas: []domain.Quota{ageCell(10, "65", "65+", 0, 0)}, profile: aged(80, nil), want: QuotaFull,
 			reason: "Age 80 falls in cell 65 or older, which is full."},
-		{name: "an empty rangeEnd means no upper bound",
+		{name: `debatable, decided: an empty rangeEnd means no upper bound (a top band "35" to "", as providers write it)`,
 			quotas: []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", " ", 5, 0)}, profile: aged(90, nil),
 			want: QuotaFits, cells: [][]int64{{11}}, reason: "Age 90 falls in cell 35 or older, which needs 5 more."},
 		{name: "a null rangeEnd means no upper bound",
@@ -272,14 +272,22 @@ func TestMatchQuotas(t *testing.T) {
 			quotas:  []domain.Quota{softCell(genderCell(20, "Male", 0, 1))},
 			profile: aged(30, male), want: QuotaUnknown, undecided: [][]int64{{20}},
 			reason: `Cell Male is not understood: its quota type "soft" is neither hard nor counting. The panelist may fall in cell Male, which is full.`},
-		{name: "a quota type other than hard or counting makes no table hard: an open cell of it changes nothing",
+		{name: "a quota type other than hard or counting may be a hard quota: the panelist who may fall in its open cell is unknown",
 			quotas:  []domain.Quota{softCell(genderCell(20, "Male", 5, 1))},
-			profile: aged(30, male), want: QuotaFits,
-			reason: "Cell Male is not understood, but that changes nothing: it has room and Gender holds no hard quota."},
-		{name: "a quota type other than hard or counting makes no table hard: a panelist in none of its cells fits",
+			profile: aged(30, male), want: QuotaUnknown, undecided: [][]int64{{20}},
+			reason: `Cell Male is not understood: its quota type "soft" is neither hard nor counting. The panelist may fall in cell Male, ` +
+				`or in no cell of Gender, which may hold hard quotas (cell Male has a quota type that is neither hard nor counting).`},
+		{name: "a quota type other than hard or counting may be a hard quota: a panelist in none of its cells is unknown, not fits",
 			quotas:  []domain.Quota{softCell(genderCell(20, "Male", 0, 1))},
-			profile: aged(30, female), want: QuotaFits, undecided: [][]int64{nil},
-			reason: "Answer 2 to question 12 falls in no cell of Gender, which is fine: none of its cells is a hard quota."},
+			profile: aged(30, female), want: QuotaUnknown, undecided: [][]int64{nil},
+			reason: "Answer 2 to question 12 falls in no cell of Gender (Male), which may hold hard quotas (cell Male has a quota type " +
+				"that is neither hard nor counting): whether Gender takes a panelist in none of its cells is not known."},
+		{name: "a quota type other than hard or counting beside an open counting cell the panelist surely falls in: fits",
+			quotas: []domain.Quota{regionCell(30, 3, 100), func() domain.Quota {
+				q := softCell(regionCell(31, 3, 101))
+				return q
+			}()},
+			profile: domain.Profile{Answers: map[int64][]int64{qRegion: {100}}}, want: QuotaFits, cells: [][]int64{{30}}},
 		{name: "hard and counting are read in any case",
 			quotas:  []domain.Quota{func() domain.Quota { q := genderCell(20, "Male", 5, 1); q.QuotaType = "HARD"; return q }()},
 			profile: aged(30, female), want: QuotaOffTarget},
@@ -323,9 +331,51 @@ func TestMatchQuotas(t *testing.T) {
 			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "x", 5, 0)},
 			profile: aged(20, nil), want: QuotaFits, cells: [][]int64{{10}}, undecided: [][]int64{{11}},
 			reason: "Age 20 falls in cell 18-34, which needs 5 more."},
-		{name: "an open cell the panelist surely falls into still decides, whatever a closed cell that is not understood says",
+		{name: "doubt is no send: a closed cell that is not understood blocks a panelist it may hold, even one surely in an open cell",
 			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "x", 0, 0)},
-			profile: aged(20, nil), want: QuotaFits, cells: [][]int64{{10}}, undecided: [][]int64{{11}}},
+			profile: aged(20, nil), want: QuotaUnknown, cells: [][]int64{{10}}, undecided: [][]int64{{11}},
+			reason: `Cell quota 11 is not understood: the range "35" to "x" has an end that is neither a whole number, nor one followed by +, ` +
+				"nor empty. The panelist may fall in cell quota 11, which is full; that they fall in cell 18-34, with room, does not settle it: " +
+				"cells of one table may overlap, and a full one turns them back."},
+		{name: "doubt is no send: an unreadable full cell 17.5-40 beside a readable open one 25-99 blocks age 30",
+			quotas:  []domain.Quota{ageCell(10, "17.5", "40", 0, 0), ageCell(11, "25", "99", 5, 0)},
+			profile: aged(30, nil), want: QuotaUnknown, cells: [][]int64{{11}}, undecided: [][]int64{{10}},
+			reason: `Cell quota 10 is not understood: the range "17.5" to "40" has an end that is neither a whole number, nor one followed by +, ` +
+				"nor empty. The panelist may fall in cell quota 10, which is full; that they fall in cell 25-99, with room, does not settle it"},
+		{name: "doubt is no send: an unreadable full cell abc-34 beside a readable open one 18-99 blocks age 20",
+			quotas:  []domain.Quota{ageCell(10, "abc", "34", 0, 0), ageCell(11, "18", "99", 5, 0)},
+			profile: aged(20, nil), want: QuotaUnknown, undecided: [][]int64{{10}},
+			reason: `Cell quota 10 is not understood: the range "abc" to "34" has an end that is neither a whole number`},
+		{name: "doubt is no send: an unreadable full cell abc-34 beside a readable open one 18-99 blocks age 30",
+			quotas:  []domain.Quota{ageCell(10, "abc", "34", 0, 0), ageCell(11, "18", "99", 5, 0)},
+			profile: aged(30, nil), want: QuotaUnknown, undecided: [][]int64{{10}}},
+		{name: "doubt is no send: a full cell with the operator NOT beside an open OR cell blocks a woman who answered the question",
+			quotas:  []domain.Quota{withOperator(genderCell(20, "Not men", 0, 1), "NOT"), genderCell(21, "Women", 5, 2)},
+			profile: aged(30, female), want: QuotaUnknown, cells: [][]int64{{21}}, undecided: [][]int64{{20}},
+			reason: `Cell Not men is not understood: question 12 has the operator "NOT"; only OR is understood. ` +
+				"The panelist may fall in cell Not men, which is full; that they fall in cell Women, with room, does not settle it"},
+		{name: "doubt is no send: a full cell with the operator NOT blocks a man too, who answered the question",
+			quotas:  []domain.Quota{withOperator(genderCell(20, "Not men", 0, 1), "NOT"), genderCell(21, "Women", 5, 2)},
+			profile: aged(30, male), want: QuotaUnknown, undecided: [][]int64{{20}}},
+		{name: "doubt is no send: a full soft cell beside an open hard cell blocks the man both may hold",
+			quotas:  []domain.Quota{softCell(genderCell(20, "Men (soft)", 0, 1)), genderCell(21, "Men", 5, 1)},
+			profile: aged(30, male), want: QuotaUnknown, cells: [][]int64{{21}}, undecided: [][]int64{{20}},
+			reason: `Cell Men (soft) is not understood: its quota type "soft" is neither hard nor counting. ` +
+				"The panelist may fall in cell Men (soft), which is full; that they fall in cell Men, with room, does not settle it"},
+		{name: "a full soft cell beside an open hard cell: a woman in neither is off target, as before",
+			quotas:  []domain.Quota{softCell(genderCell(20, "Men (soft)", 0, 1)), genderCell(21, "Men", 5, 1)},
+			profile: aged(30, female), want: QuotaOffTarget},
+		{name: "a negative remaining beside a positive one is not understood and taken for full: the panelist in it is unknown",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", -3, 5), ageCell(11, "35", "54", 5, 0)},
+			profile: aged(20, nil), want: QuotaUnknown, undecided: [][]int64{{10}},
+			reason: "Cell quota 10 is not understood: its remainingExclusive -3 and remainingShared 5 mix a negative count with a positive one. " +
+				"The panelist may fall in cell quota 10, which is full."},
+		{name: "a negative remaining beside a positive one changes nothing for a panelist its understood range keeps out",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", -3, 5), ageCell(11, "35", "54", 5, 0)},
+			profile: aged(40, nil), want: QuotaFits, cells: [][]int64{{11}}},
+		{name: "no wrong no: a full cell that is understood and does not hold the panelist leaves them fitting their open cell",
+			quotas:  []domain.Quota{ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "54", 5, 0), genderCell(20, "Male", 0, 1), genderCell(21, "Female", 4, 2)},
+			profile: aged(40, female), want: QuotaFits, cells: [][]int64{{11}, {21}}},
 		{name: "a closed cell that is not understood makes the table unknown when the panelist could fall into it",
 			quotas:  []domain.Quota{ageCell(10, "18", "34", 5, 0), womenOlder(11, 0, "abc")},
 			profile: aged(40, female), want: QuotaUnknown, cells: [][]int64{nil}, undecided: [][]int64{{11}},
@@ -550,11 +600,13 @@ func TestQuotaCellsExplain(t *testing.T) {
 	}
 
 	// A cell that is not understood: explained only where it decides.
-	cells = CompileQuotas([]domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 0, 0),
+	cells = CompileQuotas([]domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 5, 0),
 		genderCell(20, "Male", 5, 1), genderCell(21, "Female", 5, 2)})
 	if got := cells.Explain(aged(20, map[int64][]int64{qGender: {2}}), checkDay); len(got) != 0 {
-		t.Errorf("Explain of a panelist surely in an open cell beside a cell not understood = %q, want nothing: they fit", got)
+		t.Errorf("Explain of a panelist surely in an open cell beside an open cell not understood = %q, want nothing: they fit", got)
 	}
+	cells = CompileQuotas([]domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 0, 0),
+		genderCell(20, "Male", 5, 1), genderCell(21, "Female", 5, 2)})
 	want := []string{`Cell quota 11 is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
 		"nor one followed by +, nor empty. The panelist may fall in cell quota 11, which is full."}
 	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {2}}), checkDay); !reflect.DeepEqual(got, want) {
@@ -576,7 +628,8 @@ func matchQuotas(p domain.Profile, quotas []domain.Quota) QuotaMatch {
 // random quotas, open-ended and garbage ranges, cells not understood and
 // quota types of every kind among them: Verdict and Match agree, Explain
 // says what they say (checkExplained), and a subsample that sendability
-// pauses for a full table of hard quotas has no panelist who fits.
+// pauses for a full table of hard quotas, or calls unknown for a table that
+// takes nobody, has no panelist who fits.
 func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 2026))
 	pick := func(n int) int { return rng.IntN(n) }
@@ -617,7 +670,10 @@ func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
 			}
 		}
 		cells := CompileQuotas(quotas)
-		paused := Sendability(liveFacts(append([]domain.Quota{total(5, 0)}, quotas...)...)).State == Paused
+		verdict := Sendability(liveFacts(append([]domain.Quota{total(5, 0)}, quotas...)...))
+		paused := verdict.State == Paused
+		// Nobody to send: sendability says unknown on the other quotas.
+		nobody := verdict.State == Unknown && verdict.Checks[len(verdict.Checks)-1].Outcome == Unread
 		for range 8 {
 			p := domain.Profile{Answers: map[int64][]int64{}}
 			if pick(4) > 0 {
@@ -635,6 +691,9 @@ func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
 			checkExplained(t, &cells, p, m)
 			if paused && m.Verdict == QuotaFits {
 				t.Fatalf("round %d: sendability pauses, but %+v fits %+v: %+v", round, p, quotas, m.Tables)
+			}
+			if nobody && m.Verdict == QuotaFits {
+				t.Fatalf("round %d: sendability says nobody can be sent (%q), but %+v fits %+v: %+v", round, verdict.Reasons, p, quotas, m.Tables)
 			}
 			if t.Failed() {
 				t.Fatalf("round %d: quotas %+v, profile %+v", round, quotas, p)

@@ -53,6 +53,7 @@ const (
 	pickBroken                 // not understood, and the panelist may fall in it
 	pickBrokenFull             // pickBroken, no room
 	pickBrokenOpen             // pickBroken, room
+	pickOtherKind              // a quotaType that is neither hard nor counting
 	pickAll
 )
 
@@ -70,6 +71,8 @@ func (k pick) has(cell *quotaCell, o cellOutcome) bool {
 		return o == cellNotUnderstood && cell.remaining == 0
 	case pickBrokenOpen:
 		return o == cellNotUnderstood && cell.remaining > 0
+	case pickOtherKind:
+		return cell.kind == kindOther
 	}
 	return true
 }
@@ -82,7 +85,7 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 		v.outs[i] = v.cells[i].outcome(x.p, x.age)
 		s.add(&v.cells[i], v.outs[i])
 	}
-	tm := TableMatch{TableID: t.id, TableName: t.name, Verdict: s.verdict(t.hard)}
+	tm := TableMatch{TableID: t.id, TableName: t.name, Verdict: s.verdict(t)}
 	tm.Cells = x.collect(v, pickFull, pickOpen)
 	tm.Undecided = x.collect(v, pickUndecided, pickBroken)
 
@@ -118,7 +121,7 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 			cellList(&b, v, pickOpen, "and")
 			b.WriteString(", which all have room.")
 		default:
-			// A table without hard quotas (Verdict's step 5).
+			// A table of counting cells only (Verdict's step 5).
 			undecided, broken := v.count(pickUndecided), v.count(pickBrokenOpen)
 			if undecided > 0 {
 				x.missing(&b, v)
@@ -134,58 +137,92 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 				}
 			}
 			if undecided == 0 && broken == 0 {
+				// Every cell counting (Verdict's step 5).
 				x.subject(&b, v, pickAll)
-				if v.onlyCounting() {
-					b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
-				} else {
-					b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: none of its cells is a hard quota.")
-				}
+				b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
 			}
 		}
 	case QuotaUnknown:
-		// Cells that are not understood matter unless the panelist surely
-		// falls in an open cell (Verdict's step 3): closed ones always,
-		// open ones in a table of hard quotas.
-		full, open := 0, 0
-		if v.count(pickOpen) == 0 {
-			full = v.count(pickBrokenFull)
-			if t.hard && full == 0 {
-				open = v.count(pickBrokenOpen)
-			}
-		}
-		for i := range v.cells {
-			cell := &v.cells[i]
-			if (full > 0 && pickBrokenFull.has(cell, v.outs[i])) || (open > 0 && pickBrokenOpen.has(cell, v.outs[i])) {
-				sentence(&b)
-				b.WriteString("Cell ")
-				cellName(&b, cell)
-				b.WriteString(" is not understood: " + cell.broken + ".")
-			}
-		}
-		switch {
-		case full > 0:
-			b.WriteString(" The panelist may fall in ")
-			cellList(&b, v, pickBrokenFull, "or")
-			if full == 1 {
-				b.WriteString(", which is full.")
-			} else {
-				b.WriteString(", which are full.")
-			}
-		case open > 0:
-			b.WriteString(" The panelist may fall in ")
-			cellList(&b, v, pickBrokenOpen, "or")
-			b.WriteString(", or in no cell of " + tableLabel(t) + ", which holds hard quotas.")
-		}
-		if v.count(pickUndecided) > 0 {
-			sentence(&b)
-			x.missing(&b, v)
-			b.WriteString(": cannot tell whether the panelist falls in ")
-			cellList(&b, v, pickUndecided, "or")
-			b.WriteByte('.')
-		}
+		x.unknown(&b, v, t)
 	}
 	tm.Reason = b.String()
 	return tm
+}
+
+// unknown writes why a table is unknown for the panelist (Verdict's
+// steps 2, 3, 6 and 8): the closed cells not understood they may fall in,
+// whatever else holds; else, when they surely fall in no open cell, the
+// open cells not understood they may fall in; the answers missing; and,
+// when nothing of that is said, that the table may hold hard quotas.
+func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
+	full, open := v.count(pickBrokenFull), 0
+	if full == 0 && v.count(pickOpen) == 0 && t.mayBeHard() {
+		open = v.count(pickBrokenOpen)
+	}
+	for i := range v.cells {
+		cell := &v.cells[i]
+		if (full > 0 && pickBrokenFull.has(cell, v.outs[i])) || (open > 0 && pickBrokenOpen.has(cell, v.outs[i])) {
+			sentence(b)
+			b.WriteString("Cell ")
+			cellName(b, cell)
+			b.WriteString(" is not understood: " + cell.broken + ".")
+		}
+	}
+	switch {
+	case full > 0:
+		b.WriteString(" The panelist may fall in ")
+		cellList(b, v, pickBrokenFull, "or")
+		if full == 1 {
+			b.WriteString(", which is full")
+		} else {
+			b.WriteString(", which are full")
+		}
+		if v.count(pickOpen) > 0 {
+			b.WriteString("; that they fall in ")
+			cellList(b, v, pickOpen, "and")
+			b.WriteString(", with room, does not settle it: cells of one table may overlap, and a full one turns them back")
+		}
+		b.WriteByte('.')
+	case open > 0:
+		b.WriteString(" The panelist may fall in ")
+		cellList(b, v, pickBrokenOpen, "or")
+		b.WriteString(", or in no cell of " + tableLabel(t) + ", ")
+		hardness(b, v, t)
+		b.WriteByte('.')
+	}
+	if v.count(pickUndecided) > 0 {
+		sentence(b)
+		x.missing(b, v)
+		b.WriteString(": cannot tell whether the panelist falls in ")
+		cellList(b, v, pickUndecided, "or")
+		b.WriteByte('.')
+	}
+	if b.Len() == 0 {
+		// Step 8: in no cell of a table that may hold hard quotas.
+		x.subject(b, v, pickAll)
+		b.WriteString(" in no cell of " + tableLabel(t) + " (")
+		cellNames(b, v, pickAll, "or")
+		b.WriteString("), ")
+		hardness(b, v, t)
+		b.WriteString(": whether " + tableLabel(t) + " takes a panelist in none of its cells is not known.")
+	}
+}
+
+// hardness writes what makes a table one of hard quotas, or possibly
+// one: "which holds hard quotas", "which may hold hard quotas (cell Male
+// has a quota type that is neither hard nor counting)".
+func hardness(b *strings.Builder, v tableView, t *quotaTable) {
+	if t.hard {
+		b.WriteString("which holds hard quotas")
+		return
+	}
+	b.WriteString("which may hold hard quotas (")
+	cellList(b, v, pickOtherKind, "and")
+	if v.count(pickOtherKind) == 1 {
+		b.WriteString(" has a quota type that is neither hard nor counting)")
+	} else {
+		b.WriteString(" have a quota type that is neither hard nor counting)")
+	}
 }
 
 // collect appends the quota ids of the picked cells to x.ids and returns
@@ -213,17 +250,6 @@ func (v tableView) count(k pick) int {
 		}
 	}
 	return n
-}
-
-// onlyCounting reports whether every cell of the table has the quotaType
-// counting.
-func (v tableView) onlyCounting() bool {
-	for i := range v.cells {
-		if v.cells[i].kind != kindCounting {
-			return false
-		}
-	}
-	return true
 }
 
 func (v tableView) first(k pick) *quotaCell {

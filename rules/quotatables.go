@@ -3,6 +3,7 @@ package rules
 // How matching and sendability read quota tables and quota types.
 
 import (
+	"strconv"
 	"strings"
 
 	"fieldboard/rules/domain"
@@ -18,7 +19,12 @@ type quotaTable struct {
 	// is neither hard nor counting does not make its table hard: nothing
 	// says what it would turn back.
 	hard bool
-	open bool // some cell of the table has room (remaining > 0)
+	// otherKind: some cell of the table has a quotaType that is neither
+	// hard nor counting. Without a hard cell, such a table may or may not
+	// be one of hard quotas: nothing says what its cells would turn back,
+	// so a panelist in none of its cells is not known to be taken.
+	otherKind bool
+	open      bool // some cell of the table has room (roomOf > 0)
 }
 
 // quotaKind is how matching and sendability read a quota's quotaType.
@@ -62,9 +68,39 @@ func groupTables(quotas []domain.Quota) []quotaTable {
 		}
 		tables[t].hi++
 		tables[t].hard = tables[t].hard || kindOf(q.QuotaType) == kindHard
-		tables[t].open = tables[t].open || q.Remaining() > 0
+		tables[t].otherKind = tables[t].otherKind || kindOf(q.QuotaType) == kindOther
+		tables[t].open = tables[t].open || roomOf(q) > 0
 	}
 	return tables
+}
+
+// mayBeHard reports whether the table holds, or may hold, hard quotas:
+// a hard cell, or a cell of a type that is neither hard nor counting.
+func (t *quotaTable) mayBeHard() bool { return t.hard || t.otherKind }
+
+// roomOf is what a quota still needs as matching, pausing and the pages
+// read it: remainingExclusive + remainingShared, never below 0 (spec, Quota
+// sending rule), and 0 when one of the two is negative while their sum is
+// positive (negativePart says why): a count below zero beside one above is
+// not understood, and a cell that is not understood is never taken for
+// one with room.
+func roomOf(q *domain.Quota) int64 {
+	if negativePart(q) != "" {
+		return 0
+	}
+	return max(q.Remaining(), 0)
+}
+
+// negativePart says why a quota's remaining counts are not understood: one
+// of remainingExclusive and remainingShared is negative while their sum is
+// positive. "" when they are understood; a sum of 0 or less is simply
+// full, whatever its parts.
+func negativePart(q *domain.Quota) string {
+	if q.Remaining() <= 0 || (q.RemainingExclusive >= 0 && q.RemainingShared >= 0) {
+		return ""
+	}
+	return "its remainingExclusive " + strconv.FormatInt(q.RemainingExclusive, 10) + " and remainingShared " +
+		strconv.FormatInt(q.RemainingShared, 10) + " mix a negative count with a positive one"
 }
 
 // tableIndex is the position of table id in tables, -1 when absent. A

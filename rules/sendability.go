@@ -89,6 +89,12 @@ type SubsampleFacts struct {
 	// endpoint 2), and its properties are not known, so it is not sendable
 	// whatever its status says.
 	Unlisted bool
+	// NotInEventAll is set for a subsample live-details lists that
+	// event/all does not list (or lists with no status): event/all lists
+	// every subsample the supplier has an allocation in (spec, endpoint 1),
+	// so the two disagree, as they do on a subsample event/all says is Live
+	// that live-details does not list (Unlisted), and it is not sendable.
+	NotInEventAll bool
 	// Reported are the statuses each source of the snapshot gave the
 	// subsample (event/all, live-details, each quota's subsampleStatus),
 	// empty ones left out: it counts as Live only when all of them say so.
@@ -206,6 +212,9 @@ func sendability(f SubsampleFacts) Verdict {
 
 	testing := f.Status == domain.StatusLiveForTesting
 	switch {
+	case f.Status == domain.StatusLive && f.NotInEventAll && f.Malformed == "":
+		v.fail(RuleStatus, "The sources disagree on the subsample: live-details says "+f.Status+
+			", but event/all, which lists every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so.")
 	case f.Status == domain.StatusLive && disagree(f.Reported, domain.StatusLive):
 		v.fail(RuleStatus, "The sources disagree on the status: "+reportedStatuses(f.Reported)+"; a subsample counts as Live only when all say so.")
 	case f.Status == domain.StatusLive:
@@ -279,6 +288,9 @@ func sendability(f SubsampleFacts) Verdict {
 	case totals > 1:
 		return v.undecided("The provider sent " + strconv.Itoa(totals) + " total quotas; which one counts is unclear.")
 	}
+	if why := totalNotUnderstood(f.Quotas); why != "" {
+		return v.undecided(why)
+	}
 	if !v.Total.Open {
 		v.State = Paused
 		v.fail(RuleTotalQuota, "Total quota is full (0 remaining): sending is paused.")
@@ -298,6 +310,13 @@ func sendability(f SubsampleFacts) Verdict {
 	if full := fullHardTables(f.Quotas); full != "" {
 		v.State = Paused
 		v.fail(RuleOtherQuotas, "Every cell of "+full+" is full: nobody can be counted, sending is paused.")
+		return v
+	}
+	cells := CompileQuotas(f.Quotas)
+	if why := cells.nobodyFits(); why != "" {
+		v.State = Unknown
+		v.Checks = append(v.Checks, Check{Rule: RuleOtherQuotas, Outcome: Unread, Detail: why})
+		v.Reasons = append(v.Reasons, why)
 		return v
 	}
 	detail := strconv.Itoa(len(v.Open)) + " of " + countOf(others, "quota cell", "quota cells") + " open."
@@ -403,9 +422,23 @@ func (v *Verdict) fillQuotas(quotas []domain.Quota) int {
 	return totals
 }
 
-// fillOf is the fill of one quota; a negative remaining counts as 0.
+// totalNotUnderstood says why the total quota's remaining counts are not
+// understood (negativePart), "" when they are.
+func totalNotUnderstood(quotas []domain.Quota) string {
+	for i := range quotas {
+		if quotas[i].IsTotal() {
+			if why := negativePart(&quotas[i]); why != "" {
+				return "The total quota is not understood: " + why + "."
+			}
+		}
+	}
+	return ""
+}
+
+// fillOf is the fill of one quota: a negative remaining counts as 0, and
+// so does a positive sum of a negative and a positive count (roomOf).
 func fillOf(q *domain.Quota) QuotaFill {
-	remaining := max(q.Remaining(), 0)
+	remaining := roomOf(q)
 	return QuotaFill{
 		QuotaID: q.QuotaID, TableID: q.TableID,
 		TableName: q.TableName, QuotaName: q.QuotaName, QuotaType: q.QuotaType,

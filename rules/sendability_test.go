@@ -93,6 +93,13 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
+			name:  "live-details lists it, event/all does not: the sources disagree (spec: event/all returns every subsample with an allocation)",
+			facts: func() SubsampleFacts { f := liveFacts(threeOpen...); f.NotInEventAll = true; return f }(),
+			state: NotSendable, reasons: []string{"The sources disagree on the subsample: live-details says Live, but event/all, which lists " +
+				"every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
 			name: "total full pauses: when the total quota sum is 0, sample sending must be paused", facts: liveFacts(total(0, 0), quota(2, 5, 5)),
 			state: Paused, reasons: []string{"Total quota is full (0 remaining): sending is paused."},
 			outcomes: []Outcome{Pass, Pass, Pass, Fail, Skipped},
@@ -167,14 +174,57 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
 		},
 		{
-			name:  "an open cell that is not understood keeps its table open",
+			name:  "nobody to send: a table of hard quotas whose only open cell is not understood is unknown, not sendable",
 			facts: liveFacts(total(10, 0), ageCell(10, "18", "34", 0, 0), ageCell(11, "35", "abc", 5, 0)),
+			state: Unknown, reasons: []string{"Table Age (2) has no cell that both has room and is understood, and it holds hard quotas: " +
+				"nobody can surely be counted in it, so nobody can be sent. Cell quota 11 is not understood: the range \"35\" to \"abc\" " +
+				"has an end that is neither a whole number, nor one followed by +, nor empty."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
+		},
+		{
+			name:  "an open cell that is not understood beside an open understood one keeps its table sendable",
+			facts: liveFacts(total(10, 0), ageCell(10, "18", "34", 3, 0), ageCell(11, "35", "abc", 5, 0)),
 			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
 		},
 		{
-			name:  "a table whose cells have a quotaType neither hard nor counting does not pause by itself",
+			name:  "nobody to send: every cell full but of a quota type neither hard nor counting is unknown, not sendable",
 			facts: liveFacts(total(10, 0), softCell(genderCell(20, "Male", 0, 1)), softCell(genderCell(21, "Female", 0, 2))),
+			state: Unknown, reasons: []string{"Table Gender (3) has no cell that both has room and is understood, and it may hold hard quotas " +
+				"(Male, Female: a quota type that is neither hard nor counting): nobody can surely be counted in it, so nobody can be sent. " +
+				"Cell Male is not understood: its quota type \"soft\" is neither hard nor counting."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
+		},
+		{
+			name: "nobody to send: an open Total Quota beside a full second empty counting quota named Total is unknown, not sendable",
+			facts: liveFacts(total(10, 0), domain.Quota{QuotaID: 7, TableID: 5, TableName: "Total", QuotaName: "Total",
+				QuotaType: domain.QuotaTypeCounting, Questions: []domain.QuotaQuestion{}}),
+			state: Unknown, reasons: []string{"Cell Total of table Total (5) is full and not understood: it has no conditions. " +
+				"Any panelist may fall in it and be turned back, so nobody can be sent."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
+		},
+		{
+			name:  "nobody to send: a full cell whose only question has an operator other than OR (NOT) may hold anyone",
+			facts: liveFacts(total(10, 0), withOperator(genderCell(20, "Not men", 0, 1), "NOT"), genderCell(21, "Women", 5, 2)),
+			state: Unknown, reasons: []string{"Cell Not men of table Gender (3) is full and not understood: question 12 has the operator \"NOT\"; " +
+				"only OR is understood. Any panelist may fall in it and be turned back, so nobody can be sent."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
+		},
+		{
+			name:  "a full cell not understood but with an understood question keeps the others sendable: it holds only some",
+			facts: liveFacts(total(10, 0), ageCell(10, "18", "99", 5, 0), womenOlder(11, 0, "abc")),
 			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a negative remaining beside a positive one in the total quota is not understood: unknown, not summed",
+			facts: liveFacts(total(-3, 5), ageCell(10, "18", "99", 5, 0)),
+			state: Unknown, reasons: []string{"The total quota is not understood: its remainingExclusive -3 and remainingShared 5 mix a negative count with a positive one."},
+			outcomes: []Outcome{Pass, Pass, Pass, Unread, Skipped},
+		},
+		{
+			name:  "a negative remaining beside a positive one in the only cell of a hard table: not open, so the table pauses",
+			facts: liveFacts(total(10, 0), ageCell(10, "18", "99", -3, 5)),
+			state: Paused, reasons: []string{"Every cell of table Age (2) is full: nobody can be counted, sending is paused."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
 		},
 		{
 			name:  "a hard cell beside cells of another quotaType pauses its table when no cell of it is open",
@@ -183,9 +233,11 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Fail},
 		},
 		{
-			name:  "a hard cell beside an open cell of another quotaType: the table has an open cell and does not pause",
+			name:  "nobody to send: a hard cell beside an open cell of another quotaType is unknown, not sendable, as the open cell is not understood",
 			facts: liveFacts(total(10, 0), genderCell(20, "Male", 0, 1), softCell(genderCell(21, "Female", 4, 2))),
-			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+			state: Unknown, reasons: []string{"Table Gender (3) has no cell that both has room and is understood, and it holds hard quotas: " +
+				"nobody can surely be counted in it, so nobody can be sent. Cell Female is not understood: its quota type \"soft\" is neither hard nor counting."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
 		},
 		{
 			name:  "the total quota's remaining is 0: paused by the total first, whatever the tables say",

@@ -15,3 +15,19 @@ func StaleOf(ctx context.Context) string {
 	s, _ := ctx.Value(staleKey{}).(string)
 	return s
 }
+
+type linksUncheckedKey struct{}
+
+// WithLinksUnchecked returns ctx carrying that entry links are not
+// checked against the provider's entry address
+// (checks.Service.LinksUnchecked), for the line every page then shows.
+func WithLinksUnchecked(ctx context.Context, why string) context.Context {
+	return context.WithValue(ctx, linksUncheckedKey{}, why)
+}
+
+// LinksUncheckedOf returns that entry links are not checked, "" when they
+// are.
+func LinksUncheckedOf(ctx context.Context) string {
+	s, _ := ctx.Value(linksUncheckedKey{}).(string)
+	return s
+}

@@ -123,6 +123,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(s.Auth.Middleware)
 	e.Use(s.uploadDeadline) // after: only who may upload waits long
 	e.Use(s.staleBanner)
+	e.Use(s.linksUnchecked)
 
 	if s.routing == nil {
 		s.routing = newRoutingLog(s.Store, s.Logger)
@@ -570,6 +571,35 @@ func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if why != "" {
 			c.SetRequest(req.WithContext(views.WithStale(req.Context(), why)))
+		}
+		return next(c)
+	}
+}
+
+// EntryLinksHeader is the response header of every API answer while
+// entry links are not checked against the provider's entry address
+// (--entry-url not set): its value says so (rules.LinksUnchecked).
+const EntryLinksHeader = "Fieldboard-Entry-Links"
+
+// linksUnchecked tells every page, and every API answer by a header
+// (EntryLinksHeader), that entry links are not checked against the
+// provider's entry address, while no --entry-url is set.
+func (s *Server) linksUnchecked(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.Checks == nil {
+			return next(c)
+		}
+		why := s.Checks.LinksUnchecked()
+		if why == "" {
+			return next(c)
+		}
+		req := c.Request()
+		if strings.HasPrefix(req.URL.Path, "/api/") {
+			c.Response().Header().Set(EntryLinksHeader, "not checked; "+why)
+			return next(c)
+		}
+		if req.Method == http.MethodGet && views.ViewerOf(req.Context()).Name != "" {
+			c.SetRequest(req.WithContext(views.WithLinksUnchecked(req.Context(), why)))
 		}
 		return next(c)
 	}

@@ -102,7 +102,8 @@ type Simulator struct {
 	world      *world
 	now        func() time.Time
 	mux        *http.ServeMux
-	formulaIDs bool // Options.FormulaIDs
+	formulaIDs bool   // Options.FormulaIDs
+	entryURL   string // Options.EntryURL
 
 	requests atomic.Int64
 	latency  atomic.Int64  // time.Duration
@@ -115,6 +116,7 @@ type Simulator struct {
 	hugeBody   int64                // padding of FailHugeBody, in bytes
 	limitedAt  map[string]time.Time // when a path was last answered 429
 	waits      []time.Duration      // see RetryWaits
+	rewrites   map[string]func([]byte) []byte
 }
 
 // New generates the world for opts and returns a simulator serving it.
@@ -125,11 +127,13 @@ func New(opts Options) *Simulator {
 		world:      newWorld(opts),
 		now:        opts.Now,
 		formulaIDs: opts.FormulaIDs,
+		entryURL:   opts.EntryURL,
 		rng:        rand.New(rand.NewPCG(uint64(opts.Seed), 0xfa11)),
 		failing:    make(map[string]failRule),
 		retryAfter: DefaultRetryAfter,
 		hugeBody:   DefaultHugeBodySize,
 		limitedAt:  make(map[string]time.Time),
+		rewrites:   make(map[string]func([]byte) []byte),
 	}
 	s.SetLatency(opts.Latency)
 	s.SetFailRate(opts.FailRate)
@@ -151,6 +155,9 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if mode := s.failure(r.URL.Path, arrived); mode != 0 {
 		s.fail(w, r, mode)
+		return
+	}
+	if s.rewritten(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)

@@ -40,6 +40,7 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 	status := fs.String("status", "", "only subsamples with this status ("+strings.Join(domain.Statuses, ", ")+")")
 	sendability := fs.String("sendability", "", "only subsamples in this state ("+rules.StateNames()+")")
 	country := fs.String("country", "", "only subsamples of this country code")
+	entry := entryURLFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -55,7 +56,8 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, StaleAfter: *staleAfter}
+	service := &checks.Service{Store: st, Now: time.Now, StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	warnLinksUnchecked(stderr, entry)
 	reports, err := service.Subsamples(ctx, filter)
 	if err != nil {
 		return err
@@ -75,6 +77,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	subsample := fs.Int64("subsample", 0, "the live subsample to check against (required)")
 	panelists := fs.String("panelists", "", "CSV file of panelist ids (required; - for standard input)")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
+	entry := entryURLFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -103,7 +106,8 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter}
+	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	warnLinksUnchecked(stderr, entry)
 	if err := formats.WriteBulkCSV(ctx, service, *subsample, ids, stdout, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("subsample %d is not in the current snapshot", *subsample)
@@ -122,6 +126,7 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
 	publicURL := publicURLFlag(fs, "the list then carries an inviteLink column, each panelist's invitation link for the subsample")
 	inviteTTL := fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links stay valid")
+	entry := entryURLFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -147,7 +152,8 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter}
+	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	warnLinksUnchecked(stderr, entry)
 	invites := base != ""
 	var signer checks.Signer
 	if invites {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fieldboard/client"
+	"fieldboard/rules"
 )
 
 // newFlagSet returns a flag set for a subcommand whose help names it.
@@ -137,3 +138,42 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 
 // userAgent names this build to the provider.
 const userAgent = "fieldboard/0.1 (+sample supplier dashboard)"
+
+// entryURLs collects repeated --entry-url flags, the provider's entry
+// addresses (the spec's {entry_url}): an entry link outside them is not
+// usable. In a FIELDBOARD_ENTRY_URL variable several addresses are
+// separated by spaces or newlines.
+type entryURLs struct{ urls rules.EntryURLs }
+
+func (e *entryURLs) String() string {
+	if e == nil {
+		return ""
+	}
+	return e.urls.String()
+}
+
+func (e *entryURLs) Set(v string) error {
+	for _, raw := range strings.Fields(v) {
+		u, err := rules.ParseEntryURL(raw)
+		if err != nil {
+			return err
+		}
+		e.urls = append(e.urls, u)
+	}
+	return nil
+}
+
+// entryURLFlag registers --entry-url on fs.
+func entryURLFlag(fs *flag.FlagSet) *entryURLs {
+	e := &entryURLs{}
+	fs.Var(e, "entry-url", "the provider's entry address, such as https://survey.provider.test/start (repeatable): entry links not under it, or on plain http when it is https, are not usable; unset, links are not checked and every page and answer says so")
+	return e
+}
+
+// warnLinksUnchecked tells the user of a command that gives or decides on
+// entry links that their hosts are not checked, when no --entry-url is set.
+func warnLinksUnchecked(stderr io.Writer, e *entryURLs) {
+	if len(e.urls) == 0 {
+		fmt.Fprintln(stderr, "fieldboard: note: "+rules.LinksUnchecked)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fieldboard/client/sim"
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/web"
@@ -52,6 +53,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		leaseTTL     = fs.Duration("lease-ttl", lease.DefaultTTL, "how long this instance's hold on the refresh and webhook leases lasts without renewal (renewed every third of it), when several instances share the database: one that dies holding a lease is taken over after at most this long")
 		proxies      = fs.String("trusted-proxies", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of the dashboard, whose X-Forwarded-For names the client for the sign-in limits; empty trusts no such header")
 	)
+	entry := entryURLFlag(fs)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -115,6 +117,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer stopSim()
 		logger.Info("no --upstream given: serving the built-in provider simulator", "url", simURL, "seed", *simSeed, "subsamples", *simSize)
 		baseURL = simURL
+		if len(entry.urls) == 0 {
+			// The simulator's links lie under its entry address: the demo
+			// checks them as a real provider's should be.
+			if err := entry.Set(demo.EntryURL()); err != nil {
+				return err
+			}
+		}
+	}
+	if len(entry.urls) == 0 {
+		logger.Warn(rules.LinksUnchecked)
 	}
 	provider, err := up.client(baseURL, userAgent)
 	if err != nil {
@@ -135,7 +147,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
-	checker := &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter}
+	checker := &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter, EntryURLs: entry.urls}
 	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
 	refresher := refresh.New(measured.Provider(provider), st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,

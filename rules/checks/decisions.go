@@ -23,6 +23,9 @@ type Decisions struct {
 	quotas  map[int64][]domain.Quota
 	rules   map[int64]domain.EligibilityRules
 	links   map[int64][]domain.SubsampleLocale
+	// entry are the provider's entry addresses links must lie under
+	// (Service.EntryURLs); nil checks no host.
+	entry   rules.EntryURLs
 	parents domain.CategoryParents
 	// topics are what every subsample seen was about, to complete history
 	// records (rules.WithTopics).
@@ -124,10 +127,11 @@ type SubsampleParts struct {
 // shows them: read-only.
 func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
-// decide makes the decisions of what the store read; stale says why it
-// is too old to decide on, "" when it is not.
-func decide(data store.Snapshot, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, stale string) *Decisions {
-	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, parents: parents, topics: topics,
+// decide makes the decisions of what the store read, its links checked
+// against entry; stale says why it is too old to decide on, "" when it is
+// not.
+func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, stale string) *Decisions {
+	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents, topics: topics,
 		defaultLocales: map[string]string{}, stale: stale, data: data, locales: locales}
 	for _, l := range locales {
 		if l.CountryDefault {
@@ -161,21 +165,30 @@ func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
 }
 
 // EntryLinks prepares a subsample's entry links (rules.EntryLink), filled
-// for panelistID when it is not empty.
+// for panelistID when it is not empty. A link that is not under the
+// provider's entry address (rules.EntryURLs.Under) is left empty with the
+// reason, as one that is not a link at all.
 func (d *Decisions) EntryLinks(r *SubsampleReport, panelistID string) []EntryLinks {
 	var out []EntryLinks
 	for _, l := range d.links[r.SubsampleID] {
 		links := EntryLinks{Locale: l.Name}
-		var err error
-		if links.Live, err = rules.EntryLink(l.LiveEntryLink, r.APICompatible, panelistID); err != nil {
-			links.LiveProblem = err.Error()
-		}
-		if links.Testing, err = rules.EntryLink(l.TestingEntryLink, r.APICompatible, panelistID); err != nil {
-			links.TestingProblem = err.Error()
-		}
+		links.Live, links.LiveProblem = d.entryLink(l.LiveEntryLink, r.APICompatible, panelistID)
+		links.Testing, links.TestingProblem = d.entryLink(l.TestingEntryLink, r.APICompatible, panelistID)
 		out = append(out, links)
 	}
 	return out
+}
+
+// entryLink is one link prepared, or "" and what is wrong with it.
+func (d *Decisions) entryLink(raw string, apiCompatible bool, panelistID string) (link, problem string) {
+	link, err := rules.EntryLink(raw, apiCompatible, panelistID)
+	if err == nil {
+		err = d.entry.Under(link)
+	}
+	if err != nil {
+		return "", err.Error()
+	}
+	return link, ""
 }
 
 // PanelistLinks are the entry links of the locale chosen for a panelist
@@ -199,7 +212,7 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 // decidedStale decides d's snapshot again, every subsample unknown for
 // why it is stale.
 func (d *Decisions) decidedStale(stale string) *Decisions {
-	again := decide(d.data, d.parents, d.topics, d.locales, stale)
+	again := decide(d.data, d.entry, d.parents, d.topics, d.locales, stale)
 	again.libraryLocales = d.libraryLocales
 	again.setLiveRows(d.liveRows)
 	again.setPacing(d.pacing)
@@ -272,7 +285,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 func panelTarget(countries []string, links []EntryLinks) rules.PanelTarget {
 	t := rules.PanelTarget{Countries: countries, Locales: make([]rules.PanelLocale, len(links))}
 	for i, l := range links {
-		t.Locales[i] = rules.PanelLocale{Code: strings.ToLower(l.Locale), Usable: l.Live != "" && l.LiveProblem == ""}
+		t.Locales[i] = rules.PanelLocale{Code: strings.ToLower(l.Locale), Usable: l.Live != "" && l.LiveProblem == "", Problem: l.LiveProblem}
 	}
 	return t
 }

@@ -37,6 +37,9 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 	if row.QuotasOK == nil {
 		f.QuotasError = "not read yet"
 	}
+	// event/all lists every subsample with an allocation: one live-details
+	// alone lists is a disagreement.
+	f.NotInEventAll = row.SummaryStatus == ""
 	// What each source said, so that a subsample counts as Live only when
 	// all of them say so.
 	if row.SummaryStatus != "" {

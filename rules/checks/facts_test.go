@@ -72,6 +72,38 @@ func TestUnreadable(t *testing.T) {
 	}
 }
 
+// TestLiveDetailsAloneIsADisagreement: the spec says event/all "returns
+// every subsample, ... in which the supplier had or has a valid
+// allocation": a Live subsample that live-details lists and event/all
+// does not is a disagreement, not sendable with what each said, as the
+// reverse (event/all alone) already is; both in States and in Facts.
+func TestLiveDetailsAloneIsADisagreement(t *testing.T) {
+	quotas := []domain.Quota{{QuotaID: 8, QuotaType: domain.QuotaTypeCounting, TableName: "Total Quota", RemainingExclusive: 50}}
+	live := func(id int64) domain.LiveSubsample {
+		return domain.LiveSubsample{SubsampleID: id, EventID: 10, SubsampleStatus: domain.StatusLive, SurveyAPICompatibility: true, TargetedCPI: 2}
+	}
+	snap := store.EventsSnapshot{
+		Summaries: []domain.SubsampleSummary{{SubsampleID: 1, EventID: 10, SubsampleStatus: domain.StatusLive}},
+		Live:      []domain.LiveSubsample{live(1), live(5)},
+		Details:   map[int64]store.SubsampleDetail{1: {Quotas: quotas}, 5: {Quotas: quotas}},
+	}
+	states := States(snap, nil)
+	if states[1].Sendability != string(rules.Sendable) || states[5].Sendability != string(rules.NotSendable) {
+		t.Errorf("listed by both: %s; by live-details alone: %s; want sendable and not_sendable", states[1].Sendability, states[5].Sendability)
+	}
+	read, cpi := true, 2.0
+	row := store.SubsampleRow{SubsampleID: 5, Status: domain.StatusLive, LiveStatus: domain.StatusLive, Live: true, APICompatible: true, CPI: &cpi, QuotasOK: &read}
+	v := rules.Sendability(Facts(row, quotas))
+	want := "The sources disagree on the subsample: live-details says Live, but event/all, which lists every subsample with an allocation, does not list it"
+	if v.State != rules.NotSendable || len(v.Reasons) != 1 || !strings.HasPrefix(v.Reasons[0], want) {
+		t.Errorf("a row live-details alone lists: %s %q, want not_sendable saying %q", v.State, v.Reasons, want)
+	}
+	row.SummaryStatus = domain.StatusLive
+	if v := rules.Sendability(Facts(row, quotas)); v.State != rules.Sendable {
+		t.Errorf("the same row listed by event/all too: %s %q, want sendable", v.State, v.Reasons)
+	}
+}
+
 // TestStatesPaceTheTotalQuota: subsample.at_risk comes from the pace the
 // live list will show once the snapshot is written (issue 16, "at risk
 // when, at the lower bound of that rate, the remaining completes are not
@@ -160,7 +192,7 @@ func TestChangesFromSnapshotPairs(t *testing.T) {
 		snap.Details = map[int64]store.SubsampleDetail{1: {FetchedAt: now, QuotasErr: s.quotasErr, Quotas: []domain.Quota{
 			{QuotaID: 8, QuotaType: domain.QuotaTypeCounting, TableName: "Total Quota", RemainingExclusive: 50},
 			{QuotaID: 9, QuotaType: domain.QuotaTypeHard, TableName: "Age", QuotaName: "18-34", RemainingExclusive: s.cell,
-				Questions: []domain.QuotaQuestion{{ID: 42, Answers: []domain.QuotaAnswer{{ID: new(int64)}}}}},
+				Questions: []domain.QuotaQuestion{{ID: 42, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: new(int64)}}}}},
 		}}}
 		return snap
 	}

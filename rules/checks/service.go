@@ -34,6 +34,10 @@ type Service struct {
 	// be: past it, every subsample is unknown and no send list is made
 	// (rules.Staleness). 0 sets no limit.
 	StaleAfter time.Duration
+	// EntryURLs are the provider's entry addresses (--entry-url): an entry
+	// link outside them is not usable. None checks no link's host, and
+	// LinksUnchecked says so.
+	EntryURLs rules.EntryURLs
 
 	mu      sync.Mutex
 	cached  *Decisions // nil until the first read
@@ -103,6 +107,16 @@ func (s *Service) Stale(ctx context.Context) (string, error) {
 	return rules.Staleness(*events.LastSuccessAt, failed, events.LastError, s.Now(), s.StaleAfter), nil
 }
 
+// LinksUnchecked says that entry links are not checked against the
+// provider's entry address (rules.LinksUnchecked) when no EntryURLs are
+// set; "" when they are.
+func (s *Service) LinksUnchecked() string {
+	if len(s.EntryURLs) > 0 {
+		return ""
+	}
+	return rules.LinksUnchecked
+}
+
 // current is Current without the staleness.
 func (s *Service) current(ctx context.Context) (*Decisions, error) {
 	return s.cachedOr(ctx, func() (*Decisions, error) {
@@ -162,7 +176,7 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, err
 	}
-	return decide(data, parents, topics, locales, ""), nil
+	return decide(data, s.EntryURLs, parents, topics, locales, ""), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written

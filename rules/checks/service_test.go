@@ -71,7 +71,7 @@ func TestPanelTargetUsesLiveLinksAlone(t *testing.T) {
 		{Locale: "en-CA", Live: live, TestingProblem: "not a usable entry link: \"\" is not an absolute http or https address"},
 		{Locale: "fr-ca", Testing: live, LiveProblem: "not a usable entry link: scheme \"ftp\" is not http or https"},
 	})
-	want := []rules.PanelLocale{{Code: "en-ca", Usable: true}, {Code: "fr-ca", Usable: false}}
+	want := []rules.PanelLocale{{Code: "en-ca", Usable: true}, {Code: "fr-ca", Usable: false, Problem: "not a usable entry link: scheme \"ftp\" is not http or https"}}
 	if len(got.Locales) != 2 || got.Locales[0] != want[0] || got.Locales[1] != want[1] || got.Countries[0] != "CA" {
 		t.Errorf("panelTarget = %+v, want %+v", got, want)
 	}

@@ -1,0 +1,105 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"fieldboard/rules/domain"
+)
+
+// listEligibility names a subsample's eligibility rules in a
+// MalformedListError.
+const listEligibility = "eligibility rules"
+
+// eligibilityRules is the decoding target of the eligibility-rules
+// endpoint. The rules of a subsample are one element: anything in them
+// that cannot be read rightly fails the whole answer with a
+// *MalformedListError (Index -1), and the subsample's rules are not read,
+// so nobody is sent to it until they are:
+//   - a key given twice with different values anywhere in the object (the
+//     spec's Id/id and NumDays/numDays denote one field: encoding/json
+//     would keep the last value without a word);
+//   - an entry that applies (an id, or for categories one of the three
+//     ids, neither 0 nor null: evaluation rule 1) without returnCodes, or
+//     with returnCodes null: "every entry has ... returnCodes", and which
+//     statuses the entry excludes is then not known. An entry that does
+//     not apply excludes nobody whatever its codes.
+//
+// A body that is not an object decodes as encoding/json decodes it.
+type eligibilityRules struct {
+	rules domain.EligibilityRules
+}
+
+// eligibilityArrays are the four arrays of the rules and the keys of the
+// ids that make one of their entries apply.
+var eligibilityArrays = []struct {
+	name string
+	ids  []string
+}{
+	{"surveys", []string{"id"}},
+	{"researchTypes", []string{"id"}},
+	{"categories", []string{"mainCategoryId", "genericCategoryId", "specificCategoryId"}},
+	{"events", []string{"id"}},
+}
+
+func (e *eligibilityRules) UnmarshalJSON(body []byte) error {
+	obj, dup, ok := object(body)
+	if !ok {
+		return json.Unmarshal(body, &e.rules)
+	}
+	why := ""
+	if dup != "" {
+		why = dup + " appears twice, with different values"
+	} else {
+		why = missingReturnCodes(obj)
+	}
+	if why != "" {
+		return &MalformedListError{List: listEligibility, Total: 1,
+			Elements: []domain.MalformedElement{{List: listEligibility, Index: -1, Reason: why}}}
+	}
+	return json.Unmarshal(body, &e.rules)
+}
+
+// missingReturnCodes names the first entry that applies and has no
+// returnCodes, or null ones: "events[0] has no returnCodes".
+func missingReturnCodes(obj map[string]json.RawMessage) string {
+	for _, a := range eligibilityArrays {
+		raw, ok := lookup(obj, a.name)
+		if !ok {
+			continue
+		}
+		var entries []map[string]json.RawMessage
+		if json.Unmarshal(raw, &entries) != nil {
+			return "" // the type error says more
+		}
+		for i, entry := range entries {
+			if !applies(entry, a.ids) {
+				continue
+			}
+			if codes, ok := lookup(entry, "returnCodes"); !ok || isNull(codes) {
+				return fmt.Sprintf("%s[%d] applies but has no returnCodes: which statuses it excludes is not known", a.name, i)
+			}
+		}
+	}
+	return ""
+}
+
+// applies reports whether one of an entry's ids is neither 0 nor null
+// (evaluation rule 1). An id that is not a number counts as applying: the
+// type error will say what is wrong with it.
+func applies(entry map[string]json.RawMessage, ids []string) bool {
+	for _, key := range ids {
+		raw, ok := lookup(entry, key)
+		if !ok || isNull(raw) {
+			continue
+		}
+		var id int64
+		if json.Unmarshal(raw, &id) != nil || id != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -1,0 +1,110 @@
+package rules
+
+// What sendability reads from the quota cells: whether any panelist at all
+// could fit them.
+
+import (
+	"strconv"
+	"strings"
+)
+
+// nobodyFits says why no panelist's quota verdict on c can be fits,
+// table by table, so that the subsample is not called sendable with
+// nobody to send; "" when some panelist may fit. It is Verdict's
+// precedence read for every panelist at once, and errs only towards ""
+// (a table may still take nobody for reasons it does not see, such as
+// cells that overlap): panelists are matched one by one anyway.
+//
+// A table takes nobody when
+//   - it has a closed cell that is not understood and has no understood
+//     question that could keep anyone out of it (no conditions, or all of
+//     them not understood): every panelist may fall in it, and a full cell
+//     turns them back (Verdict's step 3);
+//   - it holds, or may hold, hard quotas (quotaTable.mayBeHard) and has no
+//     cell that is both open and understood: nobody can surely fall in an
+//     open cell, and a panelist in none is off target or unknown (steps 4,
+//     6, 7 and 8). A table of hard quotas with no open cell at all is
+//     Sendability's to pause first (fullHardTables).
+func (c *QuotaCells) nobodyFits() string {
+	for ti := range c.tables {
+		t := &c.tables[ti]
+		cells := c.cells[t.lo:t.hi]
+		for i := range cells {
+			if cell := &cells[i]; cell.broken != "" && cell.remaining == 0 && !cell.excludesAnyone() {
+				var b strings.Builder
+				b.WriteString("Cell ")
+				cellName(&b, cell)
+				b.WriteString(" of " + tableRef(t) + " is full and not understood: " + cell.broken +
+					". Any panelist may fall in it and be turned back, so nobody can be sent.")
+				return b.String()
+			}
+		}
+		if t.mayBeHard() && !anyOpenUnderstood(cells) {
+			return noOpenCell(t, cells)
+		}
+	}
+	return ""
+}
+
+// excludesAnyone reports whether the cell has an understood condition,
+// which a panelist can surely fail.
+func (cell *quotaCell) excludesAnyone() bool {
+	for i := range cell.conds {
+		if !cell.conds[i].broken {
+			return true
+		}
+	}
+	return false
+}
+
+func anyOpenUnderstood(cells []quotaCell) bool {
+	for i := range cells {
+		if cells[i].broken == "" && cells[i].remaining > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// noOpenCell says that table t, of hard quotas or maybe of hard quotas,
+// has no cell that is both open and understood, naming the first cell
+// that is not understood and why.
+func noOpenCell(t *quotaTable, cells []quotaCell) string {
+	var b strings.Builder
+	b.WriteString(strings.ToUpper(tableRef(t)[:1]) + tableRef(t)[1:] + " has no cell that both has room and is understood, and ")
+	if t.hard {
+		b.WriteString("it holds hard quotas")
+	} else {
+		b.WriteString("it may hold hard quotas (")
+		n := 0
+		for i := range cells {
+			if cells[i].kind == kindOther {
+				if n++; n > 1 {
+					b.WriteString(", ")
+				}
+				cellName(&b, &cells[i])
+			}
+		}
+		b.WriteString(": a quota type that is neither hard nor counting)")
+	}
+	b.WriteString(": nobody can surely be counted in it, so nobody can be sent.")
+	for i := range cells {
+		if cells[i].broken != "" {
+			b.WriteString(" Cell ")
+			cellName(&b, &cells[i])
+			b.WriteString(" is not understood: " + cells[i].broken + ".")
+			break
+		}
+	}
+	return b.String()
+}
+
+// tableRef names a table with its id, as a reason about the subsample
+// does: "table Age (2)", "table 2".
+func tableRef(t *quotaTable) string {
+	id := strconv.FormatInt(t.id, 10)
+	if t.name == "" {
+		return "table " + id
+	}
+	return "table " + t.name + " (" + id + ")"
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -102,6 +103,11 @@ type SubsampleFacts struct {
 	// Stale says why the snapshot is too old to decide on (Staleness); ""
 	// when it is not. Every subsample is then unknown.
 	Stale string
+	// FieldEnd is the end of the field period (live-details', else
+	// event/all's) and ReadAt when the status was last confirmed (its
+	// quotas' read); nil when not known. A Live subsample whose field
+	// ended before ReadAt disagrees with itself, and is not sendable.
+	FieldEnd, ReadAt *time.Time
 	// Malformed says why the provider's element for the subsample in
 	// event/all or live-details was dropped as unreadable; "" when it was
 	// not. The subsample is then unknown: what was dropped may be what
@@ -215,6 +221,10 @@ func sendability(f SubsampleFacts) Verdict {
 	case f.Status == domain.StatusLive && f.NotInEventAll && f.Malformed == "":
 		v.fail(RuleStatus, "The sources disagree on the subsample: live-details says "+f.Status+
 			", but event/all, which lists every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so.")
+	case f.Status == domain.StatusLive && fieldEnded(f.FieldEnd, f.ReadAt):
+		v.fail(RuleStatus, "The data disagrees with itself: the provider says Live, but the field period ended "+
+			f.FieldEnd.Format(fieldTimeLayout)+", before the data was read ("+f.ReadAt.In(f.FieldEnd.Location()).Format(fieldTimeLayout)+
+			"); nobody is sent until the provider closes it or moves its field end.")
 	case f.Status == domain.StatusLive && disagree(f.Reported, domain.StatusLive):
 		v.fail(RuleStatus, "The sources disagree on the status: "+reportedStatuses(f.Reported)+"; a subsample counts as Live only when all say so.")
 	case f.Status == domain.StatusLive:
@@ -327,6 +337,16 @@ func sendability(f SubsampleFacts) Verdict {
 	v.pass(RuleOtherQuotas, detail)
 	v.State = Sendable
 	return v
+}
+
+// fieldTimeLayout is how a reason writes a field end and a read time.
+const fieldTimeLayout = "2 Jan 2006 15:04"
+
+// fieldEnded reports whether the field period had ended when the data was
+// read: end strictly before read (a field that ends at the very moment of
+// the read has not ended yet). Either unknown: not ended.
+func fieldEnded(end, read *time.Time) bool {
+	return end != nil && read != nil && !end.IsZero() && read.After(*end)
 }
 
 // fullHardTables names the quota tables that hold a hard quota and have

@@ -100,6 +100,28 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
+			name:  "debatable, decided: a Live subsample whose field period ended before its data was read is not sendable (the data disagrees with itself)",
+			facts: withField(liveFacts(threeOpen...), "2026-11-20T18:00:00Z", "2026-11-20T18:01:00Z"),
+			state: NotSendable, reasons: []string{"The data disagrees with itself: the provider says Live, but the field period ended " +
+				"20 Nov 2026 18:00, before the data was read (20 Nov 2026 18:01); nobody is sent until the provider closes it or moves its field end."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name:  "a field period that ends at the very moment the data was read has not ended: still sendable",
+			facts: withField(liveFacts(threeOpen...), "2026-11-20T18:00:00Z", "2026-11-20T18:00:00Z"), state: Sendable,
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a field period that ends after the data was read: still sendable (no wrong no)",
+			facts: withField(liveFacts(threeOpen...), "2026-11-20T18:01:00Z", "2026-11-20T18:00:00Z"), state: Sendable,
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a field period whose end is not known decides nothing",
+			facts: withField(liveFacts(threeOpen...), "", "2026-11-20T18:00:00Z"), state: Sendable,
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
 			name: "total full pauses: when the total quota sum is 0, sample sending must be paused", facts: liveFacts(total(0, 0), quota(2, 5, 5)),
 			state: Paused, reasons: []string{"Total quota is full (0 remaining): sending is paused."},
 			outcomes: []Outcome{Pass, Pass, Pass, Fail, Skipped},
@@ -506,4 +528,20 @@ func TestStaleAndDisagreeingData(t *testing.T) {
 	if v.State != NotSendable || !strings.Contains(strings.Join(v.Reasons, " "), "event/all says Complete, live-details says Live, quotas says Live") {
 		t.Errorf("a Live subsample counts as Live only when every source says so: %s %q", v.State, v.Reasons)
 	}
+}
+
+// withField gives f a field end and a read time (RFC 3339; "" for none).
+func withField(f SubsampleFacts, end, read string) SubsampleFacts {
+	at := func(s string) *time.Time {
+		if s == "" {
+			return nil
+		}
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			panic(err)
+		}
+		return &t
+	}
+	f.FieldEnd, f.ReadAt = at(end), at(read)
+	return f
 }

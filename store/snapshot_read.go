@@ -38,8 +38,12 @@ type SubsampleRow struct {
 	ResearchTypeID *int64     `db:"research_type_id"`
 	QuotasOK       *bool      `db:"quotas_ok"` // nil when never fetched
 	QuotasError    string     `db:"quotas_error"`
-	RulesOK        *bool      `db:"rules_ok"`
-	RulesError     string     `db:"rules_error"`
+	// QuotasAt is when the quotas were last read (nil when never): the
+	// latest moment the provider is known to have said the subsample's
+	// status.
+	QuotasAt   *time.Time `db:"quotas_at"`
+	RulesOK    *bool      `db:"rules_ok"`
+	RulesError string     `db:"rules_error"`
 	// Malformed says why an element of event/all or live-details for the
 	// subsample was dropped as unreadable; "" when none was.
 	Malformed string `db:"malformed"`
@@ -55,7 +59,7 @@ const subsampleRowsQuery = `
 		l.subsample_id IS NOT NULL AS live, COALESCE(l.api_compatible, false) AS api_compatible,
 		COALESCE(l.currency, '') AS currency, l.cpi, l.expected_loi, l.expected_incidence,
 		COALESCE(l.research_type, '') AS research_type, l.research_type_id,
-		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error,
+		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.quotas_at, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error,
 		s.malformed
 	FROM subsamples s
 	LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
@@ -66,7 +70,7 @@ const subsampleRowsQuery = `
 		COALESCE((SELECT name FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
 		l.field_start, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
 		l.research_type, l.research_type_id,
-		f.quotas_ok, COALESCE(f.quotas_error, ''), f.rules_ok, COALESCE(f.rules_error, ''), ''
+		f.quotas_ok, COALESCE(f.quotas_error, ''), f.quotas_at, f.rules_ok, COALESCE(f.rules_error, ''), ''
 	FROM live_subsamples l
 	LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
 	WHERE l.subsample_id NOT IN (SELECT subsample_id FROM subsamples)`

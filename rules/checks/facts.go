@@ -37,6 +37,9 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 	if row.QuotasOK == nil {
 		f.QuotasError = "not read yet"
 	}
+	if f.QuotasLoaded {
+		f.FieldEnd, f.ReadAt = row.FieldEnd, row.QuotasAt
+	}
 	// event/all lists every subsample with an allocation: one live-details
 	// alone lists is a disagreement.
 	f.NotInEventAll = row.SummaryStatus == ""
@@ -138,6 +141,12 @@ func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[in
 			SummaryStatus: summaryStatus[l.SubsampleID], LiveStatus: l.SubsampleStatus,
 			APICompatible: l.SurveyAPICompatibility, CPI: &l.TargetedCPI, Currency: l.TargetedCurrency, QuotasOK: &read,
 			Malformed: malformed[l.SubsampleID],
+			// As the stored snapshot will read them: live-details' field
+			// end, else event/all's; the quotas' read time.
+			FieldEnd: cmp.Or(timeOrNil(l.FieldEndDate.Time), states[l.SubsampleID].FieldEnd),
+		}
+		if read {
+			row.QuotasAt = &d.FetchedAt
 		}
 		switch {
 		case !fetched:

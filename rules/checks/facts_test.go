@@ -245,3 +245,25 @@ func TestChangesFromSnapshotPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestStatesAgreeOnALiveSubsampleWhoseFieldEnded: the refresher's states
+// (the change feed) decide a Live subsample whose field ended before its
+// quotas were read as the stored snapshot will: not sendable.
+func TestStatesAgreeOnALiveSubsampleWhoseFieldEnded(t *testing.T) {
+	readAt := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	quotas := []domain.Quota{{QuotaID: 8, QuotaType: domain.QuotaTypeCounting, TableName: "Total Quota", RemainingExclusive: 50}}
+	live := func(id int64, end time.Time) domain.LiveSubsample {
+		l := domain.LiveSubsample{SubsampleID: id, EventID: 10, SubsampleStatus: domain.StatusLive, SurveyAPICompatibility: true, TargetedCPI: 2}
+		l.FieldEndDate.Time = end
+		return l
+	}
+	snap := store.EventsSnapshot{
+		Summaries: []domain.SubsampleSummary{{SubsampleID: 1, EventID: 10, SubsampleStatus: domain.StatusLive}, {SubsampleID: 2, EventID: 10, SubsampleStatus: domain.StatusLive}},
+		Live:      []domain.LiveSubsample{live(1, readAt.Add(-time.Minute)), live(2, readAt)},
+		Details:   map[int64]store.SubsampleDetail{1: {FetchedAt: readAt, Quotas: quotas}, 2: {FetchedAt: readAt, Quotas: quotas}},
+	}
+	states := States(snap, nil)
+	if states[1].Sendability != string(rules.NotSendable) || states[2].Sendability != string(rules.Sendable) {
+		t.Errorf("field ended a minute before the read: %s; at the read: %s; want not_sendable and sendable", states[1].Sendability, states[2].Sendability)
+	}
+}

@@ -90,3 +90,42 @@ func TestEverySendPathHoldsEveryBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded: a subsample the
+// provider still says is Live, but whose field period ended before the
+// data was read, disagrees with itself (docs/rules.md, decided cases):
+// no path sends anyone there. A field that ends at the very moment of the
+// read, or later, still sends the panelist of an open cell.
+func TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fieldEnd time.Time
+		sent     bool
+	}{
+		{"a field end a minute before the read sends nobody", checkstest.ReadAt.Add(-time.Minute), false},
+		{"a field end at the very moment of the read still sends", checkstest.ReadAt, true},
+		{"a field end a day after the read still sends", checkstest.ReadAt.Add(24 * time.Hour), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			checkstest.Build(t, st, func(snap *store.EventsSnapshot) {
+				for i := range snap.Live {
+					snap.Live[i].FieldEndDate.Time = tc.fieldEnd
+				}
+			})
+			now := checkstest.ReadAt.Add(time.Minute)
+			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+			for _, p := range sendPaths {
+				if got := p.sent(ctx, t, s, "P-open", checkstest.Target); got != tc.sent {
+					t.Errorf("%s: P-open sent to subsample %d, whose field ends %s, read at %s = %v, want %v",
+						p.name, checkstest.Target, tc.fieldEnd.Format(time.RFC3339), checkstest.ReadAt.Format(time.RFC3339), got, tc.sent)
+				}
+			}
+		})
+	}
+}

@@ -107,11 +107,17 @@ func members() []member {
 }
 
 // Build writes the world into st: the events snapshot, read at ReadAt,
-// and the panel, profiles and history of every case's panelist.
-func Build(t testing.TB, st *store.Store) {
+// and the panel, profiles and history of every case's panelist. Each
+// edit changes the events snapshot before it is written, for a test of
+// one more boundary on the same world.
+func Build(t testing.TB, st *store.Store, edits ...func(*store.EventsSnapshot)) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := st.SaveEvents(ctx, snapshot(), time.Hour); err != nil {
+	snap := snapshot()
+	for _, edit := range edits {
+		edit(&snap)
+	}
+	if _, err := st.SaveEvents(ctx, snap, time.Hour); err != nil {
 		t.Fatalf("save the world's events: %v", err)
 	}
 	ms := members()

@@ -102,7 +102,7 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	// An unknown or closed subsample is a 404 before the list is read.
-	if err := h.Checks.LiveTarget(ctx, subsampleID); err != nil {
+	if err := h.Checks.MustBeLive(ctx, subsampleID); err != nil {
 		return subsampleNotFound(err, subsampleID)
 	}
 	ids, lineErrs, err := formats.ParsePanelistList(http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes))

@@ -52,7 +52,7 @@ type Checker interface {
 	OpenInvitation(ctx context.Context, token string) (invite.Invitation, error)
 	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
 	Signer(ctx context.Context, publicURL string, ttl time.Duration) (checks.Signer, error)
-	LiveTarget(ctx context.Context, subsampleID int64) error
+	MustBeLive(ctx context.Context, subsampleID int64) error
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
 	Stale(ctx context.Context) (string, error)

@@ -182,7 +182,7 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	if subsampleID <= 0 {
 		return fail(http.StatusBadRequest, "Pick a live subsample.", nil)
 	}
-	err = h.Checks.LiveTarget(ctx, subsampleID)
+	err = h.Checks.MustBeLive(ctx, subsampleID)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, checks.ErrNotLive) {
 		return fail(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot.", subsampleID), nil)
 	}

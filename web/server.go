@@ -149,7 +149,6 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/refresh", h.StartRefresh)
 	e.GET("/refresh/progress", h.RefreshProgress)
 
-	// Pages added by the dashboard issue.
 	e.GET("/subsamples/:id", h.Subsample)
 	e.GET("/subsamples/:id/quotas.csv", h.SubsampleQuotasCSV)
 	e.GET("/subsamples/:id/verdict.csv", h.SubsampleVerdictCSV)

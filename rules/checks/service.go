@@ -245,10 +245,10 @@ func (s *Service) Subsamples(ctx context.Context, filter SubsampleFilter) ([]Sub
 	return out, nil
 }
 
-// LiveTarget reports whether subsampleID is live in the current snapshot:
-// an error wrapping store.ErrNotFound or ErrNotLive when it is not. Callers
-// that stream an answer ask it first, so they can still answer 404.
-func (s *Service) LiveTarget(ctx context.Context, subsampleID int64) error {
+// MustBeLive returns nil when subsampleID is live in the current snapshot,
+// and an error wrapping store.ErrNotFound or ErrNotLive when it is not.
+// Callers that stream an answer ask it first, so they can still answer 404.
+func (s *Service) MustBeLive(ctx context.Context, subsampleID int64) error {
 	_, _, err := s.liveTarget(ctx, subsampleID)
 	return err
 }

@@ -52,7 +52,7 @@ func waitingForTheTurn() int {
 func TestBulkChecksAndSendListsTakeTurns(t *testing.T) {
 	s := oneSendable(t)
 	ctx := context.Background()
-	if err := s.LiveTarget(ctx, 10); err != nil {
+	if err := s.MustBeLive(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
 	release, err := s.takeTurn(ctx)

@@ -58,38 +58,56 @@ var layers = []layerRule{
 // module and fails on an arrow that points back up, naming the file, the
 // import and the rule it breaks.
 func TestImportsPointDown(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "fieldboard/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	std := standardLibrary(t)
-	root := moduleDir(t)
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		parts := strings.SplitN(line, "\t", 3)
-		pkg, dir, files := parts[0], parts[1], strings.Fields(parts[2])
-		for _, name := range files {
-			path := filepath.Join(dir, name)
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, _ := filepath.Rel(root, path)
-			for _, spec := range f.Imports {
-				imported, _ := strconv.Unquote(spec.Path.Value)
-				for _, r := range layers {
-					if matchesAny(pkg, r.from, std) && !matchesAny(pkg, r.except, std) &&
-						matchesAny(imported, r.forbidden, std) && !matchesAny(imported, r.allowed, std) {
-						t.Errorf("%s imports %s: %s.", rel, imported, r.why)
-					}
+	for _, file := range moduleFiles(t, "fieldboard/...", parser.ImportsOnly) {
+		for _, spec := range file.ast.Imports {
+			imported, _ := strconv.Unquote(spec.Path.Value)
+			for _, r := range layers {
+				if matchesAny(file.pkg, r.from, std) && !matchesAny(file.pkg, r.except, std) &&
+					matchesAny(imported, r.forbidden, std) && !matchesAny(imported, r.allowed, std) {
+					t.Errorf("%s imports %s: %s.", file.rel, imported, r.why)
 				}
-				checked++
 			}
+			checked++
 		}
 	}
 	if checked < 100 {
 		t.Fatalf("only %d imports read: the module's files were not found", checked)
 	}
+}
+
+// goFile is one non-test Go file of the module, parsed.
+type goFile struct {
+	pkg, rel string // its package's import path; its path from the module's root
+	fset     *token.FileSet
+	ast      *ast.File
+}
+
+// moduleFiles parses, with mode, every non-test Go file of the packages
+// pattern names.
+func moduleFiles(t *testing.T, pattern string, mode parser.Mode) []goFile {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", pattern).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	root := moduleDir(t)
+	var files []goFile
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "\t", 3)
+		pkg, dir, names := parts[0], parts[1], strings.Fields(parts[2])
+		for _, name := range names {
+			path := filepath.Join(dir, name)
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(root, path)
+			files = append(files, goFile{pkg: pkg, rel: rel, fset: fset, ast: f})
+		}
+	}
+	return files
 }
 
 func matchesAny(pkg string, patterns []string, std map[string]bool) bool {
@@ -144,52 +162,36 @@ var clockCalls = map[string]bool{"Now": true, "Since": true, "Until": true, "Sle
 // is not, so the same data decides the same way in a test, the dashboard,
 // the API and the command line.
 func TestPureRulesReadNoClock(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "fieldboard/rules/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	std := standardLibrary(t)
-	root := moduleDir(t)
 	read := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		parts := strings.SplitN(line, "\t", 3)
-		pkg, dir, files := parts[0], parts[1], strings.Fields(parts[2])
-		if matchesAny(pkg, impure, std) {
+	for _, file := range moduleFiles(t, "fieldboard/rules/...", 0) {
+		if matchesAny(file.pkg, impure, std) {
 			continue
 		}
-		for _, name := range files {
-			path := filepath.Join(dir, name)
-			fset := token.NewFileSet()
-			f, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			read++
-			timeName := ""
-			for _, spec := range f.Imports {
-				if p, _ := strconv.Unquote(spec.Path.Value); p == "time" {
-					timeName = "time"
-					if spec.Name != nil {
-						timeName = spec.Name.Name
-					}
+		read++
+		timeName := ""
+		for _, spec := range file.ast.Imports {
+			if p, _ := strconv.Unquote(spec.Path.Value); p == "time" {
+				timeName = "time"
+				if spec.Name != nil {
+					timeName = spec.Name.Name
 				}
 			}
-			if timeName == "" {
-				continue
-			}
-			rel, _ := filepath.Rel(root, path)
-			ast.Inspect(f, func(n ast.Node) bool {
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if x, ok := sel.X.(*ast.Ident); ok && x.Name == timeName && clockCalls[sel.Sel.Name] {
-					t.Errorf("%s:%d calls time.%s: every package under rules/ but rules/checks is pure, its now passed in; "+
-						"read the clock in the checks service (rules/checks) or above it", rel, fset.Position(sel.Pos()).Line, sel.Sel.Name)
-				}
-				return true
-			})
 		}
+		if timeName == "" {
+			continue
+		}
+		ast.Inspect(file.ast, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == timeName && clockCalls[sel.Sel.Name] {
+				t.Errorf("%s:%d calls time.%s: every package under rules/ but rules/checks is pure, its now passed in; "+
+					"read the clock in the checks service (rules/checks) or above it", file.rel, file.fset.Position(sel.Pos()).Line, sel.Sel.Name)
+			}
+			return true
+		})
 	}
 	if read < 10 {
 		t.Fatalf("only %d files of the pure rules packages read: were they found?", read)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"fieldboard/rules/domain"
 )
@@ -180,8 +181,8 @@ func object(raw json.RawMessage) (obj map[string]json.RawMessage, dup string, ok
 		if err := dec.Decode(&value); err != nil {
 			return nil, "", false
 		}
-		folded := strings.ToLower(key)
-		if earlier, ok := seen[folded]; ok && dup == "" && !bytes.Equal(earlier, value) {
+		folded := foldKey(key)
+		if earlier, ok := seen[folded]; ok && dup == "" && !sameJSON(earlier, value) {
 			dup = key
 		}
 		if dup == "" {
@@ -193,6 +194,39 @@ func object(raw json.RawMessage) (obj map[string]json.RawMessage, dup string, ok
 		obj[key] = value
 	}
 	return obj, dup, true
+}
+
+// foldKey folds a key as encoding/json matches keys to fields: each rune
+// to the smallest of its simple case-folding orbit, so that "numDays",
+// "NumDays" and "numDayſ" (a long s) fold alike. Folding any less would let
+// a second spelling json reads as the same field slip past unseen.
+func foldKey(key string) string {
+	var b strings.Builder
+	for _, r := range key {
+		for {
+			next := unicode.SimpleFold(r)
+			if next <= r {
+				r = next
+				break
+			}
+			r = next
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// sameJSON reports whether two JSON values say the same: 1 and 1.0, or
+// [1,2] and [1, 2], are one value written twice, not a contradiction.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // duplicateIn is the path, from raw, of a key given twice with different

@@ -214,9 +214,24 @@ func sameHost(u, base *url.URL) bool {
 }
 
 // underPath reports whether path is base or below it, segment by segment.
+// A path with a dot segment, escaped or not (/start/../admin,
+// /start/%2e%2e/admin), is under nothing: a browser resolves it elsewhere.
 func underPath(path, base string) bool {
+	if unescaped, err := url.PathUnescape(path); err != nil || hasDotSegment(unescaped) {
+		return false
+	}
 	base = strings.TrimSuffix(base, "/")
 	return path == base || strings.HasPrefix(path, base+"/") || (base == "" && path == "")
+}
+
+// hasDotSegment reports whether path has a "." or ".." segment.
+func hasDotSegment(path string) bool {
+	for segment := range strings.SplitSeq(path, "/") {
+		if segment == "." || segment == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // linkOrigin is a link's scheme and host, for a reason: the rest may hold

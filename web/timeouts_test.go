@@ -328,7 +328,9 @@ func TestUploadsWaitLongOnlyForWhoMaySend(t *testing.T) {
 // CSRF token as the form's first field (a plain form) or in the
 // X-CSRF-Token header (htmx).
 func TestSignedInDashboardUploadsMayBeSlow(t *testing.T) {
-	const readTimeout = 2 * time.Second
+	// Long enough that a loaded machine reads the token and the file's
+	// start within it; the body as a whole takes half as long again.
+	const readTimeout = 6 * time.Second
 	srv := serveWithTimeouts(t, readTimeout, time.Minute)
 	for _, tokenIn := range []string{"the first field", "the header"} {
 		t.Run(tokenIn, func(t *testing.T) {
@@ -344,7 +346,7 @@ func TestSignedInDashboardUploadsMayBeSlow(t *testing.T) {
 				fmt.Fprintf(fw, "SLOW%d,FR,\n", i)
 			}
 			mw.Close()
-			slow := &slowChunks{chunks: splitAfter(body.String(), head, 6), pause: 2 * readTimeout / 5}
+			slow := &slowChunks{chunks: splitAfter(body.String(), head, 6), pause: readTimeout / 4}
 			req, _ := http.NewRequest("POST", "http://"+srv.addr+"/panelists/panel", slow)
 			req.Header.Set("Content-Type", mw.FormDataContentType())
 			req.Header.Set("HX-Request", "true")

@@ -17,6 +17,9 @@
 //	fieldboard targets --subsample S print a subsample's send list (CSV)
 //	fieldboard user add NAME         add a user who may sign in (also passwd, list)
 //	fieldboard token create --name N create a bearer token for scripts (also revoke, list)
+//	fieldboard webhook add --url URL subscribe an address to the change feed, signed (also list, remove, test)
+//	fieldboard invite [flags]        print an invitation link that chooses the panelist's survey when clicked
+//	fieldboard secret rotate         a new key for signing invitation links
 //
 // Every flag can also be set with an environment variable FIELDBOARD_NAME,
 // the flag's name in upper case with dashes as underscores

@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
+)
+
+// keepPrices and keepInvoiceParties record, in an events snapshot's
+// transaction, what the subsamples just written cost and whom they are
+// invoiced to, keeping what earlier snapshots saw of the others.
+
+// keepPrices adds a price point, from seenAt, for each live subsample
+// whose currency or CPI is not its last point's (or that has none). A CPI
+// that is not above 0 is no price.
+func keepPrices(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO price_history (subsample_id, from_at, currency, cpi)
+		SELECT l.subsample_id, ?, TRIM(l.currency), l.cpi FROM live_subsamples l
+		WHERE l.cpi > 0 AND NOT EXISTS (
+			SELECT 1 FROM price_history p
+			WHERE p.subsample_id = l.subsample_id AND p.currency = TRIM(l.currency) AND p.cpi = l.cpi
+			AND p.from_at = (SELECT MAX(q.from_at) FROM price_history q WHERE q.subsample_id = l.subsample_id))
+		ON CONFLICT (subsample_id, from_at) DO NOTHING`, seenAt)
+	if err != nil {
+		return fmt.Errorf("price history: %w", err)
+	}
+	return nil
+}
+
+// keepInvoiceParties records the billing entity and job number of every
+// subsample of the event list: live details' billing entity when they
+// name one, else event/all's; the job number only live details give, so
+// a subsample no longer live keeps the last one seen.
+func keepInvoiceParties(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
+		SELECT s.subsample_id, s.event_id, COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)),
+			COALESCE(TRIM(l.job_book_id), ''), ?
+		FROM subsamples s LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id WHERE true
+		ON CONFLICT (subsample_id) DO UPDATE SET event_id = excluded.event_id, billing_entity = excluded.billing_entity,
+			job_book_id = CASE WHEN excluded.job_book_id = '' THEN invoice_parties.job_book_id ELSE excluded.job_book_id END,
+			last_seen_at = excluded.last_seen_at`, seenAt)
+	if err != nil {
+		return fmt.Errorf("invoice parties: %w", err)
+	}
+	return nil
+}
+
+// PriceHistory returns every subsample's price history, oldest point
+// first, by subsample id.
+func (s *Store) PriceHistory(ctx context.Context) (map[int64][]domain.PricePoint, error) {
+	var points []domain.PricePoint
+	if err := s.reader.SelectContext(ctx, &points, `
+		SELECT subsample_id, currency, cpi, from_at FROM price_history ORDER BY subsample_id, from_at`); err != nil {
+		return nil, fmt.Errorf("price history: %w", err)
+	}
+	out := map[int64][]domain.PricePoint{}
+	for _, p := range points {
+		out[p.SubsampleID] = append(out[p.SubsampleID], p)
+	}
+	return out, nil
+}
+
+// InvoiceParties returns whom each subsample any snapshot listed is
+// invoiced to, by subsample id.
+func (s *Store) InvoiceParties(ctx context.Context) (map[int64]domain.InvoiceParty, error) {
+	var rows []struct {
+		SubsampleID int64 `db:"subsample_id"`
+		domain.InvoiceParty
+	}
+	if err := s.reader.SelectContext(ctx, &rows, `
+		SELECT subsample_id, event_id, billing_entity, job_book_id FROM invoice_parties`); err != nil {
+		return nil, fmt.Errorf("invoice parties: %w", err)
+	}
+	out := make(map[int64]domain.InvoiceParty, len(rows))
+	for _, r := range rows {
+		out[r.SubsampleID] = r.InvoiceParty
+	}
+	return out, nil
+}
+
+// ScanPeriod streams what decides the outcomes and the invoice of the
+// period [from, to): for each panelist with a record on a subsample
+// registered in the period, every record of theirs on that subsample
+// registered before to (earlier ones included: a reversal needs the
+// complete before it). fn is called once per panelist and subsample, in
+// subsample then panelist order, with the records oldest first. An
+// error from fn stops the scan and is returned as is.
+//
+// It reads in one read transaction, so every record comes from the same
+// snapshot; memory holds one panelist's records at a time.
+func (s *Store) ScanPeriod(ctx context.Context, from, to time.Time, fn func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error) error {
+	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
+	if err != nil {
+		return fmt.Errorf("scan period: begin: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `
+		SELECT `+historyColumns+` FROM history h
+		WHERE h.registered_at < ? AND EXISTS (
+			SELECT 1 FROM history p WHERE p.panelist_id = h.panelist_id AND p.subsample_id = h.subsample_id
+			AND p.registered_at >= ? AND p.registered_at < ?)
+		ORDER BY h.subsample_id, h.panelist_id, h.registered_at, h.status_id`, to, from, to)
+	if err != nil {
+		return fmt.Errorf("scan period: %w", err)
+	}
+	defer rows.Close()
+	var group []domain.HistoryRecord
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		err := fn(group[0].SubsampleID, group[0].PanelistID, group)
+		group = nil
+		return err
+	}
+	for rows.Next() {
+		var r domain.HistoryRecord
+		if err := rows.Scan(&r.PanelistID, &r.SubsampleID, &r.StatusID, &r.RegisteredAt, &r.EventID, &r.CategoryID, &r.ResearchTypeID); err != nil {
+			return fmt.Errorf("scan period: %w", err)
+		}
+		if len(group) > 0 && (group[0].SubsampleID != r.SubsampleID || group[0].PanelistID != r.PanelistID) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		group = append(group, r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan period: %w", err)
+	}
+	return flush()
+}

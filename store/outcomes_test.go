@@ -81,7 +81,7 @@ func TestScanPeriod(t *testing.T) {
 		}
 		importRecords(t, s, []domain.HistoryRecord{
 			r("A", 1, 3, day(2)), r("A", 1, 98, day(12)), r("A", 1, 99, day(25)), // a reversal in the period of a complete before it
-			r("A", 2, 3, day(3)), // on another subsample, before the period: not scanned
+			r("A", 2, 3, day(3)),                                                 // on another subsample, before the period: not scanned
 			r("B", 1, 2, day(10)), r("B", 1, 3, day(10)), r("B", 1, 82, day(21)), // the period's end is not in it
 			r("C", 2, 83, day(20).Add(-time.Second)),
 			r("D", 2, 3, day(20)), // at the end: not in the period

@@ -136,3 +136,19 @@ func (s *Store) ScanPeriod(ctx context.Context, from, to time.Time, fn func(subs
 	}
 	return flush()
 }
+
+// RouterSends returns the router's decisions that sent a panelist
+// somewhere (a subsample chosen) at or after from and before to, oldest
+// first: what the outcomes compare the field's screen-outs and quota
+// fulls with.
+func (s *Store) RouterSends(ctx context.Context, from, to time.Time) ([]domain.RoutingDecision, error) {
+	var out []domain.RoutingDecision
+	if err := s.reader.SelectContext(ctx, &out, `
+		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
+			chosen_subsample, outcome, reason
+		FROM routing_decisions WHERE chosen_subsample IS NOT NULL AND chosen_subsample != 0 AND at >= ? AND at < ?
+		ORDER BY at, decision_id`, from.UTC(), to.UTC()); err != nil {
+		return nil, fmt.Errorf("router sends: %w", err)
+	}
+	return out, nil
+}

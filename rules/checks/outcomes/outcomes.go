@@ -1,0 +1,392 @@
+// Package outcomes reports what the sending produced, from the
+// supplier's history records, the router's log and the price history
+// Fieldboard kept: the outcomes of a period per subsample (or event,
+// country, day), and the invoice of a month. The rules (what an outcome,
+// a reversal, a price and an invoice line are) are rules' (outcomes.go);
+// this package reads what they need from the store and groups. The
+// dashboard, the API and the command line all ask it.
+package outcomes
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// SendLookback is how long before a screen-out or quota full the router's
+// send of that panelist there may be to count it a wrong send: the click
+// is the entry, so the record follows it within the survey's length.
+const SendLookback = 7 * 24 * time.Hour
+
+// Service answers outcomes and invoices. Set every field.
+type Service struct {
+	Store *store.Store
+	// Checks gives the current snapshot's subsamples: their names,
+	// countries and the EPC the router ranks them by.
+	Checks *checks.Service
+	// ProviderLocation is the provider's time zone, in which days and
+	// months are counted. UTC when nil.
+	ProviderLocation *time.Location
+}
+
+// Grouping is what the rows of the outcomes are.
+type Grouping string
+
+// The groupings of the outcomes.
+const (
+	BySubsample Grouping = "subsample"
+	ByEvent     Grouping = "event"
+	ByCountry   Grouping = "country"
+	ByDay       Grouping = "day"
+)
+
+// Groupings are every grouping, in the order pages offer them.
+var Groupings = []Grouping{BySubsample, ByEvent, ByCountry, ByDay}
+
+// ParseGrouping reads a grouping; "" is BySubsample.
+func ParseGrouping(s string) (Grouping, error) {
+	if s == "" {
+		return BySubsample, nil
+	}
+	for _, g := range Groupings {
+		if string(g) == s {
+			return g, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a grouping: use subsample, event, country or day", domain.Clip(s, 30))
+}
+
+// Query says which outcomes to report: the period [From, To), grouped
+// by Group, narrowed to one subsample, event or country when set.
+type Query struct {
+	From, To    time.Time
+	Group       Grouping
+	SubsampleID int64
+	EventID     int64
+	Country     string // country code, as the snapshot lists it
+}
+
+// Row is the outcomes of one group.
+type Row struct {
+	// Key is the group as a page shows it: the subsample or event id,
+	// the country code or the day (yyyy-mm-dd).
+	Key         string
+	SubsampleID int64 // BySubsample only
+	EventID     int64 // BySubsample and ByEvent
+	Name        string
+	Country     string
+	Day         time.Time // ByDay only: the day's first instant
+	rules.Tally
+	// Redirects are the router's sends there in the period.
+	Redirects int
+	// WrongSends are the screen-outs and quota fulls, registered in the
+	// period, of panelists the router sent there in the SendLookback
+	// before.
+	WrongSends int
+	// Predicted is the EPC the router ranks the subsample by now, and
+	// ProviderConversion the conversion the provider measured (a
+	// percentage); BySubsample rows of live subsamples only.
+	Predicted          rules.EPC
+	ProviderConversion *float64
+}
+
+// Report is the outcomes of a query: its rows, their total and the
+// completes and reversals of each day, for the chart.
+type Report struct {
+	Query
+	Rows  []Row
+	Total Row
+	Days  []Day
+}
+
+// Day is one day's completes and reversals (latest statuses of that day).
+type Day struct {
+	Day       time.Time
+	Completes int
+	Reversed  int
+}
+
+func (s *Service) location() *time.Location {
+	if s.ProviderLocation == nil {
+		return time.UTC
+	}
+	return s.ProviderLocation
+}
+
+// dayOf is the first instant of t's day in the provider's time zone.
+func (s *Service) dayOf(t time.Time) time.Time {
+	y, m, d := t.In(s.location()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, s.location())
+}
+
+// subsampleInfo is what the current snapshot says of a subsample.
+type subsampleInfo struct {
+	name, eventName, country string
+	eventID                  int64
+	epc                      rules.EPC
+}
+
+func (s *Service) subsamples(ctx context.Context) (map[int64]subsampleInfo, error) {
+	reports, err := s.Checks.Subsamples(ctx, checks.SubsampleFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("outcomes: subsamples: %w", err)
+	}
+	out := make(map[int64]subsampleInfo, len(reports))
+	for _, r := range reports {
+		out[r.SubsampleID] = subsampleInfo{name: r.Name, eventName: r.EventName, country: r.CountryCode, eventID: r.EventID, epc: r.EPC}
+	}
+	return out, nil
+}
+
+// Outcomes reports the outcomes of q.
+func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
+	if !q.From.Before(q.To) {
+		return Report{}, fmt.Errorf("the period must end after it starts")
+	}
+	if q.Group == "" {
+		q.Group = BySubsample
+	}
+	info, err := s.subsamples(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	prices, err := s.Store.PriceHistory(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	sends, err := s.Store.RouterSends(ctx, q.From.Add(-SendLookback), q.To)
+	if err != nil {
+		return Report{}, err
+	}
+	sentAt := map[sendKey][]time.Time{}
+	for _, d := range sends {
+		k := sendKey{d.PanelistID, d.Chosen}
+		sentAt[k] = append(sentAt[k], d.At)
+	}
+	keep := func(subsampleID, eventID int64) bool {
+		i := info[subsampleID]
+		return (q.SubsampleID == 0 || q.SubsampleID == subsampleID) &&
+			(q.EventID == 0 || q.EventID == eventID) &&
+			(q.Country == "" || i.country == q.Country)
+	}
+	perSubsample := map[int64]*Row{}
+	perDay := map[perDayKey]*rules.Tally{}
+	wrongByDay := map[time.Time]int{}
+	row := func(id, eventID int64) *Row {
+		r := perSubsample[id]
+		if r == nil {
+			r = &Row{SubsampleID: id, EventID: eventID}
+			perSubsample[id] = r
+		}
+		return r
+	}
+	err = s.Store.ScanPeriod(ctx, q.From, q.To, func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error {
+		eventID := records[len(records)-1].EventID
+		if i, ok := info[subsampleID]; ok {
+			eventID = i.eventID
+		}
+		if !keep(subsampleID, eventID) {
+			return nil
+		}
+		r := row(subsampleID, eventID)
+		r.AddPanelist(records, prices[subsampleID], q.From, q.To)
+		for _, rec := range records {
+			if rec.StatusID != domain.ReturnScreenOut && rec.StatusID != domain.ReturnQuotaFull || rec.RegisteredAt.Before(q.From) {
+				continue
+			}
+			if sentBefore(sentAt[sendKey{panelistID, subsampleID}], rec.RegisteredAt) {
+				r.WrongSends++
+				wrongByDay[s.dayOf(rec.RegisteredAt)]++
+			}
+		}
+		// Each day of the period the panelist has a record on: their
+		// outcome that day.
+		var last time.Time
+		for _, rec := range records {
+			day := s.dayOf(rec.RegisteredAt)
+			if rec.RegisteredAt.Before(q.From) || day.Equal(last) {
+				continue
+			}
+			last = day
+			k := perDayKey{subsampleID, day}
+			t := perDay[k]
+			if t == nil {
+				t = &rules.Tally{}
+				perDay[k] = t
+			}
+			t.AddPanelist(records, prices[subsampleID], later(day, q.From), earlier(day.AddDate(0, 0, 1), q.To))
+		}
+		return nil
+	})
+	if err != nil {
+		return Report{}, fmt.Errorf("outcomes: %w", err)
+	}
+	for _, d := range sends {
+		if d.At.Before(q.From) {
+			continue
+		}
+		eventID := info[d.Chosen].eventID
+		if !keep(d.Chosen, eventID) {
+			continue
+		}
+		row(d.Chosen, eventID).Redirects++
+	}
+	rep := Report{Query: q, Total: Row{Key: "Total"}}
+	groups := map[string]*Row{}
+	add := func(key string, fill func(*Row), r *Row) {
+		g := groups[key]
+		if g == nil {
+			g = &Row{Key: key}
+			fill(g)
+			groups[key] = g
+		}
+		g.Tally.Add(r.Tally)
+		g.Redirects += r.Redirects
+		g.WrongSends += r.WrongSends
+	}
+	for id, r := range perSubsample {
+		i := info[id]
+		rep.Total.Tally.Add(r.Tally)
+		rep.Total.Redirects += r.Redirects
+		rep.Total.WrongSends += r.WrongSends
+		switch q.Group {
+		case BySubsample:
+			add(strconv.FormatInt(id, 10), func(g *Row) {
+				g.SubsampleID, g.EventID, g.Name, g.Country, g.Predicted = id, r.EventID, i.name, i.country, i.epc
+				if i.epc.Source == rules.EPCField {
+					rate := i.epc.Rate
+					g.ProviderConversion = &rate
+				}
+			}, r)
+		case ByEvent:
+			add(strconv.FormatInt(r.EventID, 10), func(g *Row) { g.EventID, g.Name = r.EventID, i.eventName }, r)
+		case ByCountry:
+			add(i.country, func(g *Row) { g.Country = i.country }, r)
+		}
+	}
+	days := map[time.Time]*Day{}
+	for k, t := range perDay {
+		d := days[k.day]
+		if d == nil {
+			d = &Day{Day: k.day}
+			days[k.day] = d
+		}
+		d.Completes += t.Completes
+		d.Reversed += t.Reversed
+		if q.Group == ByDay {
+			add(k.day.Format("2006-01-02"), func(g *Row) { g.Day = k.day }, &Row{Tally: *t})
+		}
+	}
+	if q.Group == ByDay {
+		// The day rows count sends and wrong sends by the day they
+		// happened.
+		for _, d := range sends {
+			if k := d.At; !k.Before(q.From) && keep(d.Chosen, info[d.Chosen].eventID) {
+				add(s.dayOf(k).Format("2006-01-02"), func(g *Row) { g.Day = s.dayOf(k) }, &Row{Redirects: 1})
+			}
+		}
+		for day, n := range wrongByDay {
+			add(day.Format("2006-01-02"), func(g *Row) { g.Day = day }, &Row{WrongSends: n})
+		}
+	}
+	for _, g := range groups {
+		rep.Rows = append(rep.Rows, *g)
+	}
+	slices.SortFunc(rep.Rows, func(a, b Row) int {
+		return cmp.Or(a.Day.Compare(b.Day), cmp.Compare(a.EventID, b.EventID), cmp.Compare(a.SubsampleID, b.SubsampleID), cmp.Compare(a.Country, b.Country))
+	})
+	for day := s.dayOf(q.From); day.Before(q.To); day = day.AddDate(0, 0, 1) {
+		d := Day{Day: day}
+		if got := days[day]; got != nil {
+			d = *got
+		}
+		rep.Days = append(rep.Days, d)
+	}
+	return rep, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+type sendKey struct {
+	panelistID  string
+	subsampleID int64
+}
+
+type perDayKey struct {
+	subsampleID int64
+	day         time.Time
+}
+
+// sentBefore reports whether one of sends (oldest first) is before at and
+// no more than SendLookback before it.
+func sentBefore(sends []time.Time, at time.Time) bool {
+	for _, t := range sends {
+		if t.Before(at) && !t.Before(at.Add(-SendLookback)) {
+			return true
+		}
+	}
+	return false
+}
+
+// InvoiceReport is the invoice of one month: its lines, in rules.Invoice's
+// order, and their totals per currency, overall and per billing entity.
+type InvoiceReport struct {
+	Month              string
+	From, To           time.Time
+	Lines              []rules.InvoiceLine
+	Totals             rules.InvoiceTotals
+	ByEntity           map[string]rules.InvoiceTotals
+	ReversalsOfNothing int
+}
+
+// Invoice is the invoice of month ("YYYY-MM", in the provider's time
+// zone).
+func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, error) {
+	from, to, err := rules.MonthRange(month, s.location())
+	if err != nil {
+		return InvoiceReport{}, err
+	}
+	prices, err := s.Store.PriceHistory(ctx)
+	if err != nil {
+		return InvoiceReport{}, err
+	}
+	parties, err := s.Store.InvoiceParties(ctx)
+	if err != nil {
+		return InvoiceReport{}, err
+	}
+	inv := rules.NewInvoice(from, to)
+	err = s.Store.ScanPeriod(ctx, from, to, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
+		party, ok := parties[subsampleID]
+		if !ok {
+			party = domain.InvoiceParty{EventID: records[len(records)-1].EventID}
+		}
+		inv.AddPanelist(party, subsampleID, records, prices[subsampleID])
+		return nil
+	})
+	if err != nil {
+		return InvoiceReport{}, fmt.Errorf("invoice of %s: %w", month, err)
+	}
+	rep := InvoiceReport{Month: month, From: from, To: to, Lines: inv.Lines(), ReversalsOfNothing: inv.ReversalsOfNothing}
+	rep.Totals, rep.ByEntity = rules.TotalsOf(rep.Lines)
+	return rep, nil
+}

@@ -152,3 +152,24 @@ func (s *Store) RouterSends(ctx context.Context, from, to time.Time) ([]domain.R
 	}
 	return out, nil
 }
+
+// AddPriceHistory adds price points kept elsewhere (the demo's, or
+// another tool's when moving to Fieldboard), in one transaction. A point
+// at a time a subsample already has one is skipped: a refresh's own
+// points win.
+func (s *Store) AddPriceHistory(ctx context.Context, points []domain.PricePoint) error {
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+		ins := newInserter(tx, "price_history", `subsample_id, from_at, currency, cpi`, `(?, ?, ?, ?)`, `ON CONFLICT (subsample_id, from_at) DO NOTHING`)
+		defer ins.close()
+		for _, p := range points {
+			if err := ins.add(ctx, p.SubsampleID, p.From, p.Currency, p.CPI); err != nil {
+				return err
+			}
+		}
+		return ins.flush(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("add price history: %w", err)
+	}
+	return nil
+}

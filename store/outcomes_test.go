@@ -55,6 +55,21 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 			t.Errorf("price history = %+v, want subsample 100's %+v", prices, want)
 		}
 
+		// Points kept elsewhere join the history; one at a time a
+		// subsample already has a point is skipped.
+		if err := s.AddPriceHistory(ctx, []domain.PricePoint{
+			{SubsampleID: 100, Currency: "USD", CPI: 2, From: t0.Add(-24 * time.Hour)},
+			{SubsampleID: 100, Currency: "GBP", CPI: 9, From: finished(2)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if prices, err = s.PriceHistory(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := prices[100]; len(got) != 4 || got[0].CPI != 2 || got[2].Currency != "USD" {
+			t.Errorf("price history after adding = %+v, want the added point first and the refresh's kept", got)
+		}
+
 		parties, err := s.InvoiceParties(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -256,9 +257,10 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 const demoPanelists = 5000
 
 // demoProfiles gives the demo the simulator's own panelist profiles and
-// panel (each panelist's country and locale) on its first start, so quota
-// matching, send lists and earnings per entrant can be seen at work, per
-// country, without files of one's own.
+// panel (each panelist's country and locale), and the field's returns of
+// the last days with the prices they were earned at, on its first start,
+// so quota matching, send lists, earnings per entrant, outcomes and the
+// invoice can be seen at work, per country, without files of one's own.
 func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, seed int64, logger *slog.Logger) error {
 	n, err := st.CountProfiles(ctx)
 	if err != nil {
@@ -270,12 +272,36 @@ func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, see
 		}
 		logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)
 	}
-	if n, err = st.CountPanel(ctx); err != nil || n > 0 {
+	if n, err = st.CountPanel(ctx); err != nil {
 		return err
 	}
-	if _, err := st.ImportPanel(ctx, demo.Panel(seed, demoPanelists)); err != nil {
-		return fmt.Errorf("demo panel: %w", err)
+	if n == 0 {
+		if _, err := st.ImportPanel(ctx, demo.Panel(seed, demoPanelists)); err != nil {
+			return fmt.Errorf("demo panel: %w", err)
+		}
+		logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", demoPanelists)
 	}
-	logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", demoPanelists)
+	records, err := st.CountHistory(ctx)
+	if err != nil || records > 0 {
+		return err
+	}
+	panel := slices.Collect(demo.Panel(seed, demoPanelists))
+	history := demo.RecentHistory(seed, panel, demoHistoryDays, demoHeldFrom)
+	if _, err := st.ImportHistory(ctx, history); err != nil {
+		return fmt.Errorf("demo history: %w", err)
+	}
+	if err := st.AddPriceHistory(ctx, demo.PriceHistory(seed, demoHistoryDays)); err != nil {
+		return fmt.Errorf("demo prices: %w", err)
+	}
+	logger.Info("demo: imported the field's returns of the last 30 days and the prices they were earned at",
+		"records", len(history), "held for quality", fmt.Sprintf("%s to %s", demo.PanelistID(demoHeldFrom), demo.PanelistID(demoHeldFrom+2)))
 	return nil
 }
+
+// demoHistoryDays is how far back the demo's history and prices go;
+// demoHeldFrom the first of the three demo panelists whose completes were
+// reversed often enough to be held for quality.
+const (
+	demoHistoryDays = 30
+	demoHeldFrom    = 7
+)

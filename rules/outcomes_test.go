@@ -327,3 +327,35 @@ func TestQualityHold(t *testing.T) {
 		}
 	}
 }
+
+func TestPeriodOrLast30Days(t *testing.T) {
+	// "for a period (from and to dates, as on the other pages; default:
+	// the last 30 days)"
+	now := time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		from, to    string
+		since, till time.Time
+		err         string
+	}{
+		{"", "", day(10, 29), day(11, 28), ""},
+		{"2026-11-01", "2026-11-30", day(11, 1), day(12, 1), ""},
+		{"", "2026-11-10", day(10, 12), day(11, 11), ""},
+		{"2026-11-20", "", day(11, 20), day(11, 28), ""},
+		{"2026-11-28", "", time.Time{}, time.Time{}, `from (2026-11-28) is after today`},
+		{"2026-11-02", "2026-11-01", time.Time{}, time.Time{}, `from (2026-11-02) is after to (2026-11-01)`},
+		{"2026-11-31", "", time.Time{}, time.Time{}, `from "2026-11-31" is not a date: use yyyy-MM-dd, such as 2026-03-31`},
+	}
+	for _, tt := range tests {
+		since, until, err := PeriodOrLast30Days(tt.from, tt.to, now, time.UTC)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("(%q, %q): error %v, want %q", tt.from, tt.to, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !since.Equal(tt.since) || !until.Equal(tt.till) {
+			t.Errorf("(%q, %q) = %s, %s, %v; want %s, %s", tt.from, tt.to, since, until, err, tt.since, tt.till)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
@@ -223,19 +224,18 @@ func (h *Handler) Events(c echo.Context) error {
 		result.Shown += len(g.Subsamples)
 	}
 	p := h.page("Events", "events")
-	if wantsFragment(c) {
-		return Render(c, http.StatusOK, views.EventsTable(p, result))
-	}
-	v := views.EventsView{Page: p, Filter: form, Statuses: domain.Statuses, Snapshot: snapshot, Result: result}
-	seen := map[string]bool{}
-	for _, r := range reports {
-		if r.CountryCode != "" && !seen[r.CountryCode] {
-			seen[r.CountryCode] = true
-			v.Countries = append(v.Countries, views.CountryOption{Code: r.CountryCode, Name: r.CountryName})
+	return pageOrFragment(c, http.StatusOK, views.EventsTable(p, result), func() (templ.Component, error) {
+		v := views.EventsView{Page: p, Filter: form, Statuses: domain.Statuses, Snapshot: snapshot, Result: result}
+		seen := map[string]bool{}
+		for _, r := range reports {
+			if r.CountryCode != "" && !seen[r.CountryCode] {
+				seen[r.CountryCode] = true
+				v.Countries = append(v.Countries, views.CountryOption{Code: r.CountryCode, Name: r.CountryName})
+			}
 		}
-	}
-	slices.SortFunc(v.Countries, func(a, b views.CountryOption) int { return strings.Compare(a.Code, b.Code) })
-	return Render(c, http.StatusOK, views.EventsPage(v))
+		slices.SortFunc(v.Countries, func(a, b views.CountryOption) int { return strings.Compare(a.Code, b.Code) })
+		return views.EventsPage(v), nil
+	})
 }
 
 // eventsHeader is the header of the events CSV.

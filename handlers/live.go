@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -45,27 +47,30 @@ func (h *Handler) Live(c echo.Context) error {
 	// kept by the query as read, not as spelled: parameters the list does
 	// not know, their order and spaces around values make no new fragment.
 	p := h.page("Live subsamples", "live")
-	part, component := "live page?", views.LiveFiltersAndTable
-	if wantsFragment(c) {
-		part, component = "live table?", views.LiveTable
+	cached := func(part string, component func(views.Page, views.LiveTableView) templ.Component) ([]byte, error) {
+		return fragment(d, part+q.Values().Encode(), func() ([]byte, error) {
+			options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
+			var buf bytes.Buffer
+			err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
+			return buf.Bytes(), err
+		})
 	}
-	html, err := fragment(d, part+q.Values().Encode(), func() ([]byte, error) {
-		options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
-		var buf bytes.Buffer
-		err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
-		return buf.Bytes(), err
+	table := templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		html, err := cached("live table?", views.LiveTable)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(html)
+		return err
 	})
-	if err != nil {
-		return err
-	}
-	if wantsFragment(c) {
-		return c.HTMLBlob(http.StatusOK, html)
-	}
-	rv, err := h.refreshView(ctx)
-	if err != nil {
-		return err
-	}
-	return Render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}))
+	return pageOrFragment(c, http.StatusOK, table, func() (templ.Component, error) {
+		html, err := cached("live page?", views.LiveFiltersAndTable)
+		if err != nil {
+			return nil, err
+		}
+		rv, err := h.refreshView(ctx)
+		return views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}), err
+	})
 }
 
 // liveTable builds the view of one page of the list, with the URLs of its

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
@@ -30,14 +31,10 @@ func (h *Handler) Overview(c echo.Context) error {
 		return h.overviewCSV(c, figures)
 	}
 	p := h.page("Overview", "overview")
-	if wantsFragment(c) {
-		return Render(c, http.StatusOK, views.OverviewBody(p, figures))
-	}
-	rv, err := h.refreshView(ctx)
-	if err != nil {
-		return err
-	}
-	return Render(c, http.StatusOK, views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}))
+	return pageOrFragment(c, http.StatusOK, views.OverviewBody(p, figures), func() (templ.Component, error) {
+		rv, err := h.refreshView(ctx)
+		return views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}), err
+	})
 }
 
 func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, error) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
@@ -43,7 +44,11 @@ func (h *Handler) Panelists(c echo.Context) error {
 	} else if wantsCSV(c) {
 		return echo.NewHTTPError(http.StatusBadRequest, "Name a panelist: /panelists.csv?panelist=P.")
 	}
-	return h.panelistsPage(c, status, v)
+	page, err := h.panelistsPage(ctx, v)
+	if err != nil {
+		return err
+	}
+	return Render(c, status, page)
 }
 
 // lookup checks one panelist against every live subsample.
@@ -122,10 +127,9 @@ func (h *Handler) UploadHistory(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if wantsFragment(c) {
-		return Render(c, status, views.ImportOutcome(result))
-	}
-	return h.panelistsPage(c, status, views.PanelistsView{Import: &result})
+	return pageOrFragment(c, status, views.ImportOutcome(result), func() (templ.Component, error) {
+		return h.panelistsPage(c.Request().Context(), views.PanelistsView{Import: &result})
+	})
 }
 
 // importForm runs imp on the file of an upload form. It returns the
@@ -151,15 +155,15 @@ func importForm(c echo.Context, noFile string, imp func(io.Reader) error) (name 
 	return file.Filename, http.StatusOK, "", nil
 }
 
-// panelistsPage renders the whole /panelists page around v, with the bulk
+// panelistsPage builds the whole /panelists page around v, with the bulk
 // check's form.
-func (h *Handler) panelistsPage(c echo.Context, status int, v views.PanelistsView) error {
+func (h *Handler) panelistsPage(ctx context.Context, v views.PanelistsView) (templ.Component, error) {
 	v.Page = h.page("Panelists", "panelists")
 	var err error
-	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
-		return err
+	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
+		return nil, err
 	}
-	return Render(c, status, views.PanelistsPage(v))
+	return views.PanelistsPage(v), nil
 }
 
 // BulkCheck answers POST /panelists/bulk: the bulk check form. The answer

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/handlers/htmx"
@@ -399,14 +400,10 @@ func (h *Handler) RefreshSubsample(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
 	}
 	h.Refresher.Start(id, false)
-	if !wantsFragment(c) {
-		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id))
-	}
-	r, err := h.subsampleRefreshView(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
+	return fragmentOr(c, http.StatusOK, func() (templ.Component, error) {
+		r, err := h.subsampleRefreshView(c.Request().Context(), id)
+		return views.SubsampleRefreshPanel(h.page("Refresh", ""), r), err
+	}, func() error { return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id)) })
 }
 
 // SubsampleRefreshProgress answers GET /subsamples/:id/refresh/progress,
@@ -422,11 +419,10 @@ func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if wantsFragment(c) && !r.Progress.Running {
-		c.Response().Header().Set(htmx.HeaderRefresh, "true")
-		r.Reloading = true
-	}
-	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
+	return renderPolled(c, http.StatusOK, r.Progress.Running, htmx.HeaderRefresh, "true", func(ended bool) templ.Component {
+		r.Reloading = ended
+		return views.SubsampleRefreshPanel(h.page("Refresh", ""), r)
+	})
 }
 
 func (h *Handler) subsampleRefreshView(ctx context.Context, id int64) (views.SubsampleRefreshView, error) {

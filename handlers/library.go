@@ -98,15 +98,7 @@ func (h *Handler) Library(c echo.Context) error {
 			return err
 		}
 		return h.sendCSV(c, formats.FileName("library", snapshot, "locale", locale.Code, "q", q), func(w *formats.Writer) error {
-			if err := w.Write("locale", "id", "type", "name", "text", "translation"); err != nil {
-				return err
-			}
-			for _, question := range result.Questions {
-				if err := w.Write(locale.Code, formats.Int(question.ID), question.Type, question.Name, question.Text, question.Translation); err != nil {
-					return err
-				}
-			}
-			return nil
+			return formats.WriteQuestionsCSV(w, locale.Code, result.Questions)
 		})
 	}
 	p := h.page("Question library", "library")
@@ -163,16 +155,7 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 			return err
 		}
 		return h.sendCSV(c, formats.FileName("library-answers", snapshot, "locale", locale.Code, "question", formats.Int(qid)), func(w *formats.Writer) error {
-			if err := w.Write("locale", "questionId", "id", "name", "text", "translation", "exclusive", "nullValue"); err != nil {
-				return err
-			}
-			for _, a := range answers {
-				if err := w.Write(locale.Code, formats.Int(qid), formats.Int(a.ID), a.Name, a.Text, a.Translation,
-					strconv.FormatBool(a.IsExclusive), strconv.FormatBool(a.IsNullValue())); err != nil {
-					return err
-				}
-			}
-			return nil
+			return formats.WriteAnswersCSV(w, locale.Code, qid, answers)
 		})
 	}
 	fragment := v

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -232,26 +231,6 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("panelist-surveys", snapshot, "panelist", panelistID), func(w *formats.Writer) error {
-		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
-			return err
-		}
-		for _, pc := range checks {
-			j := formats.Eligibility(pc, panelistID)
-			var why, links []string
-			why = append(why, j.SendabilityReasons...)
-			for _, r := range j.Reasons {
-				why = append(why, r.Reason)
-			}
-			for _, l := range j.EntryLinks {
-				links = append(links, l.Locale+" "+l.Live)
-			}
-			if err := w.Write(panelistID, formats.Int(pc.SubsampleID), pc.Name, pc.CountryCode, formats.OptFloat(pc.CPI, 2), pc.Currency,
-				formats.OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
-				strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
-				strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WritePanelistSurveysCSV(w, panelistID, checks)
 	})
 }

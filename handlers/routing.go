@@ -63,17 +63,7 @@ func (h *Handler) Routing(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.sendCSV(c, formats.FileName("routing", h.Now(), query...), func(w *formats.Writer) error {
-			if err := w.Write("at", "panelistId", "intendedSubsample", "chosenSubsample", "outcome", "reason"); err != nil {
-				return err
-			}
-			for _, d := range decisions {
-				if err := w.Write(h.csvTime(&d.At), d.PanelistID, optionalID(d.Intended), optionalID(d.Chosen), string(d.Outcome), d.Reason); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		return h.sendCSV(c, formats.FileName("routing", h.Now(), query...), func(w *formats.Writer) error { return formats.WriteRoutingCSV(w, decisions, h.csvTime) })
 	}
 	decisions, total, page, err := pageOf(page, routingPageSize, func(limit, offset int) ([]domain.RoutingDecision, int, error) {
 		return h.Store.Routings(ctx, filter, limit, offset)
@@ -85,12 +75,4 @@ func (h *Handler) Routing(c echo.Context) error {
 		Total: total, PageNo: page, Filtered: filter != store.RoutingFilter{}, CSVHref: withQuery("/routing.csv", query...)}
 	v.Pages, v.Prev, v.Next = pageLinks("/routing", query, page, total, routingPageSize)
 	return Render(c, http.StatusOK, views.RoutingPage(v))
-}
-
-// optionalID is a subsample id for a CSV cell, empty for none (0).
-func optionalID(id int64) string {
-	if id == 0 {
-		return ""
-	}
-	return formats.Int(id)
 }

@@ -336,10 +336,6 @@ func allRangeAnswers(answers []domain.QuotaAnswer) bool {
 	return true
 }
 
-// subsampleQuotasHeader is the header of a subsample's quotas CSV.
-var subsampleQuotasHeader = append([]string{"quotaId", "tableId", "tableName", "quotaName", "quotaType", "achieved",
-	"remainingExclusive", "remainingShared", "remaining", "open", "conditions"}, formats.PacingHeader...)
-
 // SubsampleQuotasCSV answers GET /subsamples/:id/quotas.csv: the quota
 // table of a live subsample, total quota first, conditions as sentences
 // joined with " and ".
@@ -371,19 +367,12 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	}
 	rows := QuotaViews(quotas, lib)
 	withPacing(rows, pacing)
+	lines := make([]formats.Quota, len(rows))
+	for i, q := range rows {
+		lines[i] = formats.Quota{Quota: q.Quota, Remaining: q.Remaining, Open: q.Open, Conditions: q.Conditions, Pacing: q.Pacing}
+	}
 	return h.sendCSV(c, formats.FileName("subsample-quotas", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
-		if err := w.Write(slices.Clone(subsampleQuotasHeader)...); err != nil {
-			return err
-		}
-		for _, q := range rows {
-			cells := []string{formats.Int(q.QuotaID), formats.Int(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
-				formats.Int(q.AchievedInterviews), formats.Int(q.RemainingExclusive), formats.Int(q.RemainingShared),
-				formats.Int(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and ")}
-			if err := w.Write(append(cells, formats.PacingCells(q.Pacing)...)...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WriteQuotasCSV(w, lines)
 	})
 }
 
@@ -442,15 +431,7 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("subsample-verdict", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
-		if err := w.Write("subsampleId", "sendability", "rule", "outcome", "detail"); err != nil {
-			return err
-		}
-		for _, check := range report.Verdict.Checks {
-			if err := w.Write(formats.Int(id), string(report.Verdict.State), check.Rule, string(check.Outcome), check.Detail); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WriteVerdictCSV(w, id, report.Verdict)
 	})
 }
 
@@ -466,14 +447,6 @@ func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("subsample-links", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
-		if err := w.Write("subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"); err != nil {
-			return err
-		}
-		for _, l := range report.Links {
-			if err := w.Write(formats.Int(id), l.Locale, l.Live, l.Testing, l.Problem()); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WriteEntryLinksCSV(w, id, report.Links)
 	})
 }

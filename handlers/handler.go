@@ -131,7 +131,10 @@ func varyOnFragment(c echo.Context) {
 
 // Render writes a component with the given status. It renders into a
 // buffer first so that a failing component becomes an error page rather
-// than half a page.
+// than half a page. It is for an answer that is the same whoever asks (a
+// page htmx selects from, a form shown again with its error, sign-in);
+// an answer that htmx gets a part of goes through pageOrFragment or its
+// siblings below, which call it.
 func Render(c echo.Context, status int, component templ.Component) error {
 	var buf bytes.Buffer
 	if err := component.Render(c.Request().Context(), &buf); err != nil {
@@ -140,14 +143,14 @@ func Render(c echo.Context, status int, component templ.Component) error {
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// pageOrFragment is how a handler answers with a page that htmx may ask
-// a part of: an htmx request that is not restoring history
-// (htmx.WantsFragment) gets fragment, anything else the component page
-// builds, which is called only then, so the work of the rest of the page
-// (the refresh panel, the filters' choices) is not done for a fragment.
-// Either is rendered as Render does, with status, and the answer carries
-// Vary: htmx.Vary. A fragment that does its work when rendered (as the
-// live list's cached table does) fails as Render's component would.
+// pageOrFragment answers with a page that htmx may ask a part of, and is
+// the one place that chooses between them: an htmx request that is not
+// restoring a page from history (htmx.WantsFragment) gets fragment; any
+// other gets the whole page, which page builds only then, so a fragment
+// costs none of the rest of the page's work (the refresh panel, the
+// filters' choices). Either is rendered by Render, with status, and the
+// answer carries Vary: htmx.Vary. A fragment may do its work as it
+// renders (the live list's reads its cache): its error is then Render's.
 func pageOrFragment(c echo.Context, status int, fragment templ.Component, page func() (templ.Component, error)) error {
 	if wantsFragment(c) {
 		return Render(c, status, fragment)

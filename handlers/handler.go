@@ -114,22 +114,82 @@ func pathParam(c echo.Context, name string) (string, error) {
 }
 
 // wantsFragment reports whether the request wants a part of a page rather
-// than the whole (htmx.WantsFragment): the one decision between a page and
-// its fragment. The answer then varies with the headers it read.
+// than the whole (htmx.WantsFragment), and sets the Vary header the
+// answer then needs. Only the render helpers below ask it: a handler
+// says what it would answer either way and lets them choose.
 func wantsFragment(c echo.Context) bool {
-	c.Response().Header().Set("Vary", htmx.Vary)
+	varyOnFragment(c)
 	return htmx.WantsFragment(c.Request())
+}
+
+// varyOnFragment marks the answer as one that varies with the headers
+// wantsFragment reads (htmx.Vary), so that no cache hands a fragment to a
+// page load or the other way round.
+func varyOnFragment(c echo.Context) {
+	c.Response().Header().Set("Vary", htmx.Vary)
 }
 
 // Render writes a component with the given status. It renders into a
 // buffer first so that a failing component becomes an error page rather
-// than half a page.
+// than half a page. It is for an answer that is the same whoever asks (a
+// page htmx selects from, a form shown again with its error, sign-in);
+// an answer that htmx gets a part of goes through pageOrFragment or its
+// siblings below, which call it.
 func Render(c echo.Context, status int, component templ.Component) error {
 	var buf bytes.Buffer
 	if err := component.Render(c.Request().Context(), &buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// pageOrFragment answers with a page that htmx may ask a part of, and is
+// the one place that chooses between them: an htmx request that is not
+// restoring a page from history (htmx.WantsFragment) gets fragment; any
+// other gets the whole page, which page builds only then, so a fragment
+// costs none of the rest of the page's work (the refresh panel, the
+// filters' choices). Either is rendered by Render, with status, and the
+// answer carries Vary: htmx.Vary. A fragment may do its work as it
+// renders (the live list's reads its cache): its error is then Render's.
+func pageOrFragment(c echo.Context, status int, fragment templ.Component, page func() (templ.Component, error)) error {
+	if wantsFragment(c) {
+		return Render(c, status, fragment)
+	}
+	whole, err := page()
+	if err != nil {
+		return err
+	}
+	return Render(c, status, whole)
+}
+
+// fragmentOr answers an htmx request that is not restoring history with
+// the component fragment builds (called only then), rendered with status;
+// any other request gets what otherwise answers, such as a redirect back
+// to the page after a plain form post. Either carries Vary: htmx.Vary.
+func fragmentOr(c echo.Context, status int, fragment func() (templ.Component, error), otherwise func() error) error {
+	if !wantsFragment(c) {
+		return otherwise()
+	}
+	part, err := fragment()
+	if err != nil {
+		return err
+	}
+	return Render(c, status, part)
+}
+
+// renderPolled answers with status and the panel a page polls through
+// htmx while a refresh runs. The poll that finds the refresh over
+// (running false) is the one that must tell the page: it also gets the
+// response header name: value (htmx.HeaderTrigger or HeaderRefresh), and
+// panel is called with ended true to say so. A request that is not an
+// htmx fragment request (a browser opening the URL) never ends anything:
+// it gets the panel alone. The answer carries Vary: htmx.Vary.
+func renderPolled(c echo.Context, status int, running bool, name, value string, panel func(ended bool) templ.Component) error {
+	ended := wantsFragment(c) && !running
+	if ended {
+		c.Response().Header().Set(name, value)
+	}
+	return Render(c, status, panel(ended))
 }
 
 // refreshView gathers the refresh panel's state.

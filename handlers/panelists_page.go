@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
@@ -43,7 +43,11 @@ func (h *Handler) Panelists(c echo.Context) error {
 	} else if wantsCSV(c) {
 		return echo.NewHTTPError(http.StatusBadRequest, "Name a panelist: /panelists.csv?panelist=P.")
 	}
-	return h.panelistsPage(c, status, v)
+	page, err := h.panelistsPage(ctx, v)
+	if err != nil {
+		return err
+	}
+	return Render(c, status, page)
 }
 
 // lookup checks one panelist against every live subsample.
@@ -122,10 +126,9 @@ func (h *Handler) UploadHistory(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if wantsFragment(c) {
-		return Render(c, status, views.ImportOutcome(result))
-	}
-	return h.panelistsPage(c, status, views.PanelistsView{Import: &result})
+	return pageOrFragment(c, status, views.ImportOutcome(result), func() (templ.Component, error) {
+		return h.panelistsPage(c.Request().Context(), views.PanelistsView{Import: &result})
+	})
 }
 
 // importForm runs imp on the file of an upload form. It returns the
@@ -151,15 +154,15 @@ func importForm(c echo.Context, noFile string, imp func(io.Reader) error) (name 
 	return file.Filename, http.StatusOK, "", nil
 }
 
-// panelistsPage renders the whole /panelists page around v, with the bulk
+// panelistsPage builds the whole /panelists page around v, with the bulk
 // check's form.
-func (h *Handler) panelistsPage(c echo.Context, status int, v views.PanelistsView) error {
+func (h *Handler) panelistsPage(ctx context.Context, v views.PanelistsView) (templ.Component, error) {
 	v.Page = h.page("Panelists", "panelists")
 	var err error
-	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
-		return err
+	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
+		return nil, err
 	}
-	return Render(c, status, views.PanelistsPage(v))
+	return views.PanelistsPage(v), nil
 }
 
 // BulkCheck answers POST /panelists/bulk: the bulk check form. The answer
@@ -228,26 +231,6 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("panelist-surveys", snapshot, "panelist", panelistID), func(w *formats.Writer) error {
-		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
-			return err
-		}
-		for _, pc := range checks {
-			j := formats.Eligibility(pc, panelistID)
-			var why, links []string
-			why = append(why, j.SendabilityReasons...)
-			for _, r := range j.Reasons {
-				why = append(why, r.Reason)
-			}
-			for _, l := range j.EntryLinks {
-				links = append(links, l.Locale+" "+l.Live)
-			}
-			if err := w.Write(panelistID, formats.Int(pc.SubsampleID), pc.Name, pc.CountryCode, formats.OptFloat(pc.CPI, 2), pc.Currency,
-				formats.OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
-				strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
-				strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WritePanelistSurveysCSV(w, panelistID, checks)
 	})
 }

@@ -49,9 +49,7 @@ type Checker interface {
 	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
 	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
 	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
-	OpenInvitation(ctx context.Context, token string) (invite.Invitation, error)
 	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
-	Signer(ctx context.Context, publicURL string, ttl time.Duration) (checks.Signer, error)
 	MustBeLive(ctx context.Context, subsampleID int64) error
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)

@@ -40,7 +40,12 @@ type Refresher interface {
 }
 
 // Checker is what the handlers ask of the checks service
-// (checks.Service): every decision a page, a CSV or an answer shows.
+// (checks.Service, its one implementation): every decision a page, a CSV
+// or an answer shows, and what web's middleware asks (LinksUnchecked).
+// It is an interface, not *checks.Service, for one reason: web's tests
+// wrap the service to make Subsample and SendList stall as a slow query
+// does until the client leaves (web/clientgone_test.go), which only an
+// interface lets them put in front of every route.
 type Checker interface {
 	Current(ctx context.Context) (*checks.Decisions, error)
 	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
@@ -69,6 +74,9 @@ type RoutingRecorder interface {
 
 // Handler holds the dependencies of every route.
 type Handler struct {
+	// Store is the store itself, not an interface: it has one
+	// implementation, and the tests use it as it is, on a temporary
+	// SQLite file (or PostgreSQL), rather than a fake.
 	Store     *store.Store
 	Checks    Checker
 	Refresher Refresher

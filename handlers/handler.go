@@ -58,7 +58,7 @@ type Checker interface {
 	MustBeLive(ctx context.Context, subsampleID int64) error
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
-	Stale(ctx context.Context) (string, error)
+	StaleReason(ctx context.Context) (string, error)
 	// LinksUnchecked says that entry links are not checked against the
 	// provider's entry address, "" when they are.
 	LinksUnchecked() string

@@ -39,10 +39,10 @@ type Service struct {
 	// LinksUnchecked says so.
 	EntryURLs rules.EntryURLs
 
-	mu      sync.Mutex
-	cached  *Decisions // nil until the first read
-	stale   *Decisions // the cached ones decided as stale, for their reason
-	loading sync.Mutex // one read of the whole snapshot at a time
+	mu             sync.Mutex
+	cached         *Decisions // nil until the first read
+	staleDecisions *Decisions // the cached ones decided as stale, for their staleReason
+	loading        sync.Mutex // one read of the whole snapshot at a time
 	// turn lets one send list, or one chunk of a bulk check, be computed
 	// at a time (takeTurn): each holds two of the store's few reader
 	// connections (a send list its profile scan's and the history's of
@@ -71,24 +71,24 @@ func (s *Service) Current(ctx context.Context) (*Decisions, error) {
 // when the snapshot is too old to decide on; with keep, that one is kept
 // for the next call of the same version and reason.
 func (s *Service) withStaleness(ctx context.Context, d *Decisions, keep bool) (*Decisions, error) {
-	stale, err := s.Stale(ctx)
-	if err != nil || stale == "" {
+	why, err := s.StaleReason(ctx)
+	if err != nil || why == "" {
 		return d, err
 	}
 	if !keep {
-		return d.decidedStale(stale), nil
+		return d.decidedStale(why), nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stale == nil || s.stale.version != d.version || s.stale.stale != stale {
-		s.stale = d.decidedStale(stale)
+	if s.staleDecisions == nil || s.staleDecisions.version != d.version || s.staleDecisions.staleReason != why {
+		s.staleDecisions = d.decidedStale(why)
 	}
-	return s.stale, nil
+	return s.staleDecisions, nil
 }
 
-// Stale says why the current snapshot is too old to decide on
+// StaleReason says why the current snapshot is too old to decide on
 // (rules.Staleness), "" when it is not.
-func (s *Service) Stale(ctx context.Context) (string, error) {
+func (s *Service) StaleReason(ctx context.Context) (string, error) {
 	if s.StaleAfter <= 0 {
 		return "", nil
 	}

@@ -36,7 +36,7 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 		return out, nil
 	}
 	if err != nil {
-		return out, err
+		return out, fmt.Errorf("route a click: %w", err)
 	}
 	places := d.byCountry[member.Country]
 	intended, why := int32(-1), ""

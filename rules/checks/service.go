@@ -94,7 +94,7 @@ func (s *Service) StaleReason(ctx context.Context) (string, error) {
 	}
 	states, err := s.Store.Datasets(ctx)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("check how old the data is: %w", err)
 	}
 	events := states[store.DatasetEvents]
 	if events.LastSuccessAt == nil {
@@ -148,7 +148,7 @@ func (s *Service) cachedAt(version int64) *Decisions {
 func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error)) (*Decisions, error) {
 	version, err := s.Store.SnapshotVersion(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find the current decisions: %w", err)
 	}
 	if d := s.cachedAt(version); d != nil {
 		return d, nil
@@ -162,19 +162,19 @@ func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error))
 func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, error) {
 	data, err := s.Store.ReadSnapshot(ctx, subsampleID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	parents, err := s.Store.CategoryParents(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	topics, err := s.Store.SubsampleTopics(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	locales, err := s.Store.Locales(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	return decide(data, s.EntryURLs, parents, topics, locales, ""), nil
 }
@@ -188,10 +188,10 @@ func (s *Service) readWhole(ctx context.Context) (*Decisions, error) {
 	}
 	rows, err := s.Store.LiveRows(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	if d.libraryLocales, err = s.Store.LibraryLocales(ctx); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	d.setLiveRows(rows)
 	pacing, err := s.totalPacing(ctx, d)

@@ -40,7 +40,12 @@ type Refresher interface {
 }
 
 // Checker is what the handlers ask of the checks service
-// (checks.Service): every decision a page, a CSV or an answer shows.
+// (checks.Service, its one implementation): every decision a page, a CSV
+// or an answer shows, and what web's middleware asks (LinksUnchecked).
+// It is an interface, not *checks.Service, for one reason: web's tests
+// wrap the service to make Subsample and SendList stall as a slow query
+// does until the client leaves (web/clientgone_test.go), which only an
+// interface lets them put in front of every route.
 type Checker interface {
 	Current(ctx context.Context) (*checks.Decisions, error)
 	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
@@ -49,13 +54,11 @@ type Checker interface {
 	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
 	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
 	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
-	OpenInvitation(ctx context.Context, token string) (invite.Invitation, error)
 	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
-	Signer(ctx context.Context, publicURL string, ttl time.Duration) (checks.Signer, error)
 	MustBeLive(ctx context.Context, subsampleID int64) error
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
-	Stale(ctx context.Context) (string, error)
+	StaleReason(ctx context.Context) (string, error)
 	// LinksUnchecked says that entry links are not checked against the
 	// provider's entry address, "" when they are.
 	LinksUnchecked() string
@@ -71,6 +74,9 @@ type RoutingRecorder interface {
 
 // Handler holds the dependencies of every route.
 type Handler struct {
+	// Store is the store itself, not an interface: it has one
+	// implementation, and the tests use it as it is, on a temporary
+	// SQLite file (or PostgreSQL), rather than a fake.
 	Store     *store.Store
 	Checks    Checker
 	Refresher Refresher

@@ -70,7 +70,7 @@ func (h *Handler) health(ctx context.Context) (HealthJSON, error) {
 		out.Snapshot = &SnapshotJSON{RunID: *ev.CurrentRunID, RefreshedAt: *ev.LastSuccessAt, AgeSeconds: now.Sub(*ev.LastSuccessAt).Seconds()}
 	}
 	if h.Checks != nil {
-		if out.Stale, err = h.Checks.Stale(ctx); err != nil {
+		if out.Stale, err = h.Checks.StaleReason(ctx); err != nil {
 			return out, err
 		}
 	}

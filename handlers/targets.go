@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
+	"fieldboard/rules/invite"
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
@@ -52,9 +53,9 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 	}
 	defer answer.Close()
 	invites := h.PublicURL != ""
-	var signer checks.Signer
+	var signer invite.Signer
 	if invites {
-		if signer, err = h.Checks.Signer(ctx, h.PublicURL, h.InviteTTL); err != nil {
+		if signer, err = h.signer(ctx); err != nil {
 			return err
 		}
 	}

@@ -555,7 +555,7 @@ func clientGone(req *http.Request, err error) bool {
 }
 
 // staleBanner tells every page when the data is too old to decide on
-// (checks.Service.Stale), for the banner the layout shows.
+// (checks.Service.StaleReason), for the banner the layout shows.
 func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -564,7 +564,7 @@ func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
 		if req.Method != http.MethodGet || views.ViewerOf(req.Context()).Name == "" || strings.HasPrefix(req.URL.Path, "/api/") || s.Checks == nil {
 			return next(c)
 		}
-		why, err := s.Checks.Stale(req.Context())
+		why, err := s.Checks.StaleReason(req.Context())
 		if err != nil {
 			return err
 		}

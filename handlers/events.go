@@ -202,7 +202,7 @@ func (h *Handler) Events(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
-	reports, err := h.Checks.Subsamples(ctx, checks.SubsampleFilter{})
+	reports, err := h.SnapshotChecks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
 		return err
 	}

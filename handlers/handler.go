@@ -2,8 +2,11 @@
 // JSON: each route parses its request, asks the checks service or the
 // store, and renders a views component or a format of views/formats.
 // Handlers return errors; the server's error handler turns them into
-// pages. They declare what they need of their dependencies as interfaces
-// (Checker, Refresher) and import nothing from web.
+// pages. They declare what they need of their dependencies as small
+// interfaces beside the handlers that use them (SnapshotChecks in
+// overview.go, SubsampleChecks in subsample.go, SendChecks in targets.go,
+// PanelistChecks in panelists_page.go, Refresher) and import nothing from
+// web.
 package handlers
 
 import (
@@ -17,12 +20,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/handlers/htmx"
-	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
-	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
-	"fieldboard/views/formats"
 )
 
 // Refresher is what the handlers need of the refresher; web adapts
@@ -39,33 +39,6 @@ type Refresher interface {
 	NextDue(states map[string]store.DatasetState) map[string]time.Time
 }
 
-// Checker is what the handlers ask of the checks service
-// (checks.Service, its one implementation): every decision a page, a CSV
-// or an answer shows, and what web's middleware asks (LinksUnchecked).
-// It is an interface, not *checks.Service, for one reason: web's tests
-// wrap the service to make Subsample and SendList stall as a slow query
-// does until the client leaves (web/clientgone_test.go), which only an
-// interface lets them put in front of every route.
-type Checker interface {
-	Current(ctx context.Context) (*checks.Decisions, error)
-	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
-	QuotaPacing(ctx context.Context, parts checks.SubsampleParts) (map[int64]checks.QuotaPace, error)
-	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
-	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
-	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
-	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
-	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
-	MustBeLive(ctx context.Context, subsampleID int64) error
-	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
-	SendListSize(ctx context.Context, subsampleID int64) (int, error)
-	StaleReason(ctx context.Context) (string, error)
-	// LinksUnchecked says that entry links are not checked against the
-	// provider's entry address, "" when they are.
-	LinksUnchecked() string
-	formats.LiveChecker
-	formats.BulkChecker
-}
-
 // RoutingRecorder keeps the router's decisions (web's queue in front of
 // the store): Record must not wait for the database.
 type RoutingRecorder interface {
@@ -77,10 +50,16 @@ type Handler struct {
 	// Store is the store itself, not an interface: it has one
 	// implementation, and the tests use it as it is, on a temporary
 	// SQLite file (or PostgreSQL), rather than a fake.
-	Store     *store.Store
-	Checks    Checker
-	Refresher Refresher
-	Routings  RoutingRecorder
+	Store *store.Store
+	// The checks service (*checks.Service), by what the handlers ask of
+	// it: each interface, a few methods, is declared beside the handlers
+	// that use it, and web sets all four to the one service.
+	SnapshotChecks  SnapshotChecks  // the lists: overview, events, live, the API's, /healthz
+	SubsampleChecks SubsampleChecks // one subsample: its page, refresh and downloads
+	SendChecks      SendChecks      // send lists and bulk checks
+	PanelistChecks  PanelistChecks  // a panelist's surveys and eligibility, the router
+	Refresher       Refresher
+	Routings        RoutingRecorder
 	// Subscriber checks and makes webhook subscriptions.
 	Subscriber Subscriber
 	// Now is the clock; Location the time zone pages show times in;

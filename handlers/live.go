@@ -27,7 +27,7 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
 	}
-	d, err := h.Checks.Current(ctx)
+	d, err := h.SnapshotChecks.Current(ctx)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,15 @@ import (
 	"fieldboard/views/formats"
 )
 
+// SnapshotChecks is what the lists ask of the checks service: the
+// current snapshot decided, its subsamples, and why it is too old to
+// decide on ("" when it is not).
+type SnapshotChecks interface {
+	Current(ctx context.Context) (*checks.Decisions, error)
+	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
+	StaleReason(ctx context.Context) (string, error)
+}
+
 // Overview answers GET /: the counts by status and sendability, what the
 // last refresh changed, and each dataset's schedule. An htmx request gets
 // the figures alone.
@@ -51,7 +60,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		f.Total += n
 	}
 
-	reports, err := h.Checks.Subsamples(ctx, checks.SubsampleFilter{})
+	reports, err := h.SnapshotChecks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
 		return f, err
 	}

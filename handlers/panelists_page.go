@@ -13,10 +13,21 @@ import (
 
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
+
+// PanelistChecks is what a panelist's surveys, their eligibility and the
+// router ask of the checks service.
+type PanelistChecks interface {
+	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
+	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
+	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
+	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
+	formats.LiveChecker
+}
 
 // Panelists answers GET /panelists: the forms, and with ?panelist=P the
 // lookup of one panelist. An htmx request gets the page too; the form
@@ -52,7 +63,7 @@ func (h *Handler) Panelists(c echo.Context) error {
 
 // lookup checks one panelist against every live subsample.
 func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupResult, error) {
-	checks, err := h.Checks.PanelistSurveys(ctx, panelistID)
+	checks, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +196,7 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	if subsampleID <= 0 {
 		return fail(http.StatusBadRequest, "Pick a live subsample.", nil)
 	}
-	err = h.Checks.MustBeLive(ctx, subsampleID)
+	err = h.SubsampleChecks.MustBeLive(ctx, subsampleID)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, checks.ErrNotLive) {
 		return fail(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot.", subsampleID), nil)
 	}
@@ -215,14 +226,14 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, formats.Attachment(formats.FileName("eligibility", snapshot, "subsample", formats.Int(subsampleID))))
-	return formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), false)
+	return formats.WriteBulkCSV(ctx, h.SendChecks, subsampleID, ids, toClient(c), false)
 }
 
 // lookupCSV answers /panelists.csv?panelist=P: every live subsample with
 // whether P may enter it now, why not, and P's entry links.
 func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 	ctx := c.Request().Context()
-	checks, err := h.Checks.PanelistSurveys(ctx, panelistID)
+	checks, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return err
 	}

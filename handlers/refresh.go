@@ -78,7 +78,7 @@ func (h *Handler) APIRefresh(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		parts, err := h.Checks.Subsample(c.Request().Context(), id)
+		parts, err := h.SubsampleChecks.Subsample(c.Request().Context(), id)
 		if err != nil {
 			return subsampleNotFound(err, id)
 		}

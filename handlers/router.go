@@ -39,7 +39,7 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a whole number from 1 to %d", raw, maxNextLimit))
 		}
 	}
-	routes, err := h.Checks.NextSurveys(c.Request().Context(), panelistID, limit)
+	routes, err := h.PanelistChecks.NextSurveys(c.Request().Context(), panelistID, limit)
 	if errors.Is(err, checks.ErrNotOnPanel) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Panelist %q is not on the panel: with no country or language on file, no survey can be chosen for them.", panelistID))
 	}
@@ -66,7 +66,7 @@ func (h *Handler) Redirect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	routed, err := h.Checks.Route(ctx, inv)
+	routed, err := h.PanelistChecks.Route(ctx, inv)
 	if err != nil {
 		return err
 	}

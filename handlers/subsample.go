@@ -22,6 +22,15 @@ import (
 	"fieldboard/views/formats"
 )
 
+// SubsampleChecks is what a subsample's page and downloads ask of the
+// checks service: the subsample as the snapshot holds it, its quotas'
+// pace, and whether it is live.
+type SubsampleChecks interface {
+	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
+	QuotaPacing(ctx context.Context, parts checks.SubsampleParts) (map[int64]checks.QuotaPace, error)
+	MustBeLive(ctx context.Context, subsampleID int64) error
+}
+
 // Subsample answers GET /subsamples/:id: everything Fieldboard knows of one
 // subsample. A subsample of the event list that live-details does not list
 // gets a page too, saying it is not live.
@@ -66,7 +75,7 @@ func (h *Handler) subsampleOf(c echo.Context) (int64, checks.SubsampleParts, err
 	if err != nil {
 		return 0, checks.SubsampleParts{}, err
 	}
-	parts, err := h.Checks.Subsample(c.Request().Context(), id)
+	parts, err := h.SubsampleChecks.Subsample(c.Request().Context(), id)
 	if err != nil {
 		return 0, checks.SubsampleParts{}, subsampleNotFound(err, id)
 	}
@@ -93,7 +102,7 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 	}
 	v.LibraryLocale = lib.Locale
 	v.Quotas = QuotaViews(parts.Quotas, lib)
-	pacing, err := h.Checks.QuotaPacing(ctx, parts)
+	pacing, err := h.SubsampleChecks.QuotaPacing(ctx, parts)
 	if err != nil {
 		return err
 	}
@@ -361,7 +370,7 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	pacing, err := h.Checks.QuotaPacing(ctx, parts)
+	pacing, err := h.SubsampleChecks.QuotaPacing(ctx, parts)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 	"fieldboard/client/sim"
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/invite"
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/web/refresh"
@@ -316,7 +317,12 @@ func invitationPaths(t *testing.T, db, base string, panelists []string) []string
 		t.Fatal(err)
 	}
 	defer st.Close()
-	signer, err := (&checks.Service{Store: st, Now: time.Now}).Signer(ctx, base, 24*time.Hour)
+	now := time.Now()
+	key, err := st.SigningKey(ctx, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, 24*time.Hour, base)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func (h *Handler) APISubsamples(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	reports, err := h.Checks.Subsamples(c.Request().Context(), filter)
+	reports, err := h.SnapshotChecks.Subsamples(c.Request().Context(), filter)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (h *Handler) APIEligibility(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	check, err := h.Checks.Eligibility(c.Request().Context(), panelistID, subsampleID)
+	check, err := h.PanelistChecks.Eligibility(c.Request().Context(), panelistID, subsampleID)
 	if err != nil {
 		return subsampleNotFound(err, subsampleID)
 	}
@@ -73,12 +73,12 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	d, err := h.Checks.Current(ctx)
+	d, err := h.SnapshotChecks.Current(ctx)
 	if err != nil {
 		return err
 	}
 	surveys, _ := checks.Memo(d, "formats.SurveysWriter", func() (*formats.SurveysWriter, error) { return formats.NewSurveysWriter(d), nil })
-	body, err := surveys.Write(ctx, h.Checks, panelistID, all)
+	body, err := surveys.Write(ctx, h.PanelistChecks, panelistID, all)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	// An unknown or closed subsample is a 404 before the list is read.
-	if err := h.Checks.MustBeLive(ctx, subsampleID); err != nil {
+	if err := h.SubsampleChecks.MustBeLive(ctx, subsampleID); err != nil {
 		return subsampleNotFound(err, subsampleID)
 	}
 	ids, lineErrs, err := formats.ParsePanelistList(http.MaxBytesReader(c.Response(), c.Request().Body, maxImportBytes))
@@ -119,7 +119,7 @@ func (h *Handler) APIBulkEligibility(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, formats.Attachment(formats.FileName("eligibility", snapshot, "subsample", formats.Int(subsampleID))))
-	return subsampleNotFound(formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), true), subsampleID)
+	return subsampleNotFound(formats.WriteBulkCSV(ctx, h.SendChecks, subsampleID, ids, toClient(c), true), subsampleID)
 }
 
 // panelistParam is the panelist id of the path's {id}.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/domain"
@@ -71,24 +72,21 @@ func (h *Handler) Changes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	query := []string{"kind", form.Kind, "country", form.Country, "event", form.Event, "from", form.From, "to", form.To}
-	if wantsCSV(c) {
-		changes, _, err := h.Store.Changes(ctx, filter, 0, 0)
-		if err != nil {
-			return err
-		}
-		return h.sendCSV(c, formats.FileName("changes", h.Now(), query...), func(w *formats.Writer) error { return formats.WriteChangesCSV(w, changes, h.csvTime) })
-	}
-	changes, total, page, err := pageOf(page, changesPageSize, func(limit, offset int) ([]domain.Change, int, error) {
-		return h.Store.Changes(ctx, filter, limit, offset)
+	return answerList(h, c, page, list[domain.Change]{
+		path: "/changes", name: "changes", size: changesPageSize,
+		query: []string{"kind", form.Kind, "country", form.Country, "event", form.Event, "from", form.From, "to", form.To},
+		read: func(limit, offset int) ([]domain.Change, int, error) {
+			return h.Store.Changes(ctx, filter, limit, offset)
+		},
+		csv: func(w *formats.Writer, changes []domain.Change) error {
+			return formats.WriteChangesCSV(w, changes, h.csvTime)
+		},
+		page: func(l listPage[domain.Change]) templ.Component {
+			return views.ChangesPage(views.ChangesView{Page: h.page("Changes", "changes"), Filter: form, Kinds: domain.ChangeKinds,
+				Changes: l.Rows, Total: l.Total, PageNo: l.PageNo, Pages: l.Pages, Prev: l.Prev, Next: l.Next,
+				Filtered: filter != store.ChangeFilter{}, CSVHref: l.CSVHref})
+		},
 	})
-	if err != nil {
-		return err
-	}
-	v := views.ChangesView{Page: h.page("Changes", "changes"), Filter: form, Kinds: domain.ChangeKinds, Changes: changes, Total: total,
-		PageNo: page, Filtered: filter != store.ChangeFilter{}, CSVHref: withQuery("/changes.csv", query...)}
-	v.Pages, v.Prev, v.Next = pageLinks("/changes", query, page, total, changesPageSize)
-	return Render(c, http.StatusOK, views.ChangesPage(v))
 }
 
 // APIChanges answers GET /api/v1/changes?since=ID&limit=N, for scripts

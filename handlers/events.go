@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
@@ -201,7 +202,7 @@ func (h *Handler) Events(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
-	reports, err := h.Checks.Subsamples(ctx, checks.SubsampleFilter{})
+	reports, err := h.SnapshotChecks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
 		return err
 	}
@@ -212,7 +213,7 @@ func (h *Handler) Events(c echo.Context) error {
 	}
 	if wantsCSV(c) {
 		return h.sendCSV(c, formats.FileName("events", snapshot, "status", filter.Status, "country", filter.Country,
-			"from", filterValue(c.QueryParams(), "from"), "to", filterValue(c.QueryParams(), "to"), "q", filter.Q), func(w *formats.Writer) error { return h.writeEventsCSV(w, groups) })
+			"from", filterValue(c.QueryParams(), "from"), "to", filterValue(c.QueryParams(), "to"), "q", filter.Q), func(w *formats.Writer) error { return formats.WriteEventsCSV(w, eventLines(groups), h.csvTime) })
 	}
 	q := c.QueryParams()
 	form := views.EventsFilterForm{Status: filter.Status, Country: filterValue(q, "country"),
@@ -223,43 +224,30 @@ func (h *Handler) Events(c echo.Context) error {
 		result.Shown += len(g.Subsamples)
 	}
 	p := h.page("Events", "events")
-	if wantsFragment(c) {
-		return Render(c, http.StatusOK, views.EventsTable(p, result))
-	}
-	v := views.EventsView{Page: p, Filter: form, Statuses: domain.Statuses, Snapshot: snapshot, Result: result}
-	seen := map[string]bool{}
-	for _, r := range reports {
-		if r.CountryCode != "" && !seen[r.CountryCode] {
-			seen[r.CountryCode] = true
-			v.Countries = append(v.Countries, views.CountryOption{Code: r.CountryCode, Name: r.CountryName})
+	return pageOrFragment(c, http.StatusOK, views.EventsTable(p, result), func() (templ.Component, error) {
+		v := views.EventsView{Page: p, Filter: form, Statuses: domain.Statuses, Snapshot: snapshot, Result: result}
+		seen := map[string]bool{}
+		for _, r := range reports {
+			if r.CountryCode != "" && !seen[r.CountryCode] {
+				seen[r.CountryCode] = true
+				v.Countries = append(v.Countries, views.CountryOption{Code: r.CountryCode, Name: r.CountryName})
+			}
 		}
-	}
-	slices.SortFunc(v.Countries, func(a, b views.CountryOption) int { return strings.Compare(a.Code, b.Code) })
-	return Render(c, http.StatusOK, views.EventsPage(v))
+		slices.SortFunc(v.Countries, func(a, b views.CountryOption) int { return strings.Compare(a.Code, b.Code) })
+		return views.EventsPage(v), nil
+	})
 }
 
-// eventsHeader is the header of the events CSV.
-var eventsHeader = []string{"eventId", "eventName", "subsampleId", "subsampleName", "status", "country", "fieldStart", "fieldEnd", "sendability"}
-
-// writeEventsCSV writes one line per subsample shown; sendability is left
-// empty for a subsample that is not live, as on the page.
-func (h *Handler) writeEventsCSV(w *formats.Writer, groups []views.EventGroup) error {
-	if err := w.Write(slices.Clone(eventsHeader)...); err != nil {
-		return err
-	}
+// eventLines are the lines of the events CSV: the subsamples shown, each
+// with its event's name as the page groups them.
+func eventLines(groups []views.EventGroup) []formats.EventSubsample {
+	var out []formats.EventSubsample
 	for _, g := range groups {
 		for _, s := range g.Subsamples {
-			sendability := ""
-			if s.Live {
-				sendability = string(s.Verdict.State)
-			}
-			if err := w.Write(formats.Int(g.EventID), g.Name, formats.Int(s.SubsampleID), s.Name, s.Status, s.CountryCode,
-				h.csvTime(s.FieldStart), h.csvTime(s.FieldEnd), sendability); err != nil {
-				return err
-			}
+			out = append(out, formats.EventSubsample{Event: g.Name, SubsampleRow: s.SubsampleRow, Verdict: s.Verdict})
 		}
 	}
-	return nil
+	return out
 }
 
 // csvTime writes a time in RFC 3339 in the dashboard's time zone, empty

@@ -2,8 +2,11 @@
 // JSON: each route parses its request, asks the checks service or the
 // store, and renders a views component or a format of views/formats.
 // Handlers return errors; the server's error handler turns them into
-// pages. They declare what they need of their dependencies as interfaces
-// (Checker, Refresher) and import nothing from web.
+// pages. They declare what they need of their dependencies as small
+// interfaces beside the handlers that use them (SnapshotChecks in
+// overview.go, SubsampleChecks in subsample.go, SendChecks in targets.go,
+// PanelistChecks in panelists_page.go, Refresher) and import nothing from
+// web.
 package handlers
 
 import (
@@ -17,12 +20,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/handlers/htmx"
-	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
-	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
-	"fieldboard/views/formats"
 )
 
 // Refresher is what the handlers need of the refresher; web adapts
@@ -39,30 +39,6 @@ type Refresher interface {
 	NextDue(states map[string]store.DatasetState) map[string]time.Time
 }
 
-// Checker is what the handlers ask of the checks service
-// (checks.Service): every decision a page, a CSV or an answer shows.
-type Checker interface {
-	Current(ctx context.Context) (*checks.Decisions, error)
-	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
-	QuotaPacing(ctx context.Context, parts checks.SubsampleParts) (map[int64]checks.QuotaPace, error)
-	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
-	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
-	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
-	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
-	OpenInvitation(ctx context.Context, token string) (invite.Invitation, error)
-	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
-	Signer(ctx context.Context, publicURL string, ttl time.Duration) (checks.Signer, error)
-	MustBeLive(ctx context.Context, subsampleID int64) error
-	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
-	SendListSize(ctx context.Context, subsampleID int64) (int, error)
-	Stale(ctx context.Context) (string, error)
-	// LinksUnchecked says that entry links are not checked against the
-	// provider's entry address, "" when they are.
-	LinksUnchecked() string
-	formats.LiveChecker
-	formats.BulkChecker
-}
-
 // RoutingRecorder keeps the router's decisions (web's queue in front of
 // the store): Record must not wait for the database.
 type RoutingRecorder interface {
@@ -71,10 +47,19 @@ type RoutingRecorder interface {
 
 // Handler holds the dependencies of every route.
 type Handler struct {
-	Store     *store.Store
-	Checks    Checker
-	Refresher Refresher
-	Routings  RoutingRecorder
+	// Store is the store itself, not an interface: it has one
+	// implementation, and the tests use it as it is, on a temporary
+	// SQLite file (or PostgreSQL), rather than a fake.
+	Store *store.Store
+	// The checks service (*checks.Service), by what the handlers ask of
+	// it: each interface, a few methods, is declared beside the handlers
+	// that use it, and web sets all four to the one service.
+	SnapshotChecks  SnapshotChecks  // the lists: overview, events, live, the API's, /healthz
+	SubsampleChecks SubsampleChecks // one subsample: its page, refresh and downloads
+	SendChecks      SendChecks      // send lists and bulk checks
+	PanelistChecks  PanelistChecks  // a panelist's surveys and eligibility, the router
+	Refresher       Refresher
+	Routings        RoutingRecorder
 	// Subscriber checks and makes webhook subscriptions.
 	Subscriber Subscriber
 	// Now is the clock; Location the time zone pages show times in;
@@ -114,22 +99,82 @@ func pathParam(c echo.Context, name string) (string, error) {
 }
 
 // wantsFragment reports whether the request wants a part of a page rather
-// than the whole (htmx.WantsFragment): the one decision between a page and
-// its fragment. The answer then varies with the headers it read.
+// than the whole (htmx.WantsFragment), and sets the Vary header the
+// answer then needs. Only the render helpers below ask it: a handler
+// says what it would answer either way and lets them choose.
 func wantsFragment(c echo.Context) bool {
-	c.Response().Header().Set("Vary", htmx.Vary)
+	varyOnFragment(c)
 	return htmx.WantsFragment(c.Request())
+}
+
+// varyOnFragment marks the answer as one that varies with the headers
+// wantsFragment reads (htmx.Vary), so that no cache hands a fragment to a
+// page load or the other way round.
+func varyOnFragment(c echo.Context) {
+	c.Response().Header().Set("Vary", htmx.Vary)
 }
 
 // Render writes a component with the given status. It renders into a
 // buffer first so that a failing component becomes an error page rather
-// than half a page.
+// than half a page. It is for an answer that is the same whoever asks (a
+// page htmx selects from, a form shown again with its error, sign-in);
+// an answer that htmx gets a part of goes through pageOrFragment or its
+// siblings below, which call it.
 func Render(c echo.Context, status int, component templ.Component) error {
 	var buf bytes.Buffer
 	if err := component.Render(c.Request().Context(), &buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// pageOrFragment answers with a page that htmx may ask a part of, and is
+// the one place that chooses between them: an htmx request that is not
+// restoring a page from history (htmx.WantsFragment) gets fragment; any
+// other gets the whole page, which page builds only then, so a fragment
+// costs none of the rest of the page's work (the refresh panel, the
+// filters' choices). Either is rendered by Render, with status, and the
+// answer carries Vary: htmx.Vary. A fragment may do its work as it
+// renders (the live list's reads its cache): its error is then Render's.
+func pageOrFragment(c echo.Context, status int, fragment templ.Component, page func() (templ.Component, error)) error {
+	if wantsFragment(c) {
+		return Render(c, status, fragment)
+	}
+	whole, err := page()
+	if err != nil {
+		return err
+	}
+	return Render(c, status, whole)
+}
+
+// fragmentOr answers an htmx request that is not restoring history with
+// the component fragment builds (called only then), rendered with status;
+// any other request gets what otherwise answers, such as a redirect back
+// to the page after a plain form post. Either carries Vary: htmx.Vary.
+func fragmentOr(c echo.Context, status int, fragment func() (templ.Component, error), otherwise func() error) error {
+	if !wantsFragment(c) {
+		return otherwise()
+	}
+	part, err := fragment()
+	if err != nil {
+		return err
+	}
+	return Render(c, status, part)
+}
+
+// renderPolled answers with status and the panel a page polls through
+// htmx while a refresh runs. The poll that finds the refresh over
+// (running false) is the one that must tell the page: it also gets the
+// response header name: value (htmx.HeaderTrigger or HeaderRefresh), and
+// panel is called with ended true to say so. A request that is not an
+// htmx fragment request (a browser opening the URL) never ends anything:
+// it gets the panel alone. The answer carries Vary: htmx.Vary.
+func renderPolled(c echo.Context, status int, running bool, name, value string, panel func(ended bool) templ.Component) error {
+	ended := wantsFragment(c) && !running
+	if ended {
+		c.Response().Header().Set(name, value)
+	}
+	return Render(c, status, panel(ended))
 }
 
 // refreshView gathers the refresh panel's state.

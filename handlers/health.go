@@ -69,8 +69,8 @@ func (h *Handler) health(ctx context.Context) (HealthJSON, error) {
 	if ev := states[store.DatasetEvents]; ev.CurrentRunID != nil && ev.LastSuccessAt != nil {
 		out.Snapshot = &SnapshotJSON{RunID: *ev.CurrentRunID, RefreshedAt: *ev.LastSuccessAt, AgeSeconds: now.Sub(*ev.LastSuccessAt).Seconds()}
 	}
-	if h.Checks != nil {
-		if out.Stale, err = h.Checks.Stale(ctx); err != nil {
+	if h.SnapshotChecks != nil {
+		if out.Stale, err = h.SnapshotChecks.StaleReason(ctx); err != nil {
 			return out, err
 		}
 	}

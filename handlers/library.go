@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/domain"
@@ -97,22 +98,13 @@ func (h *Handler) Library(c echo.Context) error {
 			return err
 		}
 		return h.sendCSV(c, formats.FileName("library", snapshot, "locale", locale.Code, "q", q), func(w *formats.Writer) error {
-			if err := w.Write("locale", "id", "type", "name", "text", "translation"); err != nil {
-				return err
-			}
-			for _, question := range result.Questions {
-				if err := w.Write(locale.Code, formats.Int(question.ID), question.Type, question.Name, question.Text, question.Translation); err != nil {
-					return err
-				}
-			}
-			return nil
+			return formats.WriteQuestionsCSV(w, locale.Code, result.Questions)
 		})
 	}
 	p := h.page("Question library", "library")
-	if wantsFragment(c) {
-		return Render(c, http.StatusOK, views.LibraryTable(p, result))
-	}
-	return Render(c, http.StatusOK, views.LibraryPage(views.LibraryView{Page: p, Locales: locales, Q: q, Result: result}))
+	return pageOrFragment(c, http.StatusOK, views.LibraryTable(p, result), func() (templ.Component, error) {
+		return views.LibraryPage(views.LibraryView{Page: p, Locales: locales, Q: q, Result: result}), nil
+	})
 }
 
 // LibraryAnswers answers GET /library/:locale/questions/:qid/answers and
@@ -152,28 +144,24 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 		return err
 	}
 	v := views.LibraryAnswersView{Locale: locale.Code, Question: questions[i], Answers: answers,
-		CSVHref: views.AnswersPath(locale.Code, qid) + ".csv", Fragment: wantsFragment(c)}
+		CSVHref: views.AnswersPath(locale.Code, qid) + ".csv"}
 	if wantsCSV(c) {
+		// The CSV has always carried the page's Vary header (the page or
+		// fragment was once chosen before the CSV); kept so that its
+		// answer stays the same.
+		varyOnFragment(c)
 		snapshot, err := h.snapshotTime(ctx, store.DatasetLibrary)
 		if err != nil {
 			return err
 		}
 		return h.sendCSV(c, formats.FileName("library-answers", snapshot, "locale", locale.Code, "question", formats.Int(qid)), func(w *formats.Writer) error {
-			if err := w.Write("locale", "questionId", "id", "name", "text", "translation", "exclusive", "nullValue"); err != nil {
-				return err
-			}
-			for _, a := range answers {
-				if err := w.Write(locale.Code, formats.Int(qid), formats.Int(a.ID), a.Name, a.Text, a.Translation,
-					strconv.FormatBool(a.IsExclusive), strconv.FormatBool(a.IsNullValue())); err != nil {
-					return err
-				}
-			}
-			return nil
+			return formats.WriteAnswersCSV(w, locale.Code, qid, answers)
 		})
 	}
-	if v.Fragment {
-		return Render(c, http.StatusOK, views.LibraryAnswers(v))
-	}
-	p := h.page(fmt.Sprintf("Answers of %s (%s)", questions[i].Name, locale.Code), "library")
-	return Render(c, http.StatusOK, views.LibraryAnswersPage(p, v))
+	fragment := v
+	fragment.Fragment = true
+	return pageOrFragment(c, http.StatusOK, views.LibraryAnswers(fragment), func() (templ.Component, error) {
+		p := h.page(fmt.Sprintf("Answers of %s (%s)", questions[i].Name, locale.Code), "library")
+		return views.LibraryAnswersPage(p, v), nil
+	})
 }

@@ -2,9 +2,10 @@ package handlers
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -26,7 +27,7 @@ func (h *Handler) Live(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be read: "+err.Error()+".")
 	}
-	d, err := h.Checks.Current(ctx)
+	d, err := h.SnapshotChecks.Current(ctx)
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func (h *Handler) Live(c echo.Context) error {
 			return err
 		}
 		matching := q.Filter(all)
-		return h.sendCSV(c, formats.FileName("live-subsamples", snapshot, q.FilterScope()...), func(w *formats.Writer) error { return writeLiveCSV(w, matching) })
+		return h.sendCSV(c, formats.FileName("live-subsamples", snapshot, q.FilterScope()...), func(w *formats.Writer) error { return formats.WriteLiveCSV(w, matching) })
 	}
 	// The filters and the table depend only on the decisions and the
 	// query, so they are rendered once per version and query; the rest of
@@ -45,27 +46,30 @@ func (h *Handler) Live(c echo.Context) error {
 	// kept by the query as read, not as spelled: parameters the list does
 	// not know, their order and spaces around values make no new fragment.
 	p := h.page("Live subsamples", "live")
-	part, component := "live page?", views.LiveFiltersAndTable
-	if wantsFragment(c) {
-		part, component = "live table?", views.LiveTable
+	cached := func(part string, component func(views.Page, views.LiveTableView) templ.Component) ([]byte, error) {
+		return fragment(d, part+q.Values().Encode(), func() ([]byte, error) {
+			options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
+			var buf bytes.Buffer
+			err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
+			return buf.Bytes(), err
+		})
 	}
-	html, err := fragment(d, part+q.Values().Encode(), func() ([]byte, error) {
-		options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
-		var buf bytes.Buffer
-		err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
-		return buf.Bytes(), err
+	table := templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		html, err := cached("live table?", views.LiveTable)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(html)
+		return err
 	})
-	if err != nil {
-		return err
-	}
-	if wantsFragment(c) {
-		return c.HTMLBlob(http.StatusOK, html)
-	}
-	rv, err := h.refreshView(ctx)
-	if err != nil {
-		return err
-	}
-	return Render(c, http.StatusOK, views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}))
+	return pageOrFragment(c, http.StatusOK, table, func() (templ.Component, error) {
+		html, err := cached("live page?", views.LiveFiltersAndTable)
+		if err != nil {
+			return nil, err
+		}
+		rv, err := h.refreshView(ctx)
+		return views.LivePage(views.LiveView{Page: p, Refresh: rv, Body: templ.Raw(string(html))}), err
+	})
 }
 
 // liveTable builds the view of one page of the list, with the URLs of its
@@ -129,28 +133,4 @@ func liveOptions(rows []checks.LiveRow) views.LiveOptions {
 		return out
 	}
 	return views.LiveOptions{Countries: keys(seen["country"]), ResearchTypes: keys(seen["rtype"]), Categories: keys(seen["category"])}
-}
-
-// liveHeader is the header of the live list's CSV.
-var liveHeader = []string{"subsampleId", "eventId", "name", "eventName", "sendability", "reasons", "status", "apiCompatible",
-	"cpi", "currency", "epc", "epcSource", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
-	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining", "completesPerHour", "completesPerHourLow", "completesPerHourHigh",
-	"projectedFillAt", "atRisk", "pacingNote"}
-
-func writeLiveCSV(w *formats.Writer, rows []checks.LiveRow) error {
-	if err := w.Write(slices.Clone(liveHeader)...); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		cells := []string{formats.Int(r.SubsampleID), formats.Int(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
-			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
-			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, formats.OptFloat(formats.EPCValue(r.EPC), 2), string(r.EPC.Source),
-			formats.OptFloat(r.ExpectedLOI, 0), formats.OptFloat(r.ExpectedIncidence, 0),
-			views.Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
-			formats.OptTime(r.FieldStart), formats.OptTime(r.FieldEnd), formats.OptInt(r.TotalAchieved), formats.OptInt(r.TotalRemaining)}
-		if err := w.Write(append(cells, formats.PacingCells(r.Pacing)...)...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

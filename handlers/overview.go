@@ -4,9 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
-	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
@@ -16,6 +15,15 @@ import (
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
+
+// SnapshotChecks is what the lists ask of the checks service: the
+// current snapshot decided, its subsamples, and why it is too old to
+// decide on ("" when it is not).
+type SnapshotChecks interface {
+	Current(ctx context.Context) (*checks.Decisions, error)
+	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
+	StaleReason(ctx context.Context) (string, error)
+}
 
 // Overview answers GET /: the counts by status and sendability, what the
 // last refresh changed, and each dataset's schedule. An htmx request gets
@@ -30,14 +38,10 @@ func (h *Handler) Overview(c echo.Context) error {
 		return h.overviewCSV(c, figures)
 	}
 	p := h.page("Overview", "overview")
-	if wantsFragment(c) {
-		return Render(c, http.StatusOK, views.OverviewBody(p, figures))
-	}
-	rv, err := h.refreshView(ctx)
-	if err != nil {
-		return err
-	}
-	return Render(c, http.StatusOK, views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}))
+	return pageOrFragment(c, http.StatusOK, views.OverviewBody(p, figures), func() (templ.Component, error) {
+		rv, err := h.refreshView(ctx)
+		return views.OverviewPage(views.OverviewView{Page: p, Refresh: rv, Figures: figures}), err
+	})
 }
 
 func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, error) {
@@ -56,7 +60,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		f.Total += n
 	}
 
-	reports, err := h.Checks.Subsamples(ctx, checks.SubsampleFilter{})
+	reports, err := h.SnapshotChecks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
 		return f, err
 	}
@@ -105,52 +109,31 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 	return f, nil
 }
 
-// overviewCSV writes every figure of the overview, one a line.
+// overviewCSV writes every figure of the overview, one a line
+// (formats.WriteOverviewCSV); a dataset's last error only while it fails,
+// as the page shows it.
 func (h *Handler) overviewCSV(c echo.Context, f views.OverviewFigures) error {
 	snapshot, err := h.snapshotTime(c.Request().Context(), store.DatasetEvents)
 	if err != nil {
 		return err
 	}
-	stamp := func(t *time.Time) string {
-		if t == nil {
-			return ""
-		}
-		return t.UTC().Format(time.RFC3339)
+	var lines formats.OverviewFigures
+	for _, s := range f.Sendability {
+		lines.Sendability = append(lines.Sendability, formats.StateFigure{State: s.State, N: s.N})
 	}
-	return h.sendCSV(c, formats.FileName("overview", snapshot), func(w *formats.Writer) error {
-		if err := w.Write("figure", "name", "count", "lastRead", "nextScheduled", "lastError"); err != nil {
-			return err
+	for _, s := range f.Statuses {
+		lines.Statuses = append(lines.Statuses, formats.Figure{Label: s.Label, N: s.N})
+	}
+	for _, s := range f.Changes {
+		lines.Changes = append(lines.Changes, formats.Figure{Label: s.Label, N: s.N})
+	}
+	for _, d := range f.Datasets {
+		line := formats.DatasetFigure{Label: d.Label, LastSuccess: d.LastSuccess, NextDue: d.NextDue,
+			ReadsElements: d.ReadsElements, MalformedCount: d.MalformedCount, MalformedFirst: d.MalformedFirst}
+		if d.Failing {
+			line.LastError = d.LastError
 		}
-		for _, s := range f.Sendability {
-			if err := w.Write("sendability", string(s.State), strconv.Itoa(s.N), "", "", ""); err != nil {
-				return err
-			}
-		}
-		for _, s := range f.Statuses {
-			if err := w.Write("status", s.Label, strconv.Itoa(s.N), "", "", ""); err != nil {
-				return err
-			}
-		}
-		for _, s := range f.Changes {
-			if err := w.Write("since the previous refresh", s.Label, strconv.Itoa(s.N), "", "", ""); err != nil {
-				return err
-			}
-		}
-		for _, d := range f.Datasets {
-			next := d.NextDue
-			lastErr := ""
-			if d.Failing {
-				lastErr = d.LastError
-			}
-			if err := w.Write("dataset", d.Label, "", stamp(d.LastSuccess), stamp(&next), lastErr); err != nil {
-				return err
-			}
-			if d.ReadsElements {
-				if err := w.Write("unreadable elements dropped", d.Label, strconv.Itoa(d.MalformedCount), "", "", d.MalformedFirst); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
+		lines.Datasets = append(lines.Datasets, line)
+	}
+	return h.sendCSV(c, formats.FileName("overview", snapshot), func(w *formats.Writer) error { return formats.WriteOverviewCSV(w, lines) })
 }

@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
+	"fieldboard/views/formats"
 )
 
 // Paged lists (/live, /changes, /routing) number their pages from 1. A
@@ -95,4 +98,57 @@ func pageOf[T any](page, size int, read func(limit, offset int) ([]T, int, error
 		return rows, total, last, err
 	}
 	return rows, total, page, nil
+}
+
+// list is a filtered list of T that a page shows size rows at a time and
+// a CSV in full (/changes, /routing): the handler parses its filters, then
+// says here how to read, write and show them, and answerList does the
+// steps they share.
+type list[T any] struct {
+	path string // the page's path; the CSV's is path.csv
+	// name is the CSV's dataset (formats.FileName), dated by the clock:
+	// the list is read from the database as the request comes, not from a
+	// snapshot.
+	name string
+	size int
+	// query holds the filters as typed, name, value pairs, for the CSV's
+	// file name and link and the pages' links.
+	query []string
+	// read reads limit rows after offset under the filters, and how many
+	// they keep in all; limit 0 reads every row.
+	read func(limit, offset int) ([]T, int, error)
+	csv  func(w *formats.Writer, rows []T) error
+	page func(p listPage[T]) templ.Component
+}
+
+// listPage is the page of a list to show: its rows, how many rows the
+// filters keep in all, its number (the last when the one asked for is past
+// it) out of how many, links to its neighbours ("" at either end) and to
+// the CSV of the whole list.
+type listPage[T any] struct {
+	Rows          []T
+	Total         int
+	PageNo, Pages int
+	Prev, Next    string
+	CSVHref       string
+}
+
+// answerList answers a list's request: its CSV, every row the filters
+// keep, when the request asks for one (wantsCSV), else page number page,
+// as a whole page (a list has no fragment of its own).
+func answerList[T any](h *Handler, c echo.Context, page int, l list[T]) error {
+	if wantsCSV(c) {
+		rows, _, err := l.read(0, 0)
+		if err != nil {
+			return err
+		}
+		return h.sendCSV(c, formats.FileName(l.name, h.Now(), l.query...), func(w *formats.Writer) error { return l.csv(w, rows) })
+	}
+	rows, total, page, err := pageOf(page, l.size, l.read)
+	if err != nil {
+		return err
+	}
+	p := listPage[T]{Rows: rows, Total: total, PageNo: page, CSVHref: withQuery(l.path+".csv", l.query...)}
+	p.Pages, p.Prev, p.Next = pageLinks(l.path, l.query, page, total, l.size)
+	return Render(c, http.StatusOK, l.page(p))
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"io"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/views"
@@ -20,8 +21,7 @@ func (h *Handler) UploadPanel(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if wantsFragment(c) {
-		return Render(c, status, views.PanelImportOutcome(result))
-	}
-	return h.panelistsPage(c, status, views.PanelistsView{PanelImport: &result})
+	return pageOrFragment(c, status, views.PanelImportOutcome(result), func() (templ.Component, error) {
+		return h.panelistsPage(c.Request().Context(), views.PanelistsView{PanelImport: &result})
+	})
 }

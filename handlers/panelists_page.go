@@ -7,16 +7,27 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
+
+// PanelistChecks is what a panelist's surveys, their eligibility and the
+// router ask of the checks service.
+type PanelistChecks interface {
+	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
+	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
+	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
+	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
+	formats.LiveChecker
+}
 
 // Panelists answers GET /panelists: the forms, and with ?panelist=P the
 // lookup of one panelist. An htmx request gets the page too; the form
@@ -43,12 +54,16 @@ func (h *Handler) Panelists(c echo.Context) error {
 	} else if wantsCSV(c) {
 		return echo.NewHTTPError(http.StatusBadRequest, "Name a panelist: /panelists.csv?panelist=P.")
 	}
-	return h.panelistsPage(c, status, v)
+	page, err := h.panelistsPage(ctx, v)
+	if err != nil {
+		return err
+	}
+	return Render(c, status, page)
 }
 
 // lookup checks one panelist against every live subsample.
 func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupResult, error) {
-	checks, err := h.Checks.PanelistSurveys(ctx, panelistID)
+	checks, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +137,9 @@ func (h *Handler) UploadHistory(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if wantsFragment(c) {
-		return Render(c, status, views.ImportOutcome(result))
-	}
-	return h.panelistsPage(c, status, views.PanelistsView{Import: &result})
+	return pageOrFragment(c, status, views.ImportOutcome(result), func() (templ.Component, error) {
+		return h.panelistsPage(c.Request().Context(), views.PanelistsView{Import: &result})
+	})
 }
 
 // importForm runs imp on the file of an upload form. It returns the
@@ -151,15 +165,15 @@ func importForm(c echo.Context, noFile string, imp func(io.Reader) error) (name 
 	return file.Filename, http.StatusOK, "", nil
 }
 
-// panelistsPage renders the whole /panelists page around v, with the bulk
+// panelistsPage builds the whole /panelists page around v, with the bulk
 // check's form.
-func (h *Handler) panelistsPage(c echo.Context, status int, v views.PanelistsView) error {
+func (h *Handler) panelistsPage(ctx context.Context, v views.PanelistsView) (templ.Component, error) {
 	v.Page = h.page("Panelists", "panelists")
 	var err error
-	if v.Bulk, err = h.bulkForm(c.Request().Context(), 0); err != nil {
-		return err
+	if v.Bulk, err = h.bulkForm(ctx, 0); err != nil {
+		return nil, err
 	}
-	return Render(c, status, views.PanelistsPage(v))
+	return views.PanelistsPage(v), nil
 }
 
 // BulkCheck answers POST /panelists/bulk: the bulk check form. The answer
@@ -182,7 +196,7 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	if subsampleID <= 0 {
 		return fail(http.StatusBadRequest, "Pick a live subsample.", nil)
 	}
-	err = h.Checks.MustBeLive(ctx, subsampleID)
+	err = h.SubsampleChecks.MustBeLive(ctx, subsampleID)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, checks.ErrNotLive) {
 		return fail(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot.", subsampleID), nil)
 	}
@@ -212,14 +226,14 @@ func (h *Handler) BulkCheck(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	c.Response().Header().Set(echo.HeaderContentDisposition, formats.Attachment(formats.FileName("eligibility", snapshot, "subsample", formats.Int(subsampleID))))
-	return formats.WriteBulkCSV(ctx, h.Checks, subsampleID, ids, toClient(c), false)
+	return formats.WriteBulkCSV(ctx, h.SendChecks, subsampleID, ids, toClient(c), false)
 }
 
 // lookupCSV answers /panelists.csv?panelist=P: every live subsample with
 // whether P may enter it now, why not, and P's entry links.
 func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 	ctx := c.Request().Context()
-	checks, err := h.Checks.PanelistSurveys(ctx, panelistID)
+	checks, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return err
 	}
@@ -228,26 +242,6 @@ func (h *Handler) lookupCSV(c echo.Context, panelistID string) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("panelist-surveys", snapshot, "panelist", panelistID), func(w *formats.Writer) error {
-		if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
-			return err
-		}
-		for _, pc := range checks {
-			j := formats.Eligibility(pc, panelistID)
-			var why, links []string
-			why = append(why, j.SendabilityReasons...)
-			for _, r := range j.Reasons {
-				why = append(why, r.Reason)
-			}
-			for _, l := range j.EntryLinks {
-				links = append(links, l.Locale+" "+l.Live)
-			}
-			if err := w.Write(panelistID, formats.Int(pc.SubsampleID), pc.Name, pc.CountryCode, formats.OptFloat(pc.CPI, 2), pc.Currency,
-				formats.OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
-				strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
-				strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WritePanelistSurveysCSV(w, panelistID, checks)
 	})
 }

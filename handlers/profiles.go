@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/store"
@@ -35,8 +36,7 @@ func (h *Handler) UploadProfiles(c echo.Context) error {
 		return err
 	}
 	result.FileName, result.Err = name, rejected
-	if wantsFragment(c) {
-		return Render(c, status, views.ProfileImportOutcome(result))
-	}
-	return h.panelistsPage(c, status, views.PanelistsView{ProfileImport: &result})
+	return pageOrFragment(c, status, views.ProfileImportOutcome(result), func() (templ.Component, error) {
+		return h.panelistsPage(c.Request().Context(), views.PanelistsView{ProfileImport: &result})
+	})
 }

@@ -34,11 +34,21 @@ func (h *Handler) Reference(c echo.Context) error {
 }
 
 // referenceTables are the CSV downloads of the reference page, by the last
-// segment of their path: each reads its table as rows under a header.
-var referenceTables = map[string]func(ctx context.Context, st *store.Store) ([][]string, error){
-	"countries.csv": countriesCSV,
-	"locales.csv":   localesCSV,
-	"statuses.csv":  statusesCSV,
+// segment of their path: each reads its table and returns what writes it,
+// so that a failing read is an error page rather than a cut file.
+var referenceTables = map[string]func(ctx context.Context, st *store.Store) (func(w *formats.Writer) error, error){
+	"countries.csv": func(ctx context.Context, st *store.Store) (func(w *formats.Writer) error, error) {
+		countries, err := st.Countries(ctx)
+		return func(w *formats.Writer) error { return formats.WriteCountriesCSV(w, countries) }, err
+	},
+	"locales.csv": func(ctx context.Context, st *store.Store) (func(w *formats.Writer) error, error) {
+		locales, err := st.Locales(ctx)
+		return func(w *formats.Writer) error { return formats.WriteLocalesCSV(w, locales) }, err
+	},
+	"statuses.csv": func(ctx context.Context, st *store.Store) (func(w *formats.Writer) error, error) {
+		statuses, err := st.SurveyStatuses(ctx)
+		return func(w *formats.Writer) error { return formats.WriteStatusesCSV(w, statuses) }, err
+	},
 }
 
 // ReferenceCSV answers GET /reference/:table for countries.csv,
@@ -56,56 +66,9 @@ func (h *Handler) ReferenceCSV(c echo.Context) error {
 	}
 	// Read before the first byte is sent, so that a failing read is an
 	// error page rather than a cut file.
-	rows, err := read(ctx, h.Store)
+	write, err := read(ctx, h.Store)
 	if err != nil {
 		return err
 	}
-	return h.sendCSV(c, formats.FileName("reference-"+strings.TrimSuffix(table, ".csv"), snapshot), func(w *formats.Writer) error {
-		for _, r := range rows {
-			if err := w.Write(r...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-func countriesCSV(ctx context.Context, st *store.Store) ([][]string, error) {
-	countries, err := st.Countries(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := [][]string{{"id", "code", "name", "region"}}
-	for _, c := range countries {
-		rows = append(rows, []string{formats.Int(c.ID), c.Code, c.Name, c.RegionName})
-	}
-	return rows, nil
-}
-
-func localesCSV(ctx context.Context, st *store.Store) ([][]string, error) {
-	locales, err := st.Locales(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := [][]string{{"id", "locale", "name", "translation", "countryCode", "countryName", "countryDefault"}}
-	for _, l := range locales {
-		countryDefault := ""
-		if l.CountryDefault {
-			countryDefault = "default"
-		}
-		rows = append(rows, []string{formats.Int(l.ID), l.Locale, l.Name, l.NameTranslation, l.CountryCode, l.CountryName, countryDefault})
-	}
-	return rows, nil
-}
-
-func statusesCSV(ctx context.Context, st *store.Store) ([][]string, error) {
-	statuses, err := st.SurveyStatuses(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := [][]string{{"id", "name"}}
-	for _, s := range statuses {
-		rows = append(rows, []string{formats.Int(s.ID), s.StatusName})
-	}
-	return rows, nil
+	return h.sendCSV(c, formats.FileName("reference-"+strings.TrimSuffix(table, ".csv"), snapshot), write)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/handlers/htmx"
@@ -16,10 +17,10 @@ import (
 // sends the browser back to the page it came from.
 func (h *Handler) StartRefresh(c echo.Context) error {
 	h.Refresher.Start(0, false)
-	if !wantsFragment(c) {
-		return c.Redirect(http.StatusSeeOther, "/")
-	}
-	return h.RefreshProgress(c)
+	return fragmentOr(c, http.StatusOK, func() (templ.Component, error) {
+		rv, err := h.refreshView(c.Request().Context())
+		return views.RefreshPanel(h.page("Refresh", ""), rv), err
+	}, func() error { return c.Redirect(http.StatusSeeOther, "/") })
 }
 
 // RefreshProgress answers GET /refresh/progress with the refresh panel.
@@ -34,11 +35,9 @@ func (h *Handler) RefreshProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	polling := c.Request().Method == http.MethodGet && wantsFragment(c)
-	if polling && !rv.Progress.Running {
-		c.Response().Header().Set(htmx.HeaderTrigger, "refreshed")
-	}
-	return Render(c, http.StatusOK, views.RefreshPanel(h.page("Refresh", ""), rv))
+	return renderPolled(c, http.StatusOK, rv.Progress.Running, htmx.HeaderTrigger, "refreshed", func(bool) templ.Component {
+		return views.RefreshPanel(h.page("Refresh", ""), rv)
+	})
 }
 
 // RefreshJSON is the state of the refresh in the API.
@@ -79,7 +78,7 @@ func (h *Handler) APIRefresh(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		parts, err := h.Checks.Subsample(c.Request().Context(), id)
+		parts, err := h.SubsampleChecks.Subsample(c.Request().Context(), id)
 		if err != nil {
 			return subsampleNotFound(err, id)
 		}

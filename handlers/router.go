@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -38,7 +39,7 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a whole number from 1 to %d", raw, maxNextLimit))
 		}
 	}
-	routes, err := h.Checks.NextSurveys(c.Request().Context(), panelistID, limit)
+	routes, err := h.PanelistChecks.NextSurveys(c.Request().Context(), panelistID, limit)
 	if errors.Is(err, checks.ErrNotOnPanel) {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Panelist %q is not on the panel: with no country or language on file, no survey can be chosen for them.", panelistID))
 	}
@@ -58,14 +59,14 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 func (h *Handler) Redirect(c echo.Context) error {
 	ctx := c.Request().Context()
 	c.Response().Header().Set("Referrer-Policy", "no-referrer") // the token stays here
-	inv, err := h.Checks.OpenInvitation(ctx, c.Param("token"))
+	inv, err := h.openInvitation(ctx, c.Param("token"))
 	if errors.Is(err, invite.ErrInvalid) {
 		return Render(c, http.StatusNotFound, views.PanelistMessage("Not found", "This link is not valid."))
 	}
 	if err != nil {
 		return err
 	}
-	routed, err := h.Checks.Route(ctx, inv)
+	routed, err := h.PanelistChecks.Route(ctx, inv)
 	if err != nil {
 		return err
 	}
@@ -77,4 +78,33 @@ func (h *Handler) Redirect(c echo.Context) error {
 		return c.Redirect(http.StatusFound, h.NoSurveyURL)
 	}
 	return Render(c, http.StatusOK, views.PanelistMessage("No survey right now", "There is no survey for you right now. Thank you for your time; please try again later."))
+}
+
+// openInvitation returns what token carries when a valid routing key
+// signed it and it has not expired, else invite.ErrInvalid.
+func (h *Handler) openInvitation(ctx context.Context, token string) (invite.Invitation, error) {
+	if len(token) > invite.MaxTokenLen {
+		return invite.Invitation{}, invite.ErrInvalid // no need to read the keys
+	}
+	now := h.Now()
+	stored, err := h.Store.RoutingKeys(ctx, now)
+	if err != nil {
+		return invite.Invitation{}, err
+	}
+	keys := make([]invite.Key, len(stored))
+	for i, k := range stored {
+		keys[i] = invite.Key{ID: k.ID, Secret: k.Secret}
+	}
+	return invite.Open(keys, token, now)
+}
+
+// signer signs the invitations of a list with the store's signing key
+// (made when there is none), valid for InviteTTL, linking to PublicURL.
+func (h *Handler) signer(ctx context.Context) (invite.Signer, error) {
+	now := h.Now()
+	key, err := h.Store.SigningKey(ctx, now)
+	if err != nil {
+		return invite.Signer{}, err
+	}
+	return invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, h.InviteTTL, h.PublicURL)
 }

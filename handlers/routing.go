@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/domain"
@@ -57,40 +58,19 @@ func (h *Handler) Routing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	query := []string{"panelist", form.Panelist, "subsample", form.Subsample, "outcome", form.Outcome, "from", form.From, "to", form.To}
-	if wantsCSV(c) {
-		decisions, _, err := h.Store.Routings(ctx, filter, 0, 0)
-		if err != nil {
-			return err
-		}
-		return h.sendCSV(c, formats.FileName("routing", h.Now(), query...), func(w *formats.Writer) error {
-			if err := w.Write("at", "panelistId", "intendedSubsample", "chosenSubsample", "outcome", "reason"); err != nil {
-				return err
-			}
-			for _, d := range decisions {
-				if err := w.Write(h.csvTime(&d.At), d.PanelistID, optionalID(d.Intended), optionalID(d.Chosen), string(d.Outcome), d.Reason); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	decisions, total, page, err := pageOf(page, routingPageSize, func(limit, offset int) ([]domain.RoutingDecision, int, error) {
-		return h.Store.Routings(ctx, filter, limit, offset)
+	return answerList(h, c, page, list[domain.RoutingDecision]{
+		path: "/routing", name: "routing", size: routingPageSize,
+		query: []string{"panelist", form.Panelist, "subsample", form.Subsample, "outcome", form.Outcome, "from", form.From, "to", form.To},
+		read: func(limit, offset int) ([]domain.RoutingDecision, int, error) {
+			return h.Store.Routings(ctx, filter, limit, offset)
+		},
+		csv: func(w *formats.Writer, decisions []domain.RoutingDecision) error {
+			return formats.WriteRoutingCSV(w, decisions, h.csvTime)
+		},
+		page: func(l listPage[domain.RoutingDecision]) templ.Component {
+			return views.RoutingPage(views.RoutingView{Page: h.page("Routing", "routing"), Filter: form, Outcomes: domain.RoutingOutcomes,
+				Decisions: l.Rows, Total: l.Total, PageNo: l.PageNo, Pages: l.Pages, Prev: l.Prev, Next: l.Next,
+				Filtered: filter != store.RoutingFilter{}, CSVHref: l.CSVHref})
+		},
 	})
-	if err != nil {
-		return err
-	}
-	v := views.RoutingView{Page: h.page("Routing", "routing"), Filter: form, Outcomes: domain.RoutingOutcomes, Decisions: decisions,
-		Total: total, PageNo: page, Filtered: filter != store.RoutingFilter{}, CSVHref: withQuery("/routing.csv", query...)}
-	v.Pages, v.Prev, v.Next = pageLinks("/routing", query, page, total, routingPageSize)
-	return Render(c, http.StatusOK, views.RoutingPage(v))
-}
-
-// optionalID is a subsample id for a CSV cell, empty for none (0).
-func optionalID(id int64) string {
-	if id == 0 {
-		return ""
-	}
-	return formats.Int(id)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/handlers/htmx"
@@ -20,6 +21,15 @@ import (
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
+
+// SubsampleChecks is what a subsample's page and downloads ask of the
+// checks service: the subsample as the snapshot holds it, its quotas'
+// pace, and whether it is live.
+type SubsampleChecks interface {
+	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
+	QuotaPacing(ctx context.Context, parts checks.SubsampleParts) (map[int64]checks.QuotaPace, error)
+	MustBeLive(ctx context.Context, subsampleID int64) error
+}
 
 // Subsample answers GET /subsamples/:id: everything Fieldboard knows of one
 // subsample. A subsample of the event list that live-details does not list
@@ -65,7 +75,7 @@ func (h *Handler) subsampleOf(c echo.Context) (int64, checks.SubsampleParts, err
 	if err != nil {
 		return 0, checks.SubsampleParts{}, err
 	}
-	parts, err := h.Checks.Subsample(c.Request().Context(), id)
+	parts, err := h.SubsampleChecks.Subsample(c.Request().Context(), id)
 	if err != nil {
 		return 0, checks.SubsampleParts{}, subsampleNotFound(err, id)
 	}
@@ -92,7 +102,7 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 	}
 	v.LibraryLocale = lib.Locale
 	v.Quotas = QuotaViews(parts.Quotas, lib)
-	pacing, err := h.Checks.QuotaPacing(ctx, parts)
+	pacing, err := h.SubsampleChecks.QuotaPacing(ctx, parts)
 	if err != nil {
 		return err
 	}
@@ -335,10 +345,6 @@ func allRangeAnswers(answers []domain.QuotaAnswer) bool {
 	return true
 }
 
-// subsampleQuotasHeader is the header of a subsample's quotas CSV.
-var subsampleQuotasHeader = append([]string{"quotaId", "tableId", "tableName", "quotaName", "quotaType", "achieved",
-	"remainingExclusive", "remainingShared", "remaining", "open", "conditions"}, formats.PacingHeader...)
-
 // SubsampleQuotasCSV answers GET /subsamples/:id/quotas.csv: the quota
 // table of a live subsample, total quota first, conditions as sentences
 // joined with " and ".
@@ -364,25 +370,18 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	pacing, err := h.Checks.QuotaPacing(ctx, parts)
+	pacing, err := h.SubsampleChecks.QuotaPacing(ctx, parts)
 	if err != nil {
 		return err
 	}
 	rows := QuotaViews(quotas, lib)
 	withPacing(rows, pacing)
+	lines := make([]formats.Quota, len(rows))
+	for i, q := range rows {
+		lines[i] = formats.Quota{Quota: q.Quota, Remaining: q.Remaining, Open: q.Open, Conditions: q.Conditions, Pacing: q.Pacing}
+	}
 	return h.sendCSV(c, formats.FileName("subsample-quotas", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
-		if err := w.Write(slices.Clone(subsampleQuotasHeader)...); err != nil {
-			return err
-		}
-		for _, q := range rows {
-			cells := []string{formats.Int(q.QuotaID), formats.Int(q.TableID), q.TableName, q.QuotaName, q.QuotaType,
-				formats.Int(q.AchievedInterviews), formats.Int(q.RemainingExclusive), formats.Int(q.RemainingShared),
-				formats.Int(q.Remaining), strconv.FormatBool(q.Open), strings.Join(q.Conditions, " and ")}
-			if err := w.Write(append(cells, formats.PacingCells(q.Pacing)...)...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WriteQuotasCSV(w, lines)
 	})
 }
 
@@ -399,14 +398,10 @@ func (h *Handler) RefreshSubsample(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("Subsample %d is not live, so it has no quotas or rules to read.", id))
 	}
 	h.Refresher.Start(id, false)
-	if !wantsFragment(c) {
-		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id))
-	}
-	r, err := h.subsampleRefreshView(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
+	return fragmentOr(c, http.StatusOK, func() (templ.Component, error) {
+		r, err := h.subsampleRefreshView(c.Request().Context(), id)
+		return views.SubsampleRefreshPanel(h.page("Refresh", ""), r), err
+	}, func() error { return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/subsamples/%d", id)) })
 }
 
 // SubsampleRefreshProgress answers GET /subsamples/:id/refresh/progress,
@@ -422,11 +417,10 @@ func (h *Handler) SubsampleRefreshProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if wantsFragment(c) && !r.Progress.Running {
-		c.Response().Header().Set(htmx.HeaderRefresh, "true")
-		r.Reloading = true
-	}
-	return Render(c, http.StatusOK, views.SubsampleRefreshPanel(h.page("Refresh", ""), r))
+	return renderPolled(c, http.StatusOK, r.Progress.Running, htmx.HeaderRefresh, "true", func(ended bool) templ.Component {
+		r.Reloading = ended
+		return views.SubsampleRefreshPanel(h.page("Refresh", ""), r)
+	})
 }
 
 func (h *Handler) subsampleRefreshView(ctx context.Context, id int64) (views.SubsampleRefreshView, error) {
@@ -446,15 +440,7 @@ func (h *Handler) SubsampleVerdictCSV(c echo.Context) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("subsample-verdict", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
-		if err := w.Write("subsampleId", "sendability", "rule", "outcome", "detail"); err != nil {
-			return err
-		}
-		for _, check := range report.Verdict.Checks {
-			if err := w.Write(formats.Int(id), string(report.Verdict.State), check.Rule, string(check.Outcome), check.Detail); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WriteVerdictCSV(w, id, report.Verdict)
 	})
 }
 
@@ -470,14 +456,6 @@ func (h *Handler) SubsampleLinksCSV(c echo.Context) error {
 		return err
 	}
 	return h.sendCSV(c, formats.FileName("subsample-links", at, "subsample", formats.Int(id)), func(w *formats.Writer) error {
-		if err := w.Write("subsampleId", "locale", "liveEntryLink", "testingEntryLink", "problem"); err != nil {
-			return err
-		}
-		for _, l := range report.Links {
-			if err := w.Write(formats.Int(id), l.Locale, l.Live, l.Testing, l.Problem()); err != nil {
-				return err
-			}
-		}
-		return nil
+		return formats.WriteEntryLinksCSV(w, id, report.Links)
 	})
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +12,18 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
+	"fieldboard/rules/invite"
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
+
+// SendChecks is what the send lists and the bulk checks ask of the
+// checks service.
+type SendChecks interface {
+	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
+	SendListSize(ctx context.Context, subsampleID int64) (int, error)
+	formats.BulkChecker
+}
 
 // SubsampleTargets answers GET /api/v1/subsamples/{id}/targets and the
 // page's download /subsamples/{id}/targets.csv: the send list, as CSV
@@ -52,9 +62,9 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 	}
 	defer answer.Close()
 	invites := h.PublicURL != ""
-	var signer checks.Signer
+	var signer invite.Signer
 	if invites {
-		if signer, err = h.Checks.Signer(ctx, h.PublicURL, h.InviteTTL); err != nil {
+		if signer, err = h.signer(ctx); err != nil {
 			return err
 		}
 	}
@@ -65,7 +75,7 @@ func (h *Handler) SubsampleTargets(c echo.Context) error {
 		return err
 	}
 	n := 0
-	err = h.Checks.SendList(ctx, id, limit, func(panelistID, link string) error {
+	err = h.SendChecks.SendList(ctx, id, limit, func(panelistID, link string) error {
 		target := formats.TargetJSON{PanelistID: panelistID, EntryLink: link}
 		if invites {
 			target.InviteLink = signer.Link(panelistID, id)
@@ -117,7 +127,7 @@ func (h *Handler) SubsampleTargetCount(c echo.Context) error {
 		return err
 	}
 	v := views.TargetCountView{SubsampleID: id}
-	v.Count, err = h.Checks.SendListSize(c.Request().Context(), id)
+	v.Count, err = h.SendChecks.SendListSize(c.Request().Context(), id)
 	switch {
 	case errors.Is(err, checks.ErrNotSendable):
 		v.NotSendable = err.Error()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"time"
 
@@ -32,6 +33,30 @@ func (s *Store) RoutingKeys(ctx context.Context, now time.Time) ([]RoutingKey, e
 	return keys, nil
 }
 
+// routingSecretSize is the length of a routing key's secret, in bytes.
+const routingSecretSize = 32
+
+// NewRoutingSecret is a new routing key's secret: 32 random bytes.
+func NewRoutingSecret() []byte {
+	secret := make([]byte, routingSecretSize)
+	rand.Read(secret) // never fails (crypto/rand)
+	return secret
+}
+
+// SigningKey is the key invitations are signed with at now: the newest
+// valid one, or, when there is none, a first one with a new random secret
+// (FirstRoutingKey).
+func (s *Store) SigningKey(ctx context.Context, now time.Time) (RoutingKey, error) {
+	keys, err := s.RoutingKeys(ctx, now)
+	if err != nil {
+		return RoutingKey{}, err
+	}
+	if len(keys) > 0 {
+		return keys[0], nil
+	}
+	return s.FirstRoutingKey(ctx, NewRoutingSecret(), now)
+}
+
 // FirstRoutingKey returns the newest key valid at now, or, when there is
 // none, stores secret as the first and returns it: in one transaction, so
 // two first uses at once make one key, not one that retires the other.
@@ -58,10 +83,14 @@ func (s *Store) FirstRoutingKey(ctx context.Context, secret []byte, now time.Tim
 	return key, nil
 }
 
-// RotateRoutingKey makes secret the signing key, in one transaction: the
-// keys valid until now stay valid for grace more (0 ends them now), so
-// that the invitations already sent keep working meanwhile.
+// RotateRoutingKey makes secret (NewRoutingSecret's) the signing key, in
+// one transaction: the keys valid until now stay valid for grace more (0
+// ends them now), so that the invitations already sent keep working
+// meanwhile.
 func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Time, grace time.Duration) (RoutingKey, error) {
+	if grace < 0 {
+		return RoutingKey{}, fmt.Errorf("grace %s is negative", grace)
+	}
 	key := RoutingKey{Secret: secret, CreatedAt: now}
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
 		if err := s.dialect.serialize(ctx, tx, "routing keys"); err != nil {

@@ -142,6 +142,32 @@ func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {
 	})
 }
 
+// TestSigningKey: the first use makes a key of a random 32-byte secret,
+// the next ones sign with it, and after a rotation with the new one; a
+// negative grace is refused.
+func TestSigningKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s, ctx := open(t, db), context.Background()
+		first, err := s.SigningKey(ctx, t0)
+		if err != nil || len(first.Secret) != 32 {
+			t.Fatalf("first signing key = %+v, %v; want one made, of 32 bytes", first, err)
+		}
+		if again, err := s.SigningKey(ctx, t0.Add(time.Minute)); err != nil || again.ID != first.ID || string(again.Secret) != string(first.Secret) {
+			t.Errorf("second signing key = %+v, %v; want the first again", again, err)
+		}
+		if _, err := s.RotateRoutingKey(ctx, store.NewRoutingSecret(), t0, -time.Second); err == nil {
+			t.Error("a rotation with a negative grace was done")
+		}
+		rotated, err := s.RotateRoutingKey(ctx, store.NewRoutingSecret(), t0.Add(time.Hour), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now, err := s.SigningKey(ctx, t0.Add(2*time.Hour)); err != nil || now.ID != rotated.ID || string(now.Secret) == string(first.Secret) {
+			t.Errorf("signing key after a rotation = %+v, %v; want the new one, %d", now, err, rotated.ID)
+		}
+	})
+}
+
 // TestInstancesMakeOneFirstRoutingKey: instances on one database asking
 // for the first key at once all get the same one, and none is refused. On
 // SQLite two Stores on one file are two writers, as two processes are:

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
-
-	"fieldboard/store"
 )
 
 // Timestamp formats t in the page's time zone, such as "22 Nov 14:05".
@@ -111,22 +108,4 @@ func statusClass(status string) string {
 	default:
 		return "status-closed"
 	}
-}
-
-// Devices lists the devices a subsample allows, "none" when none.
-func Devices(r store.LiveRow) string {
-	var d []string
-	if r.AllowDesktop {
-		d = append(d, "desktop")
-	}
-	if r.AllowMobile {
-		d = append(d, "mobile")
-	}
-	if r.AllowTablet {
-		d = append(d, "tablet")
-	}
-	if len(d) == 0 {
-		return "none"
-	}
-	return strings.Join(d, ", ")
 }

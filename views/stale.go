@@ -5,7 +5,7 @@ import "context"
 type staleKey struct{}
 
 // WithStale returns ctx carrying why the data is too old to decide on
-// (checks.Service.Stale), for the banner every page then shows.
+// (checks.Service.StaleReason), for the banner every page then shows.
 func WithStale(ctx context.Context, why string) context.Context {
 	return context.WithValue(ctx, staleKey{}, why)
 }

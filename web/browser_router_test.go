@@ -63,7 +63,7 @@ func TestBrowserFollowsAnInvitationLink(t *testing.T) {
 	if panelist == "" {
 		t.Fatal("no panelist of the simulator would be sent anywhere")
 	}
-	signer, err := service.Signer(bg, base, time.Hour)
+	signer, err := newSigner(bg, st, time.Now(), base, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"fieldboard/client/sim"
-	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/views/formats"
 	"fieldboard/web"
@@ -51,7 +50,7 @@ func formulaWorld(t *testing.T, n int) (*app, []string) {
 	if resp, body := a.post(t, "/api/v1/history", "text/csv", history.String()); resp.StatusCode != 200 {
 		t.Fatalf("history import: %d %s", resp.StatusCode, body)
 	}
-	signer, err := (&checks.Service{Store: a.store, Now: time.Now}).Signer(ctx, a.url, time.Hour)
+	signer, err := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

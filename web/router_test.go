@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views/formats"
 	"fieldboard/web"
@@ -238,8 +238,7 @@ func TestInvitationLinks(t *testing.T) {
 	}
 	ids := a.profile(t, 300)
 	panelist, next := routed(t, a, ids)
-	service := &checks.Service{Store: a.store, Now: time.Now}
-	signer, err := service.Signer(ctx, a.url, time.Hour)
+	signer, err := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +288,7 @@ func TestInvitationLinks(t *testing.T) {
 
 	// Bad tokens: a plain 404 that says nothing about why, recorded nowhere.
 	good := signer.Link(panelist, 0)
-	expired, _ := (&checks.Service{Store: a.store, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}).Signer(ctx, a.url, time.Hour)
+	expired, _ := newSigner(ctx, a.store, time.Now().Add(-2*time.Hour), a.url, time.Hour)
 	middle := len(good) - 20 // a character of the token, well inside it
 	flipped := "A"
 	if good[middle] == 'A' {
@@ -319,19 +318,19 @@ func TestInvitationLinks(t *testing.T) {
 
 	// Rotation: with a grace period the old links keep working, without
 	// one they stop; the new key's links work.
-	if _, err := service.RotateRoutingKey(ctx, time.Hour); err != nil {
+	if _, err := a.store.RotateRoutingKey(ctx, store.NewRoutingSecret(), time.Now(), time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if resp, _ := a.click(t, good); resp.StatusCode != http.StatusFound {
 		t.Errorf("a link of the previous key within the grace period: %d, want 302", resp.StatusCode)
 	}
-	if _, err := service.RotateRoutingKey(ctx, 0); err != nil {
+	if _, err := a.store.RotateRoutingKey(ctx, store.NewRoutingSecret(), time.Now(), 0); err != nil {
 		t.Fatal(err)
 	}
 	if resp, _ := a.click(t, good); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a link of a retired key: %d, want 404", resp.StatusCode)
 	}
-	fresh, _ := service.Signer(ctx, a.url, time.Hour)
+	fresh, _ := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
 	if resp, _ := a.click(t, fresh.Link(panelist, 0)); resp.StatusCode != http.StatusFound {
 		t.Errorf("a link of the new key: %d, want 302", resp.StatusCode)
 	}
@@ -386,7 +385,7 @@ func TestInvitationFallbacks(t *testing.T) {
 	})
 	ctx := context.Background()
 	a.livesIn(t, "ZZ", "P-away")
-	signer, err := (&checks.Service{Store: a.store, Now: time.Now}).Signer(ctx, a.url, time.Hour)
+	signer, err := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,4 +437,14 @@ func TestSendListCarriesInvitationLinks(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &list); err != nil || len(list) != len(rows)-1 || list[0].InviteLink == "" || list[0].PanelistID != rows[1][0] {
 		t.Errorf("JSON send list = %+v, %v; want the CSV's lines with their invitation links", list, err)
 	}
+}
+
+// newSigner signs invitations as the server does (handlers' signer), with
+// the store's signing key, now, valid for ttl, linking to publicURL.
+func newSigner(ctx context.Context, st *store.Store, now time.Time, publicURL string, ttl time.Duration) (invite.Signer, error) {
+	key, err := st.SigningKey(ctx, now)
+	if err != nil {
+		return invite.Signer{}, err
+	}
+	return invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, ttl, publicURL)
 }

@@ -12,6 +12,7 @@ import (
 
 	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/checkstest"
+	"fieldboard/rules/invite"
 	"fieldboard/views/formats"
 	"fieldboard/web"
 )
@@ -20,21 +21,21 @@ import (
 // whether the panelist is sent to the subsample.
 type sendRoute struct {
 	name string
-	sent func(t *testing.T, a *app, signer checks.Signer, panelistID string, subsampleID int64) bool
+	sent func(t *testing.T, a *app, signer invite.Signer, panelistID string, subsampleID int64) bool
 }
 
 // sendRoutes are the routes of the checks service's decision paths: the
 // router's next surveys, an invitation click, the send list and the bulk
 // check.
 var sendRoutes = []sendRoute{
-	{"GET /api/v1/panelists/{id}/next", func(t *testing.T, a *app, _ checks.Signer, panelistID string, subsampleID int64) bool {
+	{"GET /api/v1/panelists/{id}/next", func(t *testing.T, a *app, _ invite.Signer, panelistID string, subsampleID int64) bool {
 		var next formats.NextSurveysJSON
 		if resp := a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(panelistID)+"/next?limit=50", &next); resp.StatusCode != 200 {
 			t.Fatalf("next for %s: %d", panelistID, resp.StatusCode)
 		}
 		return slices.ContainsFunc(next.Surveys, func(s formats.NextSurveyJSON) bool { return s.SubsampleID == subsampleID })
 	}},
-	{"GET /r/{token}", func(t *testing.T, a *app, signer checks.Signer, panelistID string, subsampleID int64) bool {
+	{"GET /r/{token}", func(t *testing.T, a *app, signer invite.Signer, panelistID string, subsampleID int64) bool {
 		resp, body := a.click(t, signer.Link(panelistID, subsampleID))
 		switch resp.StatusCode {
 		case http.StatusFound:
@@ -45,7 +46,7 @@ var sendRoutes = []sendRoute{
 		t.Fatalf("click for %s: %d %s", panelistID, resp.StatusCode, body)
 		return false
 	}},
-	{"GET /api/v1/subsamples/{id}/targets", func(t *testing.T, a *app, _ checks.Signer, panelistID string, subsampleID int64) bool {
+	{"GET /api/v1/subsamples/{id}/targets", func(t *testing.T, a *app, _ invite.Signer, panelistID string, subsampleID int64) bool {
 		resp, body := a.do(t, "GET", fmt.Sprintf("/api/v1/subsamples/%d/targets", subsampleID), nil)
 		switch resp.StatusCode {
 		case http.StatusConflict:
@@ -56,7 +57,7 @@ var sendRoutes = []sendRoute{
 		}
 		return slices.ContainsFunc(parseCSV(t, body)[1:], func(row []string) bool { return row[0] == panelistID })
 	}},
-	{"POST /api/v1/subsamples/{id}/eligibility", func(t *testing.T, a *app, _ checks.Signer, panelistID string, subsampleID int64) bool {
+	{"POST /api/v1/subsamples/{id}/eligibility", func(t *testing.T, a *app, _ invite.Signer, panelistID string, subsampleID int64) bool {
 		resp, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", subsampleID), "text/csv", "panelistId\n"+panelistID+"\n")
 		if resp.StatusCode != 200 {
 			t.Fatalf("bulk check of %s on %d: %d %s", panelistID, subsampleID, resp.StatusCode, body)
@@ -83,7 +84,9 @@ func TestEverySendRouteHoldsEveryBoundary(t *testing.T) {
 	}
 	a := newAppOn(t, defaultSim, service)
 	checkstest.Build(t, a.store)
-	signer, err := (&checks.Service{Store: a.store, Now: clock.Now}).Signer(context.Background(), a.url, 24*time.Hour)
+	// The server signs and opens invitations on its own clock (time.Now
+	// here); the checks service decides on clock.
+	signer, err := newSigner(context.Background(), a.store, time.Now(), a.url, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

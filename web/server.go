@@ -33,12 +33,29 @@ import (
 	"fieldboard/web/webhooks"
 )
 
+// Checks is the checks service (*checks.Service) as the server hands it
+// out: to each handler the few methods it asks (handlers.SnapshotChecks
+// and its siblings), to the metrics their verdicts, to the stale banner
+// and the links notice theirs. It is an interface so that web's tests may
+// put a wrapper in front of the service (clientgone_test.go stalls two
+// reads as a slow query would until the client leaves).
+type Checks interface {
+	handlers.SnapshotChecks
+	handlers.SubsampleChecks
+	handlers.SendChecks
+	handlers.PanelistChecks
+	metrics.Checker
+	// LinksUnchecked says that entry links are not checked against the
+	// provider's entry address, "" when they are.
+	LinksUnchecked() string
+}
+
 // Server is the dashboard's HTTP server and its refresh schedule. Its
 // fields are the dependencies of every route; Routes hands them to the
 // handlers.
 type Server struct {
 	Store     *store.Store
-	Checks    handlers.Checker // the checks service
+	Checks    Checks
 	Refresher *refresh.Refresher
 	Auth      *auth.Auth
 	Logger    *slog.Logger
@@ -131,7 +148,7 @@ func (s *Server) Routes() *echo.Echo {
 	if s.Metrics == nil {
 		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
 	}
-	h := &handlers.Handler{Store: s.Store, Checks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
+	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: s.Checks, SendChecks: s.Checks, PanelistChecks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
@@ -555,7 +572,7 @@ func clientGone(req *http.Request, err error) bool {
 }
 
 // staleBanner tells every page when the data is too old to decide on
-// (checks.Service.Stale), for the banner the layout shows.
+// (checks.Service.StaleReason), for the banner the layout shows.
 func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -564,7 +581,7 @@ func (s *Server) staleBanner(next echo.HandlerFunc) echo.HandlerFunc {
 		if req.Method != http.MethodGet || views.ViewerOf(req.Context()).Name == "" || strings.HasPrefix(req.URL.Path, "/api/") || s.Checks == nil {
 			return next(c)
 		}
-		why, err := s.Checks.Stale(req.Context())
+		why, err := s.Checks.StaleReason(req.Context())
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views/formats"
 )
@@ -155,9 +156,9 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter, EntryURLs: entry.urls}
 	warnLinksUnchecked(stderr, entry)
 	invites := base != ""
-	var signer checks.Signer
+	var signer invite.Signer
 	if invites {
-		if signer, err = service.Signer(ctx, base, *inviteTTL); err != nil {
+		if signer, err = newSigner(ctx, st, base, *inviteTTL); err != nil {
 			return err
 		}
 	}

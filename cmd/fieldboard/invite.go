@@ -8,9 +8,9 @@ import (
 	"net/url"
 	"time"
 
-	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
+	"fieldboard/store"
 )
 
 // defaultInviteTTL is how long an invitation link stays valid unless told.
@@ -66,7 +66,7 @@ func runInvite(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	signer, err := (&checks.Service{Store: st, Now: time.Now}).Signer(ctx, base, *ttl)
+	signer, err := newSigner(ctx, st, base, *ttl)
 	if err != nil {
 		return err
 	}
@@ -93,13 +93,24 @@ func runSecret(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	key, err := (&checks.Service{Store: st, Now: time.Now}).RotateRoutingKey(ctx, *grace)
+	key, err := st.RotateRoutingKey(ctx, store.NewRoutingSecret(), time.Now(), *grace)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "routing key %d signs invitations from now on; links signed before stay valid until %s\n",
 		key.ID, key.CreatedAt.Add(*grace).UTC().Format(time.DateTime+" UTC"))
 	return err
+}
+
+// newSigner signs invitations with the store's signing key (made when
+// there is none), valid for ttl, linking to publicURL.
+func newSigner(ctx context.Context, st *store.Store, publicURL string, ttl time.Duration) (invite.Signer, error) {
+	now := time.Now()
+	key, err := st.SigningKey(ctx, now)
+	if err != nil {
+		return invite.Signer{}, err
+	}
+	return invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, ttl, publicURL)
 }
 
 // absoluteURL checks that raw is an absolute http or https address.

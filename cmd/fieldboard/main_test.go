@@ -25,7 +25,6 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules"
-	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/store/storetest"
 	"fieldboard/views/formats"
@@ -831,7 +830,7 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 		st, _ := store.Open(ctx, db)
 		for _, r := range rows[1:] {
 			token, _ := strings.CutPrefix(r[2], "https://go.example.com/r/")
-			inv, err := (&checks.Service{Store: st, Now: time.Now}).OpenInvitation(ctx, token)
+			inv, err := openInvitation(ctx, st, token)
 			if err != nil || inv.PanelistID != r[0] || inv.SubsampleID != s.SubsampleID {
 				t.Errorf("invitation link %q opens to %+v, %v; want %s to %d", r[2], inv, err, r[0], s.SubsampleID)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/store"
+	"fieldboard/views/formats"
 )
 
 func runProfiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -72,15 +72,7 @@ func runProfilesGenerate(_ context.Context, args []string, stdout, stderr io.Wri
 		return errFlag("sim-subsamples", "must be at least 1")
 	}
 	provider := sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize})
-	w := csv.NewWriter(stdout)
-	w.Write(strings.Split(store.ProfileHeader, ","))
-	for r := range provider.Profiles(*seed, *panelists) {
-		if err := w.Write([]string{r.PanelistID, strconv.FormatInt(r.QuestionID, 10), r.Value}); err != nil {
-			return fmt.Errorf("write profiles: %w", err)
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
+	if err := formats.WriteProfilesCSV(stdout, provider.Profiles(*seed, *panelists)); err != nil {
 		return fmt.Errorf("write profiles: %w", err)
 	}
 	return nil

@@ -33,13 +33,13 @@ type Decisions struct {
 	// defaultLocales are each country's default locale (upper-case
 	// country, lower-case locale), from the provider's locales list.
 	defaultLocales map[string]string
-	// stale says why the snapshot is too old to decide on ("" when it is
-	// not); data, locales and liveRows are what it was decided from, to
-	// decide it again as stale.
-	stale    string
-	data     store.Snapshot
-	locales  []domain.Locale
-	liveRows []store.LiveRow
+	// staleReason says why the snapshot is too old to decide on ("" when
+	// it is not); data, locales and liveRows are what it was decided from,
+	// to decide it again as stale.
+	staleReason string
+	data        store.Snapshot
+	locales     []domain.Locale
+	liveRows    []store.LiveRow
 	// reports are every subsample of the snapshot, by event and subsample
 	// id, with their verdicts and entry links for no panelist in
 	// particular.
@@ -128,11 +128,11 @@ type SubsampleParts struct {
 func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
 // decide makes the decisions of what the store read, its links checked
-// against entry; stale says why it is too old to decide on, "" when it is
-// not.
-func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, stale string) *Decisions {
+// against entry; staleReason says why it is too old to decide on, "" when
+// it is not.
+func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string) *Decisions {
 	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents, topics: topics,
-		defaultLocales: map[string]string{}, stale: stale, data: data, locales: locales}
+		defaultLocales: map[string]string{}, staleReason: staleReason, data: data, locales: locales}
 	for _, l := range locales {
 		if l.CountryDefault {
 			d.defaultLocales[strings.ToUpper(l.CountryCode)] = strings.ToLower(l.Locale)
@@ -155,7 +155,7 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
 	quotas := d.quotas[row.SubsampleID]
 	f := Facts(row, quotas)
-	f.Stale = d.stale
+	f.Stale = d.staleReason
 	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(f)}
 	r.Links = d.EntryLinks(&r, "")
 	if row.Live && row.CPI != nil {
@@ -210,9 +210,9 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 }
 
 // decidedStale decides d's snapshot again, every subsample unknown for
-// why it is stale.
-func (d *Decisions) decidedStale(stale string) *Decisions {
-	again := decide(d.data, d.entry, d.parents, d.topics, d.locales, stale)
+// why, the reason it is too old to decide on.
+func (d *Decisions) decidedStale(why string) *Decisions {
+	again := decide(d.data, d.entry, d.parents, d.topics, d.locales, why)
 	again.libraryLocales = d.libraryLocales
 	again.setLiveRows(d.liveRows)
 	again.setPacing(d.pacing)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 func (s *Service) totalPacing(ctx context.Context, d *Decisions) (map[int64]rules.Pacing, error) {
 	tracks, err := s.Store.TotalQuotaTracks(ctx, s.Now().Add(-rules.PaceWindow))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pace the total quotas: %w", err)
 	}
 	out := make(map[int64]rules.Pacing, len(tracks))
 	for _, r := range d.reports {
@@ -48,7 +49,7 @@ func (s *Service) QuotaPacing(ctx context.Context, parts SubsampleParts) (map[in
 	}
 	tracks, err := s.Store.QuotaTracks(ctx, parts.SubsampleID, s.Now().Add(-rules.PaceWindow))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pace the quotas: %w", err)
 	}
 	for _, q := range parts.Quotas {
 		if q.IsTotal() || rules.IsHardCell(q) {

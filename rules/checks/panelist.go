@@ -111,11 +111,11 @@ func (s *Service) EachLive(ctx context.Context, d *Decisions, panelistID string,
 func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string, fn func(i int, profile domain.Profile, now time.Time, pc PanelistCheck)) error {
 	history, err := s.Store.HistoryOf(ctx, panelistID)
 	if err != nil {
-		return err
+		return fmt.Errorf("check the panelist against the live subsamples: %w", err)
 	}
 	profile, err := s.Store.ProfileOf(ctx, panelistID)
 	if err != nil {
-		return err
+		return fmt.Errorf("check the panelist against the live subsamples: %w", err)
 	}
 	member, err := s.panelOf(ctx, panelistID)
 	if err != nil {
@@ -132,10 +132,13 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 // when none is on file.
 func (s *Service) panelOf(ctx context.Context, panelistID string) (domain.PanelMember, error) {
 	m, err := s.Store.PanelOf(ctx, panelistID)
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return domain.PanelMember{PanelistID: panelistID}, nil
+	case err != nil:
+		return m, fmt.Errorf("check the panelist: %w", err)
 	}
-	return m, err
+	return m, nil
 }
 
 // LiveCount is how many live subsamples d holds: the places EachLive hands

@@ -41,7 +41,7 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("next surveys: %w", err)
 	}
 	var routes []Route
 	err = s.eachCandidate(ctx, d, member, func(i int, pc PanelistCheck) bool {
@@ -84,11 +84,11 @@ func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelM
 	}
 	history, err := s.Store.HistoryOf(ctx, member.PanelistID)
 	if err != nil {
-		return err
+		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
 	}
 	profile, err := s.Store.ProfileOf(ctx, member.PanelistID)
 	if err != nil {
-		return err
+		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
 	}
 	now := s.now()
 	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {

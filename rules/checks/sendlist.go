@@ -116,7 +116,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		err = decide(chunk)
 		release()
 		if err != nil {
-			return err
+			return fmt.Errorf("bulk check of subsample %d: %w", subsampleID, err)
 		}
 		for _, r := range results {
 			if err := emit(r); err != nil {
@@ -176,6 +176,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
 	now := s.now()
 	sent := 0
+	var emitErr error // emit's own, handed back as it is
 	send := func(chunk []fitting) error {
 		locales := make(map[string]string, len(chunk))
 		ids := make([]string, len(chunk))
@@ -193,6 +194,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 				return nil
 			}
 			if err := emit(id, link); err != nil {
+				emitErr = err
 				return err
 			}
 			if sent++; limit > 0 && sent >= limit {
@@ -222,8 +224,11 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	if err == nil && len(chunk) > 0 {
 		err = flush()
 	}
-	if errors.Is(err, errEnough) {
+	switch {
+	case errors.Is(err, errEnough):
 		return nil
+	case err != nil && err != emitErr:
+		return fmt.Errorf("send list of subsample %d: %w", subsampleID, err)
 	}
 	return err
 }

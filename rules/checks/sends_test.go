@@ -129,3 +129,29 @@ func TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded(t *testing.T) {
 		})
 	}
 }
+
+// TestSendListErrors: an error of the caller's emit comes back as it was
+// given, for the caller to recognise; a store's failure comes back
+// saying what the service was doing, still the error it wraps.
+func TestSendListErrors(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	checkstest.Build(t, st)
+	now := checkstest.ReadAt.Add(time.Minute)
+	s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+
+	full := errors.New("the disk is full")
+	if err := s.SendList(ctx, checkstest.Target, 0, func(string, string) error { return full }); err != full {
+		t.Errorf("SendList with a failing emit = %v, want emit's error as it is", err)
+	}
+
+	gone, leave := context.WithCancel(ctx)
+	leave()
+	if err := s.SendList(gone, checkstest.Target, 0, func(string, string) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("SendList whose reads were given up = %v, want an error wrapping context.Canceled", err)
+	}
+}

@@ -39,10 +39,10 @@ type Service struct {
 	// LinksUnchecked says so.
 	EntryURLs rules.EntryURLs
 
-	mu      sync.Mutex
-	cached  *Decisions // nil until the first read
-	stale   *Decisions // the cached ones decided as stale, for their reason
-	loading sync.Mutex // one read of the whole snapshot at a time
+	mu             sync.Mutex
+	cached         *Decisions // nil until the first read
+	staleDecisions *Decisions // the cached ones decided as stale, for their staleReason
+	loading        sync.Mutex // one read of the whole snapshot at a time
 	// turn lets one send list, or one chunk of a bulk check, be computed
 	// at a time (takeTurn): each holds two of the store's few reader
 	// connections (a send list its profile scan's and the history's of
@@ -71,30 +71,30 @@ func (s *Service) Current(ctx context.Context) (*Decisions, error) {
 // when the snapshot is too old to decide on; with keep, that one is kept
 // for the next call of the same version and reason.
 func (s *Service) withStaleness(ctx context.Context, d *Decisions, keep bool) (*Decisions, error) {
-	stale, err := s.Stale(ctx)
-	if err != nil || stale == "" {
+	why, err := s.StaleReason(ctx)
+	if err != nil || why == "" {
 		return d, err
 	}
 	if !keep {
-		return d.decidedStale(stale), nil
+		return d.decidedStale(why), nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stale == nil || s.stale.version != d.version || s.stale.stale != stale {
-		s.stale = d.decidedStale(stale)
+	if s.staleDecisions == nil || s.staleDecisions.version != d.version || s.staleDecisions.staleReason != why {
+		s.staleDecisions = d.decidedStale(why)
 	}
-	return s.stale, nil
+	return s.staleDecisions, nil
 }
 
-// Stale says why the current snapshot is too old to decide on
+// StaleReason says why the current snapshot is too old to decide on
 // (rules.Staleness), "" when it is not.
-func (s *Service) Stale(ctx context.Context) (string, error) {
+func (s *Service) StaleReason(ctx context.Context) (string, error) {
 	if s.StaleAfter <= 0 {
 		return "", nil
 	}
 	states, err := s.Store.Datasets(ctx)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("check how old the data is: %w", err)
 	}
 	events := states[store.DatasetEvents]
 	if events.LastSuccessAt == nil {
@@ -148,7 +148,7 @@ func (s *Service) cachedAt(version int64) *Decisions {
 func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error)) (*Decisions, error) {
 	version, err := s.Store.SnapshotVersion(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find the current decisions: %w", err)
 	}
 	if d := s.cachedAt(version); d != nil {
 		return d, nil
@@ -162,19 +162,19 @@ func (s *Service) cachedOr(ctx context.Context, read func() (*Decisions, error))
 func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, error) {
 	data, err := s.Store.ReadSnapshot(ctx, subsampleID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	parents, err := s.Store.CategoryParents(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	topics, err := s.Store.SubsampleTopics(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	locales, err := s.Store.Locales(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	return decide(data, s.EntryURLs, parents, topics, locales, ""), nil
 }
@@ -188,10 +188,10 @@ func (s *Service) readWhole(ctx context.Context) (*Decisions, error) {
 	}
 	rows, err := s.Store.LiveRows(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	if d.libraryLocales, err = s.Store.LibraryLocales(ctx); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
 	d.setLiveRows(rows)
 	pacing, err := s.totalPacing(ctx, d)

@@ -1,10 +1,12 @@
 // Package formats writes and reads what Fieldboard's answers look like
 // outside a page, the same from the web and from the command line: CSV
 // whose cells are safe in a spreadsheet, the JSON shapes of the API and of
-// `fieldboard subsamples`, the bulk check's and the send list's CSV, and
-// the list of panelist ids a bulk check reads. It decides nothing: the
-// checks service does (the bulk check's and the surveys' writers ask it as
-// they write), and this package only writes its answers.
+// `fieldboard subsamples`, and the list of panelist ids a bulk check
+// reads. Every CSV is laid out here, one Write...CSV function each (its
+// header and the cells of a row); handlers and commands only pick the
+// rows, the file name and where to write. It decides nothing: the checks
+// service does (the bulk check's and the surveys' writers ask it as they
+// write), and this package only writes its answers.
 package formats
 
 import (
@@ -25,8 +27,9 @@ import (
 //     (comma, semicolon, tab), a quote or a line break is quoted, so that
 //     "x;=1+1" stays one cell that begins with x wherever it is opened.
 //
-// Every CSV Fieldboard serves or prints goes through it. Lines end in
-// "\n", as encoding/csv's do.
+// Every CSV Fieldboard serves or prints goes through it but the profile
+// file (WriteProfilesCSV), which is for importing, not for a spreadsheet.
+// Lines end in "\n", as encoding/csv's do.
 type Writer struct{ w *bufio.Writer }
 
 // NewWriter returns a Writer writing to w.

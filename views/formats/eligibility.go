@@ -1,6 +1,9 @@
 package formats
 
 import (
+	"strconv"
+	"strings"
+
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
@@ -106,4 +109,34 @@ type PanelistSurveysJSON struct {
 	PanelistID string            `json:"panelistId"`
 	MayEnter   []EligibilityJSON `json:"mayEnter"`
 	Others     []EligibilityJSON `json:"others"`
+}
+
+// WritePanelistSurveysCSV writes one panelist's check against every live
+// subsample (/panelists.csv?panelist=P), one line per check in the order
+// given: the fields of Eligibility, with every reason the panelist may not
+// enter in why (the subsample's sendability reasons first, then
+// Eligibility's Reasons), the quota's in quotaWhy, and the live entry
+// links as "locale link" pairs joined with "; ".
+func WritePanelistSurveysCSV(w *Writer, panelistID string, surveys []checks.PanelistCheck) error {
+	if err := w.Write("panelistId", "subsampleId", "name", "country", "cpi", "currency", "epc", "epcSource", "sendability", "eligible", "quota", "send", "mayEnter", "why", "quotaWhy", "liveEntryLinks"); err != nil {
+		return err
+	}
+	for _, pc := range surveys {
+		j := Eligibility(pc, panelistID)
+		var why, links []string
+		why = append(why, j.SendabilityReasons...)
+		for _, r := range j.Reasons {
+			why = append(why, r.Reason)
+		}
+		for _, l := range j.EntryLinks {
+			links = append(links, l.Locale+" "+l.Live)
+		}
+		if err := w.Write(panelistID, Int(pc.SubsampleID), pc.Name, pc.CountryCode, OptFloat(pc.CPI, 2), pc.Currency,
+			OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
+			strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
+			strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,95 +2,15 @@ package checks
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/store"
 )
-
-// routingKeySize is the length of a routing key's secret, in bytes.
-const routingKeySize = 32
-
-// Signer signs invitations with one routing key: make one per list
-// (Service.Signer), not per link.
-type Signer struct {
-	key       invite.Key
-	now       time.Time
-	ttl       time.Duration
-	publicURL string
-}
-
-// Token is the token of an invitation for the panelist to subsampleID (0:
-// to whatever the router chooses), valid for the signer's time to live.
-func (g Signer) Token(panelistID string, subsampleID int64) string {
-	return invite.Sign(g.key, invite.Invitation{PanelistID: panelistID, SubsampleID: subsampleID, Expires: g.now.Add(g.ttl)})
-}
-
-// Link is the invitation link of Token(panelistID, subsampleID).
-func (g Signer) Link(panelistID string, subsampleID int64) string {
-	return invite.Link(g.publicURL, g.Token(panelistID, subsampleID))
-}
-
-// Signer returns a signer of invitations valid for ttl, whose links point
-// at publicURL (invite.ParsePublicURL's), with the newest routing key; the
-// first key is made when there is none.
-func (s *Service) Signer(ctx context.Context, publicURL string, ttl time.Duration) (Signer, error) {
-	if ttl <= 0 {
-		return Signer{}, fmt.Errorf("an invitation must be valid for some time, not %s", ttl)
-	}
-	now := s.now()
-	keys, err := s.Store.RoutingKeys(ctx, now)
-	if err != nil {
-		return Signer{}, err
-	}
-	var key store.RoutingKey
-	if len(keys) > 0 {
-		key = keys[0]
-	} else if key, err = s.Store.FirstRoutingKey(ctx, newRoutingSecret(), now); err != nil {
-		return Signer{}, err
-	}
-	return Signer{key: invite.Key{ID: key.ID, Secret: key.Secret}, now: now, ttl: ttl, publicURL: publicURL}, nil
-}
-
-// RotateRoutingKey makes a new random routing key the one invitations are
-// signed with; the keys valid until now stay valid for grace more.
-func (s *Service) RotateRoutingKey(ctx context.Context, grace time.Duration) (store.RoutingKey, error) {
-	if grace < 0 {
-		return store.RoutingKey{}, fmt.Errorf("grace %s is negative", grace)
-	}
-	return s.Store.RotateRoutingKey(ctx, newRoutingSecret(), s.now(), grace)
-}
-
-// newRoutingSecret is a new routing key's secret: 32 random bytes.
-func newRoutingSecret() []byte {
-	secret := make([]byte, routingKeySize)
-	rand.Read(secret) // never fails (crypto/rand)
-	return secret
-}
-
-// OpenInvitation returns what token carries when a valid routing key
-// signed it and it has not expired, else invite.ErrInvalid.
-func (s *Service) OpenInvitation(ctx context.Context, token string) (invite.Invitation, error) {
-	if len(token) > invite.MaxTokenLen {
-		return invite.Invitation{}, invite.ErrInvalid
-	}
-	now := s.now()
-	keys, err := s.Store.RoutingKeys(ctx, now)
-	if err != nil {
-		return invite.Invitation{}, err
-	}
-	opened := make([]invite.Key, len(keys))
-	for i, k := range keys {
-		opened[i] = invite.Key{ID: k.ID, Secret: k.Secret}
-	}
-	return invite.Open(opened, token, now)
-}
 
 // Routed is where a click on an invitation goes: the decision, for the
 // record, and the entry link ("" when no survey would take the panelist).
@@ -116,7 +36,7 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 		return out, nil
 	}
 	if err != nil {
-		return out, err
+		return out, fmt.Errorf("route a click: %w", err)
 	}
 	places := d.byCountry[member.Country]
 	intended, why := int32(-1), ""

@@ -1,4 +1,4 @@
-package handlers
+package formats
 
 import (
 	"io"
@@ -8,7 +8,6 @@ import (
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/store"
-	"fieldboard/views/formats"
 )
 
 // BenchmarkWriteLiveCSV writes the live list's CSV of 2,000 subsamples, the
@@ -28,8 +27,8 @@ func BenchmarkWriteLiveCSV(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		w := formats.NewWriter(io.Discard)
-		if err := writeLiveCSV(w, rows); err != nil {
+		w := NewWriter(io.Discard)
+		if err := WriteLiveCSV(w, rows); err != nil {
 			b.Fatal(err)
 		}
 		if err := w.Flush(); err != nil {

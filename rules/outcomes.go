@@ -300,7 +300,7 @@ type Realized struct {
 func (o Tally) Realized() Realized {
 	final := o.Final()
 	if final < MinFinalEntrants {
-		return Realized{Why: fmt.Sprintf("too few: %d final entrants, %d needed", final, MinFinalEntrants)}
+		return Realized{Why: fmt.Sprintf("too few: %s, %d needed", countOf(final, "final entrant", "final entrants"), MinFinalEntrants)}
 	}
 	r := Realized{Known: true, Conversion: 100 * float64(o.Completes) / float64(final)}
 	switch {
@@ -469,17 +469,37 @@ func compareBool(a, b bool) int {
 	return -1
 }
 
+// QualityHoldPolicy is when a panelist is held for quality: at least
+// Reversals reversed completes registered in the last Days days. Either
+// at 0 turns the hold off.
+type QualityHoldPolicy struct{ Reversals, Days int }
+
+// DefaultQualityHold holds a panelist with 3 reversed completes in 90
+// days.
+var DefaultQualityHold = QualityHoldPolicy{Reversals: 3, Days: 90}
+
+// Off reports whether the policy holds nobody.
+func (p QualityHoldPolicy) Off() bool { return p.Reversals <= 0 || p.Days <= 0 }
+
+// HoldStatuses are the statuses QualityHold reads: a scan that reads only
+// the records that can matter for a subsample reads every record of
+// these too (RelevantHistory.AnyOf) while the hold is on.
+var HoldStatuses = []int64{domain.ReturnComplete, domain.ReturnErroneousComplete, domain.ReturnPotentiallyUnengaged}
+
+// KindQualityHold is the kind of the exclusion a quality hold adds.
+const KindQualityHold = "qualityHold"
+
 // QualityHold says why a panelist is held for quality ("" when not): at
-// least n reversals (a 98 or 99 reversing a complete of the same
-// subsample, paired as on the invoice) registered in the last days days
-// before now, the window's first instant included. history is every
-// record of the panelist, any order. n <= 0 or days <= 0 turns the hold
-// off.
-func QualityHold(history []domain.HistoryRecord, n, days int, now time.Time) string {
-	if n <= 0 || days <= 0 {
+// least p.Reversals reversals (a 98 or 99 reversing a complete of the
+// same subsample, paired as on the invoice) registered in the last
+// p.Days days before now, the window's first instant included. history
+// is every record of the panelist, any order (or at least every record
+// of HoldStatuses).
+func QualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, now time.Time) string {
+	if p.Off() {
 		return ""
 	}
-	_, cutoff := windowStart(int64(days), now)
+	_, cutoff := windowStart(int64(p.Days), now)
 	count := 0
 	bySubsample := map[int64][]domain.HistoryRecord{}
 	for _, r := range history {
@@ -495,8 +515,18 @@ func QualityHold(history []domain.HistoryRecord, n, days int, now time.Time) str
 			}
 		}
 	}
-	if count < n {
+	if count < p.Reversals {
 		return ""
 	}
-	return fmt.Sprintf("Held for quality: %s in the last %s.", countOf(count, "reversed complete", "reversed completes"), countOf(days, "day", "days"))
+	return fmt.Sprintf("Held for quality: %s in the last %s.", countOf(count, "reversed complete", "reversed completes"), countOf(p.Days, "day", "days"))
+}
+
+// WithQualityHold is r with the quality hold's exclusion added when why
+// (QualityHold's) is not empty: a held panelist is eligible nowhere. r's
+// exclusions are not changed in place.
+func WithQualityHold(r EligibilityResult, why string) EligibilityResult {
+	if why == "" {
+		return r
+	}
+	return EligibilityResult{Eligible: false, Exclusions: append(slices.Clip(r.Exclusions), Exclusion{Kind: KindQualityHold, Index: -1, Rule: why, Reason: why})}
 }

@@ -322,7 +322,7 @@ func TestQualityHold(t *testing.T) {
 		{"one reversal held with N of 1", three[:2], 1, 30, "Held for quality: 1 reversed complete in the last 30 days."},
 	}
 	for _, tt := range tests {
-		if got := QualityHold(tt.history, tt.n, tt.days, now); got != tt.want {
+		if got := QualityHold(tt.history, QualityHoldPolicy{Reversals: tt.n, Days: tt.days}, now); got != tt.want {
 			t.Errorf("%s: QualityHold = %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -357,5 +357,20 @@ func TestPeriodOrLast30Days(t *testing.T) {
 		if err != nil || !since.Equal(tt.since) || !until.Equal(tt.till) {
 			t.Errorf("(%q, %q) = %s, %s, %v; want %s, %s", tt.from, tt.to, since, until, err, tt.since, tt.till)
 		}
+	}
+}
+
+func TestWithQualityHold(t *testing.T) {
+	shared := make([]Exclusion, 1, 4)
+	r := EligibilityResult{Eligible: false, Exclusions: shared}
+	held := WithQualityHold(r, "Held for quality: 3 reversed completes in the last 90 days.")
+	if held.Eligible || len(held.Exclusions) != 2 || held.Exclusions[1].Kind != KindQualityHold {
+		t.Errorf("held: %+v, want not eligible with the hold's exclusion last", held)
+	}
+	if again := WithQualityHold(r, "other"); again.Exclusions[1].Reason != "other" || held.Exclusions[1].Reason == "other" {
+		t.Error("the hold's exclusion was written into a slice another result shares")
+	}
+	if got := WithQualityHold(EligibilityResult{Eligible: true}, ""); !got.Eligible || len(got.Exclusions) != 0 {
+		t.Errorf("no hold changed the result: %+v", got)
 	}
 }

@@ -41,7 +41,10 @@ func TestReportInvoice(t *testing.T) {
 	}
 	want := "month,billingEntity,jobBookId,eventId,subsampleId,currency,cpi,completes,reversed,amount,estimated\n" +
 		"2026-11,,,1,10,USD,2,2,1,2.00,false\n" +
-		"2026-11,,,9,77,,,1,0,,false\n"
+		"2026-11,,,9,77,,,1,0,,false\n" +
+		// the world's own panelists, on subsamples never seen live
+		"2026-11,,,34,32,,,3,3,,false\n" +
+		"2026-11,,,35,33,,,3,2,,false\n"
 	if out.String() != want {
 		t.Errorf("report invoice printed\n%s\nwant\n%s", out.String(), want)
 	}
@@ -87,7 +90,7 @@ func TestReportOutcomes(t *testing.T) {
 		t.Fatalf("report outcomes: %v\n%s", err, errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[1], "10,10,1,Target,US,,1,1,0,1,") || !strings.HasPrefix(lines[2], "Total,") || !strings.Contains(lines[1], "2.00 USD") {
-		t.Errorf("report outcomes printed\n%s\nwant a header, Target's line with one complete earning 2.00 USD, and the totals", out.String())
+	if len(lines) != 5 || !strings.HasPrefix(lines[1], "10,10,1,Target,US,,1,1,0,1,") || !strings.HasPrefix(lines[4], "Total,,,,,,7,") || !strings.Contains(lines[1], "2.00 USD") {
+		t.Errorf("report outcomes printed\n%s\nwant a header, Target's line with one complete earning 2.00 USD, the world's two others and the totals", out.String())
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules"
-	"fieldboard/rules/checks"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
@@ -42,7 +41,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
 		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
-		staleAfter   = staleAfterFlag(fs)
+		decide       = decisionFlags(fs)
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
 		publicURL    = publicURLFlag(fs, "send lists then carry an inviteLink column")
 		inviteTTL    = fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links of send lists stay valid")
@@ -94,6 +93,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *memoryLimit < 0 {
 		return errFlag("memory-limit-mib", "must not be negative")
+	}
+	if err := decide.validate(); err != nil {
+		return err
 	}
 	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(*memoryLimit) << 20)
@@ -148,7 +150,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
-	checker := &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	checker := decide.service(st, provider.Location(), entry.urls)
 	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
 	refresher := refresh.New(measured.Provider(provider), st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,

@@ -122,8 +122,9 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 		return err
 	}
 	now := s.now()
+	held := rules.QualityHold(history, s.QualityHold, now)
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
-		fn(i, profile, now, d.check(i, member, profile, now, r))
+		fn(i, profile, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
 	return nil
 }

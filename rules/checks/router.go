@@ -91,8 +91,9 @@ func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelM
 		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
 	}
 	now := s.now()
+	held := rules.QualityHold(history, s.QualityHold, now)
 	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {
-		return fn(i, d.check(i, member, profile, now, r))
+		return fn(i, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
 	return nil
 }

@@ -116,21 +116,25 @@ func TestInvoiceOfAMonth(t *testing.T) {
 		party := domain.InvoiceParty{EventID: checkstest.Event}
 		want := []rules.InvoiceLine{{InvoiceKey: rules.InvoiceKey{InvoiceParty: party, SubsampleID: checkstest.Target, Currency: "USD", CPI: 2, Known: true},
 			Completes: 2, Reversed: 1, Estimated: true},
-			{InvoiceKey: rules.InvoiceKey{InvoiceParty: domain.InvoiceParty{EventID: 9}, SubsampleID: 77}, Completes: 1}}
+			{InvoiceKey: rules.InvoiceKey{InvoiceParty: domain.InvoiceParty{EventID: 9}, SubsampleID: 77}, Completes: 1},
+			// the world's held panelists, on subsamples never seen live
+			{InvoiceKey: rules.InvoiceKey{InvoiceParty: domain.InvoiceParty{EventID: checkstest.OtherEvent + 32}, SubsampleID: 32}, Completes: 3, Reversed: 3},
+			{InvoiceKey: rules.InvoiceKey{InvoiceParty: domain.InvoiceParty{EventID: checkstest.OtherEvent + 33}, SubsampleID: 33}, Completes: 3, Reversed: 2}}
 		if !reflect.DeepEqual(nov.Lines, want) {
 			t.Errorf("November's lines %+v, want %+v", nov.Lines, want)
 		}
-		if !reflect.DeepEqual(nov.Totals, rules.InvoiceTotals{Amounts: rules.Money{"USD": 200}, UnknownLines: 1}) {
-			t.Errorf("November's totals %+v, want 2.00 USD and a line of unknown amount", nov.Totals)
+		if !reflect.DeepEqual(nov.Totals, rules.InvoiceTotals{Amounts: rules.Money{"USD": 200}, UnknownLines: 3}) {
+			t.Errorf("November's totals %+v, want 2.00 USD and three lines of unknown amount", nov.Totals)
 		}
 		// October: the world's completes on subsamples never seen live,
-		// so never priced: unknown, never 0.
+		// so never priced: unknown, never 0 (a line each for Sibling,
+		// Elsewhere and the held panelists' subsample 31).
 		oct, err := s.Invoice(context.Background(), "2026-10")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(oct.Lines) != 2 || oct.Totals.UnknownLines != 2 || len(oct.Totals.Amounts) != 0 {
-			t.Errorf("October %+v, want two lines of unknown amount", oct)
+		if len(oct.Lines) != 3 || oct.Totals.UnknownLines != 3 || len(oct.Totals.Amounts) != 0 {
+			t.Errorf("October %+v, want three lines of unknown amount", oct)
 		}
 		if _, err := s.Invoice(context.Background(), "2026-13"); err == nil {
 			t.Error("a 13th month was invoiced")

@@ -145,7 +145,7 @@ func (s *Store) RouterSends(ctx context.Context, from, to time.Time) ([]domain.R
 	var out []domain.RoutingDecision
 	if err := s.reader.SelectContext(ctx, &out, `
 		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
-			chosen_subsample, outcome, reason
+			chosen_subsample, outcome, reason, cells
 		FROM routing_decisions WHERE chosen_subsample IS NOT NULL AND chosen_subsample != 0 AND at >= ? AND at < ?
 		ORDER BY at, decision_id`, from.UTC(), to.UTC()); err != nil {
 		return nil, fmt.Errorf("router sends: %w", err)

@@ -197,18 +197,43 @@ type DayJSON struct {
 
 // OutcomesJSON is a period's outcomes for the API.
 type OutcomesJSON struct {
-	From  time.Time     `json:"from"`
-	To    time.Time     `json:"to"`
-	Group string        `json:"groupBy"`
-	Rows  []OutcomeJSON `json:"rows"`
-	Total OutcomeJSON   `json:"total"`
-	Days  []DayJSON     `json:"days"`
+	From            time.Time            `json:"from"`
+	To              time.Time            `json:"to"`
+	Group           string               `json:"groupBy"`
+	Rows            []OutcomeJSON        `json:"rows"`
+	Total           OutcomeJSON          `json:"total"`
+	Days            []DayJSON            `json:"days"`
+	FullOnOpenCells []FullOnOpenCellJSON `json:"quotaFullsOnCellsJudgedOpen"`
+}
+
+// FullOnOpenCellJSON is a quota full on a subsample Fieldboard sent the
+// panelist to, judging every cell they fell in open.
+type FullOnOpenCellJSON struct {
+	PanelistID  string     `json:"panelistId"`
+	SubsampleID int64      `json:"subsampleId"`
+	SentAt      time.Time  `json:"sentAt"`
+	At          time.Time  `json:"at"`
+	Cells       []CellJSON `json:"cells"`
+}
+
+// CellJSON is a quota cell; Name is empty once the subsample's quotas are
+// no longer in the snapshot.
+type CellJSON struct {
+	QuotaID int64  `json:"quotaId"`
+	Name    string `json:"name,omitempty"`
 }
 
 // Outcomes shapes a period's outcomes for the API.
 func Outcomes(rep outcomes.Report) OutcomesJSON {
 	out := OutcomesJSON{From: rep.From.UTC(), To: rep.To.UTC(), Group: string(rep.Group), Rows: make([]OutcomeJSON, len(rep.Rows)),
-		Total: outcome(rep.Total), Days: make([]DayJSON, len(rep.Days))}
+		Total: outcome(rep.Total), Days: make([]DayJSON, len(rep.Days)), FullOnOpenCells: make([]FullOnOpenCellJSON, len(rep.FullOnOpenCells))}
+	for i, m := range rep.FullOnOpenCells {
+		j := FullOnOpenCellJSON{PanelistID: m.PanelistID, SubsampleID: m.SubsampleID, SentAt: m.SentAt.UTC(), At: m.At.UTC(), Cells: make([]CellJSON, len(m.Cells))}
+		for k, c := range m.Cells {
+			j.Cells[k] = CellJSON{QuotaID: c.QuotaID, Name: c.Name}
+		}
+		out.FullOnOpenCells[i] = j
+	}
 	for i, r := range rep.Rows {
 		out.Rows[i] = outcome(r)
 	}

@@ -10,9 +10,11 @@ package outcomes
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"fieldboard/rules"
@@ -85,10 +87,12 @@ type Row struct {
 	Country     string
 	Day         time.Time // ByDay only: the day's first instant
 	rules.Tally
-	// Redirects are the router's sends there in the period.
+	// Redirects are the clicks on invitation links the router sent there
+	// in the period.
 	Redirects int
 	// WrongSends are the screen-outs and quota fulls, registered in the
-	// period, of panelists the router sent there in the SendLookback
+	// period, of panelists Fieldboard sent there (an invitation click, or
+	// a next-survey answer that named it first) in the SendLookback
 	// before.
 	WrongSends int
 	// Predicted is the EPC the router ranks the subsample by now, and
@@ -105,6 +109,29 @@ type Report struct {
 	Rows  []Row
 	Total Row
 	Days  []Day
+	// FullOnOpenCells are the quota fulls registered in the period on a
+	// subsample Fieldboard sent the panelist to while judging every cell
+	// they fell in open: the field's own measure of wrong decisions,
+	// oldest first.
+	FullOnOpenCells []FullOnOpenCell
+}
+
+// FullOnOpenCell is one quota full the router did not expect: the
+// panelist, the subsample, when Fieldboard sent them and when the quota
+// full was registered, and the cells it judged them to fall in, all open
+// then (quota ids; with their names while the subsample is live).
+type FullOnOpenCell struct {
+	PanelistID  string
+	SubsampleID int64
+	SentAt, At  time.Time
+	Cells       []Cell
+}
+
+// Cell is a quota cell by id, with its name when the current snapshot
+// still holds the subsample's quotas.
+type Cell struct {
+	QuotaID int64
+	Name    string
 }
 
 // Day is one day's completes and reversals (latest statuses of that day).
@@ -166,11 +193,12 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	sentAt := map[sendKey][]time.Time{}
+	sentBy := map[sendKey][]domain.RoutingDecision{}
 	for _, d := range sends {
 		k := sendKey{d.PanelistID, d.Chosen}
-		sentAt[k] = append(sentAt[k], d.At)
+		sentBy[k] = append(sentBy[k], d)
 	}
+	var misses []FullOnOpenCell
 	keep := func(subsampleID, eventID int64) bool {
 		i := info[subsampleID]
 		return (q.SubsampleID == 0 || q.SubsampleID == subsampleID) &&
@@ -202,9 +230,14 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 			if rec.StatusID != domain.ReturnScreenOut && rec.StatusID != domain.ReturnQuotaFull || rec.RegisteredAt.Before(q.From) {
 				continue
 			}
-			if sentBefore(sentAt[sendKey{panelistID, subsampleID}], rec.RegisteredAt) {
-				r.WrongSends++
-				wrongByDay[s.dayOf(rec.RegisteredAt)]++
+			sent, ok := lastSendBefore(sentBy[sendKey{panelistID, subsampleID}], rec.RegisteredAt)
+			if !ok {
+				continue
+			}
+			r.WrongSends++
+			wrongByDay[s.dayOf(rec.RegisteredAt)]++
+			if rec.StatusID == domain.ReturnQuotaFull && sent.Cells != "" {
+				misses = append(misses, FullOnOpenCell{PanelistID: panelistID, SubsampleID: subsampleID, SentAt: sent.At, At: rec.RegisteredAt, Cells: cellsOf(sent.Cells)})
 			}
 		}
 		// Each day of the period the panelist has a record on: their
@@ -230,7 +263,7 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		return Report{}, fmt.Errorf("outcomes: %w", err)
 	}
 	for _, d := range sends {
-		if d.At.Before(q.From) {
+		if d.At.Before(q.From) || d.Outcome == domain.RoutedAnswer {
 			continue
 		}
 		eventID := info[d.Chosen].eventID
@@ -289,7 +322,7 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		// The day rows count sends and wrong sends by the day they
 		// happened.
 		for _, d := range sends {
-			if k := d.At; !k.Before(q.From) && keep(d.Chosen, info[d.Chosen].eventID) {
+			if k := d.At; !k.Before(q.From) && d.Outcome != domain.RoutedAnswer && keep(d.Chosen, info[d.Chosen].eventID) {
 				add(s.dayOf(k).Format("2006-01-02"), func(g *Row) { g.Day = s.dayOf(k) }, &Row{Redirects: 1})
 			}
 		}
@@ -303,6 +336,13 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 	slices.SortFunc(rep.Rows, func(a, b Row) int {
 		return cmp.Or(a.Day.Compare(b.Day), cmp.Compare(a.EventID, b.EventID), cmp.Compare(a.SubsampleID, b.SubsampleID), cmp.Compare(a.Country, b.Country))
 	})
+	slices.SortFunc(misses, func(a, b FullOnOpenCell) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.PanelistID, b.PanelistID))
+	})
+	if err := s.nameCells(ctx, misses); err != nil {
+		return Report{}, err
+	}
+	rep.FullOnOpenCells = misses
 	for day := s.dayOf(q.From); day.Before(q.To); day = day.AddDate(0, 0, 1) {
 		d := Day{Day: day}
 		if got := days[day]; got != nil {
@@ -337,15 +377,53 @@ type perDayKey struct {
 	day         time.Time
 }
 
-// sentBefore reports whether one of sends (oldest first) is before at and
-// no more than SendLookback before it.
-func sentBefore(sends []time.Time, at time.Time) bool {
-	for _, t := range sends {
-		if t.Before(at) && !t.Before(at.Add(-SendLookback)) {
-			return true
+// lastSendBefore is the latest of sends (oldest first) before at and no
+// more than SendLookback before it.
+func lastSendBefore(sends []domain.RoutingDecision, at time.Time) (domain.RoutingDecision, bool) {
+	for i := len(sends) - 1; i >= 0; i-- {
+		if t := sends[i].At; t.Before(at) {
+			return sends[i], !t.Before(at.Add(-SendLookback))
 		}
 	}
-	return false
+	return domain.RoutingDecision{}, false
+}
+
+// cellsOf reads the routing log's quota ids ("12,13").
+func cellsOf(ids string) []Cell {
+	var out []Cell
+	for _, f := range strings.Split(ids, ",") {
+		if id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64); err == nil {
+			out = append(out, Cell{QuotaID: id})
+		}
+	}
+	return out
+}
+
+// nameCells names the cells of misses on subsamples whose quotas the
+// current snapshot still holds.
+func (s *Service) nameCells(ctx context.Context, misses []FullOnOpenCell) error {
+	names := map[int64]map[int64]string{}
+	for i := range misses {
+		m := &misses[i]
+		byID, ok := names[m.SubsampleID]
+		if !ok {
+			parts, err := s.Checks.Subsample(ctx, m.SubsampleID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return fmt.Errorf("outcomes: name the cells of subsample %d: %w", m.SubsampleID, err)
+			}
+			byID = map[int64]string{}
+			for _, q := range parts.Quotas {
+				byID[q.QuotaID] = strings.TrimSpace(q.TableName + ": " + q.QuotaName)
+			}
+			names[m.SubsampleID] = byID
+		}
+		for j := range m.Cells {
+			m.Cells[j].Name = byID[m.Cells[j].QuotaID]
+		}
+	}
+	return nil
 }
 
 // InvoiceReport is the invoice of one month: its lines, in rules.Invoice's

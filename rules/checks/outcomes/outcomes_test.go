@@ -15,6 +15,9 @@ import (
 	"fieldboard/store/storetest"
 )
 
+// at is a time d after checkstest's world was read.
+func at(d time.Duration) time.Time { return checkstest.ReadAt.Add(d) }
+
 // world is checkstest's world (Target priced 2 USD from ReadAt) with the
 // field's records of four more panelists on Target, and the router's
 // sends of two of them.
@@ -28,7 +31,6 @@ func world(t *testing.T, db storetest.Dialect) *outcomes.Service {
 	t.Cleanup(func() { st.Close() })
 	incidence := 25.0
 	checkstest.Build(t, st, func(snap *store.EventsSnapshot) { snap.Live[0].ExpectedIncidenceRate = &incidence })
-	at := func(d time.Duration) time.Time { return checkstest.ReadAt.Add(d) }
 	rec := func(panelist string, status int64, when time.Time) domain.HistoryRecord {
 		return domain.HistoryRecord{PanelistID: panelist, SubsampleID: checkstest.Target, EventID: checkstest.Event, StatusID: status, RegisteredAt: when}
 	}
@@ -37,12 +39,14 @@ func world(t *testing.T, db storetest.Dialect) *outcomes.Service {
 		rec("Q2", domain.ReturnComplete, at(-time.Hour)), rec("Q2", domain.ReturnErroneousComplete, at(48*time.Hour)),
 		rec("Q3", domain.ReturnQuotaFull, at(3*time.Hour)),
 		rec("Q4", domain.ReturnScreenOut, at(5*time.Hour)),
+		rec("Q6", domain.ReturnScreenOut, at(6*time.Hour)),
 		{PanelistID: "Q5", SubsampleID: 77, EventID: 9, StatusID: domain.ReturnComplete, RegisteredAt: at(time.Hour)}, // never listed
 	}); err != nil || r.BadLines > 0 {
 		t.Fatalf("import: %v %+v", err, r)
 	}
 	if err := st.RecordRoutings(ctx, []domain.RoutingDecision{
-		{At: at(2 * time.Hour), PanelistID: "Q3", Intended: checkstest.Target, Chosen: checkstest.Target, Outcome: domain.RoutedIntended, Reason: "sent"},
+		{At: at(2 * time.Hour), PanelistID: "Q3", Intended: checkstest.Target, Chosen: checkstest.Target, Outcome: domain.RoutedIntended, Reason: "sent", Cells: "1,2"},
+		{At: at(4 * time.Hour), PanelistID: "Q6", Chosen: checkstest.Target, Outcome: domain.RoutedAnswer, Reason: "named first"},
 		{At: at(5*time.Hour - outcomes.SendLookback - time.Minute), PanelistID: "Q4", Intended: checkstest.Target, Chosen: checkstest.Target, Outcome: domain.RoutedIntended, Reason: "sent"},
 	}); err != nil {
 		t.Fatal(err)
@@ -63,21 +67,29 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 			t.Fatalf("rows %+v, want Target's and 77's, never listed, of event 9 (its record's), unpriced", rep.Rows)
 		}
 		got := rep.Rows[0]
-		want := rules.Tally{Entrants: 4, Completes: 1, Reversed: 1, QuotaFulls: 1, ScreenOuts: 1, Earned: rules.Money{"USD": 200}}
+		want := rules.Tally{Entrants: 5, Completes: 1, Reversed: 1, QuotaFulls: 1, ScreenOuts: 2, Earned: rules.Money{"USD": 200}}
 		if got.SubsampleID != checkstest.Target || got.Name != "Target" || got.Country != "US" || !reflect.DeepEqual(got.Tally, want) {
 			t.Errorf("Target's row %+v, want subsample %d named Target in US with %+v", got, checkstest.Target, want)
 		}
-		// Q3's quota full came an hour after the router sent Q3 there;
-		// Q4's screen-out a minute more than the lookback after.
-		if got.WrongSends != 1 || got.Redirects != 1 {
-			t.Errorf("wrong sends %d, redirects %d; want 1 and 1", got.WrongSends, got.Redirects)
+		// Q3's quota full came an hour after the router sent Q3 there,
+		// Q6's screen-out two hours after a next-survey answer named it
+		// (a send, not a redirect); Q4's screen-out a minute more than the
+		// lookback after its click.
+		if got.WrongSends != 2 || got.Redirects != 1 {
+			t.Errorf("wrong sends %d, redirects %d; want 2 and 1", got.WrongSends, got.Redirects)
+		}
+		wantMiss := []outcomes.FullOnOpenCell{{PanelistID: "Q3", SubsampleID: checkstest.Target, SentAt: at(2 * time.Hour), At: at(3 * time.Hour),
+			Cells: []outcomes.Cell{{QuotaID: 1, Name: "Total Quota: Total"}, {QuotaID: 2, Name: "Gender: Male"}}}}
+		if len(rep.FullOnOpenCells) != 1 || !rep.FullOnOpenCells[0].At.Equal(wantMiss[0].At) || !rep.FullOnOpenCells[0].SentAt.Equal(wantMiss[0].SentAt) ||
+			!reflect.DeepEqual(rep.FullOnOpenCells[0].Cells, wantMiss[0].Cells) || rep.FullOnOpenCells[0].PanelistID != "Q3" {
+			t.Errorf("quota fulls on cells judged open %+v, want %+v", rep.FullOnOpenCells, wantMiss)
 		}
 		if got.Predicted.Value != 0.5 || got.Predicted.Currency != "USD" {
 			t.Errorf("predicted EPC %+v, want the live subsample's", got.Predicted)
 		}
 		wantTotal := want
-		wantTotal.Entrants, wantTotal.Completes, wantTotal.Unpriced = 5, 2, 1
-		if !reflect.DeepEqual(rep.Total.Tally, wantTotal) || rep.Total.WrongSends != 1 {
+		wantTotal.Entrants, wantTotal.Completes, wantTotal.Unpriced = 6, 2, 1
+		if !reflect.DeepEqual(rep.Total.Tally, wantTotal) || rep.Total.WrongSends != 2 {
 			t.Errorf("total %+v, want %+v", rep.Total, wantTotal)
 		}
 		if len(rep.Days) != 10 || rep.Days[0].Completes != 3 || rep.Days[2].Reversed != 1 {
@@ -95,8 +107,8 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 		if want := []string{"2026-11-20", "2026-11-22"}; !reflect.DeepEqual(keys, want) {
 			t.Errorf("days %v, want %v", keys, want)
 		}
-		if d := byDay.Rows[0]; d.Entrants != 5 || d.Completes != 3 || d.WrongSends != 1 || d.Redirects != 1 {
-			t.Errorf("the first day %+v: want 5 entrants, 3 completes (Q2's not reversed yet), a wrong send and a redirect", d)
+		if d := byDay.Rows[0]; d.Entrants != 6 || d.Completes != 3 || d.WrongSends != 2 || d.Redirects != 1 {
+			t.Errorf("the first day %+v: want 6 entrants, 3 completes (Q2's not reversed yet), two wrong sends and a redirect", d)
 		}
 
 		none, err := s.Outcomes(context.Background(), outcomes.Query{From: from, To: from.AddDate(0, 0, 10), Country: "FR"})

@@ -16,3 +16,5 @@ CREATE TABLE invoice_parties (
 );
 
 CREATE INDEX history_by_time ON history (registered_at);
+
+ALTER TABLE routing_decisions ADD COLUMN cells TEXT NOT NULL DEFAULT '';

@@ -146,22 +146,20 @@ func isVerdict(status int64) bool {
 type reversal struct{ verdict, complete int }
 
 // reversals pairs the verdicts of one panelist's records on one
-// subsample (sorted by recordOrder) with the completes they reverse: each
-// verdict reverses the latest complete before it that no earlier verdict
-// reversed, so a complete is reversed at most once.
+// subsample (sorted by recordOrder) with the completes they reverse: a
+// verdict reverses the latest complete before it unless another verdict
+// came between them, so a complete is reversed at most once, by the first
+// verdict after it.
 func reversals(records []domain.HistoryRecord) []reversal {
 	var out []reversal
-	var open []int // completes not reversed yet, oldest first
+	open := -1 // the latest complete, while no verdict has followed it
 	for i, r := range records {
 		switch {
 		case r.StatusID == domain.ReturnComplete:
-			open = append(open, i)
+			open = i
 		case isVerdict(r.StatusID):
-			c := -1
-			if n := len(open); n > 0 {
-				c, open = open[n-1], open[:n-1]
-			}
-			out = append(out, reversal{verdict: i, complete: c})
+			out = append(out, reversal{verdict: i, complete: open})
+			open = -1
 		}
 	}
 	return out
@@ -189,7 +187,8 @@ type Tally struct {
 	ScreenOuts int // 82
 	QuotaFulls int // 83
 	Abandons   int // 92
-	// Reversed: latest status 98 or 99 reversing a complete before it.
+	// Reversed: latest status 98 or 99, with a complete of theirs there
+	// before it.
 	Reversed int
 	// ReversalsOfNothing: latest status 98 or 99 with no complete before
 	// it: shown, never credited.
@@ -249,7 +248,7 @@ func (o *Tally) AddPanelist(records []domain.HistoryRecord, prices []domain.Pric
 	case s == domain.ReturnAbandon:
 		o.Abandons++
 	case isVerdict(s):
-		if rs := reversals(records[:last+1]); rs[len(rs)-1].complete >= 0 {
+		if slices.ContainsFunc(records[:last], func(r domain.HistoryRecord) bool { return r.StatusID == domain.ReturnComplete }) {
 			o.Reversed++
 		} else {
 			o.ReversalsOfNothing++

@@ -134,10 +134,10 @@ func recordOrder(a, b domain.HistoryRecord) int {
 	return cmp.Compare(a.StatusID, b.StatusID)
 }
 
-// isVerdict reports whether status is one of the provider's later
+// IsVerdict reports whether status is one of the provider's later
 // verdicts on a complete: 98 "Erroneous complete" or 99 "Potentially
 // unengaged".
-func isVerdict(status int64) bool {
+func IsVerdict(status int64) bool {
 	return status == domain.ReturnErroneousComplete || status == domain.ReturnPotentiallyUnengaged
 }
 
@@ -157,7 +157,7 @@ func reversals(records []domain.HistoryRecord) []reversal {
 		switch {
 		case r.StatusID == domain.ReturnComplete:
 			open = i
-		case isVerdict(r.StatusID):
+		case IsVerdict(r.StatusID):
 			out = append(out, reversal{verdict: i, complete: open})
 			open = -1
 		}
@@ -247,7 +247,7 @@ func (o *Tally) AddPanelist(records []domain.HistoryRecord, prices []domain.Pric
 		o.QuotaFulls++
 	case s == domain.ReturnAbandon:
 		o.Abandons++
-	case isVerdict(s):
+	case IsVerdict(s):
 		if slices.ContainsFunc(records[:last], func(r domain.HistoryRecord) bool { return r.StatusID == domain.ReturnComplete }) {
 			o.Reversed++
 		} else {
@@ -480,10 +480,11 @@ var DefaultQualityHold = QualityHoldPolicy{Reversals: 3, Days: 90}
 // Off reports whether the policy holds nobody.
 func (p QualityHoldPolicy) Off() bool { return p.Reversals <= 0 || p.Days <= 0 }
 
-// HoldStatuses are the statuses QualityHold reads: a scan that reads only
-// the records that can matter for a subsample reads every record of
-// these too (RelevantHistory.AnyOf) while the hold is on.
-var HoldStatuses = []int64{domain.ReturnComplete, domain.ReturnErroneousComplete, domain.ReturnPotentiallyUnengaged}
+// ReversalStatuses are the complete and the verdicts on it: all that
+// QualityHold and the invoice read. A scan that reads only the records
+// that can matter for a subsample reads every record of these too
+// (RelevantHistory.AnyOf) while the hold is on.
+var ReversalStatuses = []int64{domain.ReturnComplete, domain.ReturnErroneousComplete, domain.ReturnPotentiallyUnengaged}
 
 // KindQualityHold is the kind of the exclusion a quality hold adds.
 const KindQualityHold = "qualityHold"
@@ -493,7 +494,7 @@ const KindQualityHold = "qualityHold"
 // same subsample, paired as on the invoice) registered in the last
 // p.Days days before now, the window's first instant included. history
 // is every record of the panelist, any order (or at least every record
-// of HoldStatuses).
+// of ReversalStatuses).
 func QualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, now time.Time) string {
 	if p.Off() {
 		return ""
@@ -502,7 +503,7 @@ func QualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, now time.T
 	count := 0
 	bySubsample := map[int64][]domain.HistoryRecord{}
 	for _, r := range history {
-		if r.StatusID == domain.ReturnComplete || isVerdict(r.StatusID) {
+		if r.StatusID == domain.ReturnComplete || IsVerdict(r.StatusID) {
 			bySubsample[r.SubsampleID] = append(bySubsample[r.SubsampleID], r)
 		}
 	}

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -88,24 +91,39 @@ func (s *Store) InvoiceParties(ctx context.Context) (map[int64]domain.InvoicePar
 // period [from, to): for each panelist with a record on a subsample
 // registered in the period, every record of theirs on that subsample
 // registered before to (earlier ones included: a reversal needs the
-// complete before it). fn is called once per panelist and subsample, in
-// subsample then panelist order, with the records oldest first. An
-// error from fn stops the scan and is returned as is.
+// complete before it). With statuses, only records of those statuses
+// count, both to name the pairs and to be handed over. fn is called once
+// per panelist and subsample (in panelist then subsample order) with the
+// records oldest first (by time, then status id). An error from fn stops
+// the scan and is returned as is.
 //
-// It reads in one read transaction, so every record comes from the same
-// snapshot; memory holds one panelist's records at a time.
-func (s *Store) ScanPeriod(ctx context.Context, from, to time.Time, fn func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error) error {
+// The pairs are read from the period's records (history_by_time), then
+// each pair's records from the history's primary key, in its order, in
+// one read transaction: every record comes from the same snapshot, and
+// memory holds one pair's records at a time.
+func (s *Store) ScanPeriod(ctx context.Context, from, to time.Time, statuses []int64, fn func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error) error {
 	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return fmt.Errorf("scan period: begin: %w", err)
 	}
 	defer tx.Rollback()
+	only := ""
+	args := []any{from, to}
+	if len(statuses) > 0 {
+		only = " AND status_id IN (" + placeholders(len(statuses)) + ")"
+		args = appendIDs(args, statuses)
+	}
+	args = append(args, to)
+	if len(statuses) > 0 {
+		args = appendIDs(args, statuses)
+	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT `+historyColumns+` FROM history h
-		WHERE h.registered_at < ? AND EXISTS (
-			SELECT 1 FROM history p WHERE p.panelist_id = h.panelist_id AND p.subsample_id = h.subsample_id
-			AND p.registered_at >= ? AND p.registered_at < ?)
-		ORDER BY h.subsample_id, h.panelist_id, h.registered_at, h.status_id`, to, from, to)
+		WITH pairs AS (
+			SELECT DISTINCT panelist_id, subsample_id FROM history WHERE registered_at >= ? AND registered_at < ?`+only+`
+		)
+		SELECT h.`+strings.ReplaceAll(historyColumns, ", ", ", h.")+` FROM pairs p CROSS JOIN history h
+		WHERE h.panelist_id = p.panelist_id AND h.subsample_id = p.subsample_id AND h.registered_at < ?`+strings.ReplaceAll(only, "status_id", "h.status_id")+`
+		ORDER BY p.panelist_id, p.subsample_id`, args...)
 	if err != nil {
 		return fmt.Errorf("scan period: %w", err)
 	}
@@ -115,6 +133,9 @@ func (s *Store) ScanPeriod(ctx context.Context, from, to time.Time, fn func(subs
 		if len(group) == 0 {
 			return nil
 		}
+		slices.SortFunc(group, func(a, b domain.HistoryRecord) int {
+			return cmp.Or(a.RegisteredAt.Compare(b.RegisteredAt), cmp.Compare(a.StatusID, b.StatusID))
+		})
 		err := fn(group[0].SubsampleID, group[0].PanelistID, group)
 		group = nil
 		return err

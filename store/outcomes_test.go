@@ -107,7 +107,7 @@ func TestScanPeriod(t *testing.T) {
 			statuses  []int64
 		}
 		var got []group
-		err := s.ScanPeriod(ctx, day(10), day(20), func(subsample int64, panelist string, records []domain.HistoryRecord) error {
+		err := s.ScanPeriod(ctx, day(10), day(20), nil, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
 			g := group{subsample: subsample, panelist: panelist}
 			for _, rec := range records {
 				g.statuses = append(g.statuses, rec.StatusID)
@@ -121,6 +121,23 @@ func TestScanPeriod(t *testing.T) {
 		want := []group{{1, "A", []int64{3, 98}}, {1, "B", []int64{2, 3}}, {2, "C", []int64{83}}}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("groups = %+v, want %+v", got, want)
+		}
+
+		// Only completes and verdicts: C's quota full names no pair.
+		got = nil
+		err = s.ScanPeriod(ctx, day(10), day(20), []int64{3, 98, 99}, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
+			g := group{subsample: subsample, panelist: panelist}
+			for _, rec := range records {
+				g.statuses = append(g.statuses, rec.StatusID)
+			}
+			got = append(got, g)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []group{{1, "A", []int64{3, 98}}, {1, "B", []int64{3}}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("groups of completes and verdicts = %+v, want %+v", got, want)
 		}
 	})
 }

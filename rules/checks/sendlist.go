@@ -147,7 +147,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 func (s *Service) relevantHistory(d *Decisions, t *liveTarget) store.HistoryFilter {
 	r := rules.Relevant(t.target, t.rules, d.parents, d.topics)
 	if !s.QualityHold.Off() {
-		r.AnyOf = rules.HoldStatuses
+		r.AnyOf = rules.ReversalStatuses
 	}
 	return store.HistoryFilter(r)
 }

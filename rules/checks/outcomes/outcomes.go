@@ -134,7 +134,9 @@ type Cell struct {
 	Name    string
 }
 
-// Day is one day's completes and reversals (latest statuses of that day).
+// Day is one day's completes and reversals: the complete records
+// registered that day, and the verdicts registered that day after a
+// complete of the same panelist and subsample.
 type Day struct {
 	Day       time.Time
 	Completes int
@@ -208,6 +210,15 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 	perSubsample := map[int64]*Row{}
 	perDay := map[perDayKey]*rules.Tally{}
 	wrongByDay := map[time.Time]int{}
+	days := map[time.Time]*Day{}
+	chart := func(day time.Time) *Day {
+		d := days[day]
+		if d == nil {
+			d = &Day{Day: day}
+			days[day] = d
+		}
+		return d
+	}
 	row := func(id, eventID int64) *Row {
 		r := perSubsample[id]
 		if r == nil {
@@ -216,7 +227,7 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		}
 		return r
 	}
-	err = s.Store.ScanPeriod(ctx, q.From, q.To, func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error {
+	err = s.Store.ScanPeriod(ctx, q.From, q.To, nil, func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error {
 		eventID := records[len(records)-1].EventID
 		if i, ok := info[subsampleID]; ok {
 			eventID = i.eventID
@@ -240,8 +251,25 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 				misses = append(misses, FullOnOpenCell{PanelistID: panelistID, SubsampleID: subsampleID, SentAt: sent.At, At: rec.RegisteredAt, Cells: cellsOf(sent.Cells)})
 			}
 		}
-		// Each day of the period the panelist has a record on: their
-		// outcome that day.
+		// The chart: each complete, and each verdict after a complete,
+		// on the day it was registered.
+		completed := false
+		for _, rec := range records {
+			switch {
+			case rec.StatusID == domain.ReturnComplete:
+				completed = true
+				if !rec.RegisteredAt.Before(q.From) {
+					chart(s.dayOf(rec.RegisteredAt)).Completes++
+				}
+			case rules.IsVerdict(rec.StatusID) && completed && !rec.RegisteredAt.Before(q.From):
+				chart(s.dayOf(rec.RegisteredAt)).Reversed++
+			}
+		}
+		if q.Group != ByDay {
+			return nil
+		}
+		// The day rows: each day of the period the panelist has a record
+		// on, their outcome that day.
 		var last time.Time
 		for _, rec := range records {
 			day := s.dayOf(rec.RegisteredAt)
@@ -305,18 +333,8 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 			add(i.country, func(g *Row) { g.Country = i.country }, r)
 		}
 	}
-	days := map[time.Time]*Day{}
 	for k, t := range perDay {
-		d := days[k.day]
-		if d == nil {
-			d = &Day{Day: k.day}
-			days[k.day] = d
-		}
-		d.Completes += t.Completes
-		d.Reversed += t.Reversed
-		if q.Group == ByDay {
-			add(k.day.Format("2006-01-02"), func(g *Row) { g.Day = k.day }, &Row{Tally: *t})
-		}
+		add(k.day.Format("2006-01-02"), func(g *Row) { g.Day = k.day }, &Row{Tally: *t})
 	}
 	if q.Group == ByDay {
 		// The day rows count sends and wrong sends by the day they
@@ -453,7 +471,8 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 		return InvoiceReport{}, err
 	}
 	inv := rules.NewInvoice(from, to)
-	err = s.Store.ScanPeriod(ctx, from, to, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
+	// Only completes and verdicts are invoiced, or decide a credit.
+	err = s.Store.ScanPeriod(ctx, from, to, rules.ReversalStatuses, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
 		party, ok := parties[subsampleID]
 		if !ok {
 			party = domain.InvoiceParty{EventID: records[len(records)-1].EventID}

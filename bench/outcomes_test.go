@@ -71,7 +71,7 @@ func outcomesService(t *testing.T, target string) *outcomes.Service {
 // outcomeCounts are the numbers figure 15 compares, per subsample.
 type outcomeCounts struct {
 	Entrants, InSurvey, Completes, ScreenOuts, QuotaFulls, Abandons, Reversed, Nothing int
-	EarnedCents                                                                         int64
+	EarnedCents                                                                        int64
 }
 
 // monthOutcomes is figure 15 (15p on PostgreSQL): the outcomes of

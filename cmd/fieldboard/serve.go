@@ -135,6 +135,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// The address is taken before anything is written: a demo whose port
+	// is busy must not spend its one-time password on a run that cannot
+	// serve.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	defer ln.Close()
 	st, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
@@ -178,10 +186,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Instance:             holder.ID,
 		Metrics:              measured,
 		AllowPrivateWebhooks: *hooksPrivate,
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
 	}
 	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", store.Describe(*dbPath), "instance", holder.ID)
 	return server.Serve(ctx, ln)

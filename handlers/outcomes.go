@@ -108,7 +108,8 @@ func (h *Handler) OutcomesPage(c echo.Context) error {
 		return h.sendCSV(c, formats.FileName("outcomes", h.Now(), query...), func(w *formats.Writer) error { return formats.WriteOutcomesCSV(w, rep) })
 	}
 	rows, total, page, _ := pageOf(page, outcomesPageSize, func(limit, offset int) ([]outcomes.Row, int, error) {
-		return rep.Rows[min(offset, len(rep.Rows)):min(offset+limit, len(rep.Rows))], len(rep.Rows), nil
+		from := min(offset, len(rep.Rows))
+		return rep.Rows[from : from+min(limit, len(rep.Rows)-from)], len(rep.Rows), nil
 	})
 	v := views.OutcomesView{Page: h.page("Outcomes", "outcomes"), Filter: form, Groupings: outcomes.Groupings, Report: rep,
 		Rows: rows, Total: total, PageNo: page, CSVHref: withQuery("/outcomes.csv", query...),

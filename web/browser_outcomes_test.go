@@ -116,6 +116,30 @@ func TestBrowserOutcomesAndInvoice(t *testing.T) {
 			}
 		}},
 	}
+	var subsample string // the first row's subsample page
+	if err := chromedp.Run(b, chromedp.Navigate(base+"/outcomes"), chromedp.WaitVisible(`[data-testid="outcome-row"]`),
+		chromedp.Evaluate(`document.querySelector('[data-testid="outcome-row"] a').getAttribute('href')`, &subsample)); err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, struct {
+		name, path, ready string
+		check             func(t *testing.T, text string)
+	}{"subsample-outcomes", subsample, `[data-testid="subsample-outcomes"]`, func(t *testing.T, text string) {
+		var section string
+		if err := chromedp.Run(b, chromedp.Text(`[data-testid="subsample-outcomes"]`, &section)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(section, "Completes") || !strings.Contains(section, "See the outcomes") {
+			t.Errorf("%s's outcomes say:\n%s", subsample, section)
+		}
+	}}, struct {
+		name, path, ready string
+		check             func(t *testing.T, text string)
+	}{"overview-outcomes", "/", `[data-testid="wrong-sends"]`, func(t *testing.T, text string) {
+		if !strings.Contains(text, "Wrong sends, last 24 hours") {
+			t.Error("the overview does not count the wrong sends of the last 24 hours")
+		}
+	}})
 	for _, p := range pages {
 		for _, width := range []int64{outcomesDesktopWidth, outcomesPhoneWidth} {
 			var text string

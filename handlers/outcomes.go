@@ -80,7 +80,7 @@ func (h *Handler) parseOutcomesQuery(c echo.Context) (outcomes.Query, views.Outc
 	return q, form, nil
 }
 
-// query is the form's filters as name, value pairs, for links and file
+// outcomesQuery is the form's filters as name, value pairs, for links and file
 // names.
 func outcomesQuery(form views.OutcomesFilterForm) []string {
 	return []string{"group", form.Group, "from", form.From, "to", form.To, "country", form.Country, "event", form.Event, "subsample", form.Subsample}

@@ -27,7 +27,7 @@ const (
 	outcomesDemoHeldFrom  = 7
 	outcomesPhoneWidth    = 390
 	outcomesDesktopWidth  = 1280
-	outcomesViewportHight = 900
+	outcomesViewportHeight = 900
 )
 
 // TestBrowserOutcomesAndInvoice: on the demo's history and prices,
@@ -145,7 +145,7 @@ func TestBrowserOutcomesAndInvoice(t *testing.T) {
 			var text string
 			var overflow int
 			err := chromedp.Run(b,
-				chromedp.EmulateViewport(width, outcomesViewportHight),
+				chromedp.EmulateViewport(width, outcomesViewportHeight),
 				chromedp.Navigate(base+p.path),
 				chromedp.WaitVisible(p.ready),
 				chromedp.Text(`main`, &text),

@@ -21,12 +21,12 @@ import (
 // with three panelists from heldFrom on past the quality hold, and the
 // prices it was earned at.
 const (
-	outcomesDemoSeed      = 1
-	outcomesDemoPanel     = 600
-	outcomesDemoDays      = 30
-	outcomesDemoHeldFrom  = 7
-	outcomesPhoneWidth    = 390
-	outcomesDesktopWidth  = 1280
+	outcomesDemoSeed       = 1
+	outcomesDemoPanel      = 600
+	outcomesDemoDays       = 30
+	outcomesDemoHeldFrom   = 7
+	outcomesPhoneWidth     = 390
+	outcomesDesktopWidth   = 1280
 	outcomesViewportHeight = 900
 )
 

@@ -530,3 +530,65 @@ func WithQualityHold(r EligibilityResult, why string) EligibilityResult {
 	}
 	return EligibilityResult{Eligible: false, Exclusions: append(slices.Clip(r.Exclusions), Exclusion{Kind: KindQualityHold, Index: -1, Rule: why, Reason: why})}
 }
+
+// CompleteRecord is one complete of a panelist, and its reversal when a
+// verdict reversed it (paired as on the invoice): Verdict is 98 or 99 and
+// ReversedAt its registration time, or Verdict 0 when it stands. A
+// reversal of nothing (a verdict with no complete before it) has no
+// complete: its At is zero.
+type CompleteRecord struct {
+	SubsampleID int64
+	EventID     int64
+	At          time.Time
+	Verdict     int64
+	ReversedAt  time.Time
+}
+
+// Reversed reports whether a verdict reversed the complete.
+func (c CompleteRecord) Reversed() bool { return c.Verdict != 0 }
+
+// CompletesOf lists a panelist's completes on every subsample, each with
+// its reversal, and their reversals of nothing, newest first (by the
+// complete's time, or the verdict's for a reversal of nothing); history
+// is every record of the panelist, any order.
+func CompletesOf(history []domain.HistoryRecord) []CompleteRecord {
+	bySubsample := map[int64][]domain.HistoryRecord{}
+	for _, r := range history {
+		if r.StatusID == domain.ReturnComplete || isVerdict(r.StatusID) {
+			bySubsample[r.SubsampleID] = append(bySubsample[r.SubsampleID], r)
+		}
+	}
+	var out []CompleteRecord
+	for id, records := range bySubsample {
+		records = sortedRecords(records)
+		reversedBy := map[int]int{} // complete -> verdict
+		for _, rv := range reversals(records) {
+			if rv.complete < 0 {
+				v := records[rv.verdict]
+				out = append(out, CompleteRecord{SubsampleID: id, EventID: v.EventID, Verdict: v.StatusID, ReversedAt: v.RegisteredAt})
+				continue
+			}
+			reversedBy[rv.complete] = rv.verdict
+		}
+		for i, r := range records {
+			if r.StatusID != domain.ReturnComplete {
+				continue
+			}
+			c := CompleteRecord{SubsampleID: id, EventID: r.EventID, At: r.RegisteredAt}
+			if v, ok := reversedBy[i]; ok {
+				c.Verdict, c.ReversedAt = records[v].StatusID, records[v].RegisteredAt
+			}
+			out = append(out, c)
+		}
+	}
+	when := func(c CompleteRecord) time.Time {
+		if c.At.IsZero() {
+			return c.ReversedAt
+		}
+		return c.At
+	}
+	slices.SortFunc(out, func(a, b CompleteRecord) int {
+		return cmp.Or(when(b).Compare(when(a)), cmp.Compare(a.SubsampleID, b.SubsampleID))
+	})
+	return out
+}

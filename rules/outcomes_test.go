@@ -382,3 +382,38 @@ func TestWithQualityHold(t *testing.T) {
 		t.Errorf("no hold changed the result: %+v", got)
 	}
 }
+
+func TestCompletesOf(t *testing.T) {
+	// "A reversal is a 98 or 99 registered after a 3 of the same
+	// panelist on the same subsample (a 98 or 99 with no complete before
+	// it counts as a reversal of nothing)."
+	on := func(subsample int64, status int64, t time.Time) domain.HistoryRecord {
+		r := record(status, t)
+		r.SubsampleID = subsample
+		return r
+	}
+	tests := []struct {
+		name    string
+		history []domain.HistoryRecord
+		want    []CompleteRecord
+	}{
+		{"no complete", []domain.HistoryRecord{record(82, at(11, 2, 9, 0))}, nil},
+		{"a complete that stands", []domain.HistoryRecord{record(2, at(11, 2, 9, 0)), record(3, at(11, 2, 9, 20))},
+			[]CompleteRecord{{SubsampleID: 10, EventID: 1, At: at(11, 2, 9, 20)}}},
+		{"a complete reversed later, newest first beside another", []domain.HistoryRecord{
+			record(3, at(11, 2, 9, 0)), record(98, at(11, 20, 8, 0)), on(11, 3, at(11, 5, 9, 0))},
+			[]CompleteRecord{{SubsampleID: 11, EventID: 1, At: at(11, 5, 9, 0)},
+				{SubsampleID: 10, EventID: 1, At: at(11, 2, 9, 0), Verdict: 98, ReversedAt: at(11, 20, 8, 0)}}},
+		{"a verdict in the same second follows its complete", []domain.HistoryRecord{record(99, at(11, 2, 9, 0)), record(3, at(11, 2, 9, 0))},
+			[]CompleteRecord{{SubsampleID: 10, EventID: 1, At: at(11, 2, 9, 0), Verdict: 99, ReversedAt: at(11, 2, 9, 0)}}},
+		{"a 98 with no complete before it is a reversal of nothing", []domain.HistoryRecord{record(98, at(11, 1, 9, 0)), record(3, at(11, 3, 9, 0))},
+			[]CompleteRecord{{SubsampleID: 10, EventID: 1, At: at(11, 3, 9, 0)}, {SubsampleID: 10, EventID: 1, Verdict: 98, ReversedAt: at(11, 1, 9, 0)}}},
+		{"a verdict on another subsample reverses nothing here", []domain.HistoryRecord{record(3, at(11, 2, 9, 0)), on(11, 99, at(11, 3, 9, 0))},
+			[]CompleteRecord{{SubsampleID: 11, EventID: 1, Verdict: 99, ReversedAt: at(11, 3, 9, 0)}, {SubsampleID: 10, EventID: 1, At: at(11, 2, 9, 0)}}},
+	}
+	for _, tt := range tests {
+		if got := CompletesOf(tt.history); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -24,6 +24,8 @@ import (
 
 	"fieldboard/handlers"
 	"fieldboard/handlers/htmx"
+	"fieldboard/rules/checks/outcomes"
+	"fieldboard/rules/domain"
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -48,14 +50,20 @@ type Checks interface {
 	// LinksUnchecked says that entry links are not checked against the
 	// provider's entry address, "" when they are.
 	LinksUnchecked() string
+	// HeldForQuality is what the outcomes service asks of it
+	// (outcomes.Checks), beside the snapshot's subsamples.
+	HeldForQuality(history []domain.HistoryRecord) string
 }
 
 // Server is the dashboard's HTTP server and its refresh schedule. Its
 // fields are the dependencies of every route; Routes hands them to the
 // handlers.
 type Server struct {
-	Store     *store.Store
-	Checks    Checks
+	Store  *store.Store
+	Checks Checks
+	// Outcomes is the outcomes service (*outcomes.Service); Routes makes
+	// one of Store, Checks and ProviderLocation when nil.
+	Outcomes  handlers.Outcomes
 	Refresher *refresh.Refresher
 	Auth      *auth.Auth
 	Logger    *slog.Logger
@@ -148,7 +156,10 @@ func (s *Server) Routes() *echo.Echo {
 	if s.Metrics == nil {
 		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
 	}
-	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: s.Checks, SendChecks: s.Checks, PanelistChecks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
+	if s.Outcomes == nil {
+		s.Outcomes = &outcomes.Service{Store: s.Store, Checks: s.Checks, ProviderLocation: s.ProviderLocation}
+	}
+	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: s.Checks, SendChecks: s.Checks, PanelistChecks: s.Checks, Outcomes: s.Outcomes, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
@@ -192,6 +203,10 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/changes", h.Changes)
 	e.GET("/changes.csv", h.Changes)
 	e.GET("/routing", h.Routing)
+	e.GET("/outcomes", h.OutcomesPage)
+	e.GET("/outcomes.csv", h.OutcomesPage)
+	e.GET("/outcomes/invoice", h.InvoicePage)
+	e.GET("/outcomes/invoice.csv", h.InvoicePage)
 	e.GET("/webhooks", h.Webhooks)
 	e.POST("/webhooks", h.AddWebhook)
 	e.POST("/webhooks/:id/remove", h.RemoveWebhook)
@@ -208,6 +223,8 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.GET("/panelists/:id/next", h.APINextSurveys, s.observeRouter("next"))
 	api.GET("/changes", h.APIChanges)
+	api.GET("/outcomes", h.APIOutcomes)
+	api.GET("/invoice", h.APIInvoice)
 	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)

@@ -15,6 +15,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules"
+	"fieldboard/rules/checks/outcomes"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
@@ -168,6 +169,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	server := &web.Server{
 		Store:            st,
 		Checks:           checker,
+		Outcomes:         &outcomes.Service{Store: st, Checks: checker, ProviderLocation: provider.Location()},
 		Refresher:        refresher,
 		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
 		Logger:           logger,

@@ -167,3 +167,11 @@ func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLink
 	}
 	return out
 }
+
+// HeldForQuality says why a panelist of this history (every record of
+// theirs, or at least every one of rules.HoldStatuses) is held for
+// quality now under the service's policy, "" when not: the reason every
+// decision adds (rules.QualityHold).
+func (s *Service) HeldForQuality(history []domain.HistoryRecord) string {
+	return rules.QualityHold(history, s.QualityHold, s.now())
+}

@@ -32,11 +32,22 @@ const SendLookback = 7 * 24 * time.Hour
 type Service struct {
 	Store *store.Store
 	// Checks gives the current snapshot's subsamples: their names,
-	// countries and the EPC the router ranks them by.
-	Checks *checks.Service
+	// countries and the EPC the router ranks them by; and the quality
+	// hold. The checks service (*checks.Service) is one.
+	Checks Checks
 	// ProviderLocation is the provider's time zone, in which days and
 	// months are counted. UTC when nil.
 	ProviderLocation *time.Location
+}
+
+// Checks is what the outcomes ask of the checks service.
+type Checks interface {
+	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
+	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
+	// HeldForQuality says why a panelist of this history is held for
+	// quality now, "" when not (rules.QualityHold under the service's
+	// policy).
+	HeldForQuality(history []domain.HistoryRecord) string
 }
 
 // Grouping is what the rows of the outcomes are.
@@ -485,5 +496,52 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 	}
 	rep := InvoiceReport{Month: month, From: from, To: to, Lines: inv.Lines(), ReversalsOfNothing: inv.ReversalsOfNothing}
 	rep.Totals, rep.ByEntity = rules.TotalsOf(rep.Lines)
+	return rep, nil
+}
+
+// PanelistReport is what one panelist's sending produced: their
+// completes, newest first, each with its reversal and its price, and why
+// they are held for quality ("" when not).
+type PanelistReport struct {
+	PanelistID string
+	Completes  []PanelistComplete
+	// Reversed counts the completes reversed; ReversalsOfNothing the
+	// verdicts with no complete before them.
+	Reversed, ReversalsOfNothing int
+	Held                         string
+}
+
+// PanelistComplete is one complete of a panelist (rules.CompleteRecord)
+// and its price.
+type PanelistComplete struct {
+	rules.CompleteRecord
+	Price rules.Price
+}
+
+// Panelist reports one panelist's completes and reversals, and whether
+// they are held for quality.
+func (s *Service) Panelist(ctx context.Context, panelistID string) (PanelistReport, error) {
+	history, err := s.Store.HistoryOf(ctx, panelistID)
+	if err != nil {
+		return PanelistReport{}, fmt.Errorf("outcomes of panelist: %w", err)
+	}
+	prices, err := s.Store.PriceHistory(ctx)
+	if err != nil {
+		return PanelistReport{}, err
+	}
+	rep := PanelistReport{PanelistID: panelistID, Held: s.Checks.HeldForQuality(history)}
+	for _, c := range rules.CompletesOf(history) {
+		pc := PanelistComplete{CompleteRecord: c}
+		switch {
+		case c.At.IsZero():
+			rep.ReversalsOfNothing++
+		default:
+			pc.Price = rules.PriceAt(prices[c.SubsampleID], c.At)
+			if c.Reversed() {
+				rep.Reversed++
+			}
+		}
+		rep.Completes = append(rep.Completes, pc)
+	}
 	return rep, nil
 }

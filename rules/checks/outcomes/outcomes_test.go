@@ -153,3 +153,27 @@ func TestInvoiceOfAMonth(t *testing.T) {
 		}
 	})
 }
+
+func TestPanelistCompletesAndHold(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s := world(t, db)
+		ctx := context.Background()
+		rep, err := s.Panelist(ctx, "Q2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Q2's complete came an hour before the first price seen: it takes
+		// it, estimated; the 98 two days later reverses it.
+		if len(rep.Completes) != 1 || rep.Reversed != 1 || rep.Held != "" {
+			t.Fatalf("Q2: %+v, want one reversed complete, not held (the service holds nobody)", rep)
+		}
+		c := rep.Completes[0]
+		if !c.Reversed() || c.Verdict != domain.ReturnErroneousComplete || !c.Price.Estimated || c.Price.Currency != "USD" {
+			t.Errorf("Q2's complete %+v, want reversed by a 98 at the first price, estimated", c)
+		}
+		s.Checks = &checks.Service{Store: s.Store, Now: func() time.Time { return at(72 * time.Hour) }, QualityHold: rules.QualityHoldPolicy{Reversals: 1, Days: 90}}
+		if rep, err = s.Panelist(ctx, "Q2"); err != nil || rep.Held == "" {
+			t.Errorf("Q2 under a hold of one reversal: held %q, %v", rep.Held, err)
+		}
+	})
+}

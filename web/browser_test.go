@@ -79,7 +79,7 @@ func liveServer(t *testing.T, options ...func(*sim.Options)) (string, *sim.Simul
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	s := &web.Server{
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
-		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"golang.org/x/crypto/bcrypt"
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
@@ -54,7 +55,7 @@ func newMeteredApp(t *testing.T) *app {
 	r := refresh.New(m.Provider(c), st, refresh.Options{Logger: logger, Lease: holder, Observe: m.ObserveRefresh})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Store: st, Checks: checker, Refresher: r, Auth: auth.New(st, auth.Options{Logger: logger}),
+		Store: st, Checks: checker, Refresher: r, Auth: auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 		Instance: "instance-1", Metrics: m,
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
@@ -78,7 +79,7 @@ func newAppOn(t *testing.T, opts sim.Options, with ...func(*web.Server)) *app {
 	t.Cleanup(r.Close)
 	s := &web.Server{
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
-		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	for _, change := range with {

@@ -25,6 +25,8 @@ import (
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // subsampleOf finds a subsample of the snapshot that passes keep.
@@ -422,7 +424,7 @@ func newClockedApp(t *testing.T) (*app, *testClock) {
 	t.Cleanup(r.Close)
 	s := &web.Server{
 		Store: st, Checks: &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute}, Refresher: r,
-		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: clock.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	return serveApp(t, s, st, r, simulator), clock

@@ -201,6 +201,7 @@ func updateDocsScreenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 func TestBrowserRefreshFilterAndDownload(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
@@ -339,6 +340,7 @@ func waitForDownload(t *testing.T, dir string) string {
 }
 
 func TestBrowserSubsampleAndLibrary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
@@ -541,6 +543,7 @@ func signInAs(base, path, name, password string) chromedp.Tasks {
 // live-details held one unreadable element, the overview says so in the
 // dataset table, naming the element and its subsample.
 func TestBrowserOverviewCountsDroppedElements(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}

@@ -63,6 +63,7 @@ func newMeteredApp(t *testing.T) *app {
 }
 
 func TestHealthzTellsTheLeaseAndTheSnapshotAge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newMeteredApp(t)
 	health := func() handlers.HealthJSON {
@@ -116,6 +117,7 @@ func TestHealthzTellsTheLeaseAndTheSnapshotAge(t *testing.T) {
 }
 
 func TestMetricsCountWhatHappened(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newMeteredApp(t)
 	if resp, _ := a.anonymous.Get(a.url + "/metrics"); resp.StatusCode != http.StatusUnauthorized {
@@ -228,6 +230,7 @@ func metricValue(families map[string]*dto.MetricFamily, name string, labels map[
 // alert on their increase sees a zero rather than no series at all until
 // the first failure.
 func TestFailureCountersStartAtZero(t *testing.T) {
+	t.Parallel()
 	a := newMeteredApp(t)
 	resp, body := a.do(t, "GET", "/metrics", map[string]string{"Authorization": "Bearer " + a.token})
 	if resp.StatusCode != 200 {

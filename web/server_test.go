@@ -119,6 +119,7 @@ func (a *app) do(t *testing.T, method, path string, header map[string]string) (*
 }
 
 func TestLivePageBeforeAndAfterRefresh(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	resp, body := a.do(t, "GET", "/live", nil)
 	if resp.StatusCode != 200 || !strings.Contains(body, "No live subsamples yet") || !strings.Contains(body, "Refresh now") {
@@ -141,6 +142,7 @@ func TestLivePageBeforeAndAfterRefresh(t *testing.T) {
 }
 
 func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.sim.SetLatency(10 * time.Millisecond)
 	resp, body := a.do(t, "POST", "/refresh", map[string]string{"HX-Request": "true"})
@@ -177,6 +179,7 @@ func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
 // polling; once it is released, the next poll says it finished, though
 // this instance never refreshed itself.
 func TestRefreshOnAnotherInstanceIsShownRunning(t *testing.T) {
+	t.Parallel()
 	a := newAppWith(t, func(s *web.Server) { s.Instance = "here:1:aa" })
 	ctx := context.Background()
 	// The data comes from the other instance: this one never refreshes.
@@ -222,6 +225,7 @@ func TestRefreshOnAnotherInstanceIsShownRunning(t *testing.T) {
 }
 
 func TestFailedRefreshIsShown(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.sim.FailPath("/supplier/v1/event/all", sim.FailServerError)
 	a.refresher.Refresh(context.Background(), refresh.Request{})
@@ -232,6 +236,7 @@ func TestFailedRefreshIsShown(t *testing.T) {
 }
 
 func TestErrorsAndStatic(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	tests := []struct {
 		path, want string
@@ -252,6 +257,7 @@ func TestErrorsAndStatic(t *testing.T) {
 }
 
 func TestServeShutsDownGracefully(t *testing.T) {
+	t.Parallel()
 	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 30, Latency: time.Second})
 	upstream := httptest.NewServer(simulator)
 	defer upstream.Close()
@@ -299,6 +305,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 }
 
 func TestSecureHeaders(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	for _, path := range []string{"/", "/live", "/api/v1/subsamples", "/static/app.css", "/no-such-page"} {
 		resp, _ := a.do(t, "GET", path, nil)
@@ -318,6 +325,7 @@ func TestSecureHeaders(t *testing.T) {
 // server has, and by name the pages, CSVs and API answers that hold
 // panelist data, answering 200.
 func TestPanelistDataIsNeverCached(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
 	a.livesIn(t, target.Country, "P1")

@@ -104,6 +104,9 @@ func (s *stalled) rest(t *testing.T) string {
 // was written to its client in the turn of computing send lists, the
 // others waited until the server dropped the slow client, 30 s later:
 // they then answered, and the slow one's answer was cut short.)
+//
+// Not parallel: its stalled clients must read again before the write
+// deadlines the handlers set.
 func TestSlowReadersHoldUpNobody(t *testing.T) {
 	a, ids := profiled(t, 16000)
 	target := sendableWithCells(t, a)

@@ -25,6 +25,10 @@ import (
 	"fieldboard/web/refresh"
 )
 
+// The tests of this file race the server's read deadlines with the pace of
+// their clients: they do not run in parallel with the package's others, so
+// the machine they see is only as loaded as go test's other packages make it.
+
 // TestSlowBodiesAreCutOffButUploadsMayBeSlow: the server reads a request
 // within its short read timeout, so a connection that trickles a body to
 // the public sign-in form is answered 408 and closed before the body is
@@ -334,6 +338,7 @@ func TestSignedInDashboardUploadsMayBeSlow(t *testing.T) {
 	srv := serveWithTimeouts(t, readTimeout, time.Minute)
 	for _, tokenIn := range []string{"the first field", "the header"} {
 		t.Run(tokenIn, func(t *testing.T) {
+			t.Parallel() // each waits out its own pauses: the two need not wait in turn
 			var body strings.Builder
 			mw := multipart.NewWriter(&body)
 			if tokenIn == "the first field" {

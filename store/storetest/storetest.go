@@ -99,11 +99,17 @@ func Dialects() []Dialect {
 	return []Dialect{{"sqlite", SQLitePath}, {"postgres", PostgresURL}}
 }
 
-// Each runs body once per dialect, as a subtest named after it.
+// Each runs body once per dialect, as a subtest named after it. The
+// subtests run in parallel with each other (each has a database of its
+// own), once the test's function has returned: Each is the last thing a
+// test does.
 func Each(t *testing.T, body func(t *testing.T, d Dialect)) {
 	t.Helper()
 	for _, d := range Dialects() {
-		t.Run(d.Name, func(t *testing.T) { body(t, d) })
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			body(t, d)
+		})
 	}
 }
 

@@ -15,6 +15,9 @@ import (
 // tests run on each: storetest.Each).
 func open(t *testing.T, db storetest.Dialect) *store.Store {
 	t.Helper()
+	if db.Name == "sqlite" { // a copy of a migrated file: migrations are tested in migrations_test.go
+		return openAt(t, storetest.MigratedSQLitePath(t))
+	}
 	return openAt(t, db.Target(t))
 }
 

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"fieldboard/rules/checks"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
@@ -143,7 +143,7 @@ type timedServer struct {
 func serveWithTimeouts(t *testing.T, readTimeout, uploadReadTimeout time.Duration) *timedServer {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(ctx, storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}

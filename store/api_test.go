@@ -21,6 +21,7 @@ import (
 // new password ends the user's sessions, and a token is found by its hash
 // until revoked.
 func TestSessionsAndTokens(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -90,6 +91,7 @@ func TestSessionsAndTokens(t *testing.T) {
 // locales it read and keeps those that failed; reference data and the
 // refresh log read back as written.
 func TestLibraryAndReferenceReadBack(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -163,6 +165,7 @@ func TestLibraryAndReferenceReadBack(t *testing.T) {
 // row twice in one statement, which PostgreSQL refuses), and the same
 // locale read twice in one refresh keeps the second reading.
 func TestLibraryOfManyRowsWithRepeats(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -209,6 +212,7 @@ func TestLibraryOfManyRowsWithRepeats(t *testing.T) {
 // TestLiveDetailsAndSnapshotReadBack: a live subsample reads back as
 // live-details sent it, and the snapshot as the checks read it.
 func TestLiveDetailsAndSnapshotReadBack(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

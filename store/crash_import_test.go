@@ -59,6 +59,7 @@ func TestImportCrashChild(t *testing.T) {
 // history import (SIGKILL) and checks that the import is all or nothing:
 // the records stored before are all there, and none of the killed file's.
 func TestKilledDuringHistoryImport(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

@@ -71,6 +71,7 @@ func TestCrashChild(t *testing.T) {
 // snapshot (SIGKILL, no chance to clean up) and checks that the database
 // holds one whole snapshot: the last one committed, never a mix.
 func TestKilledDuringSnapshotWrite(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

@@ -54,6 +54,7 @@ func importCSV(t *testing.T, s *store.Store, content string) store.ImportReport 
 }
 
 func TestImportHistoryCSVEveryDateLayout(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -127,6 +128,7 @@ func TestImportHistoryCSVEveryDateLayout(t *testing.T) {
 }
 
 func TestImportHistoryTwiceAddsNoDuplicates(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		content, err := os.ReadFile(filepath.Join("testdata", "history", "good.csv"))
@@ -145,6 +147,7 @@ func TestImportHistoryTwiceAddsNoDuplicates(t *testing.T) {
 }
 
 func TestImportHistoryRepeatedLineIsADuplicate(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		line := "P1,10,3,2025-01-02T03:04:05.000,1,0,0"
@@ -161,6 +164,7 @@ func TestImportHistoryRepeatedLineIsADuplicate(t *testing.T) {
 // records not stored fails on the repeated one and the import goes on by
 // ON CONFLICT DO NOTHING, the first of the two kept).
 func TestImportHistoryOfStoredAndRepeatedRecords(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -242,6 +246,7 @@ func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
 }
 
 func TestImportHistoryCSVAcceptedEncodings(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		lines := []string{"P1,10,3,2025-01-02T03:04:05.000,1,0,0", "P2,11,82,2025-01-02T03:04:05.000,1,0,0"}
 		cases := acceptedEncodings(historyCSV, lines,
@@ -264,6 +269,7 @@ func TestImportHistoryCSVAcceptedEncodings(t *testing.T) {
 }
 
 func TestImportHistoryCSVRejectsBadFiles(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		good := "P1,10,3,2025-01-02T03:04:05.000,1,0,0"
 		cases := []struct {
@@ -356,6 +362,7 @@ func TestImportHistoryCSVRejectsBadFiles(t *testing.T) {
 }
 
 func TestImportHistoryListsAtMost100BadLines(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -396,6 +403,7 @@ func TestImportHistoryListsAtMost100BadLines(t *testing.T) {
 }
 
 func TestImportHistoryJSON(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -423,6 +431,7 @@ func TestImportHistoryJSON(t *testing.T) {
 }
 
 func TestImportHistoryJSONRejectsBadFiles(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		good := `{"panelistId":"P1","subsampleId":10,"statusId":3,"registeredAt":"2025-01-02T03:04:05.000","eventId":1,"categoryId":0,"researchTypeId":0}`
 		cases := []struct {
@@ -468,6 +477,7 @@ func TestImportHistoryJSONRejectsBadFiles(t *testing.T) {
 }
 
 func TestImportHistoryRecords(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

@@ -26,6 +26,7 @@ func importRecords(t *testing.T, s *store.Store, recs []domain.HistoryRecord) {
 func day(d int) time.Time { return time.Date(2025, 3, d, 0, 0, 0, 0, time.UTC) }
 
 func TestHistoryOfNewestFirst(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -58,6 +59,7 @@ func TestHistoryOfNewestFirst(t *testing.T) {
 }
 
 func TestCategoryParents(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -97,6 +99,7 @@ func scan(t *testing.T, s *store.Store, ids []string, f store.HistoryFilter) []s
 }
 
 func TestScanHistoryFilter(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		// Subsample ids name what each record is: 1xx on subsample 100,
@@ -162,6 +165,7 @@ func TestScanHistoryFilter(t *testing.T) {
 }
 
 func TestScanHistoryManyChunksKeepsInputOrder(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		const n = 1234 // more than two chunks, the last one short
@@ -207,6 +211,7 @@ func TestScanHistoryManyChunksKeepsInputOrder(t *testing.T) {
 }
 
 func TestScanHistoryStopsOnError(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importRecords(t, s, []domain.HistoryRecord{{PanelistID: "P1", SubsampleID: 1, StatusID: 3, RegisteredAt: day(1), EventID: 7}})

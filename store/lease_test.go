@@ -25,6 +25,7 @@ func acquire(t *testing.T, s *store.Store, holder string, now time.Time) store.L
 }
 
 func TestLeaseHasOneHolderUntilItRunsOut(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -72,6 +73,7 @@ func TestLeaseHasOneHolderUntilItRunsOut(t *testing.T) {
 }
 
 func TestLeaseRenewal(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -100,6 +102,7 @@ func TestLeaseRenewal(t *testing.T) {
 }
 
 func TestLeaseRelease(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -123,6 +126,7 @@ func TestLeaseRelease(t *testing.T) {
 // TestLeaseHasOneHolderAcrossConnections races two stores on one database,
 // as two instances are, for a free lease: exactly one gets it each time.
 func TestLeaseHasOneHolderAcrossConnections(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		target := db.Target(t)
@@ -156,6 +160,7 @@ func TestLeaseHasOneHolderAcrossConnections(t *testing.T) {
 // TestFencedWritesNeedTheLease: a refresh that lost its lease writes
 // nothing, neither a snapshot nor a failure.
 func TestFencedWritesNeedTheLease(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

@@ -41,6 +41,7 @@ func migrationNumbers(t *testing.T, dir string) map[int]string {
 // same numbers in each, and none lies outside a dialect's folder (where
 // no dialect would apply it).
 func TestMigrationsAreNumberedAlike(t *testing.T) {
+	t.Parallel()
 	entries, err := os.ReadDir("migrations")
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +149,7 @@ func schemaOf(t *testing.T, target string, postgres bool) (versions []int, colum
 // tables, with the same columns, each holding the same kind of value and
 // as nullable.
 func TestDialectsReachTheSameSchema(t *testing.T) {
+	t.Parallel()
 	sqliteVersions, sqliteColumns := schemaOf(t, storetest.SQLitePath(t), false)
 	postgresVersions, postgresColumns := schemaOf(t, storetest.PostgresURL(t), true)
 	if !slices.Equal(sqliteVersions, postgresVersions) {
@@ -176,6 +178,7 @@ func TestDialectsReachTheSameSchema(t *testing.T) {
 // TestInstancesMigrateAtOnce: several instances starting at once on one
 // new PostgreSQL database each open it, the schema made once.
 func TestInstancesMigrateAtOnce(t *testing.T) {
+	t.Parallel()
 	target := storetest.PostgresURL(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -204,6 +207,7 @@ func TestInstancesMigrateAtOnce(t *testing.T) {
 // with what is wrong, not as a failed migration, and without the URL's
 // password.
 func TestOpenAMissingPostgresDatabase(t *testing.T) {
+	t.Parallel()
 	u, err := url.Parse(storetest.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)

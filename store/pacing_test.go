@@ -11,6 +11,7 @@ import (
 // before it (where the count stood then), with when the quotas were last
 // read, which is later than the last change.
 func TestQuotaTracksStartAtTheLastCountBeforeTheWindow(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

@@ -64,12 +64,14 @@ func wantReport(t *testing.T, name string, r store.PanelImportReport, records, w
 }
 
 func TestPanelHeaderIsExact(t *testing.T) {
+	t.Parallel()
 	if store.PanelHeader != "panelistId,country,locale" {
 		t.Errorf("PanelHeader = %q", store.PanelHeader)
 	}
 }
 
 func TestImportPanelCSV(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		report := importPanel(t, s, panelCSV(
@@ -100,6 +102,7 @@ func TestImportPanelCSV(t *testing.T) {
 }
 
 func TestImportPanelCSVAcceptedEncodings(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		lines := []string{"P1,FR,fr-fr", "P2,DE,"}
 		cases := acceptedEncodings(panelCSV, lines,
@@ -120,6 +123,7 @@ func TestImportPanelCSVAcceptedEncodings(t *testing.T) {
 }
 
 func TestImportPanelCSVRejectsBadFiles(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		cases := []struct {
 			name     string
@@ -181,6 +185,7 @@ func TestImportPanelCSVRejectsBadFiles(t *testing.T) {
 }
 
 func TestImportPanelEveryBadLineListed(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		report, err := s.ImportPanelCSV(context.Background(), strings.NewReader(panelCSV(
@@ -199,6 +204,7 @@ func TestImportPanelEveryBadLineListed(t *testing.T) {
 }
 
 func TestImportPanelListsAtMost100BadLines(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		lines := make([]string, 150)
@@ -213,6 +219,7 @@ func TestImportPanelListsAtMost100BadLines(t *testing.T) {
 }
 
 func TestImportPanelLaterRowReplacesEarlierOne(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		// More lines than one write batch (64) between a panelist's lines.
 		var far []string
@@ -282,6 +289,7 @@ func TestImportPanelLaterRowReplacesEarlierOne(t *testing.T) {
 // wins, written counts the file's panelists and replaced those who had a
 // row before the file.
 func TestImportPanelMatchesAModel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		rng := rand.New(rand.NewPCG(3, 5))
@@ -327,6 +335,7 @@ func TestImportPanelMatchesAModel(t *testing.T) {
 }
 
 func TestImportPanelJSON(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		report, err := s.ImportPanelJSON(context.Background(), strings.NewReader(`[
@@ -386,6 +395,7 @@ func TestImportPanelJSON(t *testing.T) {
 }
 
 func TestImportPanelFromValues(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		records := []domain.PanelMember{
@@ -419,6 +429,7 @@ func TestImportPanelFromValues(t *testing.T) {
 }
 
 func TestImportPanelMovesTheSnapshotVersion(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -441,6 +452,7 @@ func TestImportPanelMovesTheSnapshotVersion(t *testing.T) {
 // TestPanelistsOf: one query gives each panelist's panel row and profile,
 // whichever they have; a panelist with neither is absent.
 func TestPanelistsOf(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importPanel(t, s, panelCSV("P1,FR,fr-fr", "P2,US,", "P3,DE,", "P<&>\u2028é,FR,"))
@@ -477,6 +489,7 @@ func TestPanelistsOf(t *testing.T) {
 }
 
 func TestScanPanelists(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		// More panelists than one chunk (1000), and a multiple of it; a panel
 		// row for every third, and panel rows of panelists without a profile
@@ -541,6 +554,7 @@ func TestScanPanelists(t *testing.T) {
 // TestScanPanelistsOverASparsePanel reads a panel with many more
 // panelists than the profiles, between and after two profiled ones.
 func TestScanPanelistsOverASparsePanel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importProfiles(t, s, profileCSV("A,43,1", "M,43,2", "Z,43,3"))
@@ -567,6 +581,7 @@ func TestScanPanelistsOverASparsePanel(t *testing.T) {
 }
 
 func TestScanPanelistsStopsOnError(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importProfiles(t, s, profileCSV("P1,43,1", "P2,43,1", "P3,43,1"))

@@ -71,6 +71,7 @@ func wantProfile(t *testing.T, name string, p domain.Profile, answers map[int64]
 }
 
 func TestImportProfilesCSV(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		report := importProfiles(t, s, profileCSV(
@@ -96,6 +97,7 @@ func TestImportProfilesCSV(t *testing.T) {
 // TestProfilesMigrationReachesNewerDatabases opens a database migrated
 // before 005_profiles existed but after 006: the profiles still come.
 func TestProfilesMigrationReachesNewerDatabases(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
 		ctx := context.Background()
 		target := d.Target(t)
@@ -120,6 +122,7 @@ func TestProfilesMigrationReachesNewerDatabases(t *testing.T) {
 }
 
 func TestProfileOfUnknownPanelistIsEmpty(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importProfiles(t, s, profileCSV("P1,43,101"))
@@ -131,6 +134,7 @@ func TestProfileOfUnknownPanelistIsEmpty(t *testing.T) {
 }
 
 func TestImportProfilesCSVAcceptedEncodings(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		lines := []string{"P1,43,101", "P1,-1,1990-01-31"}
 		cases := acceptedEncodings(profileCSV, lines,
@@ -149,6 +153,7 @@ func TestImportProfilesCSVAcceptedEncodings(t *testing.T) {
 }
 
 func TestImportProfilesCSVRejectsBadFiles(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		future := time.Now().UTC().AddDate(0, 0, 3).Format(time.DateOnly)
 		cases := []struct {
@@ -214,6 +219,7 @@ func TestImportProfilesCSVRejectsBadFiles(t *testing.T) {
 }
 
 func TestImportProfilesEveryBadLineListed(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		report, err := s.ImportProfilesCSV(context.Background(), strings.NewReader(profileCSV(
@@ -232,6 +238,7 @@ func TestImportProfilesEveryBadLineListed(t *testing.T) {
 }
 
 func TestImportProfilesUnknownQuestionsAreAcceptedWithAWarning(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		library := map[int64]bool{43: true, 96: true}
@@ -254,6 +261,7 @@ func TestImportProfilesUnknownQuestionsAreAcceptedWithAWarning(t *testing.T) {
 }
 
 func TestImportProfilesReplacesEarlierAnswersToTheSameQuestion(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importProfiles(t, s, profileCSV("P1,-1,1985-03-17", "P1,5,1", "P1,5,2", "P1,6,7", "P2,5,1"))
@@ -278,6 +286,7 @@ func TestImportProfilesReplacesEarlierAnswersToTheSameQuestion(t *testing.T) {
 }
 
 func TestImportProfilesAnswersOfOneFileAddUp(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		cases := []struct {
 			name  string
@@ -321,6 +330,7 @@ func TestImportProfilesAnswersOfOneFileAddUp(t *testing.T) {
 // answers over a file with more panelists than one write batch between
 // them.
 func TestImportProfilesAnswersAddUpAcrossBatches(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		lines := []string{"Z1,5,1", "Z1,-1,1980-01-01"}
@@ -342,6 +352,7 @@ func TestImportProfilesAnswersAddUpAcrossBatches(t *testing.T) {
 }
 
 func TestImportProfilesAllOrNothing(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importProfiles(t, s, profileCSV("P0001,5,1", "P0001,-1,1985-03-17"))
@@ -371,6 +382,7 @@ func TestImportProfilesAllOrNothing(t *testing.T) {
 }
 
 func TestImportProfilesCapsAnswersPerPanelist(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		var b strings.Builder
@@ -386,6 +398,7 @@ func TestImportProfilesCapsAnswersPerPanelist(t *testing.T) {
 }
 
 func TestImportProfilesJSON(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		report, err := s.ImportProfilesJSON(context.Background(), strings.NewReader(`[
@@ -435,6 +448,7 @@ func TestImportProfilesJSON(t *testing.T) {
 }
 
 func TestImportProfilesFromValues(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		records := []domain.ProfileRecord{
@@ -460,6 +474,7 @@ func TestImportProfilesFromValues(t *testing.T) {
 // (panelist, question) pair of a file replaces that pair's answers with the
 // file's, the other pairs stay.
 func TestImportProfilesMatchesAModel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		rng := rand.New(rand.NewPCG(7, 11))
@@ -532,6 +547,7 @@ func TestImportProfilesMatchesAModel(t *testing.T) {
 }
 
 func TestScanProfiles(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		// More panelists than one chunk (1000), and a multiple of it, given in
 		// no particular order.
@@ -572,6 +588,7 @@ func TestScanProfiles(t *testing.T) {
 }
 
 func TestScanProfilesStopsOnError(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		importProfiles(t, s, profileCSV("P1,43,1", "P2,43,1", "P3,43,1"))
@@ -591,6 +608,7 @@ func TestScanProfilesStopsOnError(t *testing.T) {
 }
 
 func TestLibraryQuestionIDs(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		ids, err := s.LibraryQuestionIDs(context.Background())
@@ -718,6 +736,7 @@ func BenchmarkReplaceProfilesCSV(b *testing.B) {
 // each answering another question, leave every panelist both answers: the
 // second import merges with what the first wrote.
 func TestInstancesImportProfilesOneAfterTheOther(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target := storetest.PostgresURL(t)
 	a, b := openAt(t, target), openAt(t, target)

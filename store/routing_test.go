@@ -16,6 +16,7 @@ import (
 // TestRoutingKeyRotation: the newest key signs; a rotation keeps the
 // previous keys valid for the grace period only.
 func TestRoutingKeyRotation(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s, ctx := open(t, db), context.Background()
 		ids := func(at time.Time) []int64 {
@@ -61,6 +62,7 @@ func TestRoutingKeyRotation(t *testing.T) {
 // TestRoutingRecord: decisions are kept with their subsamples, filtered,
 // counted per subsample and pruned with the refresh log.
 func TestRoutingRecord(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s, ctx := open(t, db), context.Background()
 		decisions := []domain.RoutingDecision{
@@ -118,6 +120,7 @@ func TestRoutingRecord(t *testing.T) {
 // TestFirstRoutingKeyIsMadeOnce: many first uses at once make one key,
 // and none retires another.
 func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s, ctx := open(t, db), context.Background()
 		ids := make(chan int64, 8)
@@ -177,6 +180,7 @@ func TestSigningKey(t *testing.T) {
 // rounds, the keys deleted behind the stores' backs before each, for the
 // two to meet.
 func TestInstancesMakeOneFirstRoutingKey(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
 		target := d.Target(t)
 		a, b := openAt(t, target), openAt(t, target)

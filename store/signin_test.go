@@ -14,6 +14,7 @@ import (
 // window; a user name that reads like an address counts apart from the
 // address; undo and forget take failures back.
 func TestSignInFailures(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
 		ctx := context.Background()
 		target := d.Target(t)

@@ -18,6 +18,7 @@ import (
 // refresh, listed newest first, filtered, paged after an id, and pruned
 // with the refresh log.
 func TestChangeFeedIsWrittenWithItsSnapshot(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

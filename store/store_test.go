@@ -15,6 +15,9 @@ import (
 // tests run on each: storetest.Each).
 func open(t *testing.T, db storetest.Dialect) *store.Store {
 	t.Helper()
+	if db.Name == "sqlite" { // a copy of a migrated file: migrations are tested in migrations_test.go
+		return openAt(t, storetest.MigratedSQLitePath(t))
+	}
 	return openAt(t, db.Target(t))
 }
 
@@ -68,6 +71,7 @@ func snapshotAt(at time.Time, achieved int64) store.EventsSnapshot {
 }
 
 func TestSaveEventsReadBack(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -127,6 +131,7 @@ func TestSaveEventsReadBack(t *testing.T) {
 // when event/all did not list it readably, and with a row of its own when
 // neither did; the run's count of dropped elements is kept with it.
 func TestUnreadableSubsamplesAreKept(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -165,6 +170,7 @@ func TestUnreadableSubsamplesAreKept(t *testing.T) {
 }
 
 func TestFailedRefreshKeepsPreviousSnapshot(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -188,6 +194,7 @@ func TestFailedRefreshKeepsPreviousSnapshot(t *testing.T) {
 }
 
 func TestFailedSubsampleFetchKeepsItsQuotasMarked(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -214,6 +221,7 @@ func TestFailedSubsampleFetchKeepsItsQuotasMarked(t *testing.T) {
 }
 
 func TestQuotaHistoryRecordsChangesAndIsPruned(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -253,6 +261,7 @@ func TestQuotaHistoryRecordsChangesAndIsPruned(t *testing.T) {
 }
 
 func TestClosedSubsampleLeavesNoQuotas(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -284,6 +293,7 @@ func TestClosedSubsampleLeavesNoQuotas(t *testing.T) {
 }
 
 func TestSaveSubsampleDetailUnknownSubsample(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := open(t, db)
 		err := s.SaveSubsampleDetail(context.Background(), 12345, store.SubsampleDetail{FetchedAt: t0})
@@ -294,6 +304,7 @@ func TestSaveSubsampleDetailUnknownSubsample(t *testing.T) {
 }
 
 func TestReopenKeepsData(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		target := db.Target(t)
@@ -320,6 +331,7 @@ func TestReopenKeepsData(t *testing.T) {
 // research type and categories) is kept after it closes, so a history
 // record naming it without them can take them.
 func TestSubsampleTopicsOutliveTheSnapshot(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -344,6 +356,7 @@ func TestSubsampleTopicsOutliveTheSnapshot(t *testing.T) {
 // TestNamesAreUnique: a second user or token of a name already taken is
 // refused with ErrExists, and the first is kept.
 func TestNamesAreUnique(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -370,6 +383,7 @@ func TestNamesAreUnique(t *testing.T) {
 // category tree holds the category once, as the last subsample names it,
 // and the repeated subsample its quotas and fetch state once.
 func TestSnapshotWithSharedCategoriesAndARepeatedSubsample(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

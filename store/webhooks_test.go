@@ -22,6 +22,7 @@ import (
 // fails its other pending deliveries, and the changes still to be
 // delivered outlive the feed's pruning.
 func TestWebhookDeliveriesAreQueuedWithTheirChanges(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
@@ -193,6 +194,7 @@ func TestWebhookDeliveriesAreQueuedWithTheirChanges(t *testing.T) {
 // database claiming at the same time never take the same delivery (a
 // claim skips the rows another holds).
 func TestInstancesClaimEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target := storetest.PostgresURL(t)
 	a, b := openAt(t, target), openAt(t, target)
@@ -247,6 +249,7 @@ func TestInstancesClaimEachDeliveryOnce(t *testing.T) {
 // deliveries disabled it (a 410 answered meanwhile, in the same batch)
 // fails instead.
 func TestDisabledWebhookKeepsNothingPending(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)

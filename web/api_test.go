@@ -99,6 +99,7 @@ func (a *app) post(t *testing.T, path, contentType, body string) (*http.Response
 }
 
 func TestAPISubsamples(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &all)
@@ -164,6 +165,7 @@ func TestAPISubsamples(t *testing.T) {
 }
 
 func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
 	a.livesIn(t, target.Country, "P1", "P2", "P/2")
@@ -250,6 +252,7 @@ func TestAPIEligibilityAndPanelistSurveys(t *testing.T) {
 // sentences), for ids that JSON and URLs escape, with and without history,
 // profile or exclusions.
 func TestPanelistSurveysAreEligibilityAnswers(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	ctx := context.Background()
 	if _, err := a.store.ImportProfiles(ctx, a.sim.Profiles(3, 50), nil); err != nil {
@@ -305,6 +308,7 @@ func TestPanelistSurveysAreEligibilityAnswers(t *testing.T) {
 // panelist with a Complete on S is excluded from S, in the single check,
 // the bulk check and one panelist's surveys alike, with the record named.
 func TestNoResendsWithinAnEvent(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
 	history := "panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n" +
@@ -332,6 +336,7 @@ func TestNoResendsWithinAnEvent(t *testing.T) {
 }
 
 func TestAPIBulkEligibility(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
 	a.livesIn(t, target.Country, "P1", "P2", "=cmd")
@@ -382,6 +387,7 @@ func TestAPIBulkEligibility(t *testing.T) {
 }
 
 func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	header := store.HistoryHeader + "\n"
 	good := "P1,100,3,2026-11-01T10:00:00.000,10,0,0\n"
@@ -403,6 +409,7 @@ func TestAPIHistoryRejectsBadFilesWhole(t *testing.T) {
 // in --provider-tz (web.Server.ProviderLocation), by the API and by the
 // dashboard's upload alike.
 func TestHistoryDatesAreInTheProvidersZone(t *testing.T) {
+	t.Parallel()
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Fatal(err)
@@ -430,6 +437,7 @@ func TestHistoryDatesAreInTheProvidersZone(t *testing.T) {
 }
 
 func TestPanelistsPage(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, sibling := sendableSiblings(t, a)
 	a.livesIn(t, target.Country, "P1")
@@ -534,6 +542,7 @@ func (a *app) postRaw(t *testing.T, path, contentType string, body io.Reader, he
 }
 
 func TestCrossSitePostsAreRefused(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	tests := []struct {
 		name   string
@@ -564,6 +573,7 @@ func TestCrossSitePostsAreRefused(t *testing.T) {
 }
 
 func TestPanelistIDIsUnescapedFromThePath(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
 	a.livesIn(t, target.Country, "P 1/x")
@@ -682,6 +692,7 @@ func lookupRow(page, table string, id int64) string {
 }
 
 func TestChecksFollowEachNewSnapshot(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
 	var before []formats.SubsampleJSON
@@ -700,6 +711,7 @@ func TestChecksFollowEachNewSnapshot(t *testing.T) {
 }
 
 func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	count := func(body string) int { return strings.Count(body, `data-testid="live-row"`) }
 	_, all := a.do(t, "GET", "/live", nil)
@@ -761,6 +773,7 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 }
 
 func TestSubsampleVerdictAndLinksCSV(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
 	id := strconv.FormatInt(target.SubsampleID, 10)
@@ -788,6 +801,7 @@ func TestSubsampleVerdictAndLinksCSV(t *testing.T) {
 }
 
 func TestOddSubsampleAndLocalePaths(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	if resp, _ := a.do(t, "GET", "/subsamples/999999999/refresh/progress", map[string]string{"HX-Request": "true"}); resp.StatusCode != 404 {
 		t.Errorf("refresh progress of an unknown subsample: %d, want 404", resp.StatusCode)
@@ -842,6 +856,7 @@ func agreesWithLookupCSV(t *testing.T, a *app, panelistID string, surveys format
 }
 
 func TestEPCInTheAPIAndTheLiveList(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)

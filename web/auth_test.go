@@ -105,6 +105,7 @@ func (s signedIn) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestEveryRouteNeedsSignInButThePublicOnes(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	html := map[string]string{"Accept": "text/html,application/xhtml+xml"}
 	tests := []struct {
@@ -147,6 +148,7 @@ func TestEveryRouteNeedsSignInButThePublicOnes(t *testing.T) {
 }
 
 func TestBearerTokens(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	bearer := func(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
 	tests := []struct {
@@ -181,6 +183,7 @@ func TestBearerTokens(t *testing.T) {
 }
 
 func TestChangesNeedTheSessionsCSRFToken(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	cookie, csrf := a.login(t, "tester", testerPassword)
 	post := func(header map[string]string, form url.Values) int {
@@ -224,6 +227,7 @@ func TestChangesNeedTheSessionsCSRFToken(t *testing.T) {
 // string, where it would be kept in histories, logs and Referer headers;
 // nor does a sign-in read its password from there.
 func TestCSRFTokenNeverFromTheQuery(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	cookie, csrf := a.login(t, "tester", testerPassword)
 	post := func(target, contentType string, body io.Reader) (int, string) {
@@ -267,6 +271,7 @@ func TestCSRFTokenNeverFromTheQuery(t *testing.T) {
 }
 
 func TestSignInSignOutAndCookie(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	resp, err := a.anonymous.PostForm(a.url+"/login", url.Values{"name": {"tester"}, "password": {testerPassword}, "next": {"//evil.example/x"}})
 	if err != nil {
@@ -334,6 +339,7 @@ func (a *app) sessionCSRF(t *testing.T, cookie *http.Cookie) (int, string) {
 }
 
 func TestSignInAttemptsAreLimited(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	try := func(name, password string) *http.Response {
 		resp, err := a.anonymous.PostForm(a.url+"/login", url.Values{"name": {name}, "password": {password}})
@@ -367,6 +373,7 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 // X-Forwarded-For header moves nobody to another address unless it comes
 // from a trusted proxy.
 func TestLockedNameSparesOtherAddresses(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	other := from(t, "127.0.0.2")
 	for i := range 5 {
@@ -461,6 +468,7 @@ func concrete(path string) string {
 // health check, the static files, the sign-in page and the invitation
 // links answer someone who is not signed in.
 func TestNoRouteIsOpenByMistake(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	open := map[string]bool{"/healthz": true, "/login": true, "/static/*": true, "/r/:token": true}
 	for _, r := range a.routes {
@@ -495,6 +503,7 @@ func TestNoRouteIsOpenByMistake(t *testing.T) {
 // TestEveryChangeNeedsTheCSRFToken walks every state-changing route with a
 // session cookie but no CSRF token: all are refused, the API's included.
 func TestEveryChangeNeedsTheCSRFToken(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	cookie, _ := a.login(t, "tester", testerPassword)
 	for _, r := range a.routes {
@@ -518,6 +527,7 @@ func TestEveryChangeNeedsTheCSRFToken(t *testing.T) {
 // TestBodiesAreCapped sends bodies larger than a route allows: a declared
 // length is refused at once, and a chunked body is not read past the cap.
 func TestBodiesAreCapped(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	req, _ := http.NewRequest("POST", a.url+"/login", strings.NewReader(strings.Repeat("x", 200<<10)))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

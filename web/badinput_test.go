@@ -28,6 +28,7 @@ type badRequest struct {
 // sentence saying what is wrong (or is ignored where that is the rule),
 // never a 500.
 func TestBadInputNeverAnswers500(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	locale := libraryLocale(t, a)
 
@@ -318,6 +319,7 @@ func (a *app) raw(t *testing.T, method, target, body, contentType string, header
 // long to come back to after signing in sends the browser to sign in and
 // back to its path.
 func TestQueryStringsAreCapped(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	x := func(n int) string { return strings.Repeat("x", n) }
 	many := strings.Repeat("a="+x(1000)+"&", 9) // 9 parameters under the cap, 9 KiB in all

@@ -26,6 +26,8 @@ func liveHeap() int64 {
 // list spelled 300 ways (a parameter the list does not read, as a cache
 // buster or a tracking tag adds), as a page and as htmx's fragment: the
 // server keeps one rendering of each, not one per spelling.
+//
+// Not parallel: it measures the heap, which another test would grow.
 func TestLiveFragmentsAreKeptByTheQueryAsRead(t *testing.T) {
 	a := refreshed(t)
 	for _, header := range []map[string]string{nil, {"HX-Request": "true"}} {
@@ -110,6 +112,8 @@ func (b *idsBody) Read(p []byte) (int, error) {
 // TestBulkCheckMemoryIsFlat sends a bulk check of 160,000 ids (21 MB):
 // the server's heap grows no more than for a short list, and the answer
 // has a line for every id, in order.
+//
+// Not parallel: it measures the heap, which another test would grow.
 func TestBulkCheckMemoryIsFlat(t *testing.T) {
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)

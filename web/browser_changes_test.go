@@ -17,6 +17,7 @@ import (
 // state moved six hours between them, /changes lists what moved, and a
 // filter by kind keeps only that kind.
 func TestBrowserShowsTheChangeFeed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
@@ -84,6 +85,7 @@ func TestBrowserShowsTheChangeFeed(t *testing.T) {
 // TestBrowserWebhooksPage: the webhooks page lists a subscription and its
 // queued test event (screenshot webhooks.png).
 func TestBrowserWebhooksPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}

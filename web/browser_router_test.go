@@ -21,6 +21,7 @@ import (
 // survey for them, their id filled and SAPI=1 on; the coordinator then
 // sees the click on /routing.
 func TestBrowserFollowsAnInvitationLink(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}

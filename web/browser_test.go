@@ -25,6 +25,7 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
@@ -71,7 +72,7 @@ func liveServerWith(t *testing.T, configure func(*web.Server), options ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func liveServerWith(t *testing.T, configure func(*web.Server), options ...func(*
 	r := refresh.New(c, st, refresh.Options{Logger: logger})
 	s := &web.Server{
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
-		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	if configure != nil {
@@ -211,6 +212,7 @@ func updateDocsScreenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 func TestBrowserRefreshFilterAndDownload(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
@@ -349,6 +351,7 @@ func waitForDownload(t *testing.T, dir string) string {
 }
 
 func TestBrowserSubsampleAndLibrary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
@@ -551,6 +554,7 @@ func signInAs(base, path, name, password string) chromedp.Tasks {
 // live-details held one unreadable element, the overview says so in the
 // dataset table, naming the element and its subsample.
 func TestBrowserOverviewCountsDroppedElements(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}

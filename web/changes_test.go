@@ -45,6 +45,7 @@ func allChanges(t *testing.T, a *app, limit int) []formats.ChangeJSON {
 // finds what moved; the API, the page, its CSV and the overview tell the
 // same feed.
 func TestChangeFeedAfterTwoRefreshes(t *testing.T) {
+	t.Parallel()
 	a, clock := newClockedApp(t)
 	ctx := context.Background()
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {

@@ -18,6 +18,7 @@ import (
 // request, before the answer or half-way through a streamed one, is logged
 // as having gone (info), never as an ERROR and a 500.
 func TestClientThatGoesAwayIsNoError(t *testing.T) {
+	t.Parallel()
 	logs := &recordedLogs{}
 	stalling := &stallingChecks{stalled: make(chan string, 1)}
 	a := newAppWith(t, func(s *web.Server) {

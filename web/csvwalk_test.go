@@ -168,6 +168,7 @@ func queriesFor(route string, panelists []string) []string {
 // cannot fill fails it, so a CSV route added later is covered without
 // anyone remembering to.
 func TestEveryCSVNeutralisesEveryCell(t *testing.T) {
+	t.Parallel()
 	a, ids := formulaWorld(t, 200)
 	ctx := context.Background()
 	var formulaIDs []string // the ids a spreadsheet would run

@@ -11,6 +11,7 @@ import (
 // when event/all, live-details and its quotas all say so. The simulator's
 // quotas of one subsample in forty say Complete while the lists say Live.
 func TestSourcesThatDisagreeAreNotSendable(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)

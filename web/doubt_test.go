@@ -167,6 +167,7 @@ func (a *app) sentTo(t *testing.T, panelistID string, subsampleID int64) sentTo 
 // what was not understood; a panelist surely in an open cell of data that
 // is understood is still sent, before and after.
 func TestDoubtIsNoSend(t *testing.T) {
+	t.Parallel()
 	a, target := doubtApp(t)
 	id := target.SubsampleID
 	valid := []quotaJSON{totalQuota(20), ageQuota(10, "hard", 5, "18", "99"), genderQuota(20, "Women", "hard", "OR", 5, 2), genderQuota(21, "Men", "hard", "OR", 5, 1)}
@@ -318,6 +319,7 @@ func TestDoubtIsNoSend(t *testing.T) {
 // links are not checked, and every API answer says so in a header; with
 // it, neither does.
 func TestLinksUncheckedIsSaid(t *testing.T) {
+	t.Parallel()
 	unchecked := newApp(t)
 	_, page := unchecked.do(t, "GET", "/", nil)
 	if !strings.Contains(page, `data-testid="links-unchecked"`) || !strings.Contains(page, "--entry-url is not set") {

@@ -47,6 +47,7 @@ func (a *app) subsamplesJSON(t *testing.T) map[int64]formats.SubsampleJSON {
 }
 
 func TestHostileDashboardShowsTheLastGoodSnapshot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := refreshed(t)
 	before := a.subsamplesJSON(t)
@@ -123,6 +124,7 @@ func TestHostileDashboardShowsTheLastGoodSnapshot(t *testing.T) {
 // live-details: the API, the subsample's page and /live say that subsample
 // is unknown and why; the overview and its CSV count the dropped element.
 func TestHostileMalformedElementShownEverywhere(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := refreshed(t)
 	before := a.subsamplesJSON(t)
@@ -165,6 +167,7 @@ func TestHostileMalformedElementShownEverywhere(t *testing.T) {
 }
 
 func TestHostileSlowUpstreamHoldsUpNoPage(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	var id int64
 	for sid := range a.subsamplesJSON(t) {

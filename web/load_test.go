@@ -20,6 +20,9 @@ import (
 // concurrent page and API requests while a refresh commits its snapshot
 // and a history import writes: every answer must be 200, none may say the
 // database is locked. The p99 is reported in the log.
+//
+// Not parallel: it loads the machine itself, and its requests wait on
+// SQLite's busy timeout.
 func TestConcurrentRequestsDuringRefreshAndImport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test")

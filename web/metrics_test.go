@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"golang.org/x/crypto/bcrypt"
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
@@ -23,6 +23,7 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/lease"
@@ -42,7 +43,7 @@ func newMeteredApp(t *testing.T) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func newMeteredApp(t *testing.T) *app {
 	r := refresh.New(m.Provider(c), st, refresh.Options{Logger: logger, Lease: holder, Observe: m.ObserveRefresh})
 	t.Cleanup(r.Close)
 	s := &web.Server{
-		Store: st, Checks: checker, Refresher: r, Auth: auth.New(st, auth.Options{Logger: logger}),
+		Store: st, Checks: checker, Refresher: r, Auth: auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 		Instance: "instance-1", Metrics: m,
 	}
@@ -62,6 +63,7 @@ func newMeteredApp(t *testing.T) *app {
 }
 
 func TestHealthzTellsTheLeaseAndTheSnapshotAge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newMeteredApp(t)
 	health := func() handlers.HealthJSON {
@@ -115,6 +117,7 @@ func TestHealthzTellsTheLeaseAndTheSnapshotAge(t *testing.T) {
 }
 
 func TestMetricsCountWhatHappened(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newMeteredApp(t)
 	if resp, _ := a.anonymous.Get(a.url + "/metrics"); resp.StatusCode != http.StatusUnauthorized {
@@ -227,6 +230,7 @@ func metricValue(families map[string]*dto.MetricFamily, name string, labels map[
 // alert on their increase sees a zero rather than no series at all until
 // the first failure.
 func TestFailureCountersStartAtZero(t *testing.T) {
+	t.Parallel()
 	a := newMeteredApp(t)
 	resp, body := a.do(t, "GET", "/metrics", map[string]string{"Authorization": "Bearer " + a.token})
 	if resp.StatusCode != 200 {

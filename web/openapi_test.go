@@ -121,6 +121,7 @@ func apiRoutes(a *app) []string {
 // registers: one added to the server and not to the document fails, as
 // does one the document names that the server does not have.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := fetchContract(t, a)
 	if ok, errs := c.validator.ValidateDocument(); !ok {
@@ -252,6 +253,7 @@ func describe(errs []*liberrors.ValidationError) string {
 // without this test failing. Undeclared properties and status codes are
 // errors (strict mode), so a field added to an answer must be documented.
 func TestOpenAPIMatchesTheAnswers(t *testing.T) {
+	t.Parallel()
 	a, ids := profiled(t, 300)
 	c := fetchContract(t, a)
 

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOverview(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	_, body := a.do(t, "GET", "/", nil)
 	if !strings.Contains(body, "No subsamples yet") || !strings.Contains(body, "caches its answers for 3 minutes") {

@@ -24,6 +24,7 @@ import (
 // at; with FIELDBOARD_UPDATE_SCREENSHOT=1 the live list's also becomes the
 // README's (docs/screenshot-live.png).
 func TestBrowserPacingChart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}

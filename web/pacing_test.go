@@ -47,6 +47,7 @@ func column(t *testing.T, rows [][]string, name string) []string {
 // CSV), the change feed (subsample.at_risk) and the subsample page (chart
 // with its projection, a pace per hard cell) and its quotas CSV.
 func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
+	t.Parallel()
 	a, clock := newClockedApp(t)
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ func (a *app) getCSV(t *testing.T, path, dataset string) [][]string {
 }
 
 func TestPagesBeforeARefresh(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	tests := []struct{ path, want string }{
 		{"/events", "No subsamples yet: refresh on the"},
@@ -78,6 +79,7 @@ func TestPagesBeforeARefresh(t *testing.T) {
 }
 
 func TestEventsPage(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	rows, err := a.store.SubsampleRows(context.Background())
 	if err != nil {
@@ -115,6 +117,7 @@ func TestEventsPage(t *testing.T) {
 // shows exactly the subsamples expected, and the CSV of the same view has
 // exactly those lines under its header.
 func TestEventsFilters(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	rows, err := a.store.SubsampleRows(context.Background())
 	if err != nil {
@@ -216,6 +219,7 @@ func TestEventsFilters(t *testing.T) {
 }
 
 func TestEventsBadFilters(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	tests := []struct{ query, want string }{
 		{"from=2026-02-30", "From &#34;2026-02-30&#34; is not a date: use yyyy-MM-dd"},
@@ -239,6 +243,7 @@ func TestEventsBadFilters(t *testing.T) {
 }
 
 func TestLibraryPage(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	ctx := context.Background()
 	fetched, err := a.store.LibraryLocales(ctx)
@@ -321,6 +326,7 @@ func TestLibraryPage(t *testing.T) {
 }
 
 func TestLibraryAnswers(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	ctx := context.Background()
 	fetched, err := a.store.LibraryLocales(ctx)
@@ -419,6 +425,7 @@ func TestLibraryAnswers(t *testing.T) {
 }
 
 func TestReferencePage(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	ctx := context.Background()
 	countries, err := a.store.Countries(ctx)
@@ -480,6 +487,7 @@ func TestReferencePage(t *testing.T) {
 // formula gets a leading quote and one holding ; is quoted, on a simulator
 // that makes such names (sim.Options.FormulaNames).
 func TestCSVNeutralisesFormulas(t *testing.T) {
+	t.Parallel()
 	a := newAppOn(t, sim.Options{Seed: 3, Subsamples: 120, QuestionsPerLocale: 10, FormulaNames: true})
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // TestPanelUploads imports the panel through the API, as CSV and JSON,
 // and through the form on /panelists, with htmx and without.
 func TestPanelUploads(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	ctx := context.Background()
 	wantPanel := func(what string, want domain.PanelMember) {

@@ -25,6 +25,7 @@ import (
 // (POST /api/v1/refresh?subsample= started a refresh of everything), and
 // no refresh is started.
 func TestEmptyAPIParametersAreRefused(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	var sendable []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &sendable)
@@ -72,6 +73,7 @@ func TestEmptyAPIParametersAreRefused(t *testing.T) {
 // every field, those left blank empty; on the pages and their CSVs a blank
 // field is the same as none, not a 400.
 func TestEmptyFilterFieldsAreNoFilter(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	for _, path := range []string{
 		"/live?sendability=&status=&country=&rtype=&category=&device=&cpimin=&cpimax=&q=&risk=&sort=&page=",
@@ -106,6 +108,7 @@ func TestEmptyFilterFieldsAreNoFilter(t *testing.T) {
 // page size overflows: each shows the last page, numbered as such, never
 // the first (the offset wrapped around) nor an empty one.
 func TestPageNumbersPastTheEndShowTheLastPage(t *testing.T) {
+	t.Parallel()
 	a := newAppOn(t, sim.Options{Seed: 3, Subsamples: 400, QuestionsPerLocale: 2}) // live subsamples for more than one page
 	ctx := context.Background()
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
@@ -184,6 +187,7 @@ var csvFileName = regexp.MustCompile(`^attachment; filename="[a-z0-9]+(-[a-z0-9]
 // panelist it was asked for in its name. A CSV route added later is
 // walked too.
 func TestEveryCSVDownloadIsNamedOneWay(t *testing.T) {
+	t.Parallel()
 	a, panelists := profiled(t, 2000)
 	target := sendableWithCells(t, a)
 	id := strconv.FormatInt(target.SubsampleID, 10)

@@ -28,6 +28,7 @@ import (
 // the panelist's locale filled for them, only of their country and
 // language; limit cuts it; an unknown panelist is a 404.
 func TestNextSurveys(t *testing.T) {
+	t.Parallel()
 	a, ids := profiled(t, 300)
 	var sendable []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &sendable)
@@ -231,6 +232,7 @@ func routed(t *testing.T, a *app, ids []string) (string, []formats.NextSurveyJSO
 // else to a plain page; bad, altered, expired and retired tokens are a
 // plain 404; every click is recorded with why.
 func TestInvitationLinks(t *testing.T) {
+	t.Parallel()
 	a := newAppWith(t, func(s *web.Server) { s.ClickBurst = 1000 })
 	ctx := context.Background()
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
@@ -386,6 +388,7 @@ func sendableCountry(subsamples []formats.SubsampleJSON, id int64) string {
 // TestInvitationFallbacks: with --no-survey-url a click that no survey
 // would take goes there; clicks beyond the limit per address are refused.
 func TestInvitationFallbacks(t *testing.T) {
+	t.Parallel()
 	a := newAppWith(t, func(s *web.Server) {
 		s.NoSurveyURL = "https://panel.example/thanks?from=fieldboard"
 		s.ClickBurst, s.ClicksPerSecond = 3, 0.001
@@ -415,6 +418,7 @@ func TestInvitationFallbacks(t *testing.T) {
 // and JSON) carries each panelist's invitation link for the subsample,
 // and the link, clicked now, goes to the entry link beside it.
 func TestSendListCarriesInvitationLinks(t *testing.T) {
+	t.Parallel()
 	const public = "https://go.example.com"
 	a := newAppWith(t, func(s *web.Server) { s.ClickBurst, s.PublicURL, s.InviteTTL = 1000, public, time.Hour })
 	ctx := context.Background()

@@ -96,6 +96,7 @@ var sendRoutes = []sendRoute{
 // stale data mean no; an open cell, another event's history and data at
 // or inside the staleness limit mean yes.
 func TestEverySendRouteHoldsEveryBoundary(t *testing.T) {
+	t.Parallel()
 	clock := &testClock{now: checkstest.ReadAt}
 	service := func(s *web.Server) {
 		s.Checks = &checks.Service{Store: s.Store, Now: clock.Now, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}

@@ -8,18 +8,19 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/rules/checks"
 	"fieldboard/static"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
@@ -68,7 +69,7 @@ func newAppOn(t *testing.T, opts sim.Options, with ...func(*web.Server)) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func newAppOn(t *testing.T, opts sim.Options, with ...func(*web.Server)) *app {
 	t.Cleanup(r.Close)
 	s := &web.Server{
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
-		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	for _, change := range with {
@@ -118,6 +119,7 @@ func (a *app) do(t *testing.T, method, path string, header map[string]string) (*
 }
 
 func TestLivePageBeforeAndAfterRefresh(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	resp, body := a.do(t, "GET", "/live", nil)
 	if resp.StatusCode != 200 || !strings.Contains(body, "No live subsamples yet") || !strings.Contains(body, "Refresh now") {
@@ -140,6 +142,7 @@ func TestLivePageBeforeAndAfterRefresh(t *testing.T) {
 }
 
 func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.sim.SetLatency(10 * time.Millisecond)
 	resp, body := a.do(t, "POST", "/refresh", map[string]string{"HX-Request": "true"})
@@ -176,6 +179,7 @@ func TestRefreshButtonShowsProgressAndFinishes(t *testing.T) {
 // polling; once it is released, the next poll says it finished, though
 // this instance never refreshed itself.
 func TestRefreshOnAnotherInstanceIsShownRunning(t *testing.T) {
+	t.Parallel()
 	a := newAppWith(t, func(s *web.Server) { s.Instance = "here:1:aa" })
 	ctx := context.Background()
 	// The data comes from the other instance: this one never refreshes.
@@ -221,6 +225,7 @@ func TestRefreshOnAnotherInstanceIsShownRunning(t *testing.T) {
 }
 
 func TestFailedRefreshIsShown(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.sim.FailPath("/supplier/v1/event/all", sim.FailServerError)
 	a.refresher.Refresh(context.Background(), refresh.Request{})
@@ -231,6 +236,7 @@ func TestFailedRefreshIsShown(t *testing.T) {
 }
 
 func TestErrorsAndStatic(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	tests := []struct {
 		path, want string
@@ -251,11 +257,12 @@ func TestErrorsAndStatic(t *testing.T) {
 }
 
 func TestServeShutsDownGracefully(t *testing.T) {
+	t.Parallel()
 	simulator := sim.New(sim.Options{Seed: 3, Subsamples: 30, Latency: time.Second})
 	upstream := httptest.NewServer(simulator)
 	defer upstream.Close()
 	c, _ := client.New(client.Config{BaseURL: upstream.URL})
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,6 +305,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 }
 
 func TestSecureHeaders(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	for _, path := range []string{"/", "/live", "/api/v1/subsamples", "/static/app.css", "/no-such-page"} {
 		resp, _ := a.do(t, "GET", path, nil)
@@ -317,6 +325,7 @@ func TestSecureHeaders(t *testing.T) {
 // server has, and by name the pages, CSVs and API answers that hold
 // panelist data, answering 200.
 func TestPanelistDataIsNeverCached(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	target, _ := sendableSiblings(t, a)
 	a.livesIn(t, target.Country, "P1")

@@ -15,6 +15,8 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/web"
 	"fieldboard/web/auth"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // smallBuffers gives every connection it accepts a small send buffer, so
@@ -38,7 +40,7 @@ func withSmallBuffers(t *testing.T, a *app) *app {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := &web.Server{
 		Store: a.store, Checks: &checks.Service{Store: a.store, Now: time.Now}, Refresher: a.refresher,
-		Auth:   auth.New(a.store, auth.Options{Logger: logger}),
+		Auth:   auth.New(a.store, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	srv := httptest.NewUnstartedServer(s.Routes())
@@ -102,6 +104,9 @@ func (s *stalled) rest(t *testing.T) string {
 // was written to its client in the turn of computing send lists, the
 // others waited until the server dropped the slow client, 30 s later:
 // they then answered, and the slow one's answer was cut short.)
+//
+// Not parallel: its stalled clients must read again before the write
+// deadlines the handlers set.
 func TestSlowReadersHoldUpNobody(t *testing.T) {
 	a, ids := profiled(t, 16000)
 	target := sendableWithCells(t, a)

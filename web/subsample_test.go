@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -21,10 +20,13 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/views/formats"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 	"fieldboard/web/refresh"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // subsampleOf finds a subsample of the snapshot that passes keep.
@@ -44,6 +46,7 @@ func subsampleOf(t *testing.T, a *app, what string, keep func(formats.SubsampleJ
 var entryLinkValue = regexp.MustCompile(`<textarea[^>]*data-testid="entry-link"[^>]*>([^<]*)</textarea>`)
 
 func TestSubsamplePageOfASendableSubsample(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	s := subsampleOf(t, a, "sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" })
 	resp, body := a.do(t, "GET", fmt.Sprintf("/subsamples/%d", s.SubsampleID), nil)
@@ -87,6 +90,7 @@ func TestSubsamplePageOfASendableSubsample(t *testing.T) {
 }
 
 func TestSubsamplePageOfOneThatMayNotBeSent(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	s := subsampleOf(t, a, "live paused or not sendable", func(s formats.SubsampleJSON) bool {
 		return s.Status == domain.StatusLive && (s.Sendability == "paused" || s.Sendability == "not_sendable")
@@ -103,6 +107,7 @@ func TestSubsamplePageOfOneThatMayNotBeSent(t *testing.T) {
 }
 
 func TestSubsamplePageOfOneNotLive(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	rows, err := a.store.SubsampleRows(context.Background())
 	if err != nil {
@@ -138,6 +143,7 @@ func TestSubsamplePageOfOneNotLive(t *testing.T) {
 }
 
 func TestSubsampleConditionsAreTranslated(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	ctx := context.Background()
 	libraries, err := a.store.LibraryLocales(ctx)
@@ -207,6 +213,7 @@ func TestSubsampleConditionsAreTranslated(t *testing.T) {
 }
 
 func TestConditionText(t *testing.T) {
+	t.Parallel()
 	id := func(v int64) *int64 { return &v }
 	str := func(s string) *string { return &s }
 	lib := handlers.QuotaLibrary{
@@ -276,6 +283,7 @@ func TestConditionText(t *testing.T) {
 }
 
 func TestSubsampleBadIDs(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	tests := []struct {
 		path   string
@@ -296,6 +304,7 @@ func TestSubsampleBadIDs(t *testing.T) {
 }
 
 func TestSubsampleQuotasCSV(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	ctx := context.Background()
 	s := subsampleOf(t, a, "sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" })
@@ -341,6 +350,7 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 }
 
 func TestSubsampleRefreshButton(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	s := subsampleOf(t, a, "sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" })
 	a.sim.SetLatency(20 * time.Millisecond)
@@ -412,7 +422,7 @@ func newClockedApp(t *testing.T) (*app, *testClock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,13 +432,14 @@ func newClockedApp(t *testing.T) (*app, *testClock) {
 	t.Cleanup(r.Close)
 	s := &web.Server{
 		Store: st, Checks: &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute}, Refresher: r,
-		Auth:   auth.New(st, auth.Options{Logger: logger}),
+		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: clock.Now, Location: time.UTC, ProviderLocation: time.UTC,
 	}
 	return serveApp(t, s, st, r, simulator), clock
 }
 
 func TestSubsampleTrendAfterTwoRefreshes(t *testing.T) {
+	t.Parallel()
 	a, clock := newClockedApp(t)
 	ctx := context.Background()
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
@@ -481,6 +492,7 @@ func TestSubsampleTrendAfterTwoRefreshes(t *testing.T) {
 // read of the events, every subsample is unknown with the data's age and
 // the last error, send lists are refused, and every page says so.
 func TestNeverDecideOnStaleData(t *testing.T) {
+	t.Parallel()
 	a, clock := newClockedApp(t)
 	ctx := context.Background()
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {

@@ -67,6 +67,7 @@ func sendableWithCells(t *testing.T, a *app) formats.SubsampleJSON {
 }
 
 func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
+	t.Parallel()
 	a, ids := profiled(t, 2000)
 	target := sendableWithCells(t, a)
 
@@ -175,6 +176,7 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 }
 
 func TestSendListRefusals(t *testing.T) {
+	t.Parallel()
 	a, _ := profiled(t, 50)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?status=Live", &all)
@@ -217,6 +219,7 @@ func TestSendListRefusals(t *testing.T) {
 }
 
 func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
+	t.Parallel()
 	a, ids := profiled(t, 300)
 	seen := map[string]int{}
 	for _, id := range ids[:40] {
@@ -255,6 +258,7 @@ func TestRankedSurveysShowTheQuotaVerdict(t *testing.T) {
 }
 
 func TestProfileUploads(t *testing.T) {
+	t.Parallel()
 	a := refreshed(t)
 	body, contentType := multipartFile(t, nil, "profiles.csv", store.ProfileHeader+"\nP1,43,1\nP1,-1,1980-02-29\n")
 	resp, page := a.postRaw(t, "/panelists/profiles", contentType, body, map[string]string{"HX-Request": "true"})
@@ -299,6 +303,7 @@ func rankedByEPC(a, b formats.EligibilityJSON) bool {
 // TestQuotasNotReadMakeTheVerdictUnknown: after a failed quota read the
 // kept quotas are not matched against; the verdict is unknown, and says why.
 func TestQuotasNotReadMakeTheVerdictUnknown(t *testing.T) {
+	t.Parallel()
 	a, ids := profiled(t, 200)
 	target := sendableWithCells(t, a)
 	a.sim.FailPath(fmt.Sprintf("/supplier/v1/subsamples/%d/quotas", target.SubsampleID), sim.FailServerError)
@@ -324,6 +329,7 @@ func TestQuotasNotReadMakeTheVerdictUnknown(t *testing.T) {
 // (one subsample in seven of the simulator's) still sends through its
 // live link: the send list does not refuse the subsample.
 func TestEmptyTestingLinkStillSends(t *testing.T) {
+	t.Parallel()
 	a, _ := profiled(t, 2000)
 	var all []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples?sendability=sendable", &all)

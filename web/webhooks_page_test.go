@@ -21,6 +21,7 @@ import (
 // once and never again; an inside address is refused unless allowed; a
 // test event is queued and listed with its status; removal takes it off.
 func TestWebhooksPage(t *testing.T) {
+	t.Parallel()
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer receiver.Close()
 	form := func(a *app, path string, values url.Values) (*http.Response, string) {
@@ -109,6 +110,7 @@ func TestWebhooksPage(t *testing.T) {
 // which resolver failed to resolve it. (Names are resolved by a DNS
 // server of the test's own on loopback.)
 func TestWebhookRefusalsNameNoAddress(t *testing.T) {
+	t.Parallel()
 	dns := dnstest.Start(t, map[string]string{"db.inside.test": "10.1.2.3"})
 	a := newAppWith(t, func(s *web.Server) { s.WebhookResolver = dns.Resolver() })
 	// What a refusal must not say: an address (what a name resolved to,

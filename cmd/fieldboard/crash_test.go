@@ -36,6 +36,7 @@ import (
 // again. (store/crash_test.go kills a writer of synthetic snapshots the
 // same way, by the store alone.)
 func TestKilledRefreshKeepsPreviousSnapshot(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

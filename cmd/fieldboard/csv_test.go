@@ -46,6 +46,7 @@ func startsFormula(s string) bool {
 // not quoted. A command the test does not know fails it: say whether it
 // prints CSV and how to run it.
 func TestEveryCSVTheCommandLinePrintsIsNeutralised(t *testing.T) {
+	t.Parallel()
 	simulator, upstream := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10, FormulaNames: true, FormulaIDs: true})
 	dir := t.TempDir()
 	db := filepath.Join(dir, "fb.db")

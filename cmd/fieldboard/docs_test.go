@@ -52,6 +52,7 @@ import (
 //     the prefix must be a function some _test.go file of the module
 //     defines (any build tag); one followed by ... or … names a prefix.
 func TestDocumentsNameWhatExists(t *testing.T) {
+	t.Parallel()
 	root := moduleDir(t)
 	checker := docChecker{
 		root:   root,
@@ -384,6 +385,7 @@ func (c docChecker) unknownTests(line string) []string {
 // the names that are backed and the prose and other systems' names it
 // promises to leave alone.
 func TestDocumentRulesCatchWhatTheyShould(t *testing.T) {
+	t.Parallel()
 	root := moduleDir(t)
 	c := docChecker{root: root, routes: serverRoutes(t), flags: definedFlags(t), tests: definedTests(t, root)}
 	cases := []struct {

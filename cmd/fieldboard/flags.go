@@ -28,7 +28,7 @@ func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
 // works on: a SQLite file, or a PostgreSQL database that several
 // instances share (store.Open).
 func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", "fieldboard.db", "database: a SQLite file (created when missing) or a postgres:// URL (its tables created when missing)")
+	return fs.String("db", "fieldboard.db", "database: a SQLite file or a postgres:// URL (created when missing by the commands that write; those that only read, such as subsamples, refuse a missing one)")
 }
 
 // parse parses args, then fills every flag not given on the command line

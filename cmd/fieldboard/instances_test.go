@@ -62,6 +62,7 @@ const instancesPatience = 5 * time.Minute
 // It runs on PostgreSQL, the engine several instances are meant for, and
 // on SQLite, whose file several processes on one machine may share too.
 func TestSeveralInstancesOnOneDatabase(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

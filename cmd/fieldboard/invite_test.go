@@ -16,6 +16,7 @@ import (
 // the panelist, the subsample and the expiry; secret rotate retires the
 // key it was signed with after the grace period (here none).
 func TestInviteAndSecretCommands(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
 	st, err := store.Open(ctx, db)

@@ -58,6 +58,7 @@ var layers = []layerRule{
 // module and fails on an arrow that points back up, naming the file, the
 // import and the rule it breaks.
 func TestImportsPointDown(t *testing.T) {
+	t.Parallel()
 	std := standardLibrary(t)
 	checked := 0
 	for _, file := range moduleFiles(t, "fieldboard/...", parser.ImportsOnly) {
@@ -162,6 +163,7 @@ var clockCalls = map[string]bool{"Now": true, "Since": true, "Until": true, "Sle
 // is not, so the same data decides the same way in a test, the dashboard,
 // the API and the command line.
 func TestPureRulesReadNoClock(t *testing.T) {
+	t.Parallel()
 	std := standardLibrary(t)
 	read := 0
 	for _, file := range moduleFiles(t, "fieldboard/rules/...", 0) {

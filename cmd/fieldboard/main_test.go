@@ -57,6 +57,7 @@ func newSim(t *testing.T, opts sim.Options) (*sim.Simulator, string) {
 }
 
 func TestRefreshCommandFillsDatabase(t *testing.T) {
+	t.Parallel()
 	simulator, url := newSim(t, sim.Options{Seed: 5, Locales: 2, QuestionsPerLocale: 10})
 	db := filepath.Join(t.TempDir(), "fb.db")
 	var stdout, stderr bytes.Buffer
@@ -119,6 +120,7 @@ func TestDatabaseURLFromTheEnvironment(t *testing.T) {
 }
 
 func TestRefreshCommandDropsOneMalformedElement(t *testing.T) {
+	t.Parallel()
 	simulator, url := newSim(t, sim.Options{Seed: 5})
 	simulator.FailPath("/supplier/v1/event/all", sim.FailOneElement)
 	db := filepath.Join(t.TempDir(), "fb.db")
@@ -152,6 +154,7 @@ func TestRefreshCommandDropsOneMalformedElement(t *testing.T) {
 }
 
 func TestRefreshCommandNamesTheFailingEndpoint(t *testing.T) {
+	t.Parallel()
 	simulator, url := newSim(t, sim.Options{Seed: 5})
 	simulator.FailPath("/supplier/v1/event/live-details", sim.FailServerError)
 	db := filepath.Join(t.TempDir(), "fb.db")
@@ -166,6 +169,7 @@ func TestRefreshCommandNamesTheFailingEndpoint(t *testing.T) {
 }
 
 func TestRefreshCommandFailingEverywhereSaysOneLine(t *testing.T) {
+	t.Parallel()
 	simulator, url := newSim(t, sim.Options{Seed: 5})
 	simulator.SetFailRate(1)
 	var out bytes.Buffer
@@ -177,6 +181,7 @@ func TestRefreshCommandFailingEverywhereSaysOneLine(t *testing.T) {
 }
 
 func TestMalformedHeaderFlagKeepsItsSecret(t *testing.T) {
+	t.Parallel()
 	for _, header := range []string{"X-Api-Key secretvalue123", "X-Api-Key: secret\x01value123"} {
 		var out bytes.Buffer
 		err := run(context.Background(), []string{"refresh", "--upstream", "http://127.0.0.1:1", "--db", filepath.Join(t.TempDir(), "x.db"), "--upstream-header", header}, &out, &out)
@@ -228,6 +233,7 @@ func TestBadInvocations(t *testing.T) {
 // TestTrustedProxies: --trusted-proxies takes addresses and CIDR ranges;
 // an address is a range of one.
 func TestTrustedProxies(t *testing.T) {
+	t.Parallel()
 	proxies, err := parseProxies(" 10.1.2.3, 192.168.0.0/16,::1 ,")
 	if err != nil || len(proxies) != 3 {
 		t.Fatalf("parseProxies = %v, %v; want 3 ranges", proxies, err)
@@ -244,6 +250,7 @@ func TestTrustedProxies(t *testing.T) {
 }
 
 func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	var stdout bytes.Buffer
 	if err := run(context.Background(), []string{"--help"}, &stdout, &stdout); err != nil {
 		t.Fatal(err)
@@ -263,6 +270,7 @@ func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
 }
 
 func TestProviderSimServesAllNineEndpoints(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr bytes.Buffer
@@ -341,6 +349,7 @@ func TestProviderSimServesAllNineEndpoints(t *testing.T) {
 // TestBinaryEmbedsTimeZones: --tz and --provider-tz must read on a host
 // without zoneinfo (a scratch container), so the binary carries its own.
 func TestBinaryEmbedsTimeZones(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "fieldboard/cmd/fieldboard").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
@@ -372,6 +381,7 @@ func (s *syncWriter) String() string {
 // each database Fieldboard runs on: --db a SQLite file, then a postgres://
 // URL.
 func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
 		_, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
 		dir := t.TempDir()
@@ -488,6 +498,7 @@ func TestHistoryImportSubsamplesAndEligibleCommands(t *testing.T) {
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
 func TestUserAndTokenCommands(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d storetest.Dialect) {
 		ctx := context.Background()
 		db := d.Target(t)
@@ -585,6 +596,7 @@ func TestServeOnABusyAddressWritesNothing(t *testing.T) {
 }
 
 func TestDemoCreatesAdminOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
 	if err != nil {
@@ -612,6 +624,7 @@ func TestDemoCreatesAdminOnce(t *testing.T) {
 }
 
 func TestProfilesGenerateAndImportCommands(t *testing.T) {
+	t.Parallel()
 	_, url := newSim(t, sim.Options{Seed: 5})
 	dir := t.TempDir()
 	db := filepath.Join(dir, "fb.db")
@@ -680,6 +693,7 @@ func TestProfilesGenerateAndImportCommands(t *testing.T) {
 	}
 }
 
+// Not parallel: it changes os.Stdin, which the user command reads.
 func TestPanelistsImportCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "fb.db")
@@ -763,6 +777,7 @@ func TestPanelistsImportCommand(t *testing.T) {
 }
 
 func TestProfilesAndTargetsCommands(t *testing.T) {
+	t.Parallel()
 	simulator, url := newSim(t, sim.Options{Seed: 5, QuestionsPerLocale: 10})
 	dir := t.TempDir()
 	db := filepath.Join(dir, "fb.db")

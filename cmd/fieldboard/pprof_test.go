@@ -11,6 +11,8 @@ import (
 
 // TestPprofHidesTheCommandLine: the command line holds the provider's
 // secrets (--upstream-header), so the profile server never shows it.
+//
+// Not parallel: it changes os.Args, which the other tests read.
 func TestPprofHidesTheCommandLine(t *testing.T) {
 	args := os.Args
 	t.Cleanup(func() { os.Args = args })
@@ -31,6 +33,7 @@ func TestPprofHidesTheCommandLine(t *testing.T) {
 // its own name at 127.0.0.1 (DNS rebinding) gets nothing; the names a user
 // types for a loopback address work with any port.
 func TestPprofAnswersOnlyToLoopbackNames(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(pprofHandler())
 	t.Cleanup(srv.Close)
 	for host, want := range map[string]int{

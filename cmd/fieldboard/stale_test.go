@@ -25,6 +25,7 @@ import (
 // this holds the limit each command gives it, so a default doubled or
 // dropped on one command fails here.
 func TestEveryDecidingCommandTakesTheDocumentedStalenessLimit(t *testing.T) {
+	t.Parallel()
 	defaultLine := regexp.MustCompile(`(?m)^\s+-stale-after duration\n.*\(default 15m0s\)$`)
 	for _, cmd := range []string{"serve", "subsamples", "eligible", "targets"} {
 		var out bytes.Buffer

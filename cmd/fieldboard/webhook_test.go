@@ -26,6 +26,7 @@ import (
 // (whsec_ and base64 of 32 bytes), which list never shows; test queues a
 // webhook.test event; remove removes, and an unknown id is a usage error.
 func TestWebhookCommands(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
 	var out, errOut bytes.Buffer
@@ -90,6 +91,7 @@ func TestWebhookCommands(t *testing.T) {
 // which resolver was asked ("lookup x on 10.0.0.2:53: no such host").
 // (Names are resolved by a DNS server of the test's own on loopback.)
 func TestWebhookAddNamesNoAddress(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dns := dnstest.Start(t, map[string]string{"db.inside.test": "10.1.2.3"})
 	db := filepath.Join(t.TempDir(), "fb.db")
@@ -108,6 +110,7 @@ func TestWebhookAddNamesNoAddress(t *testing.T) {
 // disabled by a 410 queues nothing (nothing would ever send it) and exits
 // non-zero, saying why.
 func TestWebhookTestOfADisabledWebhook(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
 	var out, errOut bytes.Buffer
@@ -154,6 +157,7 @@ func disable(t *testing.T, db string, id int64) {
 // delivery is then delivered, each webhook-id answered, and none twice but
 // the few in flight at the kill (at least once).
 func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

@@ -67,6 +67,11 @@ type Options struct {
 	SecureCookies bool
 	Now           func() time.Time
 	Logger        *slog.Logger
+	// UnknownNameCost is the bcrypt cost of the hash an unknown name's
+	// password is compared with, so that a sign-in takes as long whether
+	// or not the name exists: the cost of the stored hashes. Zero means
+	// bcrypt.DefaultCost, the cost HashPassword hashes with.
+	UnknownNameCost int
 }
 
 // Auth signs users in and out and guards every route but the public ones.
@@ -89,6 +94,9 @@ func New(st *store.Store, opts Options) *Auth {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.UnknownNameCost == 0 {
+		opts.UnknownNameCost = bcrypt.DefaultCost
 	}
 	return &Auth{store: st, opts: opts}
 }
@@ -157,7 +165,9 @@ func (a *Auth) SignIn(ctx context.Context, r *http.Request, name, password, addr
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		a.dummyOnce.Do(func() { a.dummyHash, _ = bcrypt.GenerateFromPassword([]byte(GeneratePassword()), bcrypt.DefaultCost) })
+		a.dummyOnce.Do(func() {
+			a.dummyHash, _ = bcrypt.GenerateFromPassword([]byte(GeneratePassword()), a.opts.UnknownNameCost)
+		})
 		bcrypt.CompareHashAndPassword(a.dummyHash, []byte(password))
 		err = ErrBadCredentials
 	case err != nil:

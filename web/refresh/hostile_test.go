@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
 // A hostile or broken upstream: whatever the provider does, the last good
@@ -111,7 +111,7 @@ func newHostileFixture(t *testing.T, wrap func(http.Handler) http.Handler) *host
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}

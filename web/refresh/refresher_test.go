@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -66,7 +66,7 @@ func newFixture(t *testing.T, opts sim.Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}

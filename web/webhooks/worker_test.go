@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 	"fieldboard/web/webhooks"
 )
 
@@ -129,7 +129,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, guard webhooks.Guard) *fixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fieldboard.db"))
+	st, err := store.Open(context.Background(), storetest.MigratedSQLitePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -554,7 +554,7 @@ func (c CompleteRecord) Reversed() bool { return c.Verdict != 0 }
 func CompletesOf(history []domain.HistoryRecord) []CompleteRecord {
 	bySubsample := map[int64][]domain.HistoryRecord{}
 	for _, r := range history {
-		if r.StatusID == domain.ReturnComplete || isVerdict(r.StatusID) {
+		if r.StatusID == domain.ReturnComplete || IsVerdict(r.StatusID) {
 			bySubsample[r.SubsampleID] = append(bySubsample[r.SubsampleID], r)
 		}
 	}

@@ -11,7 +11,9 @@ import (
 // RecentHistory generates what the field returned over the days before
 // the world was created, for the panel given (Panel's): each panelist
 // entered up to three of the world's subsamples fielded in their own
-// country that live-details lists then, each entry an "In survey" record then, minutes later, a final
+// country that live-details lists then with a price (one entry in 25 on
+// one that is no longer live, whose price a new Fieldboard never saw),
+// each entry an "In survey" record then, minutes later, a final
 // one (screen-outs most, then completes, abandons and quota fulls; a few
 // still in survey); about one complete in fifteen is reversed (98 or 99)
 // two to ten days later. The panelists at heldFrom and the two after it
@@ -22,10 +24,14 @@ func (s *Simulator) RecentHistory(seed int64, panel []domain.PanelMember, days, 
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x0c0e5))
 	created := s.world.created
 	span := time.Duration(days) * 24 * time.Hour
-	byCountry := map[string][]*subsample{}
+	byCountry := map[string][]*subsample{} // live now, with a price
+	closed := map[string][]*subsample{}    // allocated once, not live now
 	for _, ss := range s.world.subs {
-		if ss.listedLive(0) {
+		switch {
+		case ss.listedLive(0) && ss.cpi > 0:
 			byCountry[ss.country.Code] = append(byCountry[ss.country.Code], ss)
+		case ss.allocated && !ss.listedLive(0):
+			closed[ss.country.Code] = append(closed[ss.country.Code], ss)
 		}
 	}
 	var out []domain.HistoryRecord
@@ -50,6 +56,9 @@ func (s *Simulator) RecentHistory(seed int64, panel []domain.PanelMember, days, 
 		// Distinct subsamples: respondents are unique across one.
 		for _, k := range rng.Perm(len(subs))[:min(entries, len(subs))] {
 			ss := subs[k]
+			if c := closed[m.Country]; len(c) > 0 && !held && rng.IntN(25) == 0 {
+				ss = c[rng.IntN(len(c))] // one that closed since: its price never seen
+			}
 			entered := created.Add(-time.Duration(rng.Float64() * float64(span)))
 			record(ss, domain.ReturnInSurvey, entered)
 			final := entered.Add(time.Duration(5+rng.IntN(25)) * time.Minute)

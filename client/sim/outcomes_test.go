@@ -9,7 +9,7 @@ import (
 )
 
 // TestRecentHistoryFitsTheWorldAndThePanel: every record is on a
-// subsample of the panelist's own country that live-details lists,
+// subsample of the panelist's own country allocated to the supplier,
 // within the days asked, a final status after an "In survey" one; and the
 // three panelists from heldFrom each have three completes reversed.
 func TestRecentHistoryFitsTheWorldAndThePanel(t *testing.T) {
@@ -24,9 +24,9 @@ func TestRecentHistoryFitsTheWorldAndThePanel(t *testing.T) {
 	for _, m := range panel {
 		countryOf[m.PanelistID] = m.Country
 	}
-	live := map[int64]*subsample{}
+	live := map[int64]*subsample{} // or allocated once: a few entries are on closed ones
 	for _, ss := range s.world.subs {
-		if ss.listedLive(0) {
+		if ss.allocated {
 			live[ss.id] = ss
 		}
 	}
@@ -37,7 +37,7 @@ func TestRecentHistoryFitsTheWorldAndThePanel(t *testing.T) {
 		ss := live[r.SubsampleID]
 		switch {
 		case ss == nil:
-			t.Fatalf("%+v: not on a subsample live-details lists", r)
+			t.Fatalf("%+v: not on a subsample allocated to the supplier", r)
 		case ss.country.Code != countryOf[r.PanelistID]:
 			t.Fatalf("%+v: on a subsample of %s, the panelist lives in %s", r, ss.country.Code, countryOf[r.PanelistID])
 		case !r.RegisteredAt.Before(created) || r.RegisteredAt.Before(created.AddDate(0, 0, -days)):
@@ -55,6 +55,24 @@ func TestRecentHistoryFitsTheWorldAndThePanel(t *testing.T) {
 	}
 	if statuses[98]+statuses[99] <= 9 {
 		t.Errorf("%d reversals, want more than the held panelists' 9", statuses[98]+statuses[99])
+	}
+	// Most completes were earned on subsamples with a price history, a
+	// few on ones that closed before it began: unknown amounts.
+	priced := map[int64]bool{}
+	for _, p := range s.PriceHistory(3, days) {
+		priced[p.SubsampleID] = true
+	}
+	completes, unpriced := 0, 0
+	for _, r := range history {
+		if r.StatusID == 3 {
+			completes++
+			if !priced[r.SubsampleID] {
+				unpriced++
+			}
+		}
+	}
+	if unpriced == 0 || unpriced*10 > completes {
+		t.Errorf("%d of %d completes have no price: want a few, under a tenth", unpriced, completes)
 	}
 	held := 0
 	for _, records := range byPanelist {

@@ -14,6 +14,13 @@ type RoutingDecision struct {
 	Reason     string         `db:"reason"` // a sentence
 }
 
+// SigningKey is one key invitation tokens are signed with: the store
+// keeps them, rules/invite signs and opens tokens with them.
+type SigningKey struct {
+	ID     int64  `db:"key_id"`
+	Secret []byte `db:"secret"`
+}
+
 // RoutingOutcome is what became of a click.
 type RoutingOutcome string
 

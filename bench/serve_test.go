@@ -322,7 +322,7 @@ func invitationPaths(t *testing.T, db, base string, panelists []string) []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, 24*time.Hour, base)
+	signer, err := invite.NewSigner(key.SigningKey, now, 24*time.Hour, base)
 	if err != nil {
 		t.Fatal(err)
 	}

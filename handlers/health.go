@@ -13,9 +13,9 @@ import (
 
 // HealthJSON is the answer of GET /healthz.
 type HealthJSON struct {
-	// Status is "ok", "stale" (the data is older than --stale-after, or
-	// its last refresh failed: see Stale) or "unavailable" (the database
-	// does not answer).
+	// Status is "ok", "stale" (the data is older than --stale-after: see
+	// Stale, which names the failed refresh if there was one) or
+	// "unavailable" (the database does not answer).
 	Status string `json:"status"`
 	Stale  string `json:"stale,omitempty"`
 	// Instance is this instance's lease holder id (host:pid:random).

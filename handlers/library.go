@@ -146,9 +146,8 @@ func (h *Handler) LibraryAnswers(c echo.Context) error {
 	v := views.LibraryAnswersView{Locale: locale.Code, Question: questions[i], Answers: answers,
 		CSVHref: views.AnswersPath(locale.Code, qid) + ".csv"}
 	if wantsCSV(c) {
-		// The CSV has always carried the page's Vary header (the page or
-		// fragment was once chosen before the CSV); kept so that its
-		// answer stays the same.
+		// The CSV carries the page's Vary header too: one cache rule
+		// for the page, its fragment and its download.
 		varyOnFragment(c)
 		snapshot, err := h.snapshotTime(ctx, store.DatasetLibrary)
 		if err != nil {

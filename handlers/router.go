@@ -95,13 +95,9 @@ func (h *Handler) openInvitation(ctx context.Context, token string) (invite.Invi
 		return invite.Invitation{}, invite.ErrInvalid // no need to read the keys
 	}
 	now := h.Now()
-	stored, err := h.Store.RoutingKeys(ctx, now)
+	keys, err := h.Store.InvitationKeys(ctx, now)
 	if err != nil {
 		return invite.Invitation{}, err
-	}
-	keys := make([]invite.Key, len(stored))
-	for i, k := range stored {
-		keys[i] = invite.Key{ID: k.ID, Secret: k.Secret}
 	}
 	return invite.Open(keys, token, now)
 }
@@ -114,5 +110,5 @@ func (h *Handler) signer(ctx context.Context) (invite.Signer, error) {
 	if err != nil {
 		return invite.Signer{}, err
 	}
-	return invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, h.InviteTTL, h.PublicURL)
+	return invite.NewSigner(key.SigningKey, now, h.InviteTTL, h.PublicURL)
 }

@@ -11,10 +11,10 @@ import (
 	"fieldboard/rules/domain"
 )
 
-// RoutingKey is one key invitation tokens are signed with.
+// RoutingKey is one key invitation tokens are signed with, as stored:
+// the key, and when it was made and stops being valid.
 type RoutingKey struct {
-	ID        int64      `db:"key_id"`
-	Secret    []byte     `db:"secret"`
+	domain.SigningKey
 	CreatedAt time.Time  `db:"created_at"`
 	ExpiresAt *time.Time `db:"expires_at"` // nil for the current key
 }
@@ -31,6 +31,20 @@ func (s *Store) RoutingKeys(ctx context.Context, now time.Time) ([]RoutingKey, e
 		return nil, fmt.Errorf("routing keys: %w", err)
 	}
 	return keys, nil
+}
+
+// InvitationKeys are the keys valid at now, newest first, as rules/invite
+// opens tokens with them.
+func (s *Store) InvitationKeys(ctx context.Context, now time.Time) ([]domain.SigningKey, error) {
+	keys, err := s.RoutingKeys(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.SigningKey, len(keys))
+	for i, k := range keys {
+		out[i] = k.SigningKey
+	}
+	return out, nil
 }
 
 // routingSecretSize is the length of a routing key's secret, in bytes.
@@ -74,7 +88,7 @@ func (s *Store) FirstRoutingKey(ctx context.Context, secret []byte, now time.Tim
 			key = keys[0]
 			return nil
 		}
-		key = RoutingKey{Secret: secret, CreatedAt: now}
+		key = RoutingKey{SigningKey: domain.SigningKey{Secret: secret}, CreatedAt: now}
 		return tx.GetContext(ctx, &key.ID, `INSERT INTO routing_keys (secret, created_at) VALUES (?, ?) RETURNING key_id`, secret, now)
 	})
 	if err != nil {
@@ -91,7 +105,7 @@ func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Ti
 	if grace < 0 {
 		return RoutingKey{}, fmt.Errorf("grace %s is negative", grace)
 	}
-	key := RoutingKey{Secret: secret, CreatedAt: now}
+	key := RoutingKey{SigningKey: domain.SigningKey{Secret: secret}, CreatedAt: now}
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
 		if err := s.dialect.serialize(ctx, tx, "routing keys"); err != nil {
 			return err

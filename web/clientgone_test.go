@@ -23,8 +23,8 @@ func TestClientThatGoesAwayIsNoError(t *testing.T) {
 	stalling := &stallingChecks{stalled: make(chan string, 1)}
 	a := newAppWith(t, func(s *web.Server) {
 		s.Logger = slog.New(logs)
-		stalling.Service = s.Checks.(*checks.Service)
-		s.Checks = stalling
+		stalling.Service = s.Checks
+		s.AnswerSlowlyWith(stalling)
 	})
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules"
-	"fieldboard/rules/checks"
 	"fieldboard/views/formats"
 	"fieldboard/web"
 	"fieldboard/web/refresh"
@@ -61,7 +60,7 @@ func doubtApp(t *testing.T) (*app, formats.SubsampleJSON) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAppOn(t, defaultSim, func(s *web.Server) { s.Checks.(*checks.Service).EntryURLs = rules.EntryURLs{entry} })
+	a := newAppOn(t, defaultSim, func(s *web.Server) { s.Checks.EntryURLs = rules.EntryURLs{entry} })
 	if err := a.refresher.Refresh(context.Background(), refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +330,7 @@ func TestLinksUncheckedIsSaid(t *testing.T) {
 	}
 
 	entry, _ := rules.ParseEntryURL(sim.DefaultEntryURL)
-	checked := newAppWith(t, func(s *web.Server) { s.Checks.(*checks.Service).EntryURLs = rules.EntryURLs{entry} })
+	checked := newAppWith(t, func(s *web.Server) { s.Checks.EntryURLs = rules.EntryURLs{entry} })
 	_, page = checked.do(t, "GET", "/", nil)
 	resp, _ = checked.do(t, "GET", "/api/v1/subsamples", nil)
 	if strings.Contains(page, `data-testid="links-unchecked"`) || resp.Header.Get(web.EntryLinksHeader) != "" {

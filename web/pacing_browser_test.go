@@ -28,7 +28,8 @@ func TestBrowserPacingChart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	clock := &testClock{now: time.Now().Add(-3 * time.Hour).Truncate(time.Minute)}
+	// Thirteen steps of 10 minutes end now: the last refresh is fresh.
+	clock := &testClock{now: time.Now().Add(-130 * time.Minute).Truncate(time.Minute)}
 	base, simulator, st := liveServer(t, func(o *sim.Options) { o.Now, o.Latency = clock.Now, 0 })
 	c, err := client.New(client.Config{BaseURL: newLoopback(t, simulator)})
 	if err != nil {

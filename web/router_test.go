@@ -457,5 +457,5 @@ func newSigner(ctx context.Context, st *store.Store, now time.Time, publicURL st
 	if err != nil {
 		return invite.Signer{}, err
 	}
-	return invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, ttl, publicURL)
+	return invite.NewSigner(key.SigningKey, now, ttl, publicURL)
 }

@@ -24,8 +24,8 @@ import (
 
 	"fieldboard/handlers"
 	"fieldboard/handlers/htmx"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/outcomes"
-	"fieldboard/rules/domain"
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -35,35 +35,15 @@ import (
 	"fieldboard/web/webhooks"
 )
 
-// Checks is the checks service (*checks.Service) as the server hands it
-// out: to each handler the few methods it asks (handlers.SnapshotChecks
-// and its siblings), to the metrics their verdicts, to the stale banner
-// and the links notice theirs. It is an interface so that web's tests may
-// put a wrapper in front of the service (clientgone_test.go stalls two
-// reads as a slow query would until the client leaves).
-type Checks interface {
-	handlers.SnapshotChecks
-	handlers.SubsampleChecks
-	handlers.SendChecks
-	handlers.PanelistChecks
-	metrics.Checker
-	// LinksUnchecked says that entry links are not checked against the
-	// provider's entry address, "" when they are.
-	LinksUnchecked() string
-	// HeldForQuality is what the outcomes service asks of it
-	// (outcomes.Checks), beside the snapshot's subsamples.
-	HeldForQuality(history []domain.HistoryRecord) string
-}
-
 // Server is the dashboard's HTTP server and its refresh schedule. Its
 // fields are the dependencies of every route; Routes hands them to the
 // handlers.
 type Server struct {
 	Store  *store.Store
-	Checks Checks
-	// Outcomes is the outcomes service (*outcomes.Service); Routes makes
-	// one of Store, Checks and ProviderLocation when nil.
-	Outcomes  handlers.Outcomes
+	Checks *checks.Service
+	// Outcomes is the outcomes service; Routes makes one of Store,
+	// Checks and ProviderLocation when nil.
+	Outcomes  *outcomes.Service
 	Refresher *refresh.Refresher
 	Auth      *auth.Auth
 	Logger    *slog.Logger
@@ -115,6 +95,12 @@ type Server struct {
 	// routing writes the router's decisions, started by Routes and
 	// stopped by Close.
 	routing *routingLog
+	// slowChecks, set by web's tests only (export_test.go), answer the
+	// subsample pages and the send lists in the service's stead.
+	slowChecks interface {
+		handlers.SubsampleChecks
+		handlers.SendChecks
+	}
 }
 
 // Close writes the router's decisions still queued. Serve calls it on
@@ -159,7 +145,12 @@ func (s *Server) Routes() *echo.Echo {
 	if s.Outcomes == nil {
 		s.Outcomes = &outcomes.Service{Store: s.Store, Checks: s.Checks, ProviderLocation: s.ProviderLocation}
 	}
-	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: s.Checks, SendChecks: s.Checks, PanelistChecks: s.Checks, Outcomes: s.Outcomes, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
+	var subsampleChecks handlers.SubsampleChecks = s.Checks
+	var sendChecks handlers.SendChecks = s.Checks
+	if s.slowChecks != nil {
+		subsampleChecks, sendChecks = s.slowChecks, s.slowChecks
+	}
+	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: subsampleChecks, SendChecks: sendChecks, PanelistChecks: s.Checks, Outcomes: s.Outcomes, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}

@@ -110,7 +110,7 @@ func newSigner(ctx context.Context, st *store.Store, publicURL string, ttl time.
 	if err != nil {
 		return invite.Signer{}, err
 	}
-	return invite.NewSigner(invite.Key{ID: key.ID, Secret: key.Secret}, now, ttl, publicURL)
+	return invite.NewSigner(key.SigningKey, now, ttl, publicURL)
 }
 
 // absoluteURL checks that raw is an absolute http or https address.

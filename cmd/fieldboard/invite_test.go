@@ -73,13 +73,9 @@ func TestInviteAndSecretCommands(t *testing.T) {
 // routing keys of st valid now.
 func openInvitation(ctx context.Context, st *store.Store, token string) (invite.Invitation, error) {
 	now := time.Now()
-	stored, err := st.RoutingKeys(ctx, now)
+	keys, err := st.InvitationKeys(ctx, now)
 	if err != nil {
 		return invite.Invitation{}, err
-	}
-	var keys []invite.Key
-	for _, k := range stored {
-		keys = append(keys, invite.Key{ID: k.ID, Secret: k.Secret})
 	}
 	return invite.Open(keys, token, now)
 }

@@ -34,7 +34,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		tz           = fs.String("tz", "Local", "time zone the dashboard shows times in (IANA name)")
 		eventsEvery  = fs.Duration("refresh-every", 3*time.Minute, "how often events, quotas and rules are read (the provider caches them 3 minutes; less is pointless)")
 		libraryEvery = fs.Duration("library-every", 24*time.Hour, "how often the question library and reference data are read (cached 24 hours)")
-		retention    = fs.Duration("retention", 7*24*time.Hour, "how long quota history and the refresh log are kept")
+		retention    = fs.Duration("retention", 7*24*time.Hour, "how long the quota history, the refresh log, the change feed, the routing record and the webhook deliveries are kept")
 		logLevel     = fs.String("log-level", "info", "log level: debug, info, warn or error")
 		memoryLimit  = fs.Int("memory-limit-mib", 100, "soft limit of the Go heap in MiB (the garbage collector works harder near it); 0 for none")
 		simSeed      = fs.Int64("sim-seed", 1, "seed of the built-in simulator (without --upstream)")

@@ -18,6 +18,13 @@ type RoutingDecision struct {
 	Cells string `db:"cells"`
 }
 
+// SigningKey is one key invitation tokens are signed with: the store
+// keeps them, rules/invite signs and opens tokens with them.
+type SigningKey struct {
+	ID     int64  `db:"key_id"`
+	Secret []byte `db:"secret"`
+}
+
 // RoutingOutcome is what became of a click.
 type RoutingOutcome string
 

@@ -24,6 +24,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"fieldboard/rules/domain"
 )
 
 // Invitation is what a token carries.
@@ -35,12 +37,10 @@ type Invitation struct {
 	Expires     time.Time
 }
 
-// Key is one signing key: Open accepts the tokens of every key it is
-// given, Sign signs with the one it is given.
-type Key struct {
-	ID     int64
-	Secret []byte
-}
+// Key is one signing key (the store's domain.SigningKey): Open accepts
+// the tokens of every key it is given, Sign signs with the one it is
+// given.
+type Key = domain.SigningKey
 
 const (
 	version = 1

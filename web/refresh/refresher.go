@@ -46,7 +46,9 @@ type Options struct {
 	ReferenceEvery time.Duration
 	// Concurrency bounds the per-subsample and per-question calls in flight [8].
 	Concurrency int
-	// Retention is how long quota history and the refresh log are kept [7 days].
+	// Retention is how long the quota history, the refresh log, the
+	// change feed, the routing record and the webhook deliveries are
+	// kept [7 days].
 	Retention time.Duration
 	// Deadline bounds one whole refresh [2m]: calls still running then are
 	// cancelled, the subsamples they were for keep their earlier data

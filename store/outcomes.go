@@ -36,20 +36,29 @@ func keepPrices(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
 }
 
 // keepInvoiceParties records the billing entity and job number of every
-// subsample of the event list: live details' billing entity when they
-// name one, else event/all's; the job number only live details give, so
-// a subsample no longer live keeps the last one seen.
+// subsample of the event list or live details: live details' billing
+// entity when they name one, else event/all's; the job number only live
+// details give. A value the provider no longer gives (a subsample that
+// left live details, an entity event/all leaves empty) keeps the last one
+// seen, so a month that is over is invoiced to whom it was.
 func keepInvoiceParties(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
-	_, err := tx.ExecContext(ctx, `
+	const upsert = `
+		ON CONFLICT (subsample_id) DO UPDATE SET event_id = excluded.event_id,
+			billing_entity = CASE WHEN excluded.billing_entity = '' THEN invoice_parties.billing_entity ELSE excluded.billing_entity END,
+			job_book_id = CASE WHEN excluded.job_book_id = '' THEN invoice_parties.job_book_id ELSE excluded.job_book_id END,
+			last_seen_at = excluded.last_seen_at`
+	for _, query := range []string{`
 		INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
 		SELECT s.subsample_id, s.event_id, COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)),
 			COALESCE(TRIM(l.job_book_id), ''), ?
-		FROM subsamples s LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id WHERE true
-		ON CONFLICT (subsample_id) DO UPDATE SET event_id = excluded.event_id, billing_entity = excluded.billing_entity,
-			job_book_id = CASE WHEN excluded.job_book_id = '' THEN invoice_parties.job_book_id ELSE excluded.job_book_id END,
-			last_seen_at = excluded.last_seen_at`, seenAt)
-	if err != nil {
-		return fmt.Errorf("invoice parties: %w", err)
+		FROM subsamples s LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id WHERE true` + upsert, `
+		INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
+		SELECT l.subsample_id, l.event_id, COALESCE(TRIM(l.billing_entity), ''), COALESCE(TRIM(l.job_book_id), ''), ?
+		FROM live_subsamples l WHERE l.subsample_id NOT IN (SELECT subsample_id FROM subsamples)` + upsert,
+	} {
+		if _, err := tx.ExecContext(ctx, query, seenAt); err != nil {
+			return fmt.Errorf("invoice parties: %w", err)
+		}
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 		save := func(at time.Time, edit func(*store.EventsSnapshot)) {
 			t.Helper()
 			snap := snapshotAt(at, 40)
-			snap.Summaries[0].BillingEntity = "Acme US"
+			snap.Summaries[0].BillingEntity = "" // event/all may leave it empty
+			snap.Live[0].BillingEntity = ptr("Acme US")
 			snap.Live[0].JobBookID = ptr("J-1")
 			if edit != nil {
 				edit(&snap)
@@ -75,7 +76,7 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantParties := map[int64]domain.InvoiceParty{
-			100: {BillingEntity: "Acme US", JobBookID: "J-1", EventID: 10}, // no longer live: the job number kept
+			100: {BillingEntity: "Acme US", JobBookID: "J-1", EventID: 10}, // no longer live: the entity and the job number kept
 			101: {BillingEntity: "", JobBookID: "", EventID: 10},
 		}
 		if !reflect.DeepEqual(parties, wantParties) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +30,9 @@ type csvRun struct {
 var formulaStarts = []string{"=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"}
 
 func startsFormula(s string) bool {
+	if regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`).MatchString(s) {
+		return false // a credit: -1.50 is a number, not a formula
+	}
 	for _, p := range formulaStarts {
 		if strings.HasPrefix(s, p) {
 			return true

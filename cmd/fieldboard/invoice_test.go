@@ -30,8 +30,9 @@ import (
 // agree on every line of a month: the three CSVs byte for byte, the JSON
 // line by line. The month holds a price change, a complete before the
 // first price seen (estimated), a reversal of an earlier month's
-// complete, a reversal of nothing and a subsample whose price was never
-// seen.
+// complete, a line of a credit alone (a negative amount, a number in a
+// spreadsheet), a reversal of nothing and a subsample whose price was
+// never seen.
 func TestFourInvoicesAgree(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
@@ -41,7 +42,10 @@ func TestFourInvoicesAgree(t *testing.T) {
 	}
 	checkstest.Build(t, st)
 	at := checkstest.ReadAt // 2026-11-20 09:00 UTC; Target priced 2 USD from then
-	if err := st.AddPriceHistory(ctx, []domain.PricePoint{{SubsampleID: checkstest.Target, Currency: "USD", CPI: 2.35, From: at.Add(48 * time.Hour)}}); err != nil {
+	if err := st.AddPriceHistory(ctx, []domain.PricePoint{
+		{SubsampleID: checkstest.Target, Currency: "USD", CPI: 2.35, From: at.Add(48 * time.Hour)},
+		{SubsampleID: checkstest.Sibling, Currency: "USD", CPI: 1.25, From: at.AddDate(0, -2, 0)},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	rec := func(panelist string, subsample, event, status int64, when time.Time) domain.HistoryRecord {
@@ -57,6 +61,8 @@ func TestFourInvoicesAgree(t *testing.T) {
 		rec("Q4", T, E, domain.ReturnPotentiallyUnengaged, at.Add(time.Hour)),
 		rec("Q5", T, E, domain.ReturnErroneousComplete, at.Add(time.Hour)), // a reversal of nothing
 		rec("Q6", 77, 9, domain.ReturnComplete, at.Add(time.Hour)),         // never priced
+		rec("Q7", checkstest.Sibling, E, domain.ReturnComplete, at.AddDate(0, -1, 0)),
+		rec("Q7", checkstest.Sibling, E, domain.ReturnErroneousComplete, at.Add(time.Hour)), // a credit alone on its line
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +113,9 @@ func TestFourInvoicesAgree(t *testing.T) {
 	api := get("/api/v1/invoice?month=2026-11&format=csv")
 	if page != report || api != report {
 		t.Errorf("the CSVs differ:\nreport invoice:\n%s\n/outcomes/invoice.csv:\n%s\n/api/v1/invoice?format=csv:\n%s", report, page, api)
+	}
+	if !strings.Contains(report, ",USD,1.25,0,1,-1.25,false\n") {
+		t.Errorf("report invoice has no credit line of -1.25 written as a number:\n%s", report)
 	}
 	if n := strings.Count(report, "\n"); n < 5 {
 		t.Fatalf("report invoice printed %d lines, want a header and at least four lines:\n%s", n, report)

@@ -165,6 +165,19 @@ func reversals(records []domain.HistoryRecord) []reversal {
 	return out
 }
 
+// Reversing is the verdicts among records (one panelist's on one
+// subsample, in recordOrder) that reverse a complete, paired as on the
+// invoice and by the hold: what a chart of reversals counts.
+func Reversing(records []domain.HistoryRecord) []domain.HistoryRecord {
+	var out []domain.HistoryRecord
+	for _, rv := range reversals(records) {
+		if rv.complete >= 0 {
+			out = append(out, records[rv.verdict])
+		}
+	}
+	return out
+}
+
 // sortedRecords returns records in recordOrder, copying only when they
 // are not in it already.
 func sortedRecords(records []domain.HistoryRecord) []domain.HistoryRecord {

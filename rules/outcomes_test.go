@@ -353,6 +353,9 @@ func TestPeriodOrLast30Days(t *testing.T) {
 		{"2026-11-28", "", time.Time{}, time.Time{}, `from (2026-11-28) is after today`},
 		{"2026-11-02", "2026-11-01", time.Time{}, time.Time{}, `from (2026-11-02) is after to (2026-11-01)`},
 		{"2026-11-31", "", time.Time{}, time.Time{}, `from "2026-11-31" is not a date: use yyyy-MM-dd, such as 2026-03-31`},
+		{"2025-11-27", "2026-11-27", day(11, 27).AddDate(-1, 0, 0), day(11, 28), ""}, // 366 days: the longest
+		{"2025-11-26", "2026-11-27", time.Time{}, time.Time{}, `from (2025-11-26) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
+		{"1900-01-01", "", time.Time{}, time.Time{}, `from (1900-01-01) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
 	}
 	for _, tt := range tests {
 		since, until, err := PeriodOrLast30Days(tt.from, tt.to, now, time.UTC)
@@ -415,5 +418,15 @@ func TestCompletesOf(t *testing.T) {
 		if got := CompletesOf(tt.history); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestReversing(t *testing.T) {
+	// A verdict reverses the latest complete before it unless another
+	// verdict came between them: 3, 98, 99 is one reversal.
+	records := []domain.HistoryRecord{record(3, at(11, 3, 0, 0)), record(98, at(11, 4, 0, 0)), record(99, at(11, 5, 0, 0)), record(3, at(11, 6, 0, 0)), record(99, at(11, 7, 0, 0))}
+	got := Reversing(records)
+	if len(got) != 2 || !got[0].RegisteredAt.Equal(at(11, 4, 0, 0)) || !got[1].RegisteredAt.Equal(at(11, 7, 0, 0)) {
+		t.Errorf("Reversing = %+v, want the 98 of the 4th and the 99 of the 7th", got)
 	}
 }

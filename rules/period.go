@@ -48,9 +48,13 @@ func parseDay(name, raw string, loc *time.Location) (time.Time, error) {
 // not given: the last 30, today included.
 const DefaultPeriodDays = 30
 
+// MaxPeriodDays is the longest period PeriodOrLast30Days takes: a year
+// and a day, so one request never reads the whole history.
+const MaxPeriodDays = 366
+
 // PeriodOrLast30Days is ParsePeriod with defaults for the ends left
 // out: to is today (now's day in loc), from DefaultPeriodDays days before
-// to's end.
+// to's end. A period longer than MaxPeriodDays is refused.
 func PeriodOrLast30Days(from, to string, now time.Time, loc *time.Location) (since, until time.Time, err error) {
 	if loc == nil {
 		loc = time.UTC
@@ -67,6 +71,9 @@ func PeriodOrLast30Days(from, to string, now time.Time, loc *time.Location) (sin
 	}
 	if since.IsZero() {
 		since = until.AddDate(0, 0, -DefaultPeriodDays)
+	}
+	if since.AddDate(0, 0, MaxPeriodDays).Before(until) {
+		return since, until, fmt.Errorf("from (%s) to (%s) is longer than %d days: ask for a shorter period", since.Format(time.DateOnly), until.AddDate(0, 0, -1).Format(time.DateOnly), MaxPeriodDays)
 	}
 	return since, until, nil
 }

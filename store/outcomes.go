@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -96,39 +97,50 @@ func (s *Store) InvoiceParties(ctx context.Context) (map[int64]domain.InvoicePar
 	return out, nil
 }
 
-// ScanPeriod streams what decides the outcomes and the invoice of the
-// period [from, to): for each panelist with a record on a subsample
-// registered in the period, every record of theirs on that subsample
-// registered before to (earlier ones included: a reversal needs the
-// complete before it). With statuses, only records of those statuses
-// count, both to name the pairs and to be handed over. fn is called once
+// Period names the records ScanPeriod reads: those registered in [From,
+// To) name the (panelist, subsample) pairs; with Statuses only records of
+// those statuses count, both to name the pairs and to be handed over;
+// with SubsampleID only that subsample's.
+type Period struct {
+	From, To    time.Time
+	Statuses    []int64
+	SubsampleID int64
+}
+
+// ScanPeriod streams what decides the outcomes and the invoice of a
+// period: for each panelist with a record on a subsample registered in
+// the period, every record of theirs on that subsample registered before
+// its end (earlier ones included: a reversal needs the complete before
+// it), as p narrows them. fn is called once
 // per panelist and subsample (in panelist then subsample order) with the
 // records oldest first (by time, then status id). An error from fn stops
 // the scan and is returned as is.
 //
-// The pairs are read from the period's records (history_by_time), then
-// each pair's records from the history's primary key, in its order, in
-// one read transaction: every record comes from the same snapshot, and
-// memory holds one pair's records at a time.
-func (s *Store) ScanPeriod(ctx context.Context, from, to time.Time, statuses []int64, fn func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error) error {
+// The pairs are read from the period's records (history_by_time, or
+// history_by_subsample for one subsample), then each pair's records from
+// the history's primary key, in its order, in one read transaction: every
+// record comes from the same snapshot, and memory holds one pair's
+// records at a time.
+func (s *Store) ScanPeriod(ctx context.Context, p Period, fn func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error) error {
 	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return fmt.Errorf("scan period: begin: %w", err)
 	}
 	defer tx.Rollback()
-	only := ""
-	args := []any{from, to}
-	if len(statuses) > 0 {
-		only = " AND status_id IN (" + placeholders(len(statuses)) + ")"
-		args = appendIDs(args, statuses)
+	only, onlyArgs := "", []any{}
+	if len(p.Statuses) > 0 {
+		only = " AND status_id IN (" + placeholders(len(p.Statuses)) + ")"
+		onlyArgs = appendIDs(onlyArgs, p.Statuses)
 	}
-	args = append(args, to)
-	if len(statuses) > 0 {
-		args = appendIDs(args, statuses)
+	pairs, pairArgs := "", []any{}
+	if p.SubsampleID != 0 {
+		pairs, pairArgs = " AND subsample_id = ?", []any{p.SubsampleID}
 	}
+	args := append(append(append([]any{p.From, p.To}, onlyArgs...), pairArgs...), p.To)
+	args = append(args, onlyArgs...)
 	rows, err := tx.QueryContext(ctx, `
 		WITH pairs AS (
-			SELECT DISTINCT panelist_id, subsample_id FROM history WHERE registered_at >= ? AND registered_at < ?`+only+`
+			SELECT DISTINCT panelist_id, subsample_id FROM history WHERE registered_at >= ? AND registered_at < ?`+only+pairs+`
 		)
 		SELECT h.`+strings.ReplaceAll(historyColumns, ", ", ", h.")+` FROM pairs p CROSS JOIN history h
 		WHERE h.panelist_id = p.panelist_id AND h.subsample_id = p.subsample_id AND h.registered_at < ?`+strings.ReplaceAll(only, "status_id", "h.status_id")+`
@@ -188,6 +200,11 @@ func (s *Store) RouterSends(ctx context.Context, from, to time.Time) ([]domain.R
 // at a time a subsample already has one is skipped: a refresh's own
 // points win.
 func (s *Store) AddPriceHistory(ctx context.Context, points []domain.PricePoint) error {
+	for _, p := range points {
+		if strings.TrimSpace(p.Currency) == "" || !(p.CPI > 0) || math.IsInf(p.CPI, 1) {
+			return fmt.Errorf("add price history: subsample %d from %s: a price needs a currency and a CPI above 0, not %q %v", p.SubsampleID, p.From.UTC().Format(time.RFC3339), p.Currency, p.CPI)
+		}
+	}
 	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
 		ins := newInserter(tx, "price_history", `subsample_id, from_at, currency, cpi`, `(?, ?, ?, ?)`, `ON CONFLICT (subsample_id, from_at) DO NOTHING`)
 		defer ins.close()

@@ -108,7 +108,7 @@ func TestScanPeriod(t *testing.T) {
 			statuses  []int64
 		}
 		var got []group
-		err := s.ScanPeriod(ctx, day(10), day(20), nil, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
+		err := s.ScanPeriod(ctx, store.Period{From: day(10), To: day(20)}, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
 			g := group{subsample: subsample, panelist: panelist}
 			for _, rec := range records {
 				g.statuses = append(g.statuses, rec.StatusID)
@@ -126,7 +126,7 @@ func TestScanPeriod(t *testing.T) {
 
 		// Only completes and verdicts: C's quota full names no pair.
 		got = nil
-		err = s.ScanPeriod(ctx, day(10), day(20), []int64{3, 98, 99}, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
+		err = s.ScanPeriod(ctx, store.Period{From: day(10), To: day(20), Statuses: []int64{3, 98, 99}}, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
 			g := group{subsample: subsample, panelist: panelist}
 			for _, rec := range records {
 				g.statuses = append(g.statuses, rec.StatusID)
@@ -139,6 +139,19 @@ func TestScanPeriod(t *testing.T) {
 		}
 		if want := []group{{1, "A", []int64{3, 98}}, {1, "B", []int64{3}}}; !reflect.DeepEqual(got, want) {
 			t.Errorf("groups of completes and verdicts = %+v, want %+v", got, want)
+		}
+
+		// One subsample's: C's, on subsample 2.
+		got = nil
+		err = s.ScanPeriod(ctx, store.Period{From: day(10), To: day(20), SubsampleID: 2}, func(subsample int64, panelist string, records []domain.HistoryRecord) error {
+			got = append(got, group{subsample: subsample, panelist: panelist, statuses: []int64{records[0].StatusID}})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []group{{2, "C", []int64{83}}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("subsample 2's groups = %+v, want %+v", got, want)
 		}
 	})
 }

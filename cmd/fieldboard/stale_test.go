@@ -95,6 +95,23 @@ func TestEveryDecidingCommandHoldsForQuality(t *testing.T) {
 	if off := eligible("--hold-reversals", "0")[1]; off[3] != "true" {
 		t.Errorf("with the hold off P-held is %q, want send true", off)
 	}
+	// The send list leaves the held panelist out, and keeps them with the
+	// hold off.
+	targets := func(extra ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		args := append([]string{"targets", "--db", db, "--subsample", strconv.FormatInt(checkstest.Target, 10), "--stale-after", "0", "--hold-days", "36500"}, extra...)
+		if err := run(ctx, args, &out, &errOut); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errOut.String())
+		}
+		return out.String()
+	}
+	if list := targets(); strings.Contains(list, "P-held,") || !strings.Contains(list, "P-open,") {
+		t.Errorf("the send list with the hold on:\n%s\nwant P-open and not P-held", list)
+	}
+	if list := targets("--hold-reversals", "0"); !strings.Contains(list, "P-held,") {
+		t.Errorf("the send list with the hold off:\n%s\nwant P-held on it", list)
+	}
 	var errOut bytes.Buffer
 	if err := run(ctx, []string{"eligible", "--db", db, "--subsample", "10", "--panelists", ids, "--hold-days", "-1"}, &errOut, &errOut); err == nil || !strings.Contains(err.Error(), "--hold-days") {
 		t.Errorf("a negative --hold-days: %v, want a usage error naming it", err)

@@ -169,7 +169,7 @@ func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLink
 }
 
 // HeldForQuality says why a panelist of this history (every record of
-// theirs, or at least every one of rules.HoldStatuses) is held for
+// theirs, or at least every one of rules.ReversalStatuses) is held for
 // quality now under the service's policy, "" when not: the reason every
 // decision adds (rules.QualityHold).
 func (s *Service) HeldForQuality(history []domain.HistoryRecord) string {

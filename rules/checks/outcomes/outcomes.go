@@ -146,8 +146,8 @@ type Cell struct {
 }
 
 // Day is one day's completes and reversals: the complete records
-// registered that day, and the verdicts registered that day after a
-// complete of the same panelist and subsample.
+// registered that day, and the verdicts registered that day that reverse
+// a complete (rules.Reversing).
 type Day struct {
 	Day       time.Time
 	Completes int
@@ -238,7 +238,7 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		}
 		return r
 	}
-	err = s.Store.ScanPeriod(ctx, q.From, q.To, nil, func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error {
+	err = s.Store.ScanPeriod(ctx, store.Period{From: q.From, To: q.To, SubsampleID: q.SubsampleID}, func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error {
 		eventID := records[len(records)-1].EventID
 		if i, ok := info[subsampleID]; ok {
 			eventID = i.eventID
@@ -262,18 +262,16 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 				misses = append(misses, FullOnOpenCell{PanelistID: panelistID, SubsampleID: subsampleID, SentAt: sent.At, At: rec.RegisteredAt, Cells: cellsOf(sent.Cells)})
 			}
 		}
-		// The chart: each complete, and each verdict after a complete,
-		// on the day it was registered.
-		completed := false
+		// The chart: each complete, and each reversal (paired as on the
+		// invoice), on the day it was registered.
 		for _, rec := range records {
-			switch {
-			case rec.StatusID == domain.ReturnComplete:
-				completed = true
-				if !rec.RegisteredAt.Before(q.From) {
-					chart(s.dayOf(rec.RegisteredAt)).Completes++
-				}
-			case rules.IsVerdict(rec.StatusID) && completed && !rec.RegisteredAt.Before(q.From):
-				chart(s.dayOf(rec.RegisteredAt)).Reversed++
+			if rec.StatusID == domain.ReturnComplete && !rec.RegisteredAt.Before(q.From) {
+				chart(s.dayOf(rec.RegisteredAt)).Completes++
+			}
+		}
+		for _, v := range rules.Reversing(records) {
+			if !v.RegisteredAt.Before(q.From) {
+				chart(s.dayOf(v.RegisteredAt)).Reversed++
 			}
 		}
 		if q.Group != ByDay {
@@ -483,7 +481,7 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 	}
 	inv := rules.NewInvoice(from, to)
 	// Only completes and verdicts are invoiced, or decide a credit.
-	err = s.Store.ScanPeriod(ctx, from, to, rules.ReversalStatuses, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
+	err = s.Store.ScanPeriod(ctx, store.Period{From: from, To: to, Statuses: rules.ReversalStatuses}, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
 		party, ok := parties[subsampleID]
 		if !ok {
 			party = domain.InvoiceParty{EventID: records[len(records)-1].EventID}

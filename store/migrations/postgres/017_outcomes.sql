@@ -16,5 +16,6 @@ CREATE TABLE invoice_parties (
 );
 
 CREATE INDEX history_by_time ON history (registered_at);
+CREATE INDEX history_by_subsample ON history (subsample_id, registered_at);
 
 ALTER TABLE routing_decisions ADD COLUMN cells TEXT NOT NULL DEFAULT '';

@@ -186,8 +186,8 @@ func withPanel(t *testing.T, s sizes, db string) {
 // of a scenario resized by the BENCH_ sizes, prints its table but leaves
 // results.json to the full run.
 //
-// Figures 1, 2, 6, 7 and 10 run on PostgreSQL too (postgres_test.go), as
-// rows 1p, 2p, 6p, 7p and 10p, when FIELDBOARD_TEST_POSTGRES names a
+// Figures 1, 2, 6, 7, 10, 15 and 16 run on PostgreSQL too
+// (postgres_test.go), as rows 1p, 2p, 6p, 7p, 10p, 15p and 16p, when FIELDBOARD_TEST_POSTGRES names a
 // cluster (make bench starts a throwaway one); without it those rows say
 // they did not run and why, and under CI=true the run fails.
 func TestBench(t *testing.T) {
@@ -196,6 +196,7 @@ func TestBench(t *testing.T) {
 	db := cachedScenario(t, s)
 	withProfiles(t, s, db)
 	withPanel(t, s, db)
+	withPrices(t, s, db)
 	var rows []Row
 	cluster, noCluster := postgresCluster()
 	if noCluster != "" && os.Getenv("CI") == "true" {
@@ -221,13 +222,25 @@ func TestBench(t *testing.T) {
 	if want.any(6) {
 		rows = append(rows, bulkCheck(t, db, db, s))
 	}
-	if cluster != "" && want.any(6, 10) {
+	if want.any(15) {
+		rows = append(rows, monthOutcomes(t, db))
+	}
+	if want.any(16) {
+		rows = append(rows, monthInvoice(t, db))
+	}
+	if cluster != "" && want.any(6, 10, 15, 16) {
 		scenario := postgresScenario(t, cluster, db)
 		if want.any(6) {
 			rows = append(rows, bulkCheck(t, db, scenario, s))
 		}
 		if want.any(10) {
 			rows = append(rows, sendListPostgres(t, scenario))
+		}
+		if want.any(15) {
+			rows = append(rows, monthOutcomes(t, scenario))
+		}
+		if want.any(16) {
+			rows = append(rows, monthInvoice(t, scenario))
 		}
 	}
 	if want.any(7) {

@@ -60,6 +60,8 @@ func notRunOnPostgres(want figures, why string) []Row {
 		{6, "6p bulk check on PostgreSQL"},
 		{7, "7p history import on PostgreSQL"},
 		{10, "10p send list on PostgreSQL"},
+		{15, "15p outcomes of a month on PostgreSQL"},
+		{16, "16p invoice of a month on PostgreSQL"},
 	} {
 		if want.any(f.number) || f.number == 1 && want.any(2) {
 			rows = append(rows, Row{Figure: f.figure, NotRun: why})

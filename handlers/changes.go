@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -48,7 +49,7 @@ func (h *Handler) parseChangeFilter(c echo.Context) (store.ChangeFilter, views.C
 			return f, form, 0, err
 		}
 	}
-	if f.Since, f.Until, err = parsePeriod(form.From, form.To, h.Location); err != nil {
+	if f.Since, f.Until, err = rules.ParsePeriod(form.From, form.To, h.Location); err != nil {
 		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
 	page, err := pageParam(q)

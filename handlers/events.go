@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -49,45 +49,8 @@ func ParseEventFilter(q url.Values, loc *time.Location) (EventFilter, error) {
 			return f, err
 		}
 	}
-	f.From, f.To, err = parsePeriod(filterValue(q, "from"), filterValue(q, "to"), loc)
+	f.From, f.To, err = rules.ParsePeriod(filterValue(q, "from"), filterValue(q, "to"), loc)
 	return f, err
-}
-
-// parsePeriod reads a period of whole days as pages ask for it: from and
-// to (yyyy-MM-dd in loc, either empty for an open end, to inclusive),
-// returned as midnight of from and midnight after to. A date that does not
-// parse, or a from after to, is refused.
-func parsePeriod(from, to string, loc *time.Location) (since, until time.Time, err error) {
-	if since, err = parseDay("from", from, loc); err != nil {
-		return since, until, err
-	}
-	if until, err = parseDay("to", to, loc); err != nil {
-		return since, until, err
-	}
-	if !until.IsZero() {
-		until = until.AddDate(0, 0, 1)
-	}
-	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
-		return since, until, fmt.Errorf("from (%s) is after to (%s)", from, to)
-	}
-	return since, until, nil
-}
-
-// parseDay reads a yyyy-MM-dd date as midnight in loc; empty is the zero
-// time.
-func parseDay(name, raw string, loc *time.Location) (time.Time, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return time.Time{}, nil
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	t, err := time.ParseInLocation(time.DateOnly, raw, loc)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s %q is not a date: use yyyy-MM-dd, such as 2026-03-31", name, raw)
-	}
-	return t, nil
 }
 
 // GroupEvents groups the subsamples of the snapshot by event, in the order

@@ -5,8 +5,8 @@
 // pages. They declare what they need of their dependencies as small
 // interfaces beside the handlers that use them (SnapshotChecks in
 // overview.go, SubsampleChecks in subsample.go, SendChecks in targets.go,
-// PanelistChecks in panelists_page.go, Refresher) and import nothing from
-// web.
+// PanelistChecks in panelists_page.go, Outcomes in outcomes.go,
+// Refresher) and import nothing from web.
 package handlers
 
 import (
@@ -58,8 +58,11 @@ type Handler struct {
 	SubsampleChecks SubsampleChecks // one subsample: its page, refresh and downloads
 	SendChecks      SendChecks      // send lists and bulk checks
 	PanelistChecks  PanelistChecks  // a panelist's surveys and eligibility, the router
-	Refresher       Refresher
-	Routings        RoutingRecorder
+	// Outcomes is the outcomes service (*outcomes.Service): what the
+	// sending produced, the invoice, a panelist's completes.
+	Outcomes  Outcomes
+	Refresher Refresher
+	Routings  RoutingRecorder
 	// Subscriber checks and makes webhook subscriptions.
 	Subscriber Subscriber
 	// Now is the clock; Location the time zone pages show times in;

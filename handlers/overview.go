@@ -89,6 +89,10 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		return f, err
 	}
 
+	if f.WrongSends, err = h.wrongSendsToday(ctx); err != nil {
+		return f, err
+	}
+
 	states, err := h.Store.Datasets(ctx)
 	if err != nil {
 		return f, err

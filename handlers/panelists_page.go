@@ -72,6 +72,9 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 		return nil, err
 	}
 	r := &views.LookupResult{PanelistID: panelistID, History: len(history)}
+	if r.Completes, err = h.Outcomes.Panelist(ctx, panelistID); err != nil {
+		return nil, err
+	}
 	switch m, err := h.Store.PanelOf(ctx, panelistID); {
 	case err == nil:
 		r.Country, r.Locale = m.Country, m.Locale

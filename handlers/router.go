@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/views"
 	"fieldboard/views/formats"
@@ -23,7 +24,10 @@ const (
 
 // APINextSurveys answers GET /api/v1/panelists/{id}/next?limit=N: the
 // surveys the panelist would be sent to now, best first
-// (checks.Service.NextSurveys). A panelist not on the panel is a 404.
+// (checks.Service.NextSurveys). A panelist not on the panel is a 404. The
+// first survey named is recorded in the routing log (RoutedAnswer), with
+// the cells the panelist was judged to fall in: the supplier's router
+// sends them there, and what the field returns is compared with it.
 func (h *Handler) APINextSurveys(c echo.Context) error {
 	panelistID, err := panelistParam(c)
 	if err != nil {
@@ -45,6 +49,10 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(routes) > 0 {
+		h.Routings.Record(domain.RoutingDecision{At: h.Now(), PanelistID: panelistID, Chosen: routes[0].SubsampleID, Outcome: domain.RoutedAnswer,
+			Reason: fmt.Sprintf("Named first of %d surveys by the next-survey answer.", len(routes)), Cells: routes[0].Cells})
 	}
 	return c.JSON(http.StatusOK, formats.NextSurveys(panelistID, routes))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -42,7 +43,7 @@ func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views
 			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Outcome %q is none of intended, next and none.", form.Outcome))
 		}
 	}
-	if f.Since, f.Until, err = parsePeriod(form.From, form.To, h.Location); err != nil {
+	if f.Since, f.Until, err = rules.ParsePeriod(form.From, form.To, h.Location); err != nil {
 		return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
 	}
 	page, err := pageParam(q)

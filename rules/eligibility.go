@@ -25,8 +25,8 @@ type Target struct{ SubsampleID, EventID int64 }
 // Exclusion is one reason a panelist may not enter: the rule kind, the rule
 // entry as a sentence, and the history record that triggered it.
 type Exclusion struct {
-	Kind   string               // KindSurveys, KindResearchTypes, KindCategories, KindEvents or KindUniqueEvent
-	Index  int                  // position of the entry in its array; -1 for KindUniqueEvent
+	Kind   string               // KindSurveys, KindResearchTypes, KindCategories, KindEvents, KindUniqueEvent or KindQualityHold
+	Index  int                  // position of the entry in its array; -1 for KindUniqueEvent and KindQualityHold
 	Rule   string               // the entry as a sentence
 	Record domain.HistoryRecord // the record that matched (the most recent one)
 	Reason string               // one sentence naming both

@@ -11,7 +11,8 @@ import (
 // one of Statuses and that lie on one of the subsamples, research types,
 // events or (specific) categories the applicable entries name, plus any
 // record on target itself or on its event (unique respondents,
-// SubsampleID and EventID); with UnknownCategories, records whose category
+// SubsampleID and EventID), plus every record whose status is one of
+// AnyOf (the quality hold's, on any subsample); with UnknownCategories, records whose category
 // was never seen too (they match a generic or main entry). An entry that
 // does not apply (0 or null id, placeholder codes) names nothing; a generic
 // or main category entry names every specific category under it.
@@ -24,6 +25,7 @@ type RelevantHistory struct {
 	EventIDs          []int64
 	CategoryIDs       []int64
 	UnknownCategories bool
+	AnyOf             []int64
 }
 
 // Relevant returns the history that can matter for target under rules,

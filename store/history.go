@@ -69,8 +69,9 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 // subsample: records whose status is in Statuses AND whose subsample is in
 // SubsampleIDs, research type in ResearchTypeIDs, event in EventIDs or
 // (specific) category in CategoryIDs; plus every record on SubsampleID or
-// EventID (the unique-respondents rule), whatever its status. Empty lists
-// match nothing, and an id of 0 adds nothing.
+// EventID (the unique-respondents rule), whatever its status; plus every
+// record whose status is in AnyOf, on any subsample (the quality hold).
+// Empty lists match nothing, and an id of 0 adds nothing.
 type HistoryFilter struct {
 	SubsampleID       int64
 	EventID           int64
@@ -80,6 +81,7 @@ type HistoryFilter struct {
 	EventIDs          []int64
 	CategoryIDs       []int64
 	UnknownCategories bool // records whose category is not in the category tree, of Statuses
+	AnyOf             []int64
 }
 
 // where is the filter as an SQL condition and its arguments; "" when it
@@ -120,6 +122,10 @@ func (f HistoryFilter) where() (string, []any) {
 	if f.EventID != 0 {
 		conds = append(conds, "event_id = ?")
 		args = append(args, f.EventID)
+	}
+	if len(f.AnyOf) > 0 {
+		conds = append(conds, "status_id IN ("+placeholders(len(f.AnyOf))+")")
+		args = appendIDs(args, f.AnyOf)
 	}
 	return strings.Join(conds, " OR "), args
 }

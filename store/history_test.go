@@ -138,6 +138,8 @@ func TestScanHistoryFilter(t *testing.T) {
 				[]string{"P4: 901", "P2: 200", "nobody:", "P1:", "P3:"}},
 			{"no statuses match nothing but the event", store.HistoryFilter{EventID: 50, SubsampleIDs: []int64{100}},
 				[]string{"P4:", "P2:", "nobody:", "P1:", "P3: 501 500"}},
+			{"every record of the hold's statuses, on any subsample", store.HistoryFilter{AnyOf: []int64{3, 99}},
+				[]string{"P4: 901", "P2: 400 200", "nobody:", "P1: 900 100", "P3: 501"}},
 			{"empty filter matches nothing", store.HistoryFilter{}, []string{"P4:", "P2:", "nobody:", "P1:", "P3:"}},
 			{"statuses without lists match nothing", store.HistoryFilter{Statuses: []int64{3}}, []string{"P4:", "P2:", "nobody:", "P1:", "P3:"}},
 		}

@@ -127,14 +127,14 @@ func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Ti
 func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDecision) error {
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `
-			INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason)
-			VALUES (?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?)`)
+			INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells)
+			VALUES (?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, d := range decisions {
-			if _, err := stmt.ExecContext(ctx, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason); err != nil {
+			if _, err := stmt.ExecContext(ctx, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells); err != nil {
 				return err
 			}
 		}
@@ -178,7 +178,7 @@ func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int
 	w := f.where()
 	total, err := s.page(ctx, &out, "routing_decisions", w, `
 		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
-			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason
+			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason, cells
 		FROM routing_decisions WHERE `+w.where()+` ORDER BY at DESC, decision_id DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("routing decisions: %w", err)
@@ -188,11 +188,11 @@ func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int
 
 // RoutingCounts says, for one subsample since a time, how many clicks on
 // invitations for it there were and how many clicks (on any invitation)
-// were sent to it.
+// were sent to it; the next-survey answers that named it are not clicks.
 func (s *Store) RoutingCounts(ctx context.Context, subsampleID int64, since time.Time) (clicks, redirects int, err error) {
 	err = s.reader.QueryRowxContext(ctx, `
 		SELECT (SELECT COUNT(*) FROM routing_decisions WHERE intended_subsample = ? AND at >= ?),
-			(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ? AND at >= ?)`,
+			(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ? AND at >= ? AND outcome != 'answer')`,
 		subsampleID, since.UTC(), subsampleID, since.UTC()).Scan(&clicks, &redirects)
 	if err != nil {
 		return 0, 0, fmt.Errorf("routing counts of subsample %d: %w", subsampleID, err)

@@ -68,6 +68,12 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 		if err := keepTopics(ctx, tx, snap.FinishedAt); err != nil {
 			return err
 		}
+		if err := keepPrices(ctx, tx, snap.FinishedAt); err != nil {
+			return err
+		}
+		if err := keepInvoiceParties(ctx, tx, snap.FinishedAt); err != nil {
+			return err
+		}
 		w, err := newDetailWriter(ctx, tx)
 		if err != nil {
 			return err

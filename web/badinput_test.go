@@ -92,6 +92,26 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 	add("GET", "/events?page=-1&sort=nonsense", 200, "120 subsamples") // the events page has no pages or sort: ignored
 	add("GET", "/events?q=%ff%00&country=%3Cb%3E", 200, "0 events, 0 of 120 subsamples match the filters.")
 
+	// The outcomes, the invoice, their CSVs and the API's.
+	for _, path := range []string{"/outcomes", "/outcomes.csv"} {
+		add("GET", path+"?group=planet", 400, "Group: &#34;planet&#34; is not a grouping: use subsample, event, country or day.")
+		add("GET", path+"?from=2026-02-30", 400, "From &#34;2026-02-30&#34; is not a date: use yyyy-MM-dd")
+		add("GET", path+"?from=2026-03-02&to=2026-03-01", 400, "From (2026-03-02) is after to (2026-03-01).")
+		add("GET", path+"?event=abc", 400, "Event id &#34;abc&#34; is not a positive whole number")
+		add("GET", path+"?subsample=-1", 400, "is not a positive whole number")
+		add("GET", path+"?country=USA", 400, "Country:")
+		add("GET", path+"?page=0", 400, "is not a whole number from 1")
+	}
+	add("GET", "/outcomes?page=99999999999999999999", 200, `data-testid="outcome-totals"`)
+	for _, path := range []string{"/outcomes/invoice", "/outcomes/invoice.csv"} {
+		add("GET", path+"?month=2026-13", 400, "Month: &#34;2026-13&#34; is not a month like 2026-11.")
+		add("GET", path+"?month=%ff", 400, "is not a month like 2026-11")
+	}
+	add("GET", "/api/v1/outcomes?group=planet", 400, `Group: \"planet\" is not a grouping`)
+	add("GET", "/api/v1/outcomes?to=yesterday", 400, "is not a date")
+	add("GET", "/api/v1/outcomes?format=xml", 400, `format \"xml\" is neither json nor csv`)
+	add("GET", "/api/v1/invoice?month=2026-13", 400, `Month: \"2026-13\" is not a month like 2026-11.`)
+
 	// The question library: unknown and malformed locales and question ids.
 	for _, path := range []string{"/library", "/library.csv"} {
 		add("GET", path+"?locale=xx-XX", 404, "No question library is stored for locale &#34;xx-XX&#34;")

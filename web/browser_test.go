@@ -55,6 +55,13 @@ func chromium(t *testing.T) string {
 // that progress can be watched. options change the simulator's.
 func liveServer(t *testing.T, options ...func(*sim.Options)) (string, *sim.Simulator, *store.Store) {
 	t.Helper()
+	return liveServerWith(t, nil, options...)
+}
+
+// liveServerWith is liveServer with the server changed by configure (nil
+// for none) before it serves.
+func liveServerWith(t *testing.T, configure func(*web.Server), options ...func(*sim.Options)) (string, *sim.Simulator, *store.Store) {
+	t.Helper()
 	opts := sim.Options{Seed: 11, Subsamples: 120, QuestionsPerLocale: 12, Latency: 15 * time.Millisecond}
 	for _, o := range options {
 		o(&opts)
@@ -82,6 +89,9 @@ func liveServer(t *testing.T, options ...func(*sim.Options)) (string, *sim.Simul
 		Store: st, Checks: &checks.Service{Store: st, Now: time.Now}, Refresher: r,
 		Auth:   auth.New(st, auth.Options{Logger: logger, UnknownNameCost: bcrypt.MinCost}),
 		Logger: logger, Now: time.Now, Location: time.UTC, ProviderLocation: time.UTC,
+	}
+	if configure != nil {
+		configure(s)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

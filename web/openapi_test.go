@@ -330,6 +330,19 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "POST", path: "/api/v1/subsamples/" + S + "/eligibility", contentType: csvType, body: "id\nP1\n", status: 400},
 		{method: "POST", path: "/api/v1/subsamples/999999999/eligibility", contentType: csvType, body: ids10, status: 404},
 
+		{method: "GET", path: "/api/v1/outcomes", status: 200},
+		{method: "GET", path: "/api/v1/outcomes?from=2026-01-01&to=2026-01-31", status: 200}, // the first panelist's record
+		{method: "GET", path: "/api/v1/outcomes?group=day&from=2026-01-01&to=2026-01-03&country=" + target.Country, status: 200},
+		{method: "GET", path: "/api/v1/outcomes?from=2026-01-01&to=2026-01-31&format=csv", status: 200},
+		{method: "GET", path: "/api/v1/outcomes?from=2026-01-31&to=2026-01-01", status: 400},
+		{method: "GET", path: "/api/v1/outcomes?group=planet", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/outcomes?group=", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/invoice", status: 200},
+		{method: "GET", path: "/api/v1/invoice?month=2026-01", status: 200},
+		{method: "GET", path: "/api/v1/invoice?month=2026-01&format=csv", status: 200},
+		{method: "GET", path: "/api/v1/invoice?month=2026-13", status: 400},
+		{method: "GET", path: "/api/v1/invoice?month=2026-1", status: 400, refused: true},
+
 		{method: "GET", path: "/api/v1/refresh", status: 200},
 		{method: "POST", path: "/api/v1/refresh?subsample=" + X, status: 409},
 		{method: "POST", path: "/api/v1/refresh?subsample=999999999", status: 404},

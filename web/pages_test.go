@@ -556,7 +556,13 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 
 // startsFormula says whether a spreadsheet would read a cell beginning
 // like s as a formula: = + - @, their full-width forms, tab or CR.
+// negativeNumber is a cell a spreadsheet reads as a negative number.
+var negativeNumber = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`)
+
 func startsFormula(s string) bool {
+	if negativeNumber.MatchString(s) {
+		return false // a credit: -1.50 is a number, not a formula
+	}
 	for _, p := range []string{"=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"} {
 		if strings.HasPrefix(s, p) {
 			return true

@@ -255,6 +255,12 @@ func TestInvitationLinks(t *testing.T) {
 	if elsewhere.SubsampleID == 0 {
 		t.Fatal("every sendable subsample is of one country")
 	}
+	// The next-survey answer routed asked is in the record first, with the
+	// cells the panelist was judged to fall in on the survey it named.
+	if answer := a.decisions(t, store.RoutingFilter{PanelistID: panelist}, 1)[0]; answer.Outcome != domain.RoutedAnswer ||
+		answer.Chosen != next[0].SubsampleID || answer.Intended != 0 || answer.Cells == "" {
+		t.Errorf("the next-survey answer was recorded as %+v; want an answer naming %d, with its cells", answer, next[0].SubsampleID)
+	}
 
 	for i, tt := range []struct {
 		name      string
@@ -272,7 +278,7 @@ func TestInvitationLinks(t *testing.T) {
 		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != tt.want {
 			t.Errorf("%s: %d to %q, want 302 to %q", tt.name, resp.StatusCode, resp.Header.Get("Location"), tt.want)
 		}
-		got := a.decisions(t, store.RoutingFilter{PanelistID: panelist}, i+1)
+		got := a.decisions(t, store.RoutingFilter{PanelistID: panelist}, i+2)
 		if d := got[0]; d.Intended != tt.subsample || d.Outcome != tt.outcome || !strings.Contains(d.Reason, tt.reason) || d.Chosen == 0 {
 			t.Errorf("%s: recorded %+v; want intended %d, outcome %s, a reason with %q", tt.name, d, tt.subsample, tt.outcome, tt.reason)
 		}
@@ -314,8 +320,8 @@ func TestInvitationLinks(t *testing.T) {
 			}
 		}
 	}
-	if _, total, _ := a.store.Routings(ctx, store.RoutingFilter{}, 0, 0); total != 5 {
-		t.Errorf("the record holds %d decisions, want the 5 good clicks", total)
+	if _, total, _ := a.store.Routings(ctx, store.RoutingFilter{}, 0, 0); total != 6 {
+		t.Errorf("the record holds %d decisions, want the next-survey answer and the 5 good clicks", total)
 	}
 
 	// Rotation: with a grace period the old links keep working, without
@@ -338,10 +344,11 @@ func TestInvitationLinks(t *testing.T) {
 	}
 
 	// The record, on its page, in its CSV and on the subsamples' pages.
-	a.decisions(t, store.RoutingFilter{PanelistID: panelist}, 6)
+	a.decisions(t, store.RoutingFilter{PanelistID: panelist}, 7)
 	_, page := a.do(t, "GET", "/routing?panelist="+url.QueryEscape(panelist), nil)
-	if n := strings.Count(page, `data-testid="routing-decision"`); n != 6 || !strings.Contains(page, "6 decisions") || !strings.Contains(page, "Subsample 999999999 is not live now.") {
-		t.Errorf("/routing for %s lists %d decisions, want the 6 good clicks:\n%s", panelist, n, page)
+	if n := strings.Count(page, `data-testid="routing-decision"`); n != 7 || !strings.Contains(page, "7 decisions") || !strings.Contains(page, "Subsample 999999999 is not live now.") ||
+		!strings.Contains(page, "named first by the next-survey API") {
+		t.Errorf("/routing for %s lists %d decisions, want the next-survey answer and the 6 good clicks:\n%s", panelist, n, page)
 	}
 	_, csvBody := a.do(t, "GET", "/routing.csv?outcome=none", nil)
 	rows, err := csv.NewReader(strings.NewReader(csvBody)).ReadAll()

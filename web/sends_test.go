@@ -57,6 +57,25 @@ var sendRoutes = []sendRoute{
 		}
 		return slices.ContainsFunc(parseCSV(t, body)[1:], func(row []string) bool { return row[0] == panelistID })
 	}},
+	{"GET /api/v1/panelists/{id}/surveys", func(t *testing.T, a *app, _ invite.Signer, panelistID string, subsampleID int64) bool {
+		type survey struct {
+			SubsampleID int64 `json:"subsampleId"`
+			Send        bool  `json:"send"`
+		}
+		var got struct {
+			MayEnter []survey `json:"mayEnter"`
+			Others   []survey `json:"others"`
+		}
+		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(panelistID)+"/surveys?all=true", &got)
+		return slices.ContainsFunc(slices.Concat(got.MayEnter, got.Others), func(s survey) bool { return s.SubsampleID == subsampleID && s.Send })
+	}},
+	{"GET /api/v1/eligibility", func(t *testing.T, a *app, _ invite.Signer, panelistID string, subsampleID int64) bool {
+		var got struct {
+			Send bool `json:"send"`
+		}
+		a.getJSON(t, fmt.Sprintf("/api/v1/eligibility?panelistId=%s&subsampleId=%d", url.QueryEscape(panelistID), subsampleID), &got)
+		return got.Send
+	}},
 	{"POST /api/v1/subsamples/{id}/eligibility", func(t *testing.T, a *app, _ invite.Signer, panelistID string, subsampleID int64) bool {
 		resp, body := a.post(t, fmt.Sprintf("/api/v1/subsamples/%d/eligibility", subsampleID), "text/csv", "panelistId\n"+panelistID+"\n")
 		if resp.StatusCode != 200 {
@@ -80,7 +99,7 @@ func TestEverySendRouteHoldsEveryBoundary(t *testing.T) {
 	t.Parallel()
 	clock := &testClock{now: checkstest.ReadAt}
 	service := func(s *web.Server) {
-		s.Checks = &checks.Service{Store: s.Store, Now: clock.Now, StaleAfter: checkstest.StaleAfter}
+		s.Checks = &checks.Service{Store: s.Store, Now: clock.Now, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
 		s.ClickBurst = 1000
 	}
 	a := newAppOn(t, defaultSim, service)

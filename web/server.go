@@ -25,6 +25,7 @@ import (
 	"fieldboard/handlers"
 	"fieldboard/handlers/htmx"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/outcomes"
 	"fieldboard/static"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -38,8 +39,11 @@ import (
 // fields are the dependencies of every route; Routes hands them to the
 // handlers.
 type Server struct {
-	Store     *store.Store
-	Checks    *checks.Service
+	Store  *store.Store
+	Checks *checks.Service
+	// Outcomes is the outcomes service; Routes makes one of Store,
+	// Checks and ProviderLocation when nil.
+	Outcomes  *outcomes.Service
 	Refresher *refresh.Refresher
 	Auth      *auth.Auth
 	Logger    *slog.Logger
@@ -138,12 +142,15 @@ func (s *Server) Routes() *echo.Echo {
 	if s.Metrics == nil {
 		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
 	}
+	if s.Outcomes == nil {
+		s.Outcomes = &outcomes.Service{Store: s.Store, Checks: s.Checks, ProviderLocation: s.ProviderLocation}
+	}
 	var subsampleChecks handlers.SubsampleChecks = s.Checks
 	var sendChecks handlers.SendChecks = s.Checks
 	if s.slowChecks != nil {
 		subsampleChecks, sendChecks = s.slowChecks, s.slowChecks
 	}
-	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: subsampleChecks, SendChecks: sendChecks, PanelistChecks: s.Checks, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
+	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: subsampleChecks, SendChecks: sendChecks, PanelistChecks: s.Checks, Outcomes: s.Outcomes, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
@@ -187,6 +194,10 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/changes", h.Changes)
 	e.GET("/changes.csv", h.Changes)
 	e.GET("/routing", h.Routing)
+	e.GET("/outcomes", h.OutcomesPage)
+	e.GET("/outcomes.csv", h.OutcomesPage)
+	e.GET("/outcomes/invoice", h.InvoicePage)
+	e.GET("/outcomes/invoice.csv", h.InvoicePage)
 	e.GET("/webhooks", h.Webhooks)
 	e.POST("/webhooks", h.AddWebhook)
 	e.POST("/webhooks/:id/remove", h.RemoveWebhook)
@@ -203,6 +214,8 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.GET("/panelists/:id/next", h.APINextSurveys, s.observeRouter("next"))
 	api.GET("/changes", h.APIChanges)
+	api.GET("/outcomes", h.APIOutcomes)
+	api.GET("/invoice", h.APIInvoice)
 	api.POST("/history", h.APIImportHistory)
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)

@@ -161,6 +161,7 @@ func (g *generator) detail(ss *subsample) []byte {
 		cpi = round2(0.5 + 11.5*rng.Float64())
 	}
 	o.num("targetedCPI", cpi)
+	ss.cpi = cpi
 	switch p := pick(8, 80); p {
 	case present:
 		start := ss.start.Add(24 * time.Hour)

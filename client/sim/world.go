@@ -40,6 +40,7 @@ type subsample struct {
 	billing    string
 	start, end time.Time
 	loi, ir    float64 // commissioned length of interview and incidence
+	cpi        float64 // live details' targetedCPI, in the country's currency; 0 when it gives none
 
 	base      status
 	goLive    int64   // minutes after creation when a Pending subsample goes Live; 0 for never

@@ -36,7 +36,7 @@ func openStore(ctx context.Context, path string) (*store.Store, error) {
 func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("subsamples", "Prints every subsample of the current snapshot with its sendability, reasons, quota counts and entry links, for scripts and cron jobs.", stderr)
 	dbPath := dbFlag(fs)
-	staleAfter := staleAfterFlag(fs)
+	decide := decisionFlags(fs)
 	format := fs.String("format", "json", "output format: json or csv")
 	status := fs.String("status", "", "only subsamples with this status ("+strings.Join(domain.Statuses, ", ")+")")
 	sendability := fs.String("sendability", "", "only subsamples in this state ("+rules.StateNames()+")")
@@ -52,12 +52,15 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if err := decide.validate(); err != nil {
+		return err
+	}
 	st, err := openStore(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	service := decide.service(st, nil, entry.urls)
 	warnLinksUnchecked(stderr, entry)
 	reports, err := service.Subsamples(ctx, filter)
 	if err != nil {
@@ -74,7 +77,7 @@ func runSubsamples(ctx context.Context, args []string, stdout, stderr io.Writer)
 func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eligible", "Checks a file of panelist ids (a panelistId header line, then one id a line) against one live subsample and prints panelistId,eligible,quota,send,reasons as CSV (quota: the panelist's quota verdict from their profile; send: sendable, eligible and in an open cell).", stderr)
 	dbPath := dbFlag(fs)
-	staleAfter := staleAfterFlag(fs)
+	decide := decisionFlags(fs)
 	subsample := fs.Int64("subsample", 0, "the live subsample to check against (required)")
 	panelists := fs.String("panelists", "", "CSV file of panelist ids (required; - for standard input)")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
@@ -102,12 +105,15 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return withLineErrors(fmt.Errorf("%s: %w", *panelists, err), lineErrs)
 	}
 	defer ids.Close()
+	if err := decide.validate(); err != nil {
+		return err
+	}
 	st, err := openStore(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	service := decide.service(st, loc, entry.urls)
 	warnLinksUnchecked(stderr, entry)
 	if err := formats.WriteBulkCSV(ctx, service, *subsample, ids, stdout, true); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -121,7 +127,7 @@ func runEligible(ctx context.Context, args []string, stdout, stderr io.Writer) e
 func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("targets", "Prints the send list of a live subsample as CSV panelistId,entryLink: every profiled panelist who may enter it now and surely fits an open quota cell, in panelist id order, with the live entry link filled for them.", stderr)
 	dbPath := dbFlag(fs)
-	staleAfter := staleAfterFlag(fs)
+	decide := decisionFlags(fs)
 	subsample := fs.Int64("subsample", 0, "the live subsample (required)")
 	limit := fs.Int("limit", 0, "at most this many panelists (0: all)")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone: panelists' ages are counted on its calendar day")
@@ -148,12 +154,15 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("--provider-tz %q: %w", *providerTZ, err)
 	}
+	if err := decide.validate(); err != nil {
+		return err
+	}
 	st, err := openStore(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	service := &checks.Service{Store: st, Now: time.Now, ProviderLocation: loc, StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	service := decide.service(st, loc, entry.urls)
 	warnLinksUnchecked(stderr, entry)
 	invites := base != ""
 	var signer invite.Signer
@@ -188,8 +197,39 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return out.Flush()
 }
 
-// staleAfterFlag registers --stale-after, how old the data a command
-// decides on may be.
-func staleAfterFlag(fs *flag.FlagSet) *time.Duration {
-	return fs.Duration("stale-after", 15*time.Minute, "decide on nothing when the last successful read of the events is older than this (every subsample unknown, no send list); 0 for no limit")
+// decision is the flags of every command that decides: how old the data
+// it decides on may be (--stale-after), and when a panelist is held for
+// quality (--hold-reversals, --hold-days).
+type decision struct {
+	staleAfter              *time.Duration
+	holdReversals, holdDays *int
+}
+
+// decisionFlags registers the flags of decision on fs.
+func decisionFlags(fs *flag.FlagSet) decision {
+	return decision{
+		staleAfter: fs.Duration("stale-after", 15*time.Minute, "decide on nothing when the last successful read of the events is older than this (every subsample unknown, no send list); 0 for no limit"),
+		holdReversals: fs.Int("hold-reversals", rules.DefaultQualityHold.Reversals,
+			"hold a panelist for quality (sent nowhere) with at least this many completes reversed (98, 99) in the last --hold-days days; 0 turns the hold off"),
+		holdDays: fs.Int("hold-days", rules.DefaultQualityHold.Days, "the days back the quality hold counts reversals over; 0 turns the hold off"),
+	}
+}
+
+// validate refuses a negative hold: check it before service.
+func (d decision) validate() error {
+	if *d.holdReversals < 0 {
+		return errFlag("hold-reversals", "%d is negative: give 0 to turn the hold off", *d.holdReversals)
+	}
+	if *d.holdDays < 0 {
+		return errFlag("hold-days", "%d is negative: give 0 to turn the hold off", *d.holdDays)
+	}
+	return nil
+}
+
+// service is the checks service a command decides with, as the flags
+// ask: serve and every deciding command build it here, so none decides
+// under other limits. providerLocation may be nil (UTC).
+func (d decision) service(st *store.Store, providerLocation *time.Location, entry rules.EntryURLs) *checks.Service {
+	return &checks.Service{Store: st, Now: time.Now, ProviderLocation: providerLocation, StaleAfter: *d.staleAfter,
+		QualityHold: rules.QualityHoldPolicy{Reversals: *d.holdReversals, Days: *d.holdDays}, EntryURLs: entry}
 }

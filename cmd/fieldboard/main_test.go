@@ -572,6 +572,29 @@ func TestUserAndTokenCommands(t *testing.T) {
 	})
 }
 
+// TestServeOnABusyAddressWritesNothing: serve takes its address before it
+// opens the database, so a demo started on a port already taken fails at
+// once, creating no database and spending no one-time password.
+func TestServeOnABusyAddressWritesNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	var out bytes.Buffer
+	err = run(context.Background(), []string{"serve", "--addr", busy.Addr().String(), "--db", db}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "--addr") {
+		t.Fatalf("serve on a busy address: %v, want an error naming --addr", err)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("serve on a busy address left a database (%v); it must write nothing", err)
+	}
+	if strings.Contains(out.String(), "password=") {
+		t.Errorf("serve on a busy address printed a password:\n%s", out.String())
+	}
+}
+
 func TestDemoCreatesAdminOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -9,12 +9,13 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"fieldboard/client/sim"
 	"fieldboard/rules"
-	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/outcomes"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
@@ -41,7 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
 		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
-		staleAfter   = staleAfterFlag(fs)
+		decide       = decisionFlags(fs)
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
 		publicURL    = publicURLFlag(fs, "send lists then carry an inviteLink column")
 		inviteTTL    = fs.Duration("invite-ttl", defaultInviteTTL, "how long the invitation links of send lists stay valid")
@@ -94,6 +95,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *memoryLimit < 0 {
 		return errFlag("memory-limit-mib", "must not be negative")
 	}
+	if err := decide.validate(); err != nil {
+		return err
+	}
 	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(*memoryLimit) << 20)
 	}
@@ -132,6 +136,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// The address is taken before anything is written: a demo whose port
+	// is busy must not spend its one-time password on a run that cannot
+	// serve.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	defer ln.Close()
 	st, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
@@ -147,7 +159,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
-	checker := &checks.Service{Store: st, Now: time.Now, ProviderLocation: provider.Location(), StaleAfter: *staleAfter, EntryURLs: entry.urls}
+	checker := decide.service(st, provider.Location(), entry.urls)
 	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
 	refresher := refresh.New(measured.Provider(provider), st, refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
@@ -157,6 +169,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	server := &web.Server{
 		Store:            st,
 		Checks:           checker,
+		Outcomes:         &outcomes.Service{Store: st, Checks: checker, ProviderLocation: provider.Location()},
 		Refresher:        refresher,
 		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
 		Logger:           logger,
@@ -175,10 +188,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Instance:             holder.ID,
 		Metrics:              measured,
 		AllowPrivateWebhooks: *hooksPrivate,
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
 	}
 	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", store.Describe(*dbPath), "instance", holder.ID)
 	return server.Serve(ctx, ln)
@@ -256,9 +265,10 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 const demoPanelists = 5000
 
 // demoProfiles gives the demo the simulator's own panelist profiles and
-// panel (each panelist's country and locale) on its first start, so quota
-// matching, send lists and earnings per entrant can be seen at work, per
-// country, without files of one's own.
+// panel (each panelist's country and locale), and the field's returns of
+// the last days with the prices they were earned at, on its first start,
+// so quota matching, send lists, earnings per entrant, outcomes and the
+// invoice can be seen at work, per country, without files of one's own.
 func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, seed int64, logger *slog.Logger) error {
 	n, err := st.CountProfiles(ctx)
 	if err != nil {
@@ -270,12 +280,36 @@ func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, see
 		}
 		logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)
 	}
-	if n, err = st.CountPanel(ctx); err != nil || n > 0 {
+	if n, err = st.CountPanel(ctx); err != nil {
 		return err
 	}
-	if _, err := st.ImportPanel(ctx, demo.Panel(seed, demoPanelists)); err != nil {
-		return fmt.Errorf("demo panel: %w", err)
+	if n == 0 {
+		if _, err := st.ImportPanel(ctx, demo.Panel(seed, demoPanelists)); err != nil {
+			return fmt.Errorf("demo panel: %w", err)
+		}
+		logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", demoPanelists)
 	}
-	logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", demoPanelists)
+	records, err := st.CountHistory(ctx)
+	if err != nil || records > 0 {
+		return err
+	}
+	panel := slices.Collect(demo.Panel(seed, demoPanelists))
+	history := demo.RecentHistory(seed, panel, demoHistoryDays, demoHeldFrom)
+	if _, err := st.ImportHistory(ctx, history); err != nil {
+		return fmt.Errorf("demo history: %w", err)
+	}
+	if err := st.AddPriceHistory(ctx, demo.PriceHistory(seed, demoHistoryDays)); err != nil {
+		return fmt.Errorf("demo prices: %w", err)
+	}
+	logger.Info("demo: imported the field's returns of the last 30 days and the prices they were earned at",
+		"records", len(history), "held for quality", fmt.Sprintf("%s to %s", demo.PanelistID(demoHeldFrom), demo.PanelistID(demoHeldFrom+2)))
 	return nil
 }
+
+// demoHistoryDays is how far back the demo's history and prices go;
+// demoHeldFrom the first of the three demo panelists whose completes were
+// reversed often enough to be held for quality.
+const (
+	demoHistoryDays = 30
+	demoHeldFrom    = 7
+)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
@@ -48,7 +50,7 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 			why = fmt.Sprintf("Subsample %d is not live now.", inv.SubsampleID)
 		}
 	}
-	err = s.eachOf(ctx, d, member, places, func(i int, pc PanelistCheck) bool {
+	err = s.eachOf(ctx, d, member, places, func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			if int32(i) == intended && why == "" {
 				why = fmt.Sprintf("Subsample %d would not take the panelist now: %s", inv.SubsampleID, whyNotSent(pc))
@@ -62,7 +64,7 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 			}
 			return true
 		}
-		out.Chosen, out.Link = pc.SubsampleID, link
+		out.Chosen, out.Link, out.Cells = pc.SubsampleID, link, formatCells(d.targets[i].cellsOf(profile, now))
 		switch {
 		case int32(i) == intended && why == "":
 			out.Outcome, out.Reason = domain.RoutedIntended, fmt.Sprintf("Sent to subsample %d, as invited.", pc.SubsampleID)
@@ -80,6 +82,15 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 		out.Reason = strings.TrimSpace(why + " No survey would take the panelist now.")
 	}
 	return out, nil
+}
+
+// formatCells writes quota ids as the routing log keeps them: "12,13".
+func formatCells(ids []int64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(parts, ",")
 }
 
 // whyNotSent says, in one sentence, the first reason the panelist is not

@@ -122,8 +122,9 @@ func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string,
 		return err
 	}
 	now := s.now()
+	held := rules.QualityHold(history, s.QualityHold, now)
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
-		fn(i, profile, now, d.check(i, member, profile, now, r))
+		fn(i, profile, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
 	return nil
 }
@@ -165,4 +166,12 @@ func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLink
 		}
 	}
 	return out
+}
+
+// HeldForQuality says why a panelist of this history (every record of
+// theirs, or at least every one of rules.ReversalStatuses) is held for
+// quality now under the service's policy, "" when not: the reason every
+// decision adds (rules.QualityHold).
+func (s *Service) HeldForQuality(history []domain.HistoryRecord) string {
+	return rules.QualityHold(history, s.QualityHold, s.now())
 }

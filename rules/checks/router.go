@@ -24,6 +24,10 @@ var ErrNotOnPanel = errors.New("not on the panel")
 type Route struct {
 	*SubsampleReport // the decisions', shared: read-only
 	EntryLink        string
+	// Cells are the quota ids (comma-separated, as the routing log keeps
+	// them) of the cells the panelist surely falls in there, all open:
+	// what the router judged when it chose.
+	Cells string
 }
 
 // NextSurveys returns up to limit subsamples the panelist would be sent to
@@ -44,7 +48,7 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		return nil, fmt.Errorf("next surveys: %w", err)
 	}
 	var routes []Route
-	err = s.eachCandidate(ctx, d, member, func(i int, pc PanelistCheck) bool {
+	err = s.eachOf(ctx, d, member, d.byCountry[member.Country], func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			return true
 		}
@@ -52,7 +56,7 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		if link == "" {
 			return true
 		}
-		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link})
+		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link, Cells: formatCells(d.targets[i].cellsOf(profile, now))})
 		return len(routes) < limit
 	})
 	return routes, err
@@ -73,12 +77,13 @@ func (s *Service) EachCandidate(ctx context.Context, d *Decisions, panelistID st
 }
 
 func (s *Service) eachCandidate(ctx context.Context, d *Decisions, member domain.PanelMember, fn func(i int, pc PanelistCheck) bool) error {
-	return s.eachOf(ctx, d, member, d.byCountry[member.Country], fn)
+	return s.eachOf(ctx, d, member, d.byCountry[member.Country], func(i int, _ domain.Profile, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
 }
 
 // eachOf decides the panelist against the live subsamples at places, in
-// that order, until fn returns false.
-func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelMember, places []int32, fn func(i int, pc PanelistCheck) bool) error {
+// that order, until fn returns false; fn is handed the panelist's profile
+// and the time of the check too.
+func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelMember, places []int32, fn func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool) error {
 	if len(places) == 0 {
 		return nil
 	}
@@ -91,8 +96,9 @@ func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelM
 		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
 	}
 	now := s.now()
+	held := rules.QualityHold(history, s.QualityHold, now)
 	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {
-		return fn(i, d.check(i, member, profile, now, r))
+		return fn(i, profile, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
 	return nil
 }

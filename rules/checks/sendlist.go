@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"time"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
@@ -54,7 +55,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	if err != nil {
 		return err
 	}
-	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
+	filter := s.relevantHistory(d, t)
 	now := s.now()
 	subsampleNotSendable := t.notSendable()
 	results := make([]BulkResult, 0, bulkChunk)
@@ -86,7 +87,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 			}
 			profile := facts[id].Profile
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, facts[id].Panel), RulesUnread: t.unread,
-				Eligibility: rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now), Quota: t.quotaVerdict(profile, now)}
+				Eligibility: s.eligibility(d, t, records, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if subsampleNotSendable != "" {
 				out.Reasons = append(out.Reasons, subsampleNotSendable)
@@ -140,6 +141,25 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	return nil
 }
 
+// relevantHistory names the history records that can keep a panelist
+// out of t: those its rules can match (rules.Relevant) and, while the
+// quality hold is on, every record the hold reads.
+func (s *Service) relevantHistory(d *Decisions, t *liveTarget) store.HistoryFilter {
+	r := rules.Relevant(t.target, t.rules, d.parents, d.topics)
+	if !s.QualityHold.Off() {
+		r.AnyOf = rules.ReversalStatuses
+	}
+	return store.HistoryFilter(r)
+}
+
+// eligibility decides, from the records relevantHistory read, whether
+// the panelist's history lets them into t: its rules, then the quality
+// hold, as the rule book and the hold do for one panelist (eachLive).
+func (s *Service) eligibility(d *Decisions, t *liveTarget, records []domain.HistoryRecord, now time.Time) rules.EligibilityResult {
+	r := rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now)
+	return rules.WithQualityHold(r, rules.QualityHold(records, s.QualityHold, now))
+}
+
 // errEnough stops a send list at its limit.
 var errEnough = errors.New("limit reached")
 
@@ -173,7 +193,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		return err
 	}
 	defer release()
-	filter := store.HistoryFilter(rules.Relevant(t.target, t.rules, d.parents, d.topics))
+	filter := s.relevantHistory(d, t)
 	now := s.now()
 	sent := 0
 	var emitErr error // emit's own, handed back as it is
@@ -185,7 +205,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		}
 		return s.Store.ScanHistory(ctx, slices.Values(ids), filter, func(id string, records []domain.HistoryRecord) error {
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: locales[id]}, RulesUnread: t.unread,
-				Quota: rules.QuotaFits, Eligibility: rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now)}
+				Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, records, now)}
 			if !pc.Send() {
 				return nil
 			}

@@ -39,6 +39,20 @@ var sendPaths = []sendPath{
 		}
 		return routed.Chosen == subsampleID && routed.Link != ""
 	}},
+	{"a panelist's surveys (PanelistSurveys)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		surveys, err := s.PanelistSurveys(ctx, panelistID)
+		if err != nil {
+			t.Fatalf("PanelistSurveys(%s): %v", panelistID, err)
+		}
+		return slices.ContainsFunc(surveys, func(pc checks.PanelistCheck) bool { return pc.SubsampleID == subsampleID && pc.Send() })
+	}},
+	{"one panelist's eligibility (Eligibility)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		pc, err := s.Eligibility(ctx, panelistID, subsampleID)
+		if err != nil {
+			t.Fatalf("Eligibility(%s on %d): %v", panelistID, subsampleID, err)
+		}
+		return pc.Send()
+	}},
 	{"send list (SendList)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
 		var listed []string
 		err := s.SendList(ctx, subsampleID, 0, func(id, _ string) error {
@@ -82,7 +96,7 @@ func TestEverySendPathHoldsEveryBoundary(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			now := c.Now()
 			for _, p := range sendPaths {
-				s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+				s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
 				if got := p.sent(ctx, t, s, c.Panelist, checkstest.Target); got != c.Sent {
 					t.Errorf("%s: %s sent to subsample %d with data %s old = %v, want %v", p.name, c.Panelist, checkstest.Target, c.Age, got, c.Sent)
 				}
@@ -119,7 +133,7 @@ func TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded(t *testing.T) {
 				}
 			})
 			now := checkstest.ReadAt.Add(time.Minute)
-			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
 			for _, p := range sendPaths {
 				if got := p.sent(ctx, t, s, "P-open", checkstest.Target); got != tc.sent {
 					t.Errorf("%s: P-open sent to subsample %d, whose field ends %s, read at %s = %v, want %v",
@@ -142,7 +156,7 @@ func TestSendListErrors(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	checkstest.Build(t, st)
 	now := checkstest.ReadAt.Add(time.Minute)
-	s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+	s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
 
 	full := errors.New("the disk is full")
 	if err := s.SendList(ctx, checkstest.Target, 0, func(string, string) error { return full }); err != full {

@@ -38,6 +38,10 @@ type Service struct {
 	// link outside them is not usable. None checks no link's host, and
 	// LinksUnchecked says so.
 	EntryURLs rules.EntryURLs
+	// QualityHold holds a panelist whose completes were reversed too
+	// often (--hold-reversals, --hold-days): they are eligible nowhere.
+	// The zero value holds nobody.
+	QualityHold rules.QualityHoldPolicy
 
 	mu             sync.Mutex
 	cached         *Decisions // nil until the first read

@@ -12,6 +12,10 @@ type RoutingDecision struct {
 	Chosen     int64          `db:"chosen_subsample"`   // the subsample sent to; 0 when none
 	Outcome    RoutingOutcome `db:"outcome"`
 	Reason     string         `db:"reason"` // a sentence
+	// Cells are the quota ids (comma-separated) of the cells the
+	// panelist was judged to fall in on the chosen subsample, all open
+	// then: a quota full there later means the judgement was wrong.
+	Cells string `db:"cells"`
 }
 
 // SigningKey is one key invitation tokens are signed with: the store
@@ -32,7 +36,10 @@ const (
 	RoutedNext RoutingOutcome = "next"
 	// RoutedNone: no survey would take the panelist now.
 	RoutedNone RoutingOutcome = "none"
+	// RoutedAnswer: the next-survey API named this subsample first for
+	// the panelist (the supplier's router then sends them).
+	RoutedAnswer RoutingOutcome = "answer"
 )
 
 // RoutingOutcomes are every outcome, in the order pages list them.
-var RoutingOutcomes = []RoutingOutcome{RoutedIntended, RoutedNext, RoutedNone}
+var RoutingOutcomes = []RoutingOutcome{RoutedIntended, RoutedNext, RoutedNone, RoutedAnswer}

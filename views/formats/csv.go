@@ -94,12 +94,36 @@ func needsQuotes(s string) bool {
 }
 
 // safeCell prefixes a cell a spreadsheet would take for a formula with a
-// single quote.
+// single quote. A negative number written plainly (-1.50, a credit on an
+// invoice) is no formula and stays a number.
 func safeCell(s string) string {
 	r, _ := utf8.DecodeRuneInString(s)
 	switch r {
-	case '=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠':
+	case '=', '+', '@', '\t', '\r', '＝', '＋', '－', '＠':
 		return "'" + s
+	case '-':
+		if !plainNumber(s[1:]) {
+			return "'" + s
+		}
 	}
 	return s
+}
+
+// plainNumber reports whether s is digits, with at most one decimal point
+// between digits: 1, 1.50; not 1e5, .5, 1+1 or "".
+func plainNumber(s string) bool {
+	whole, fraction, dotted := strings.Cut(s, ".")
+	return allDigits(whole) && (!dotted || allDigits(fraction))
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -98,7 +98,12 @@ func panelReason(why string) ReasonJSON { return ReasonJSON{Kind: "panel", Reaso
 func rulesUnread(why string) ReasonJSON { return ReasonJSON{Kind: "rulesUnread", Reason: why} }
 
 // exclusion is one exclusion as the API gives it.
+// The quality hold names no one record: it counts the panelist's
+// reversals.
 func exclusion(e rules.Exclusion) ReasonJSON {
+	if e.Kind == rules.KindQualityHold {
+		return ReasonJSON{Kind: e.Kind, Reason: e.Reason}
+	}
 	return ReasonJSON{Kind: e.Kind, Rule: e.Rule, Reason: e.Reason, Record: &e.Record}
 }
 

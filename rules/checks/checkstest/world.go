@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -44,6 +45,10 @@ const (
 // StaleAfter is the staleness limit the cases are decided under.
 const StaleAfter = time.Hour
 
+// QualityHold is the quality hold the cases are decided under: the
+// commands' default, 3 reversed completes in 90 days.
+var QualityHold = rules.DefaultQualityHold
+
 // ReadAt is when the world's events were last read. A case is asked Age
 // after it.
 var ReadAt = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
@@ -75,6 +80,9 @@ func Cases() []Case {
 		{"a panelist who already took part in the subsample is not sent again (respondents are unique across the event)", "P-again", fresh, false},
 		{"a panelist who took part in another subsample of its event is not sent (respondents are unique across the event)", "P-sibling", fresh, false},
 		{"a panelist who took part in another event's subsample is still sent", "P-other-event", fresh, true},
+		{"a panelist with three completes reversed in the last 90 days, the oldest on the window's first instant, is held for quality", "P-held", fresh, false},
+		{"a panelist whose oldest of three reversals is a minute before the 90 days is not held", "P-held-once-older", fresh, true},
+		{"a panelist with two completes reversed and a third complete not reversed is not held", "P-two-reversed", fresh, true},
 		{"data just inside the staleness limit still sends a panelist in an open cell", "P-open", StaleAfter - time.Minute, true},
 		{"data exactly at the staleness limit still sends a panelist in an open cell", "P-open", StaleAfter, true},
 		{"data exactly at the staleness limit still refuses a panelist in a full cell", "P-full", StaleAfter, false},
@@ -94,7 +102,26 @@ func members() []member {
 	took := func(id string, subsample, event int64, status int64) []domain.HistoryRecord {
 		return []domain.HistoryRecord{{PanelistID: id, SubsampleID: subsample, EventID: event, StatusID: status, RegisteredAt: ReadAt.AddDate(0, 0, -30)}}
 	}
+	// reversed is a complete on another event's subsample and its
+	// reversal (a 98) at the given time.
+	reversed := func(id string, subsample int64, at time.Time) []domain.HistoryRecord {
+		return []domain.HistoryRecord{
+			{PanelistID: id, SubsampleID: subsample, EventID: OtherEvent + subsample, StatusID: domain.ReturnComplete, RegisteredAt: at.Add(-time.Hour)},
+			{PanelistID: id, SubsampleID: subsample, EventID: OtherEvent + subsample, StatusID: domain.ReturnErroneousComplete, RegisteredAt: at},
+		}
+	}
+	// holdStart is the first instant of the quality hold's window when a
+	// case is asked fresh.
+	holdStart := ReadAt.Add(fresh).AddDate(0, 0, -QualityHold.Days)
+	heldHistory := func(id string, oldest time.Time) []domain.HistoryRecord {
+		return slices.Concat(reversed(id, 31, oldest), reversed(id, 32, ReadAt.AddDate(0, 0, -10)), reversed(id, 33, ReadAt.AddDate(0, 0, -1)))
+	}
+	twoReversed := slices.Concat(reversed("P-two-reversed", 31, ReadAt.AddDate(0, 0, -20)), reversed("P-two-reversed", 32, ReadAt.AddDate(0, 0, -10)),
+		[]domain.HistoryRecord{{PanelistID: "P-two-reversed", SubsampleID: 33, EventID: OtherEvent + 33, StatusID: domain.ReturnComplete, RegisteredAt: ReadAt.AddDate(0, 0, -5)}})
 	return []member{
+		{id: "P-held", country: "US", locale: "en-us", gender: Male, history: heldHistory("P-held", holdStart)},
+		{id: "P-held-once-older", country: "US", locale: "en-us", gender: Male, history: heldHistory("P-held-once-older", holdStart.Add(-time.Minute))},
+		{id: "P-two-reversed", country: "US", locale: "en-us", gender: Male, history: twoReversed},
 		{id: "P-open", country: "US", locale: "en-us", gender: Male},
 		{id: "P-full", country: "US", locale: "en-us", gender: Female},
 		{id: "P-ca", country: "CA", locale: "en-ca", gender: Male},

@@ -1,0 +1,250 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/rules"
+	"fieldboard/rules/checks/outcomes"
+	"fieldboard/rules/domain"
+	"fieldboard/views"
+	"fieldboard/views/formats"
+)
+
+// Outcomes is what the outcomes pages, the invoice and the panelist's
+// completes ask of the outcomes service (*outcomes.Service).
+type Outcomes interface {
+	Outcomes(ctx context.Context, q outcomes.Query) (outcomes.Report, error)
+	Invoice(ctx context.Context, month string) (outcomes.InvoiceReport, error)
+	Panelist(ctx context.Context, panelistID string) (outcomes.PanelistReport, error)
+}
+
+// outcomesPageSize is how many rows a page of /outcomes lists.
+const outcomesPageSize = 50
+
+// providerLocation is the provider's time zone, in which outcomes count
+// days and months (UTC when unset).
+func (h *Handler) providerLocation() *time.Location {
+	if h.ProviderLocation == nil {
+		return time.UTC
+	}
+	return h.ProviderLocation
+}
+
+// parseOutcomesQuery reads the outcomes' query, on the page and the API
+// alike: group (subsample, event, country or day), from and to
+// (yyyy-MM-dd in the provider's time zone, to inclusive; by default the
+// last 30 days), country, event and subsample. form is the query as
+// typed, for the page's form and links.
+func (h *Handler) parseOutcomesQuery(c echo.Context) (outcomes.Query, views.OutcomesFilterForm, error) {
+	var form views.OutcomesFilterForm
+	var q outcomes.Query
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{"group", &form.Group}, {"from", &form.From}, {"to", &form.To}, {"country", &form.Country}, {"event", &form.Event}, {"subsample", &form.Subsample}} {
+		v, err := queryValue(c, f.name)
+		if err != nil {
+			return q, form, err
+		}
+		*f.to = v
+	}
+	var err error
+	if q.Group, err = outcomes.ParseGrouping(form.Group); err != nil {
+		return q, form, echo.NewHTTPError(http.StatusBadRequest, "Group: "+err.Error()+".")
+	}
+	if q.From, q.To, err = rules.PeriodOrLast30Days(form.From, form.To, h.Now(), h.providerLocation()); err != nil {
+		return q, form, echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	if form.Country != "" {
+		if q.Country, err = domain.ParseCountry(form.Country); err != nil {
+			return q, form, echo.NewHTTPError(http.StatusBadRequest, "Country: "+err.Error())
+		}
+	}
+	if form.Event != "" {
+		if q.EventID, err = parseID("Event id", form.Event); err != nil {
+			return q, form, err
+		}
+	}
+	if form.Subsample != "" {
+		if q.SubsampleID, err = parseID("Subsample id", form.Subsample); err != nil {
+			return q, form, err
+		}
+	}
+	return q, form, nil
+}
+
+// outcomesQuery is the form's filters as name, value pairs, for links and file
+// names.
+func outcomesQuery(form views.OutcomesFilterForm) []string {
+	return []string{"group", form.Group, "from", form.From, "to", form.To, "country", form.Country, "event", form.Event, "subsample", form.Subsample}
+}
+
+// OutcomesPage answers GET /outcomes and /outcomes.csv: what the sending
+// produced in a period, per subsample or grouped by event, country or
+// day; the page lists fifty rows at a time, the CSV every row and the
+// total.
+func (h *Handler) OutcomesPage(c echo.Context) error {
+	q, form, err := h.parseOutcomesQuery(c)
+	if err != nil {
+		return err
+	}
+	page, err := pageParam(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	rep, err := h.Outcomes.Outcomes(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	query := outcomesQuery(form)
+	if wantsCSV(c) {
+		return h.sendCSV(c, formats.FileName("outcomes", h.Now(), query...), func(w *formats.Writer) error { return formats.WriteOutcomesCSV(w, rep) })
+	}
+	rows, total, page, _ := pageOf(page, outcomesPageSize, func(limit, offset int) ([]outcomes.Row, int, error) {
+		from := min(offset, len(rep.Rows))
+		return rep.Rows[from : from+min(limit, len(rep.Rows)-from)], len(rep.Rows), nil
+	})
+	v := views.OutcomesView{Page: h.page("Outcomes", "outcomes"), Filter: form, Groupings: outcomes.Groupings, Report: rep,
+		Rows: rows, Total: total, PageNo: page, CSVHref: withQuery("/outcomes.csv", query...),
+		InvoiceHref: "/outcomes/invoice?month=" + h.Now().In(h.providerLocation()).Format("2006-01")}
+	v.Pages, v.Prev, v.Next = pageLinks("/outcomes", query, page, total, outcomesPageSize)
+	return pageOrFragment(c, http.StatusOK, views.OutcomesResults(v), func() (templ.Component, error) {
+		return views.OutcomesPage(v), nil
+	})
+}
+
+// invoiceMonth reads the query's month (YYYY-MM, by default the current
+// month in the provider's time zone); one that is not a month is a 400.
+func (h *Handler) invoiceMonth(c echo.Context) (string, error) {
+	month, err := queryValue(c, "month")
+	if err != nil {
+		return "", err
+	}
+	if month == "" {
+		return h.Now().In(h.providerLocation()).Format("2006-01"), nil
+	}
+	if _, _, err := rules.MonthRange(month, h.providerLocation()); err != nil {
+		return "", echo.NewHTTPError(http.StatusBadRequest, "Month: "+err.Error()+".")
+	}
+	return month, nil
+}
+
+// InvoicePage answers GET /outcomes/invoice and /outcomes/invoice.csv: a
+// month's invoice, its totals per currency and per billing entity and its
+// lines; the CSV is `fieldboard report invoice`'s, byte for byte.
+func (h *Handler) InvoicePage(c echo.Context) error {
+	month, err := h.invoiceMonth(c)
+	if err != nil {
+		return err
+	}
+	inv, err := h.Outcomes.Invoice(c.Request().Context(), month)
+	if err != nil {
+		return err
+	}
+	if wantsCSV(c) {
+		return h.invoiceCSV(c, inv)
+	}
+	v := views.InvoiceView{Page: h.page("Invoice "+month, "outcomes"), Invoice: inv,
+		CSVHref: withQuery("/outcomes/invoice.csv", "month", month)}
+	if from, _, err := rules.MonthRange(month, h.providerLocation()); err == nil {
+		v.PrevHref = withQuery("/outcomes/invoice", "month", from.AddDate(0, -1, 0).Format("2006-01"))
+		v.NextHref = withQuery("/outcomes/invoice", "month", from.AddDate(0, 1, 0).Format("2006-01"))
+	}
+	return pageOrFragment(c, http.StatusOK, views.InvoiceResults(v), func() (templ.Component, error) {
+		return views.InvoicePage(v), nil
+	})
+}
+
+func (h *Handler) invoiceCSV(c echo.Context, inv outcomes.InvoiceReport) error {
+	return h.sendCSV(c, formats.FileName("invoice", h.Now(), "month", inv.Month), func(w *formats.Writer) error { return formats.WriteInvoiceCSV(w, inv) })
+}
+
+// apiWantsCSV reports whether an API request that answers JSON by default
+// asks for CSV instead: format=csv, or an Accept that names text/csv and
+// not application/json. Another format is a 400.
+func apiWantsCSV(c echo.Context) (bool, error) {
+	format, err := queryValue(c, "format")
+	if err != nil {
+		return false, err
+	}
+	switch format {
+	case "csv":
+		return true, nil
+	case "json":
+		return false, nil
+	case "":
+		accept := c.Request().Header.Get(echo.HeaderAccept)
+		return strings.Contains(accept, "text/csv") && !strings.Contains(accept, "application/json"), nil
+	}
+	return false, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("format %q is neither json nor csv", domain.Clip(format, 20)))
+}
+
+// APIInvoice answers GET /api/v1/invoice?month=YYYY-MM: the month's
+// invoice as JSON, or with format=csv (or Accept: text/csv) the page's
+// CSV.
+func (h *Handler) APIInvoice(c echo.Context) error {
+	asCSV, err := apiWantsCSV(c)
+	if err != nil {
+		return err
+	}
+	month, err := h.invoiceMonth(c)
+	if err != nil {
+		return err
+	}
+	inv, err := h.Outcomes.Invoice(c.Request().Context(), month)
+	if err != nil {
+		return err
+	}
+	if asCSV {
+		return h.invoiceCSV(c, inv)
+	}
+	return c.JSON(http.StatusOK, formats.Invoice(inv))
+}
+
+// APIOutcomes answers GET /api/v1/outcomes with the page's filters and
+// groupings: every row, their total, the days and the quota fulls on
+// cells judged open, as JSON; or with format=csv (or Accept: text/csv)
+// the page's CSV.
+func (h *Handler) APIOutcomes(c echo.Context) error {
+	asCSV, err := apiWantsCSV(c)
+	if err != nil {
+		return err
+	}
+	q, form, err := h.parseOutcomesQuery(c)
+	if err != nil {
+		return err
+	}
+	rep, err := h.Outcomes.Outcomes(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	if asCSV {
+		return h.sendCSV(c, formats.FileName("outcomes", h.Now(), outcomesQuery(form)...), func(w *formats.Writer) error { return formats.WriteOutcomesCSV(w, rep) })
+	}
+	return c.JSON(http.StatusOK, formats.Outcomes(rep))
+}
+
+// subsampleOutcomes are the outcomes of one subsample over the last 30
+// days, for its page.
+func (h *Handler) subsampleOutcomes(ctx context.Context, id int64) (outcomes.Report, error) {
+	from, to, err := rules.PeriodOrLast30Days("", "", h.Now(), h.providerLocation())
+	if err != nil {
+		return outcomes.Report{}, err
+	}
+	return h.Outcomes.Outcomes(ctx, outcomes.Query{From: from, To: to, SubsampleID: id})
+}
+
+// wrongSendsToday counts the wrong sends of the last 24 hours, for the
+// overview.
+func (h *Handler) wrongSendsToday(ctx context.Context) (int, error) {
+	now := h.Now()
+	rep, err := h.Outcomes.Outcomes(ctx, outcomes.Query{From: now.Add(-24 * time.Hour), To: now})
+	return rep.Total.WrongSends, err
+}

@@ -54,9 +54,6 @@ func (h *Handler) Subsample(c echo.Context) error {
 	if v.Routing.Clicks, v.Routing.Redirects, err = h.Store.RoutingCounts(ctx, id, h.Now().Add(-24*time.Hour)); err != nil {
 		return err
 	}
-	if v.Outcomes, err = h.subsampleOutcomes(ctx, id); err != nil {
-		return err
-	}
 	if parts.Live {
 		live, err := h.Store.LiveSubsample(ctx, id)
 		if err != nil {

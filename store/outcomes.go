@@ -116,8 +116,8 @@ type Period struct {
 // records oldest first (by time, then status id). An error from fn stops
 // the scan and is returned as is.
 //
-// The pairs are read from the period's records (history_by_time, or
-// history_by_subsample for one subsample), then each pair's records from
+// The pairs are read from the period's records (history_by_time, whose
+// entries name their subsample too), then each pair's records from
 // the history's primary key, in its order, in one read transaction: every
 // record comes from the same snapshot, and memory holds one pair's
 // records at a time.

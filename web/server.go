@@ -139,21 +139,29 @@ func (s *Server) Routes() *echo.Echo {
 	if s.routing == nil {
 		s.routing = newRoutingLog(s.Store, s.Logger)
 	}
-	if s.Metrics == nil {
-		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: s.Checks, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
-	}
-	if s.Outcomes == nil {
-		s.Outcomes = &outcomes.Service{Store: s.Store, Checks: s.Checks, ProviderLocation: s.ProviderLocation}
-	}
-	var subsampleChecks handlers.SubsampleChecks = s.Checks
-	var sendChecks handlers.SendChecks = s.Checks
-	if s.slowChecks != nil {
-		subsampleChecks, sendChecks = s.slowChecks, s.slowChecks
-	}
-	h := &handlers.Handler{Store: s.Store, SnapshotChecks: s.Checks, SubsampleChecks: subsampleChecks, SendChecks: sendChecks, PanelistChecks: s.Checks, Outcomes: s.Outcomes, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
+	h := &handlers.Handler{Store: s.Store, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
 		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
+	// A server without the checks service (some tests') hands the
+	// handlers no service at all, never a nil one in an interface.
+	var verdicts metrics.Checker
+	if s.Checks != nil {
+		verdicts = s.Checks
+		h.SnapshotChecks, h.SubsampleChecks, h.SendChecks, h.PanelistChecks = s.Checks, s.Checks, s.Checks, s.Checks
+		if s.slowChecks != nil {
+			h.SubsampleChecks, h.SendChecks = s.slowChecks, s.slowChecks
+		}
+		if s.Outcomes == nil {
+			s.Outcomes = &outcomes.Service{Store: s.Store, Checks: s.Checks, ProviderLocation: s.ProviderLocation}
+		}
+	}
+	if s.Outcomes != nil {
+		h.Outcomes = s.Outcomes
+	}
+	if s.Metrics == nil {
+		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: verdicts, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
+	}
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)
 	e.GET("/overview.csv", h.Overview)
@@ -169,6 +177,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/refresh/progress", h.RefreshProgress)
 
 	e.GET("/subsamples/:id", h.Subsample)
+	e.GET("/subsamples/:id/outcomes", h.SubsampleOutcomes)
 	e.GET("/subsamples/:id/quotas.csv", h.SubsampleQuotasCSV)
 	e.GET("/subsamples/:id/verdict.csv", h.SubsampleVerdictCSV)
 	e.GET("/subsamples/:id/links.csv", h.SubsampleLinksCSV)

@@ -342,7 +342,7 @@ func TestSubsampleQuotasCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"1", "2", "'@SUM(A1)", "'=HYPERLINK(\"x\")", "hard", "3", "'-2", "1", "0", "false", "", "", "", "", "", "",
+	want := []string{"1", "2", "'@SUM(A1)", "'=HYPERLINK(\"x\")", "hard", "3", "-2", "1", "0", "false", "", "", "", "", "", "",
 		"Too little history: watched for under 2 minutes, pacing needs 60 minutes."}
 	if len(lines) != 2 || strings.Join(lines[1], "|") != strings.Join(want, "|") {
 		t.Errorf("CSV lines = %q, want the header and %q", lines, want)

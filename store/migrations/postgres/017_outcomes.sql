@@ -15,7 +15,6 @@ CREATE TABLE invoice_parties (
     last_seen_at   TIMESTAMPTZ NOT NULL
 );
 
-CREATE INDEX history_by_time ON history (registered_at);
-CREATE INDEX history_by_subsample ON history (subsample_id, registered_at);
+CREATE INDEX history_by_time ON history (registered_at, subsample_id);
 
 ALTER TABLE routing_decisions ADD COLUMN cells TEXT NOT NULL DEFAULT '';

@@ -178,6 +178,19 @@ func Reversing(records []domain.HistoryRecord) []domain.HistoryRecord {
 	return out
 }
 
+// completesAndVerdicts groups a panelist's completes and verdicts by
+// subsample, the records the hold and a panelist's list of completes
+// pair (each group in history's order).
+func completesAndVerdicts(history []domain.HistoryRecord) map[int64][]domain.HistoryRecord {
+	out := map[int64][]domain.HistoryRecord{}
+	for _, r := range history {
+		if r.StatusID == domain.ReturnComplete || IsVerdict(r.StatusID) {
+			out[r.SubsampleID] = append(out[r.SubsampleID], r)
+		}
+	}
+	return out
+}
+
 // sortedRecords returns records in recordOrder, copying only when they
 // are not in it already.
 func sortedRecords(records []domain.HistoryRecord) []domain.HistoryRecord {
@@ -514,12 +527,7 @@ func QualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, now time.T
 	}
 	_, cutoff := windowStart(int64(p.Days), now)
 	count := 0
-	bySubsample := map[int64][]domain.HistoryRecord{}
-	for _, r := range history {
-		if r.StatusID == domain.ReturnComplete || IsVerdict(r.StatusID) {
-			bySubsample[r.SubsampleID] = append(bySubsample[r.SubsampleID], r)
-		}
-	}
+	bySubsample := completesAndVerdicts(history)
 	for _, records := range bySubsample {
 		records = sortedRecords(records)
 		for _, rv := range reversals(records) {
@@ -565,12 +573,7 @@ func (c CompleteRecord) Reversed() bool { return c.Verdict != 0 }
 // complete's time, or the verdict's for a reversal of nothing); history
 // is every record of the panelist, any order.
 func CompletesOf(history []domain.HistoryRecord) []CompleteRecord {
-	bySubsample := map[int64][]domain.HistoryRecord{}
-	for _, r := range history {
-		if r.StatusID == domain.ReturnComplete || IsVerdict(r.StatusID) {
-			bySubsample[r.SubsampleID] = append(bySubsample[r.SubsampleID], r)
-		}
-	}
+	bySubsample := completesAndVerdicts(history)
 	var out []CompleteRecord
 	for id, records := range bySubsample {
 		records = sortedRecords(records)

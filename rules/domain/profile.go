@@ -24,3 +24,29 @@ type ProfileRecord struct {
 	QuestionID int64  `json:"questionId"`
 	Value      string `json:"value"`
 }
+
+// OwnProfileRecord is one line of a supplier's profile file written in its
+// own codes, whose header is panelistId,code,value: the supplier's question
+// code and its answer code ("gender", "F"), or for a code the mapping ties
+// to the age question, a birth date yyyy-MM-dd. A ProfileMapping says which
+// provider question and answer each means.
+type OwnProfileRecord struct {
+	PanelistID string `json:"panelistId"`
+	Code       string `json:"code"`
+	Value      string `json:"value"`
+}
+
+// MappingRow is one line of the supplier's mapping file, whose header is
+// code,value,questionId,answerId,country: the supplier's answer Value of
+// its question Code means the provider's answer AnswerID of QuestionID.
+// Country is empty for a row that holds in every country; a country's row
+// wins over the general one. A row for the age question
+// (AgeRangeQuestionID) has no answer (AnswerID 0) and no value: its code's
+// values are birth dates.
+type MappingRow struct {
+	Code       string `json:"code"`
+	Value      string `json:"value"`
+	QuestionID int64  `json:"questionId"`
+	AnswerID   int64  `json:"answerId"`
+	Country    string `json:"country"`
+}

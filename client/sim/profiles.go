@@ -113,7 +113,7 @@ func newProfileGen(w *world, seed int64) *profileGen {
 		g.markets = w.countries[:1]
 	}
 	for _, q := range w.library.questions {
-		if q.id >= 20000 && q.typ != typeText && len(q.answers) > 0 {
+		if isFiller(q) {
 			g.fillers = append(g.fillers, q)
 		}
 	}

@@ -693,6 +693,78 @@ func TestProfilesGenerateAndImportCommands(t *testing.T) {
 	}
 }
 
+func TestProfilesGenerateOwnAndMappingCommands(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	generate := func(flags ...string) []string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		args := append([]string{"profiles", "generate", "--panelists", "50", "--seed", "2", "--sim-seed", "5", "--sim-subsamples", "40"}, flags...)
+		if err := run(ctx, args, &out, &errOut); err != nil {
+			t.Fatalf("run(%q): %v\n%s", args, err, errOut.String())
+		}
+		return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	}
+
+	// The same panelists as the plain file, in the supplier's codes, and
+	// without household income (question 14785), which it never asks.
+	plain, own := generate(), generate("--own")
+	if own[0] != "panelistId,code,value" || !strings.HasPrefix(own[1], "P0000000,") || !strings.HasPrefix(own[len(own)-1], "P0000049,") {
+		t.Fatalf("profiles generate --own wrote %d lines from %q to %q", len(own), own[0], own[len(own)-1])
+	}
+	asked := 0
+	for _, line := range plain[1:] {
+		if strings.Split(line, ",")[1] != "14785" {
+			asked++
+		}
+	}
+	if len(own)-1 != asked {
+		t.Errorf("--own wrote %d records, the plain file has %d besides income", len(own)-1, asked)
+	}
+	codes := map[string]bool{}
+	for _, line := range own[1:] {
+		codes[strings.Split(line, ",")[1]] = true
+	}
+	for _, c := range []string{"dob", "gender", "region", "education", "employment", "kids"} {
+		if !codes[c] {
+			t.Errorf("--own has no record with the code %s", c)
+		}
+	}
+	if codes["income"] {
+		t.Error("--own has income, which the supplier never asks")
+	}
+
+	mapping := generate("--mapping")
+	if mapping[0] != "code,value,questionId,answerId,country" || mapping[1] != "dob,,-1,," {
+		t.Fatalf("profiles generate --mapping begins %q", mapping[:min(2, len(mapping))])
+	}
+	if again := generate("--mapping", "--panelists", "7"); !slices.Equal(again, mapping) {
+		t.Error("the mapping depends on --panelists")
+	}
+	var general, regions int
+	for _, line := range mapping[1:] {
+		f := strings.Split(line, ",")
+		switch {
+		case len(f) != 5:
+			t.Errorf("mapping line %q", line)
+		case f[0] == "region" && f[4] != "":
+			regions++
+		case f[0] == "region":
+			t.Errorf("mapping line %q: a region row for every country", line)
+		case f[4] == "":
+			general++
+		}
+	}
+	if general == 0 || regions == 0 {
+		t.Errorf("mapping has %d general rows and %d region rows per country, want some of each", general, regions)
+	}
+
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"profiles", "generate", "--own", "--mapping"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "--mapping") {
+		t.Errorf("--own with --mapping: %v, want a usage error", err)
+	}
+}
+
 // Not parallel: it changes os.Stdin, which the user command reads.
 func TestPanelistsImportCommand(t *testing.T) {
 	dir := t.TempDir()

@@ -21,7 +21,7 @@ func runProfiles(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return runProfilesGenerate(ctx, args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintln(stderr, "Usage: fieldboard profiles import --db PATH FILE\n       fieldboard profiles generate --panelists N --seed S > FILE")
+	fmt.Fprintln(stderr, "Usage: fieldboard profiles import --db PATH FILE\n       fieldboard profiles generate [--own | --mapping] --panelists N --seed S > FILE")
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		return nil
 	}
@@ -57,11 +57,13 @@ func runProfilesImport(ctx context.Context, args []string, stdout, stderr io.Wri
 }
 
 func runProfilesGenerate(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profiles generate", "Writes to standard output a CSV profile file ("+store.ProfileHeader+") of simulated panelists P0000000, P0000001, ... whose answers fit the built-in simulator's question library, regions and quotas: import it with 'fieldboard profiles import' to try the dashboard on the simulator.", stderr)
+	fs := newFlagSet("profiles generate", "Writes to standard output a CSV profile file ("+store.ProfileHeader+") of simulated panelists P0000000, P0000001, ... whose answers fit the built-in simulator's question library, regions and quotas: import it with 'fieldboard profiles import' to try the dashboard on the simulator. With --own, the same profiles in a supplier's own codes (panelistId,code,value: dob, gender, region, ...), without household income, which that supplier never asks; with --mapping, that supplier's mapping from its codes to the library's ids (code,value,questionId,answerId,country), which leaves one country's regions unmapped.", stderr)
 	panelists := fs.Int("panelists", 1000, "number of panelists")
 	seed := fs.Int64("seed", 1, "seed of the profiles: the same seed gives the same file")
 	simSeed := fs.Int64("sim-seed", 1, "seed of the simulator the profiles fit (serve's --sim-seed)")
 	simSize := fs.Int("sim-subsamples", 240, "subsamples of that simulator (serve's --sim-subsamples)")
+	own := fs.Bool("own", false, "write the profiles in the supplier's own codes (panelistId,code,value)")
+	mapping := fs.Bool("mapping", false, "write the supplier's mapping from its codes to the library's ids (code,value,questionId,answerId,country) instead of profiles")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -70,10 +72,23 @@ func runProfilesGenerate(_ context.Context, args []string, stdout, stderr io.Wri
 		return errFlag("panelists", "must be at least 1")
 	case *simSize < 1:
 		return errFlag("sim-subsamples", "must be at least 1")
+	case *own && *mapping:
+		return errFlag("mapping", "cannot be used with --own: write the profiles and the mapping in two runs")
 	}
 	provider := sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize})
-	if err := formats.WriteProfilesCSV(stdout, provider.Profiles(*seed, *panelists)); err != nil {
-		return fmt.Errorf("write profiles: %w", err)
+	switch {
+	case *own:
+		if err := formats.WriteOwnProfilesCSV(stdout, provider.OwnProfiles(*seed, *panelists)); err != nil {
+			return fmt.Errorf("write profiles: %w", err)
+		}
+	case *mapping:
+		if err := formats.WriteMappingCSV(stdout, provider.Mapping()); err != nil {
+			return fmt.Errorf("write mapping: %w", err)
+		}
+	default:
+		if err := formats.WriteProfilesCSV(stdout, provider.Profiles(*seed, *panelists)); err != nil {
+			return fmt.Errorf("write profiles: %w", err)
+		}
 	}
 	return nil
 }

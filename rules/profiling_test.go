@@ -56,7 +56,7 @@ func profilingWorld() []ProfilingTarget {
 // panelist of no country, who counts nowhere.
 func profilingPanel(c *ProfilingCounter) {
 	c.Add("FR", aged(36, map[int64][]int64{qGender: {1}, qRegion: {101}}))
-	c.Add("FR", domain.Profile{Answers: map[int64][]int64{qGender: {2}}}) // no region, no birth date
+	c.Add("FR", domain.Profile{Answers: map[int64][]int64{qGender: {2}}})  // no region, no birth date
 	c.Add("FR", aged(26, map[int64][]int64{qRegion: {102}}))               // no gender
 	c.Add("FR", aged(66, map[int64][]int64{qGender: {1}, qRegion: {999}})) // a region no cell lists
 	c.AddUnprofiled("FR", 2)

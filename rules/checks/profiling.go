@@ -22,6 +22,26 @@ type ProfilingReport struct {
 	Countries []string
 }
 
+// Of is the advice narrowed to one country (upper case, as the panel
+// holds it; "" keeps every country), the ranking's order kept.
+func (r ProfilingReport) Of(country string) ProfilingReport {
+	if country == "" {
+		return r
+	}
+	out := ProfilingReport{Countries: r.Countries}
+	for _, q := range r.Questions {
+		if q.Country == country {
+			out.Questions = append(out.Questions, q)
+		}
+	}
+	for _, c := range r.Coverage {
+		if c.Country == country {
+			out.Coverage = append(out.Coverage, c)
+		}
+	}
+	return out
+}
+
 // Profiling applies the profiling advice (rules.ProfilingCounter) to the
 // current snapshot: the sendable live subsamples of each country (the
 // router's, Decisions.byCountry: the only ones that may take traffic

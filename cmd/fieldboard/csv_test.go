@@ -124,8 +124,9 @@ func TestEveryCSVTheCommandLinePrintsIsNeutralised(t *testing.T) {
 		"profiles": {{args: []string{"profiles", "generate", "--panelists", "50"}, exempt: func(row, col int, cell string) bool {
 			return row > 0 && col == 1 && cell == "-1"
 		}}},
-		"report": {{args: []string{"report", "outcomes", "--db", db}}, {args: []string{"report", "invoice", "--db", db, "--month", time.Now().UTC().Format("2006-01")}}},
-		"serve":  nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
+		"report":    {{args: []string{"report", "outcomes", "--db", db}}, {args: []string{"report", "invoice", "--db", db, "--month", time.Now().UTC().Format("2006-01")}}},
+		"profiling": {{args: []string{"profiling", "--db", db}}},
+		"serve":     nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
 		"user": nil, "token": nil, "webhook": nil, "invite": nil, "secret": nil,
 	}
 	neutralised := map[string]int{}

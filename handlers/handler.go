@@ -5,8 +5,8 @@
 // pages. They declare what they need of their dependencies as small
 // interfaces beside the handlers that use them (SnapshotChecks in
 // overview.go, SubsampleChecks in subsample.go, SendChecks in targets.go,
-// PanelistChecks in panelists_page.go, Outcomes in outcomes.go,
-// Refresher) and import nothing from web.
+// PanelistChecks in panelists_page.go, ProfilingChecks in profiling.go,
+// Outcomes in outcomes.go, Refresher) and import nothing from web.
 package handlers
 
 import (
@@ -53,11 +53,12 @@ type Handler struct {
 	Store *store.Store
 	// The checks service (*checks.Service), by what the handlers ask of
 	// it: each interface, a few methods, is declared beside the handlers
-	// that use it, and web sets all four to the one service.
+	// that use it, and web sets all five to the one service.
 	SnapshotChecks  SnapshotChecks  // the lists: overview, events, live, the API's, /healthz
 	SubsampleChecks SubsampleChecks // one subsample: its page, refresh and downloads
 	SendChecks      SendChecks      // send lists and bulk checks
 	PanelistChecks  PanelistChecks  // a panelist's surveys and eligibility, the router
+	ProfilingChecks ProfilingChecks // what to profile next: the ranking and the coverage
 	// Outcomes is the outcomes service (*outcomes.Service): what the
 	// sending produced, the invoice, a panelist's completes.
 	Outcomes  Outcomes

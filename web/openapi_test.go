@@ -342,6 +342,11 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "GET", path: "/api/v1/invoice?month=2026-01&format=csv", status: 200},
 		{method: "GET", path: "/api/v1/invoice?month=2026-13", status: 400},
 		{method: "GET", path: "/api/v1/invoice?month=2026-1", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/profiling", status: 200},
+		{method: "GET", path: "/api/v1/profiling?country=" + target.Country, status: 200},
+		{method: "GET", path: "/api/v1/profiling?format=csv", status: 200},
+		{method: "GET", path: "/api/v1/profiling?country=FRA", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/profiling?country=", status: 400, refused: true},
 
 		{method: "GET", path: "/api/v1/refresh", status: 200},
 		{method: "POST", path: "/api/v1/refresh?subsample=" + X, status: 409},

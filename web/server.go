@@ -149,6 +149,7 @@ func (s *Server) Routes() *echo.Echo {
 	if s.Checks != nil {
 		verdicts = s.Checks
 		h.SnapshotChecks, h.SubsampleChecks, h.SendChecks, h.PanelistChecks = s.Checks, s.Checks, s.Checks, s.Checks
+		h.ProfilingChecks = s.Checks
 		if s.slowChecks != nil {
 			h.SubsampleChecks, h.SendChecks = s.slowChecks, s.slowChecks
 		}
@@ -178,6 +179,7 @@ func (s *Server) Routes() *echo.Echo {
 
 	e.GET("/subsamples/:id", h.Subsample)
 	e.GET("/subsamples/:id/outcomes", h.SubsampleOutcomes)
+	e.GET("/subsamples/:id/coverage", h.SubsampleCoverage)
 	e.GET("/subsamples/:id/quotas.csv", h.SubsampleQuotasCSV)
 	e.GET("/subsamples/:id/verdict.csv", h.SubsampleVerdictCSV)
 	e.GET("/subsamples/:id/links.csv", h.SubsampleLinksCSV)
@@ -200,6 +202,8 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/panelists/bulk", h.BulkCheck)
 	e.POST("/panelists/profiles", h.UploadProfiles)
 	e.POST("/panelists/panel", h.UploadPanel)
+	e.GET("/profiling", h.Profiling)
+	e.GET("/profiling.csv", h.Profiling)
 	e.GET("/changes", h.Changes)
 	e.GET("/changes.csv", h.Changes)
 	e.GET("/routing", h.Routing)
@@ -220,6 +224,7 @@ func (s *Server) Routes() *echo.Echo {
 	api.POST("/profiles", h.APIImportProfiles)
 	api.POST("/panelists", h.APIImportPanel)
 	api.GET("/eligibility", h.APIEligibility)
+	api.GET("/profiling", h.APIProfiling)
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.GET("/panelists/:id/next", h.APINextSurveys, s.observeRouter("next"))
 	api.GET("/changes", h.APIChanges)

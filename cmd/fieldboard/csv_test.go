@@ -126,8 +126,9 @@ func TestEveryCSVTheCommandLinePrintsIsNeutralised(t *testing.T) {
 		}}, {args: []string{"profiles", "generate", "--own", "--panelists", "50"}}, {args: []string{"profiles", "generate", "--mapping"}, exempt: func(row, col int, cell string) bool {
 			return row > 0 && col == 2 && cell == "-1"
 		}}},
-		"report": {{args: []string{"report", "outcomes", "--db", db}}, {args: []string{"report", "invoice", "--db", db, "--month", time.Now().UTC().Format("2006-01")}}},
-		"serve":  nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
+		"report":    {{args: []string{"report", "outcomes", "--db", db}}, {args: []string{"report", "invoice", "--db", db, "--month", time.Now().UTC().Format("2006-01")}}},
+		"profiling": {{args: []string{"profiling", "--db", db}}},
+		"serve":     nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
 		"user": nil, "token": nil, "webhook": nil, "invite": nil, "secret": nil,
 	}
 	neutralised := map[string]int{}

@@ -20,6 +20,7 @@
 //	fieldboard webhook add --url URL subscribe an address to the change feed, signed (also list, remove, test)
 //	fieldboard invite [flags]        print an invitation link that chooses the panelist's survey when clicked
 //	fieldboard secret rotate         a new key for signing invitation links
+//	fieldboard profiling --db PATH   print the questions to profile next, best first (CSV)
 //	fieldboard report invoice        print a month's invoice (CSV); report outcomes: a period's outcomes
 //
 // Every flag can also be set with an environment variable FIELDBOARD_NAME,
@@ -68,6 +69,7 @@ func commands() []command {
 		{"token", "token create|revoke|list: bearer tokens for scripts (Authorization: Bearer TOKEN)", runToken},
 		{"webhook", "webhook add|list|remove|test: addresses the change feed is POSTed to, signed (Standard Webhooks)", runWebhook},
 		{"invite", "print an invitation link for a panelist that chooses their survey when clicked (--public-url/r/TOKEN)", runInvite},
+		{"profiling", "print the questions to ask the panel next, best first: what each would unlock (CSV)", runProfiling},
 		{"report", "report invoice --month YYYY-MM: a month's invoice (CSV); report outcomes: what the sending produced in a period", runReport},
 		{"secret", "secret rotate: a new key for signing invitation links, the previous ones valid for --grace", runSecret},
 	}

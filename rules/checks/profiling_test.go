@@ -1,0 +1,80 @@
+package checks_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/checkstest"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+)
+
+// TestProfilingAgreesWithTheChecks counts the hand-made world's panel
+// (checkstest) against its one sendable subsample, whose hard Gender table
+// asks question 43, with two more panelists of its country: one without a
+// profile, one whose profile does not answer 43. The coverage's undecided
+// are exactly the panelists whose quota verdict there is unknown, one by
+// one (Eligibility); data past the staleness limit leaves no sendable
+// subsample and no advice.
+func TestProfilingAgreesWithTheChecks(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	checkstest.Build(t, st)
+	more := []domain.PanelMember{{PanelistID: "P-bare", Country: "US", Locale: "en-us"}, {PanelistID: "P-nogender", Country: "US", Locale: "en-us"}}
+	if r, err := st.ImportPanel(ctx, slices.Values(more)); err != nil || r.BadLines > 0 {
+		t.Fatalf("panel: %v %+v", err, r)
+	}
+	known := func(int64) bool { return true }
+	if r, err := st.ImportProfiles(ctx, slices.Values([]domain.ProfileRecord{{PanelistID: "P-nogender", QuestionID: 99, Value: "1"}}), known); err != nil || r.BadLines > 0 {
+		t.Fatalf("profiles: %v %+v", err, r)
+	}
+	now := checkstest.ReadAt.Add(time.Minute)
+	s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+
+	rep, err := s.Profiling(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantQuestions := []rules.QuestionStake{{QuestionID: checkstest.GenderQuestion, Country: "US", Subsamples: []int64{checkstest.Target},
+		RemainingCompletes: 5, PanelistsWithoutAnswer: 2, Panelists: 11, Stake: rules.Money{"USD": 1000}, Currency: "USD"}}
+	if !reflect.DeepEqual(rep.Questions, wantQuestions) {
+		t.Errorf("ranking:\n got %+v\nwant %+v", rep.Questions, wantQuestions)
+	}
+	if !slices.Equal(rep.Countries, []string{"US"}) {
+		t.Errorf("countries = %v, want [US]", rep.Countries)
+	}
+	if len(rep.Coverage) != 1 {
+		t.Fatalf("coverage = %+v, want the Gender table of subsample %d", rep.Coverage, checkstest.Target)
+	}
+	cov := rep.Coverage[0]
+	var undecided int64
+	panel := []string{"P-bare", "P-nogender", // and the world's panelists of the US
+		"P-held", "P-held-once-older", "P-two-reversed", "P-open", "P-full", "P-zh", "P-again", "P-sibling", "P-other-event"}
+	for _, id := range panel {
+		pc, err := s.Eligibility(ctx, id, checkstest.Target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pc.Quota == rules.QuotaUnknown {
+			undecided++
+		}
+	}
+	if cov.Panelists != int64(len(panel)) || cov.Undecided != undecided || cov.Decided != int64(len(panel))-undecided || undecided != 2 {
+		t.Errorf("coverage = %+v; one by one, %d of %d undecided", cov, undecided, len(panel))
+	}
+
+	stale := &checks.Service{Store: st, Now: func() time.Time { return now.Add(2 * checkstest.StaleAfter) }, StaleAfter: checkstest.StaleAfter}
+	if rep, err := stale.Profiling(ctx); err != nil || len(rep.Questions) != 0 || len(rep.Coverage) != 0 {
+		t.Errorf("on stale data: %+v, %v; want no advice", rep, err)
+	}
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"fieldboard/rules"
 	"fieldboard/rules/domain"
 )
 
@@ -50,7 +49,7 @@ func (r MappingImportReport) BadLinesOf() ([]LineError, int)    { return r.Error
 // MappingHeader, then one row per line, read as ImportProfilesCSV reads a
 // file. The file is the supplier's whole table: an import REPLACES the
 // whole stored mapping, it does not add to it. Each line is checked by
-// rules.MappingValidator against the stored question library (a question
+// domain.MappingValidator against the stored question library (a question
 // or answer id unknown in its country's locales is a bad line, and the
 // reason says which); with no library stored yet the import is refused
 // with ErrNoLibrary.
@@ -71,11 +70,11 @@ func (s *Store) ImportMappingCSV(ctx context.Context, r io.Reader) (MappingImpor
 		if err != nil {
 			return err
 		}
-		lib := rules.NewMappingLibrary(entries)
+		lib := domain.NewMappingLibrary(entries)
 		if lib.Empty() {
 			return ErrNoLibrary
 		}
-		im.validator = rules.NewMappingValidator(lib)
+		im.validator = domain.NewMappingValidator(lib)
 		if err := readImportCSV(r, mappingFields[:], MappingHeader, im); err != nil {
 			return err
 		}
@@ -123,7 +122,7 @@ func (s *Store) ImportMappingCSV(ctx context.Context, r io.Reader) (MappingImpor
 // mappingImport is the state of one mapping import: the rows read so far.
 type mappingImport struct {
 	lineTally
-	validator *rules.MappingValidator
+	validator *domain.MappingValidator
 	rows      []domain.MappingRow
 }
 
@@ -144,8 +143,8 @@ func (im *mappingImport) addFields(line int, f []string) error {
 
 // libraryEntries reads every question and answer of the stored library,
 // by locale, for checking mapping rows.
-func libraryEntries(ctx context.Context, q sqlx.QueryerContext) ([]rules.LibraryEntry, error) {
-	var out []rules.LibraryEntry
+func libraryEntries(ctx context.Context, q sqlx.QueryerContext) ([]domain.LibraryEntry, error) {
+	var out []domain.LibraryEntry
 	err := sqlx.SelectContext(ctx, q, &out, `SELECT locale, question_id AS questionid, 0 AS answerid FROM questions
 		UNION ALL SELECT locale, question_id, answer_id FROM answers`)
 	if err != nil {

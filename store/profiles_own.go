@@ -11,7 +11,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"fieldboard/rules"
 	"fieldboard/rules/domain"
 )
 
@@ -44,7 +43,7 @@ type OwnProfileImportReport struct {
 // accepted and read as ImportProfilesCSV reads one. A line is bad when it
 // does not have 3 columns, when its panelistId is bad
 // (domain.ParsePanelistID), or when its code or value is empty, longer than
-// 128 bytes or holds a control character (rules.ParseOwnCode). A value is
+// 128 bytes or holds a control character (domain.ParseOwnCode). A value is
 // not judged here: what the mapping cannot translate (an unmapped code, a
 // birth date that is not one) is kept untranslated and counted.
 //
@@ -170,11 +169,11 @@ func (im *ownImport) addFields(line int, f []string) error {
 	if err != nil {
 		reasons = append(reasons, fmt.Sprintf("panelistId %v", err))
 	}
-	code, reason := rules.ParseOwnCode("code", f[1])
+	code, reason := domain.ParseOwnCode("code", f[1])
 	if reason != "" {
 		reasons = append(reasons, reason)
 	}
-	value, reason := rules.ParseOwnCode("value", f[2])
+	value, reason := domain.ParseOwnCode("value", f[2])
 	if reason != "" {
 		reasons = append(reasons, reason)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"fieldboard/rules"
 	"fieldboard/rules/domain"
 )
 
@@ -33,7 +32,7 @@ const translateChunk = 256
 type translation struct {
 	ctx     context.Context
 	tx      *sqlx.Tx
-	mapping rules.ProfileMapping
+	mapping domain.ProfileMapping
 	now     time.Time
 	// importID is the profile_imports row the profiles rows written are
 	// put under; made when the first is written (0 before).
@@ -49,7 +48,7 @@ func newTranslation(ctx context.Context, tx *sqlx.Tx, importID int64) (*translat
 	if err != nil {
 		return nil, err
 	}
-	return &translation{ctx: ctx, tx: tx, mapping: rules.CompileMapping(rows), now: time.Now(), importID: importID}, nil
+	return &translation{ctx: ctx, tx: tx, mapping: domain.CompileMapping(rows), now: time.Now(), importID: importID}, nil
 }
 
 // mappingRows reads the stored mapping.
@@ -89,7 +88,7 @@ func (tr *translation) run(next string) error {
 
 // ownPanelist is what one panelist's translation reads.
 type ownPanelist struct {
-	answers    []rules.OwnAnswer
+	answers    []domain.OwnAnswer
 	country    string
 	before     []byte // own_translations.answers
 	profile    []byte // profiles.answers
@@ -127,7 +126,7 @@ func (tr *translation) chunk(ids []string) error {
 	err := read("own answers", `SELECT panelist_id, code, value FROM own_profiles WHERE panelist_id IN `+in+` ORDER BY panelist_id, code, value`,
 		func(rows *sqlx.Rows) error {
 			var id string
-			var a rules.OwnAnswer
+			var a domain.OwnAnswer
 			if err := rows.Scan(&id, &a.Code, &a.Value); err != nil {
 				return err
 			}
@@ -196,7 +195,7 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 	t := tr.mapping.Translate(p.country, p.answers, tr.now)
 	for _, u := range t.Untranslated {
 		state := 2
-		if u.Reason == rules.UnmappedAnswer {
+		if u.Reason == domain.UnmappedAnswer {
 			state = 1
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE own_profiles SET state = ? WHERE panelist_id = ? AND code = ? AND value = ?`,

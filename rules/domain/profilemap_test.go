@@ -1,12 +1,10 @@
-package rules
+package domain
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"fieldboard/rules/domain"
 )
 
 // mappingNow is the day of the translations below.
@@ -15,12 +13,12 @@ var mappingNow = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 // testMapping is a supplier's mapping: gender everywhere, region with a
 // French row over the general one, dob the age question, and hobby a
 // value reaching two answers.
-var testMapping = []domain.MappingRow{
+var testMapping = []MappingRow{
 	{Code: "gender", Value: "F", QuestionID: 43, AnswerID: 2},
 	{Code: "gender", Value: "M", QuestionID: 43, AnswerID: 1},
 	{Code: "region", Value: "NW", QuestionID: 96, AnswerID: 10},
 	{Code: "region", Value: "NW", QuestionID: 97, AnswerID: 70, Country: "FR"},
-	{Code: "dob", QuestionID: domain.AgeRangeQuestionID},
+	{Code: "dob", QuestionID: AgeRangeQuestionID},
 	{Code: "hobby", Value: "outdoor", QuestionID: 120, AnswerID: 5},
 	{Code: "hobby", Value: "outdoor", QuestionID: 120, AnswerID: 6},
 }
@@ -48,7 +46,7 @@ func TestTranslate(t *testing.T) {
 		{"a panelist with no country on file gets only general rows", "", own("region", "NW"),
 			[]ProviderAnswer{{96, 10}}, nil},
 		{"dates for the age range: a birth date is the age question's answer", "FR", own("dob", "1984-03-02", "gender", "F"),
-			[]ProviderAnswer{{domain.AgeRangeQuestionID, 19840302}, {43, 2}}, nil},
+			[]ProviderAnswer{{AgeRangeQuestionID, 19840302}, {43, 2}}, nil},
 		{"a value that is not a date is kept untranslated, never guessed", "FR", own("dob", "02/03/1984"),
 			nil, []Untranslated{{OwnAnswer{"dob", "02/03/1984"}, NotABirthDate}}},
 		{"a birth date in the future is not one", "FR", own("dob", "2030-01-01"),
@@ -75,12 +73,12 @@ func TestTranslate(t *testing.T) {
 func TestTranslateCountryAgeRow(t *testing.T) {
 	// A country's age row for a code wins over the general rows of the
 	// code's values.
-	m := CompileMapping([]domain.MappingRow{
+	m := CompileMapping([]MappingRow{
 		{Code: "born", Value: "1984-03-02", QuestionID: 7, AnswerID: 1},
-		{Code: "born", QuestionID: domain.AgeRangeQuestionID, Country: "FR"},
+		{Code: "born", QuestionID: AgeRangeQuestionID, Country: "FR"},
 	})
 	got := m.Translate("FR", []OwnAnswer{{"born", "1984-03-02"}}, mappingNow)
-	if want := []ProviderAnswer{{domain.AgeRangeQuestionID, 19840302}}; !reflect.DeepEqual(got.Answers, want) {
+	if want := []ProviderAnswer{{AgeRangeQuestionID, 19840302}}; !reflect.DeepEqual(got.Answers, want) {
 		t.Errorf("FR: %+v, want %+v", got.Answers, want)
 	}
 	got = m.Translate("DE", []OwnAnswer{{"born", "1984-03-02"}}, mappingNow)
@@ -99,25 +97,25 @@ func TestMappingValidator(t *testing.T) {
 	cases := []struct {
 		name   string
 		fields [5]string
-		want   domain.MappingRow
+		want   MappingRow
 		reason string // a part of the reason; "" for a good row
 	}{
-		{"a general row", [5]string{"gender", "F", "43", "2", ""}, domain.MappingRow{Code: "gender", Value: "F", QuestionID: 43, AnswerID: 2}, ""},
-		{"a country's row, country in any case", [5]string{" region ", " NW ", "97", "70", "fr"}, domain.MappingRow{Code: "region", Value: "NW", QuestionID: 97, AnswerID: 70, Country: "FR"}, ""},
-		{"the age question has no value and no answer", [5]string{"dob", "", "-1", "", ""}, domain.MappingRow{Code: "dob", QuestionID: -1}, ""},
-		{"a general row known in one locale only", [5]string{"region", "NW", "96", "10", ""}, domain.MappingRow{Code: "region", Value: "NW", QuestionID: 96, AnswerID: 10}, ""},
-		{"unknown ids refused: a question not in the country's locales", [5]string{"region", "NW", "96", "10", "FR"}, domain.MappingRow{}, "question 96 is not in the library of FR's locales (fr-fr)"},
-		{"unknown ids refused: an answer not of its question", [5]string{"gender", "F", "43", "7", "FR"}, domain.MappingRow{}, "answer 7 is not an answer of question 43 in the library of FR's locales (fr-fr)"},
-		{"unknown ids refused: a question of no locale", [5]string{"income", "hi", "42", "1", ""}, domain.MappingRow{}, "question 42 is not in the library of any locale"},
-		{"unknown ids refused: a country without locales", [5]string{"gender", "F", "43", "2", "DE"}, domain.MappingRow{}, "the library has no locale of DE"},
-		{"empty code", [5]string{"", "F", "43", "2", ""}, domain.MappingRow{}, "code is empty"},
-		{"empty value", [5]string{"gender", "", "43", "2", ""}, domain.MappingRow{}, "value is empty"},
-		{"non-numeric question", [5]string{"gender", "F", "q43", "2", ""}, domain.MappingRow{}, `questionId must be -1 (the age question) or a positive integer, not "q43"`},
-		{"non-numeric answer", [5]string{"gender", "F", "43", "two", ""}, domain.MappingRow{}, `answerId must be a positive integer (an answer of question 43), not "two"`},
-		{"a missing answer", [5]string{"gender", "F", "43", "", ""}, domain.MappingRow{}, "answerId must be a positive integer"},
-		{"an answer on the age question", [5]string{"dob", "", "-1", "3", ""}, domain.MappingRow{}, "answerId must be empty for the age question"},
-		{"a value on the age question", [5]string{"dob", "x", "-1", "", ""}, domain.MappingRow{}, "value must be empty for the age question"},
-		{"bad country", [5]string{"gender", "F", "43", "2", "France"}, domain.MappingRow{}, "country \"France\" is not a two-letter country code"},
+		{"a general row", [5]string{"gender", "F", "43", "2", ""}, MappingRow{Code: "gender", Value: "F", QuestionID: 43, AnswerID: 2}, ""},
+		{"a country's row, country in any case", [5]string{" region ", " NW ", "97", "70", "fr"}, MappingRow{Code: "region", Value: "NW", QuestionID: 97, AnswerID: 70, Country: "FR"}, ""},
+		{"the age question has no value and no answer", [5]string{"dob", "", "-1", "", ""}, MappingRow{Code: "dob", QuestionID: -1}, ""},
+		{"a general row known in one locale only", [5]string{"region", "NW", "96", "10", ""}, MappingRow{Code: "region", Value: "NW", QuestionID: 96, AnswerID: 10}, ""},
+		{"unknown ids refused: a question not in the country's locales", [5]string{"region", "NW", "96", "10", "FR"}, MappingRow{}, "question 96 is not in the library of FR's locales (fr-fr)"},
+		{"unknown ids refused: an answer not of its question", [5]string{"gender", "F", "43", "7", "FR"}, MappingRow{}, "answer 7 is not an answer of question 43 in the library of FR's locales (fr-fr)"},
+		{"unknown ids refused: a question of no locale", [5]string{"income", "hi", "42", "1", ""}, MappingRow{}, "question 42 is not in the library of any locale"},
+		{"unknown ids refused: a country without locales", [5]string{"gender", "F", "43", "2", "DE"}, MappingRow{}, "the library has no locale of DE"},
+		{"empty code", [5]string{"", "F", "43", "2", ""}, MappingRow{}, "code is empty"},
+		{"empty value", [5]string{"gender", "", "43", "2", ""}, MappingRow{}, "value is empty"},
+		{"non-numeric question", [5]string{"gender", "F", "q43", "2", ""}, MappingRow{}, `questionId must be -1 (the age question) or a positive integer, not "q43"`},
+		{"non-numeric answer", [5]string{"gender", "F", "43", "two", ""}, MappingRow{}, `answerId must be a positive integer (an answer of question 43), not "two"`},
+		{"a missing answer", [5]string{"gender", "F", "43", "", ""}, MappingRow{}, "answerId must be a positive integer"},
+		{"an answer on the age question", [5]string{"dob", "", "-1", "3", ""}, MappingRow{}, "answerId must be empty for the age question"},
+		{"a value on the age question", [5]string{"dob", "x", "-1", "", ""}, MappingRow{}, "value must be empty for the age question"},
+		{"bad country", [5]string{"gender", "F", "43", "2", "France"}, MappingRow{}, "country \"France\" is not a two-letter country code"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package rules
+package domain
 
 import (
 	"cmp"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"fieldboard/rules/domain"
 )
 
 // A supplier keeps its panel's profiles in its own codes ("gender"="F")
@@ -18,6 +16,11 @@ import (
 // it, and checks a mapping file's rows against the question library. When
 // in doubt it does not translate: an own answer no row covers, or a birth
 // date that is not one, is returned untranslated, never guessed.
+//
+// It is pure, and lives with the domain types rather than in rules because
+// the store translates inside its imports' transactions (a mapping
+// imported later applies to the profiles imported before, in the same
+// commit), and the store imports nothing of Fieldboard but these types.
 
 // OwnAnswer is one answer of a panelist in the supplier's own codes.
 type OwnAnswer struct {
@@ -25,7 +28,7 @@ type OwnAnswer struct {
 }
 
 // ProviderAnswer is one answer in the provider's ids: an answer id of a
-// library question, or for the age question (domain.AgeRangeQuestionID)
+// library question, or for the age question (AgeRangeQuestionID)
 // the birth date as the integer yyyymmdd (19840302).
 type ProviderAnswer struct {
 	QuestionID, AnswerID int64
@@ -69,10 +72,10 @@ type mappingKey struct{ country, code, value string }
 
 // CompileMapping compiles rows (checked ones: see MappingValidator) for
 // Translate.
-func CompileMapping(rows []domain.MappingRow) ProfileMapping {
+func CompileMapping(rows []MappingRow) ProfileMapping {
 	m := ProfileMapping{values: map[mappingKey][]ProviderAnswer{}, ages: map[mappingKey]bool{}}
 	for _, r := range rows {
-		if r.QuestionID == domain.AgeRangeQuestionID {
+		if r.QuestionID == AgeRangeQuestionID {
 			m.ages[mappingKey{r.Country, r.Code, ""}] = true
 			continue
 		}
@@ -127,7 +130,7 @@ func (m ProfileMapping) Translate(country string, answers []OwnAnswer, now time.
 			t.Untranslated = append(t.Untranslated, Untranslated{answers[i], OtherBirthDate})
 		}
 	} else if birthAt >= 0 {
-		t.Answers = append(t.Answers, ProviderAnswer{domain.AgeRangeQuestionID, birth})
+		t.Answers = append(t.Answers, ProviderAnswer{AgeRangeQuestionID, birth})
 	}
 	slices.SortFunc(t.Answers, func(a, b ProviderAnswer) int {
 		if c := cmp.Compare(a.QuestionID, b.QuestionID); c != 0 {
@@ -160,7 +163,7 @@ func (m ProfileMapping) lookUp(country string, a OwnAnswer) (targets []ProviderA
 // birthDate reads a birth date yyyy-mm-dd from 1900-01-01 to latest
 // (yyyymmdd) as yyyymmdd.
 func birthDate(s string, latest int64) (int64, bool) {
-	y, mo, d, ok := domain.ParseDate(strings.TrimSpace(s))
+	y, mo, d, ok := ParseDate(strings.TrimSpace(s))
 	n := int64(y*10000 + mo*100 + d)
 	return n, ok && n >= 1900_01_01 && n <= latest
 }
@@ -206,12 +209,12 @@ func (c *countryLibrary) add(e LibraryEntry) {
 }
 
 // NewMappingLibrary groups a library's entries by the country of their
-// locale (domain.LocaleCountry: fr-fr is FR's).
+// locale (LocaleCountry: fr-fr is FR's).
 func NewMappingLibrary(entries []LibraryEntry) MappingLibrary {
 	newCountry := func() *countryLibrary { return &countryLibrary{questions: map[int64]map[int64]bool{}} }
 	lib := MappingLibrary{countries: map[string]*countryLibrary{}, all: newCountry()}
 	for _, e := range entries {
-		country := domain.LocaleCountry(e.Locale)
+		country := LocaleCountry(e.Locale)
 		c := lib.countries[country]
 		if c == nil {
 			c = newCountry()
@@ -256,14 +259,14 @@ func ParseOwnCode(what, raw string) (string, string) {
 // (duplicates; a code mapped both to the age question and to answers).
 type MappingValidator struct {
 	lib        MappingLibrary
-	seen       map[domain.MappingRow]int // line of each row
-	ageCode    map[string]int            // a code's first age row
-	answerCode map[string]int            // a code's first answer row
+	seen       map[MappingRow]int // line of each row
+	ageCode    map[string]int     // a code's first age row
+	answerCode map[string]int     // a code's first answer row
 }
 
 // NewMappingValidator checks rows against lib.
 func NewMappingValidator(lib MappingLibrary) *MappingValidator {
-	return &MappingValidator{lib: lib, seen: map[domain.MappingRow]int{}, ageCode: map[string]int{}, answerCode: map[string]int{}}
+	return &MappingValidator{lib: lib, seen: map[MappingRow]int{}, ageCode: map[string]int{}, answerCode: map[string]int{}}
 }
 
 // Check reads one line of a mapping file (its fields in the order of the
@@ -277,8 +280,8 @@ func NewMappingValidator(lib MappingLibrary) *MappingValidator {
 // its answer of that question, is not in the library of its country's
 // locales (of any locale, for a general row). The age question is always
 // known.
-func (v *MappingValidator) Check(line int, f [5]string) (domain.MappingRow, string) {
-	var row domain.MappingRow
+func (v *MappingValidator) Check(line int, f [5]string) (MappingRow, string) {
+	var row MappingRow
 	var reasons []string
 	fail := func(format string, args ...any) { reasons = append(reasons, fmt.Sprintf(format, args...)) }
 
@@ -287,7 +290,7 @@ func (v *MappingValidator) Check(line int, f [5]string) (domain.MappingRow, stri
 		reasons = append(reasons, reason)
 	}
 	q, err := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
-	questionOK := err == nil && (q > 0 || q == domain.AgeRangeQuestionID)
+	questionOK := err == nil && (q > 0 || q == AgeRangeQuestionID)
 	if !questionOK {
 		fail("questionId must be -1 (the age question) or a positive integer, not %s", quote(f[2]))
 	}
@@ -295,7 +298,7 @@ func (v *MappingValidator) Check(line int, f [5]string) (domain.MappingRow, stri
 	answerOK := true
 	switch {
 	case !questionOK:
-	case q == domain.AgeRangeQuestionID:
+	case q == AgeRangeQuestionID:
 		if strings.TrimSpace(f[1]) != "" {
 			fail("value must be empty for the age question (-1): the code's values are birth dates yyyy-mm-dd")
 		}
@@ -313,31 +316,31 @@ func (v *MappingValidator) Check(line int, f [5]string) (domain.MappingRow, stri
 		row.AnswerID = a
 	}
 	if strings.TrimSpace(f[4]) != "" {
-		c, err := domain.ParseCountry(f[4])
+		c, err := ParseCountry(f[4])
 		if err != nil {
 			fail("country %v", err)
 		}
 		row.Country = c
 	}
 	if reasons != nil {
-		return domain.MappingRow{}, strings.Join(reasons, "; ")
+		return MappingRow{}, strings.Join(reasons, "; ")
 	}
 	if reason := v.known(row); reason != "" {
-		return domain.MappingRow{}, reason
+		return MappingRow{}, reason
 	}
 	if at, ok := v.seen[row]; ok {
-		return domain.MappingRow{}, fmt.Sprintf("the same row as line %d", at)
+		return MappingRow{}, fmt.Sprintf("the same row as line %d", at)
 	}
-	if row.QuestionID == domain.AgeRangeQuestionID {
+	if row.QuestionID == AgeRangeQuestionID {
 		if at, ok := v.answerCode[row.Code]; ok {
-			return domain.MappingRow{}, fmt.Sprintf("code %s is mapped to answers on line %d: a code of the age question (-1) has birth dates for values, no answers", quote(row.Code), at)
+			return MappingRow{}, fmt.Sprintf("code %s is mapped to answers on line %d: a code of the age question (-1) has birth dates for values, no answers", quote(row.Code), at)
 		}
 		if _, ok := v.ageCode[row.Code]; !ok {
 			v.ageCode[row.Code] = line
 		}
 	} else {
 		if at, ok := v.ageCode[row.Code]; ok {
-			return domain.MappingRow{}, fmt.Sprintf("code %s is mapped to the age question (-1) on line %d: its values are birth dates, not answers", quote(row.Code), at)
+			return MappingRow{}, fmt.Sprintf("code %s is mapped to the age question (-1) on line %d: its values are birth dates, not answers", quote(row.Code), at)
 		}
 		if _, ok := v.answerCode[row.Code]; !ok {
 			v.answerCode[row.Code] = line
@@ -349,8 +352,8 @@ func (v *MappingValidator) Check(line int, f [5]string) (domain.MappingRow, stri
 
 // known says why row's question or answer is not in the library of its
 // country's locales, or "".
-func (v *MappingValidator) known(row domain.MappingRow) string {
-	if row.QuestionID == domain.AgeRangeQuestionID {
+func (v *MappingValidator) known(row MappingRow) string {
+	if row.QuestionID == AgeRangeQuestionID {
 		return ""
 	}
 	lib, where := v.lib.all, "the library of any locale"
@@ -376,5 +379,5 @@ func quote(s string) string {
 	if s == "" {
 		return "an empty field"
 	}
-	return domain.Clip(strconv.Quote(s), 60)
+	return Clip(strconv.Quote(s), 60)
 }

@@ -126,7 +126,7 @@ func (s *Store) importPanel(ctx context.Context, what, unit string, read func(*p
 		if im.badLines > 0 {
 			return nil // rolled back
 		}
-		if err := translateMoved(ctx, tx); err != nil {
+		if err := s.translateMoved(ctx, tx); err != nil {
 			return err
 		}
 		if !stored {

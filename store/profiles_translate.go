@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -88,11 +89,16 @@ func (tr *translation) run(next string) error {
 
 // ownPanelist is what one panelist's translation reads.
 type ownPanelist struct {
-	answers    []domain.OwnAnswer
-	country    string
-	before     []byte // own_translations.answers
-	profile    []byte // profiles.answers
-	hasProfile bool
+	answers []domain.OwnAnswer
+	states  []int  // own_profiles.state of each answer
+	country string // in the panel
+	// The translation before: whether there was one, its country and the
+	// answers it wrote (own_translations).
+	translated    bool
+	beforeCountry string
+	before        []byte
+	profile       []byte // profiles.answers
+	hasProfile    bool
 }
 
 // chunk translates the panelists ids (distinct) again.
@@ -123,15 +129,17 @@ func (tr *translation) chunk(ids []string) error {
 		}
 		return nil
 	}
-	err := read("own answers", `SELECT panelist_id, code, value FROM own_profiles WHERE panelist_id IN `+in+` ORDER BY panelist_id, code, value`,
+	err := read("own answers", `SELECT panelist_id, code, value, state FROM own_profiles WHERE panelist_id IN `+in+` ORDER BY panelist_id, code, value`,
 		func(rows *sqlx.Rows) error {
 			var id string
 			var a domain.OwnAnswer
-			if err := rows.Scan(&id, &a.Code, &a.Value); err != nil {
+			var state int
+			if err := rows.Scan(&id, &a.Code, &a.Value, &state); err != nil {
 				return err
 			}
 			if p := ps[id]; p != nil {
 				p.answers = append(p.answers, a)
+				p.states = append(p.states, state)
 			}
 			return nil
 		})
@@ -148,14 +156,14 @@ func (tr *translation) chunk(ids []string) error {
 		})
 	}
 	if err == nil {
-		err = read("earlier translations", `SELECT panelist_id, answers FROM own_translations WHERE panelist_id IN `+in, func(rows *sqlx.Rows) error {
-			var id string
+		err = read("earlier translations", `SELECT panelist_id, country, answers FROM own_translations WHERE panelist_id IN `+in, func(rows *sqlx.Rows) error {
+			var id, country string
 			var b []byte
-			if err := rows.Scan(&id, &b); err != nil {
+			if err := rows.Scan(&id, &country, &b); err != nil {
 				return err
 			}
 			if p := ps[id]; p != nil {
-				p.before = b
+				p.translated, p.beforeCountry, p.before = true, country, b
 			}
 			return nil
 		})
@@ -176,9 +184,6 @@ func (tr *translation) chunk(ids []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE own_profiles SET state = 0 WHERE panelist_id IN `+in, args...); err != nil {
-		return fmt.Errorf("translate own profiles: %w", err)
-	}
 	for _, id := range ids {
 		if err := tr.panelist(id, ps[id]); err != nil {
 			return fmt.Errorf("translate the own profile of panelist %s: %w", quoteField(id), err)
@@ -187,20 +192,26 @@ func (tr *translation) chunk(ids []string) error {
 	return nil
 }
 
-// panelist translates one panelist's own answers again and writes the
-// result.
+// panelist translates one panelist's own answers again and writes what
+// changed: the state of each own answer, the translation kept, the
+// profile.
 func (tr *translation) panelist(id string, p *ownPanelist) error {
 	ctx, tx := tr.ctx, tr.tx
 	tr.panelists++
 	t := tr.mapping.Translate(p.country, p.answers, tr.now)
+	states := make(map[domain.OwnAnswer]int, len(t.Untranslated))
 	for _, u := range t.Untranslated {
-		state := 2
+		states[u.OwnAnswer] = 2
 		if u.Reason == domain.UnmappedAnswer {
-			state = 1
+			states[u.OwnAnswer] = 1
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE own_profiles SET state = ? WHERE panelist_id = ? AND code = ? AND value = ?`,
-			state, id, u.Code, u.Value); err != nil {
-			return err
+	}
+	for i, a := range p.answers {
+		if state := states[a]; state != p.states[i] {
+			if _, err := tx.ExecContext(ctx, `UPDATE own_profiles SET state = ? WHERE panelist_id = ? AND code = ? AND value = ?`,
+				state, id, a.Code, a.Value); err != nil {
+				return err
+			}
 		}
 	}
 	stored, err := unpackAnswers(p.profile)
@@ -238,10 +249,12 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 		profile[q] = append(profile[q], a.AnswerID)
 	}
 	newBefore := packAnswers(added)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO own_translations (panelist_id, country, answers) VALUES (?, ?, ?)
+	if !p.translated || p.beforeCountry != p.country || !bytes.Equal(newBefore, p.before) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO own_translations (panelist_id, country, answers) VALUES (?, ?, ?)
 		ON CONFLICT (panelist_id) DO UPDATE SET country = excluded.country, answers = excluded.answers`,
-		id, p.country, newBefore); err != nil {
-		return err
+			id, p.country, newBefore); err != nil {
+			return err
+		}
 	}
 	for q, as := range profile {
 		slices.Sort(as)
@@ -323,14 +336,21 @@ func packAnswers(answers map[int64][]int64) []byte {
 // translateMoved translates again, in a panel import's transaction tx,
 // the panelists with own answers whose country in the panel is no longer
 // the one their translation used, and refreshes the unmapped codes when
-// there were any. Without own answers it reads one row.
-func translateMoved(ctx context.Context, tx *sqlx.Tx) error {
+// there were any. Without own answers it reads one row. With some, it
+// first serializes with the profile imports (which write the same
+// profiles rows, on PostgreSQL from other instances too): the panel
+// import already holds its own lock, and no profile import takes the
+// panel's, so the two never wait for each other in turn.
+func (s *Store) translateMoved(ctx context.Context, tx *sqlx.Tx) error {
 	var own bool
 	if err := tx.GetContext(ctx, &own, `SELECT EXISTS (SELECT 1 FROM own_translations)`); err != nil || !own {
 		if err != nil {
 			return fmt.Errorf("translate own profiles: %w", err)
 		}
 		return nil
+	}
+	if err := s.dialect.serialize(ctx, tx, "profile import"); err != nil {
+		return err
 	}
 	tr, err := newTranslation(ctx, tx, 0)
 	if err != nil {

@@ -98,6 +98,7 @@ func (s *Store) ImportMappingCSV(ctx context.Context, r io.Reader) (MappingImpor
 		if err != nil {
 			return err
 		}
+		defer tr.close()
 		if err := tr.run(`SELECT panelist_id FROM own_translations WHERE panelist_id > ? ORDER BY panelist_id LIMIT ?`); err != nil {
 			return err
 		}

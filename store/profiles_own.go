@@ -94,17 +94,78 @@ func (s *Store) ImportOwnProfiles(ctx context.Context, records iter.Seq[domain.O
 	})
 }
 
-// ownImport is the state of one own-code profile import.
+// ownBatch is how many records one pair of statements writes.
+const ownBatch = 64
+
+// ownImport is the state of one own-code profile import: the records
+// waiting to be written, ownBatch at a time.
 type ownImport struct {
 	lineTally
-	ctx            context.Context
-	importID       int64
+	ctx      context.Context
+	tx       *sqlx.Tx
+	importID int64
+	pending  []domain.OwnProfileRecord
+	// stored: own_profiles held rows before the import, which the
+	// records may replace; into an empty table nothing is removed.
+	stored bool
+	// replace and write are the statements of a full batch.
 	replace, write *sql.Stmt
+}
+
+// ownStatements are the two statements that write n records: the first
+// removes what earlier imports stored for each record's (panelist, code)
+// (its parameters: this import's id, then each record's panelist and
+// code), the second inserts the records (panelist, code, value, import
+// id each), a record given twice once. The pairs are ORed equalities,
+// each a lookup of the primary key on both databases (PostgreSQL read a
+// row-value IN list by scanning the table, whose statistics an import
+// into it leaves behind).
+func ownStatements(n int) (replace, write string) {
+	list := func(row string) string { return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") }
+	pairs := strings.TrimSuffix(strings.Repeat("(panelist_id = ? AND code = ?) OR ", n), " OR ")
+	return `DELETE FROM own_profiles WHERE import_id <> ? AND (` + pairs + `)`,
+		`INSERT INTO own_profiles (panelist_id, code, value, import_id) VALUES ` + list("(?, ?, ?, ?)") + ` ON CONFLICT (panelist_id, code, value) DO NOTHING`
+}
+
+// flush writes the pending records, unless a line was bad.
+func (im *ownImport) flush() error {
+	batch := im.pending
+	im.pending = im.pending[:0]
+	if len(batch) == 0 || im.badLines > 0 {
+		return nil
+	}
+	del, ins := []any{im.importID}, make([]any, 0, 4*len(batch))
+	for _, r := range batch {
+		del = append(del, r.PanelistID, r.Code)
+		ins = append(ins, r.PanelistID, r.Code, r.Value, im.importID)
+	}
+	var err error
+	if len(batch) == ownBatch {
+		if im.stored {
+			_, err = im.replace.ExecContext(im.ctx, del...)
+		}
+		if err == nil {
+			_, err = im.write.ExecContext(im.ctx, ins...)
+		}
+	} else {
+		replace, write := ownStatements(len(batch))
+		if im.stored {
+			_, err = im.tx.ExecContext(im.ctx, replace, del...)
+		}
+		if err == nil {
+			_, err = im.tx.ExecContext(im.ctx, write, ins...)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write the records of panelist %s and on: %w", quoteField(batch[0].PanelistID), err)
+	}
+	return nil
 }
 
 // importOwnProfiles runs read as an import (runImport) under a new row of
 // profile_imports: each record first removes what earlier imports stored
-// for its (panelist, code), then is written under this import; once the
+// for its (panelist, code), then is written under this import, ownBatch
+// records at a time; once the
 // file is read, the file's panelists are translated again and the summary
 // of unmapped codes refreshed. It serializes with the profile imports: both
 // write the profiles rows.
@@ -115,17 +176,24 @@ func (s *Store) importOwnProfiles(ctx context.Context, what, unit string, read f
 		if err := tx.GetContext(ctx, &im.importID, `INSERT INTO profile_imports (imported_at, records) VALUES (?, 0) RETURNING import_id`, time.Now()); err != nil {
 			return fmt.Errorf("start import: %w", err)
 		}
+		im.tx, im.pending = tx, make([]domain.OwnProfileRecord, 0, ownBatch)
+		if err := tx.GetContext(ctx, &im.stored, `SELECT EXISTS (SELECT 1 FROM own_profiles)`); err != nil {
+			return fmt.Errorf("start import: %w", err)
+		}
+		replace, write := ownStatements(ownBatch)
 		var err error
-		if im.replace, err = tx.PrepareContext(ctx, `DELETE FROM own_profiles WHERE panelist_id = ? AND code = ? AND import_id <> ?`); err != nil {
+		if im.replace, err = tx.PrepareContext(ctx, replace); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
 		defer im.replace.Close()
-		if im.write, err = tx.PrepareContext(ctx, `INSERT INTO own_profiles (panelist_id, code, value, import_id) VALUES (?, ?, ?, ?)
-			ON CONFLICT (panelist_id, code, value) DO NOTHING`); err != nil {
+		if im.write, err = tx.PrepareContext(ctx, write); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
 		defer im.write.Close()
 		if err := read(im); err != nil {
+			return err
+		}
+		if err := im.flush(); err != nil {
 			return err
 		}
 		if im.badLines > 0 {
@@ -138,6 +206,7 @@ func (s *Store) importOwnProfiles(ctx context.Context, what, unit string, read f
 		if err != nil {
 			return err
 		}
+		defer tr.close()
 		if err := tr.run(`SELECT DISTINCT panelist_id FROM own_profiles WHERE import_id = ` + fmt.Sprint(im.importID) +
 			` AND panelist_id > ? ORDER BY panelist_id LIMIT ?`); err != nil {
 			return err
@@ -185,11 +254,9 @@ func (im *ownImport) addFields(line int, f []string) error {
 	if im.badLines > 0 {
 		return nil // the file is rejected: validate the rest, write nothing more
 	}
-	if _, err := im.replace.ExecContext(im.ctx, panelistID, code, im.importID); err != nil {
-		return fmt.Errorf("line %d: %w", line, err)
-	}
-	if _, err := im.write.ExecContext(im.ctx, panelistID, code, value, im.importID); err != nil {
-		return fmt.Errorf("line %d: %w", line, err)
+	im.pending = append(im.pending, domain.OwnProfileRecord{PanelistID: panelistID, Code: code, Value: value})
+	if len(im.pending) == ownBatch {
+		return im.flush()
 	}
 	return nil
 }

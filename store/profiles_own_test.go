@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -225,5 +226,33 @@ func TestOwnProfilesJSONAndRecords(t *testing.T) {
 			t.Fatalf("records: %+v, %v", r, err)
 		}
 		wantAnswers(t, s, "P1", map[int64][]int64{43: {1, 2}}, time.Time{})
+	})
+}
+
+// TestOwnProfilesAcrossBatches: a file longer than one batch of writes
+// adds up a panelist's values of a code wherever its lines are, and a
+// later file replaces them.
+func TestOwnProfilesAcrossBatches(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s := open(t, db)
+		saveMappingLibrary(t, s)
+		importMapping(t, s, mappingCSV("gender,F,43,2,", "gender,M,43,1,"))
+		var lines []string
+		for _, value := range []string{"F", "M"} {
+			for i := range 100 {
+				lines = append(lines, fmt.Sprintf("P%03d,gender,%s", i, value))
+			}
+		}
+		r := importOwn(t, s, ownCSV(lines...))
+		if r.Records != 200 || r.Answers != 200 || r.Translated != 200 || r.Panelists != 100 {
+			t.Errorf("first file: %+v", r)
+		}
+		wantAnswers(t, s, "P099", map[int64][]int64{43: {1, 2}}, time.Time{})
+		r = importOwn(t, s, ownCSV(lines[:100]...))
+		if r.Answers != 100 || r.Panelists != 100 {
+			t.Errorf("second file: %+v", r)
+		}
+		wantAnswers(t, s, "P099", map[int64][]int64{43: {2}}, time.Time{})
 	})
 }

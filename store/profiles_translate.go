@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -40,6 +39,12 @@ type translation struct {
 	importID int64
 	// panelists translated, and of them the ones whose profile changed.
 	panelists, changed int
+	// What a chunk changed, written at its end, batchRows rows to a
+	// statement: the own answers' states (an upsert of rows that exist,
+	// which sets only the state), the translations kept, the profiles
+	// rewritten, and the panelists left with no profile.
+	states, translations, profiles *inserter
+	emptied                        []any
 }
 
 // newTranslation reads the stored mapping for a run of translations in
@@ -49,8 +54,18 @@ func newTranslation(ctx context.Context, tx *sqlx.Tx, importID int64) (*translat
 	if err != nil {
 		return nil, err
 	}
-	return &translation{ctx: ctx, tx: tx, mapping: domain.CompileMapping(rows), now: time.Now(), importID: importID}, nil
+	return &translation{ctx: ctx, tx: tx, mapping: domain.CompileMapping(rows), now: time.Now(), importID: importID,
+		states: newInserter(tx, "own_profiles", `panelist_id, code, value, import_id, state`, `(?, ?, ?, 0, ?)`,
+			`ON CONFLICT (panelist_id, code, value) DO UPDATE SET state = excluded.state`),
+		translations: newInserter(tx, "own_translations", `panelist_id, country, answers`, `(?, ?, ?)`,
+			`ON CONFLICT (panelist_id) DO UPDATE SET country = excluded.country, answers = excluded.answers`),
+		profiles: newInserter(tx, "profiles", `panelist_id, import_id, answers`, `(?, ?, ?)`,
+			`ON CONFLICT (panelist_id) DO UPDATE SET import_id = excluded.import_id, answers = excluded.answers`),
+	}, nil
 }
+
+// close releases the run's statements.
+func (tr *translation) close() { closeInserters(tr.states, tr.translations, tr.profiles) }
 
 // mappingRows reads the stored mapping.
 func mappingRows(ctx context.Context, q sqlx.QueryerContext) ([]domain.MappingRow, error) {
@@ -104,7 +119,7 @@ type ownPanelist struct {
 // chunk translates the panelists ids (distinct) again.
 func (tr *translation) chunk(ids []string) error {
 	ctx, tx := tr.ctx, tr.tx
-	in := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
+	in := "(" + placeholders(len(ids)) + ")"
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
@@ -189,6 +204,15 @@ func (tr *translation) chunk(ids []string) error {
 			return fmt.Errorf("translate the own profile of panelist %s: %w", quoteField(id), err)
 		}
 	}
+	if err := flushAll(ctx, tr.states, tr.translations, tr.profiles); err != nil {
+		return fmt.Errorf("translate own profiles: %w", err)
+	}
+	if len(tr.emptied) > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM profiles WHERE panelist_id IN (`+placeholders(len(tr.emptied))+`)`, tr.emptied...); err != nil {
+			return fmt.Errorf("translate own profiles: %w", err)
+		}
+		tr.emptied = tr.emptied[:0]
+	}
 	return nil
 }
 
@@ -208,8 +232,7 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 	}
 	for i, a := range p.answers {
 		if state := states[a]; state != p.states[i] {
-			if _, err := tx.ExecContext(ctx, `UPDATE own_profiles SET state = ? WHERE panelist_id = ? AND code = ? AND value = ?`,
-				state, id, a.Code, a.Value); err != nil {
+			if err := tr.states.add(ctx, id, a.Code, a.Value, state); err != nil {
 				return err
 			}
 		}
@@ -250,9 +273,7 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 	}
 	newBefore := packAnswers(added)
 	if !p.translated || p.beforeCountry != p.country || !bytes.Equal(newBefore, p.before) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO own_translations (panelist_id, country, answers) VALUES (?, ?, ?)
-		ON CONFLICT (panelist_id) DO UPDATE SET country = excluded.country, answers = excluded.answers`,
-			id, p.country, newBefore); err != nil {
+		if err := tr.translations.add(ctx, id, p.country, newBefore); err != nil {
 			return err
 		}
 	}
@@ -266,17 +287,15 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 	packed := packAnswers(profile)
 	tr.changed++
 	if len(packed) == 0 {
-		_, err := tx.ExecContext(ctx, `DELETE FROM profiles WHERE panelist_id = ?`, id)
-		return err
+		tr.emptied = append(tr.emptied, id)
+		return nil
 	}
 	if tr.importID == 0 {
 		if err := tx.GetContext(ctx, &tr.importID, `INSERT INTO profile_imports (imported_at, records) VALUES (?, 0) RETURNING import_id`, tr.now); err != nil {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO profiles (panelist_id, import_id, answers) VALUES (?, ?, ?)
-		ON CONFLICT (panelist_id) DO UPDATE SET import_id = excluded.import_id, answers = excluded.answers`, id, tr.importID, packed)
-	return err
+	return tr.profiles.add(ctx, id, tr.importID, packed)
 }
 
 // finish refreshes the summary of unmapped codes, once the run's
@@ -356,6 +375,7 @@ func (s *Store) translateMoved(ctx context.Context, tx *sqlx.Tx) error {
 	if err != nil {
 		return err
 	}
+	defer tr.close()
 	err = tr.run(`SELECT t.panelist_id FROM own_translations t LEFT JOIN panel p ON p.panelist_id = t.panelist_id
 		WHERE t.country <> COALESCE(p.country, '') AND t.panelist_id > ? ORDER BY t.panelist_id LIMIT ?`)
 	if err != nil || tr.panelists == 0 {

@@ -20,7 +20,7 @@ CREATE TABLE own_profiles (
     PRIMARY KEY (panelist_id, code, value)
 );
 
-CREATE INDEX own_profiles_by_import ON own_profiles (import_id);
+CREATE INDEX own_profiles_by_import ON own_profiles (import_id, panelist_id);
 
 CREATE INDEX own_profiles_unmapped ON own_profiles (code, value) WHERE state = 1;
 

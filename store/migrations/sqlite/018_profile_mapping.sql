@@ -37,8 +37,9 @@ CREATE TABLE own_profiles (
     PRIMARY KEY (panelist_id, code, value)
 ) WITHOUT ROWID;
 
--- The rows one import wrote: the panelists it translates again.
-CREATE INDEX own_profiles_by_import ON own_profiles (import_id);
+-- The rows one import wrote: the panelists it translates again, read in
+-- panelist order a chunk at a time (a range of this index each).
+CREATE INDEX own_profiles_by_import ON own_profiles (import_id, panelist_id);
 
 -- The unmapped rows only, by code: what refreshes unmapped_codes reads.
 CREATE INDEX own_profiles_unmapped ON own_profiles (code, value) WHERE state = 1;

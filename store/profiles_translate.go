@@ -112,8 +112,7 @@ type ownPanelist struct {
 	translated    bool
 	beforeCountry string
 	before        []byte
-	profile       []byte // profiles.answers
-	hasProfile    bool
+	profile       []byte // profiles.answers (none: empty)
 }
 
 // chunk translates the panelists ids (distinct) again.
@@ -191,7 +190,7 @@ func (tr *translation) chunk(ids []string) error {
 				return err
 			}
 			if p := ps[id]; p != nil {
-				p.profile, p.hasProfile = b, true
+				p.profile = b
 			}
 			return nil
 		})

@@ -117,3 +117,22 @@ func TestMappingForms(t *testing.T) {
 		}
 	}
 }
+
+// TestMappingBeforeALibrary: a mapping before the first refresh is refused
+// with a 409 that says why, over the API and on the form.
+func TestMappingBeforeALibrary(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	resp, text := a.post(t, "/api/v1/profiles/mapping", "text/csv", store.MappingHeader+"\ndob,,-1,,\n")
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(text, "No question library is stored yet") {
+		t.Errorf("API mapping before a library: %d %s", resp.StatusCode, text)
+	}
+	body, contentType := multipartFile(t, nil, "mapping.csv", store.MappingHeader+"\ndob,,-1,,\n")
+	resp, page := a.postRaw(t, "/profiling/mapping", contentType, body, map[string]string{"HX-Request": "true"})
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, `data-testid="mapping-import-error"`) || !strings.Contains(page, "No question library is stored yet") {
+		t.Errorf("form mapping before a library: %d %s", resp.StatusCode, page)
+	}
+	if resp, page := a.do(t, "GET", "/profiling", nil); resp.StatusCode != 200 || !strings.Contains(page, `data-testid="mapping-no-library"`) {
+		t.Errorf("GET /profiling before a library: %d", resp.StatusCode)
+	}
+}

@@ -21,6 +21,7 @@ import (
 // the current snapshot, computed once per version.
 type ProfilingChecks interface {
 	Profiling(ctx context.Context) (checks.ProfilingReport, error)
+	Mapping(ctx context.Context) (checks.MappingReport, error)
 }
 
 // Profiling answers GET /profiling and /profiling.csv: the questions to
@@ -42,17 +43,35 @@ func (h *Handler) Profiling(c echo.Context) error {
 	if wantsCSV(c) {
 		return h.profilingCSV(c, rep, country)
 	}
+	return pageOrFragment(c, http.StatusOK, views.ProfilingBody(h.profilingView(country, rep)), func() (templ.Component, error) {
+		return h.profilingPage(ctx, country, views.MappingView{})
+	})
+}
+
+// profilingView is the /profiling page of the advice narrowed to country,
+// without its mapping section.
+func (h *Handler) profilingView(country string, rep checks.ProfilingReport) views.ProfilingView {
 	csv := "/profiling.csv"
 	if country != "" {
 		csv += "?" + url.Values{"country": {country}}.Encode()
 	}
-	v := views.ProfilingView{Page: h.page("What to profile next", "profiling"), Country: country, Countries: rep.Countries,
+	return views.ProfilingView{Page: h.page("What to profile next", "profiling"), Country: country, Countries: rep.Countries,
 		Questions: rep.Questions, Coverage: rep.Coverage, CSVHref: csv}
-	// Coordinator: the mapping section (views.MappingSection) is set here
-	// as v.Mapping once the mapping is merged; the page draws it first.
-	return pageOrFragment(c, http.StatusOK, views.ProfilingBody(v), func() (templ.Component, error) {
-		return views.ProfilingPage(v), nil
-	})
+}
+
+// profilingPage is the whole /profiling page for every country, its
+// mapping section read afresh around mapping's upload outcome.
+func (h *Handler) profilingPage(ctx context.Context, country string, mapping views.MappingView) (templ.Component, error) {
+	rep, err := h.ProfilingChecks.Profiling(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if mapping.MappingReport, err = h.ProfilingChecks.Mapping(ctx); err != nil {
+		return nil, err
+	}
+	v := h.profilingView(country, rep.Of(country))
+	v.Mapping = mapping
+	return views.ProfilingPage(v), nil
 }
 
 // profilingCSV answers with the ranking as CSV, named after the country

@@ -26,6 +26,11 @@ type fakeProfiling struct{ rep checks.ProfilingReport }
 
 func (f fakeProfiling) Profiling(context.Context) (checks.ProfilingReport, error) { return f.rep, nil }
 
+// Mapping answers no mapping: the page shows its empty section.
+func (f fakeProfiling) Mapping(context.Context) (checks.MappingReport, error) {
+	return checks.MappingReport{}, nil
+}
+
 // fakeSubsample answers one subsample, sendable or not, for the coverage
 // fragment.
 type fakeSubsample struct{ sendable bool }

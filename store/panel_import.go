@@ -102,6 +102,10 @@ func (s *Store) ImportPanel(ctx context.Context, records iter.Seq[domain.PanelMe
 // cache, it lives in a temporary file, so memory still does not grow with
 // the file. Panel imports serialize, on PostgreSQL across instances too,
 // so that the counts are this import's.
+//
+// A panelist with own-code answers whose country the import changed is
+// translated again (translateMoved): the mapping's rows differ per
+// country.
 func (s *Store) importPanel(ctx context.Context, what, unit string, read func(*panelImport) error) (PanelImportReport, error) {
 	im := &panelImport{ctx: ctx}
 	err := s.runImport(ctx, what, unit, "panel import", &im.lineTally, func(_ *sqlx.Conn, tx *sqlx.Tx) error {
@@ -121,6 +125,9 @@ func (s *Store) importPanel(ctx context.Context, what, unit string, read func(*p
 		}
 		if im.badLines > 0 {
 			return nil // rolled back
+		}
+		if err := s.translateMoved(ctx, tx); err != nil {
+			return err
 		}
 		if !stored {
 			if err := tx.GetContext(ctx, &im.written, `SELECT COUNT(*) FROM panel`); err != nil {

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
-
 	"fieldboard/rules"
 )
 
@@ -22,8 +20,8 @@ type ProfilingView struct {
 	Coverage  []rules.TableCoverage
 	CSVHref   string
 	// Mapping is the section on the supplier's own codes and their
-	// mapping to the provider's ids, drawn first when set (nil: none).
-	Mapping templ.Component
+	// mapping to the provider's ids, below the ranking and the coverage.
+	Mapping MappingView
 }
 
 // Grouped writes a count with thousands apart by commas: 18,204.

@@ -185,6 +185,9 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 	add("POST", "/panelists/history", 400, "Choose a CSV file to import.")
 	add("POST", "/panelists/profiles", 400, "Choose a CSV file of profiles to import.")
 	add("POST", "/panelists/panel", 400, "Choose a CSV file of the panel to import.")
+	add("POST", "/profiling/mapping", 400, "Choose a CSV file of the mapping to import.")
+	add("POST", "/profiling/own", 400, "Choose a CSV file of profiles in your codes to import.")
+	add("POST", "/api/v1/profiles/mapping", 415, "Send the mapping as text/csv or application/json.")
 	add("POST", "/api/v1/panelists", 415, "Send the panel as text/csv or application/json.")
 
 	// The sign-in page's next: a signed-in viewer is sent there, but only

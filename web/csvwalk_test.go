@@ -249,7 +249,8 @@ func TestEveryCSVNeutralisesEveryCell(t *testing.T) {
 	postsCSV := map[string]bool{"/panelists/bulk": true, "/api/v1/subsamples/:id/eligibility": true,
 		"/login": false, "/logout": false, "/refresh": false, "/subsamples/:id/refresh": false, "/panelists/history": false,
 		"/panelists/profiles": false, "/panelists/panel": false, "/webhooks": false, "/webhooks/:id/remove": false,
-		"/webhooks/:id/test": false, "/api/v1/profiles": false, "/api/v1/panelists": false, "/api/v1/history": false, "/api/v1/refresh": false}
+		"/webhooks/:id/test": false, "/api/v1/profiles": false, "/api/v1/panelists": false, "/api/v1/history": false, "/api/v1/refresh": false,
+		"/profiling/mapping": false, "/profiling/own": false, "/api/v1/profiles/mapping": false, "/api/v1/profiles/own": false}
 	for _, r := range a.routes {
 		if _, known := postsCSV[r.Path]; r.Method != http.MethodGet && !known {
 			t.Errorf("%s %s is new to this test: say in postsCSV whether it answers CSV, and if it does, check its cells below", r.Method, r.Path)

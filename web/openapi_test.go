@@ -293,6 +293,12 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "POST", path: "/api/v1/profiles", contentType: jsonType, body: `[{"panelistId":"P-new","questionId":999999,"value":"1"}]`, status: 200},
 		{method: "POST", path: "/api/v1/profiles", contentType: jsonType, body: `{"panelistId":"P-new"}`, status: 400, refused: true},
 		{method: "POST", path: "/api/v1/panelists", contentType: jsonType, body: `[{"panelistId":"P-new","country":"fr","locale":null},{"panelistId":7,"country":"CA","locale":"fr_CA"}]`, status: 200},
+		{method: "POST", path: "/api/v1/profiles/mapping", contentType: csvType, body: store.MappingHeader + "\ndob,,-1,,\n", status: 200},
+		{method: "POST", path: "/api/v1/profiles/mapping", contentType: csvType, body: store.MappingHeader + "\ngender,F,999999,1,\n", status: 400},
+		{method: "POST", path: "/api/v1/profiles/own", contentType: csvType, body: store.OwnProfileHeader + "\nP-own,hobby,outdoor\n", status: 200},
+		{method: "POST", path: "/api/v1/profiles/own", contentType: jsonType, body: `[{"panelistId":"P-own","code":"hobby","value":"indoor"}]`, status: 200},
+		{method: "POST", path: "/api/v1/profiles/own", contentType: csvType, body: store.OwnProfileHeader + "\nP-own,,x\n", status: 400},
+		{method: "GET", path: "/api/v1/profiles/mapping", status: 200},
 		{method: "POST", path: "/api/v1/panelists", contentType: csvType, body: store.PanelHeader + "\nP-new,FRA,\n", status: 400},
 
 		{method: "GET", path: "/api/v1/subsamples", status: 200},

@@ -204,6 +204,8 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/panelists/panel", h.UploadPanel)
 	e.GET("/profiling", h.Profiling)
 	e.GET("/profiling.csv", h.Profiling)
+	e.POST("/profiling/mapping", h.UploadMapping)
+	e.POST("/profiling/own", h.UploadOwnProfiles)
 	e.GET("/changes", h.Changes)
 	e.GET("/changes.csv", h.Changes)
 	e.GET("/routing", h.Routing)
@@ -222,6 +224,9 @@ func (s *Server) Routes() *echo.Echo {
 	api.POST("/subsamples/:id/eligibility", h.APIBulkEligibility)
 	api.GET("/subsamples/:id/targets", h.SubsampleTargets)
 	api.POST("/profiles", h.APIImportProfiles)
+	api.POST("/profiles/own", h.APIImportOwnProfiles)
+	api.POST("/profiles/mapping", h.APIImportMapping)
+	api.GET("/profiles/mapping", h.APIProfileMapping)
 	api.POST("/panelists", h.APIImportPanel)
 	api.GET("/eligibility", h.APIEligibility)
 	api.GET("/profiling", h.APIProfiling)
@@ -422,11 +427,12 @@ const (
 	maxFormBytes   = 64 << 10
 )
 
-// uploadRoutes are the routes that take files: history, profile and panel
-// files and lists of panelist ids.
+// uploadRoutes are the routes that take files: history, profile, panel
+// and mapping files and lists of panelist ids.
 var uploadRoutes = map[string]bool{
 	"/panelists/history": true, "/panelists/bulk": true, "/panelists/profiles": true, "/panelists/panel": true,
 	"/api/v1/history": true, "/api/v1/profiles": true, "/api/v1/panelists": true, "/api/v1/subsamples/:id/eligibility": true,
+	"/profiling/mapping": true, "/profiling/own": true, "/api/v1/profiles/mapping": true, "/api/v1/profiles/own": true,
 }
 
 // bodyLimits refuses a body declared larger than its route allows (413)

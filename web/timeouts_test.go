@@ -190,6 +190,7 @@ func serveWithTimeouts(t *testing.T, readTimeout, uploadReadTimeout time.Duratio
 var uploadPaths = []string{
 	"/api/v1/history", "/api/v1/profiles", "/api/v1/panelists", "/api/v1/subsamples/1/eligibility",
 	"/panelists/history", "/panelists/bulk", "/panelists/profiles", "/panelists/panel",
+	"/api/v1/profiles/mapping", "/api/v1/profiles/own", "/profiling/mapping", "/profiling/own",
 }
 
 // trickledBodyLength is the length a trickled body declares: less than

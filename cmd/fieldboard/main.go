@@ -11,7 +11,8 @@
 //	fieldboard subsamples [flags]    print the subsamples with their sendability (JSON or CSV)
 //	fieldboard eligible [flags]      check a file of panelist ids against a subsample (CSV)
 //	fieldboard history import FILE   import respondent history (CSV), all or nothing
-//	fieldboard profiles import FILE  import panelist profiles (CSV), all or nothing
+//	fieldboard profiles import FILE  import panelist profiles (CSV), all or nothing; --own: in the supplier's own codes
+//	fieldboard profiles mapping import FILE  import the mapping from own codes to the provider's ids (CSV), all or nothing
 //	fieldboard profiles generate     write simulated profiles that fit the built-in simulator (CSV)
 //	fieldboard panelists import FILE import the panel: each panelist's country and locale (CSV), all or nothing
 //	fieldboard targets --subsample S print a subsample's send list (CSV)
@@ -61,7 +62,7 @@ func commands() []command {
 		{"eligible", "check a file of panelist ids against one subsample; prints panelistId,eligible,quota,send,reasons", runEligible},
 		{"history", "history import FILE: import respondent history from CSV, all or nothing", runHistory},
 		{"targets", "print a subsample's send list: profiled panelists who may enter and fit an open cell, with entry links (CSV)", runTargets},
-		{"profiles", "profiles import FILE: import panelist profiles from CSV, all or nothing; profiles generate: simulated ones", runProfiles},
+		{"profiles", "profiles import [--own] FILE: import panelist profiles from CSV (--own: in the supplier's own codes), all or nothing; profiles mapping import FILE: the mapping of own codes; profiles generate: simulated ones", runProfiles},
 		{"panelists", "panelists import FILE: import the panel (each panelist's country and locale) from CSV, all or nothing", runPanelists},
 		{"user", "user add|passwd|list: the people who may sign in to the dashboard", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runUser(ctx, args, os.Stdin, stdout, stderr)

@@ -963,3 +963,88 @@ func TestProfilesAndTargetsCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesMappingAndOwnImportCommands: own-code profiles imported
+// before the mapping are kept untranslated; the mapping imported after
+// translates them; a bad mapping line fails the command with its number.
+func TestProfilesMappingAndOwnImportCommands(t *testing.T) {
+	t.Parallel()
+	_, url := newSim(t, sim.Options{Seed: 5})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "fb.db")
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"refresh", "--upstream", url, "--db", db}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	// A question and an answer of the simulator's library, in any locale.
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locales, err := st.LibraryLocales(ctx)
+	if err != nil || len(locales) == 0 {
+		t.Fatalf("locales %v, %v", locales, err)
+	}
+	var question, answer int64
+	for locale := range locales {
+		qs, err := st.Questions(ctx, locale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			as, err := st.Answers(ctx, locale, q.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.ID > 0 && len(as) > 0 {
+				question, answer = q.ID, as[0].ID
+				break
+			}
+		}
+		if question != 0 {
+			break
+		}
+	}
+	st.Close()
+
+	own := filepath.Join(dir, "own.csv")
+	os.WriteFile(own, []byte(store.OwnProfileHeader+"\nP1,gender,F\nP1,dob,1984-03-02\nP2,income,high\n"), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"profiles", "import", "--own", "--db", db, own}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := "3 records, 3 answers of 2 panelists; 0 translated by the mapping, 3 kept untranslated"; !strings.Contains(out.String(), want) {
+		t.Errorf("profiles import --own said %q, want %q", out.String(), want)
+	}
+
+	mapping := filepath.Join(dir, "mapping.csv")
+	os.WriteFile(mapping, []byte(fmt.Sprintf("%s\ngender,F,%d,%d,\ndob,,-1,,\n", store.MappingHeader, question, answer)), 0o644)
+	out.Reset()
+	if err := run(ctx, []string{"profiles", "mapping", "import", "--db", db, mapping}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := "2 mapping rows; 2 panelists with own-code answers translated again (1 profiles changed): 2 answers translated, 1 kept untranslated"; !strings.Contains(out.String(), want) {
+		t.Errorf("profiles mapping import said %q, want %q", out.String(), want)
+	}
+
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte(store.MappingHeader+"\ngender,M,999999,1,\n,F,1,1,\n"), 0o644)
+	err = run(ctx, []string{"profiles", "mapping", "import", "--db", db, bad}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "\n  line 2: question 999999 is not in the library of any locale") ||
+		!strings.Contains(err.Error(), "\n  line 3: code is empty") || exitCode(err) != 1 {
+		t.Errorf("importing a bad mapping: %v, want the bad lines 2 and 3 listed", err)
+	}
+	st, err = store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, err := st.ProfileOf(ctx, "P1")
+	if err != nil || len(p.Answers[question]) != 1 || p.Answers[question][0] != answer || p.BirthDate.Year() != 1984 {
+		t.Errorf("P1's profile = %+v, %v; want answer %d of question %d and born in 1984", p, err, answer, question)
+	}
+	if err := run(ctx, []string{"profiles", "mapping", "export"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "mapping import") {
+		t.Errorf("profiles mapping export: %v, want the usage", err)
+	}
+}

@@ -19,29 +19,69 @@ func runProfiles(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return runProfilesImport(ctx, args[1:], stdout, stderr)
 		case "generate":
 			return runProfilesGenerate(ctx, args[1:], stdout, stderr)
+		case "mapping":
+			if len(args) > 1 && args[1] == "import" {
+				return runProfilesMappingImport(ctx, args[2:], stdout, stderr)
+			}
 		}
 	}
-	fmt.Fprintln(stderr, "Usage: fieldboard profiles import --db PATH FILE\n       fieldboard profiles generate [--own | --mapping] --panelists N --seed S > FILE")
+	fmt.Fprintln(stderr, "Usage: fieldboard profiles import [--own] --db PATH FILE\n       fieldboard profiles mapping import --db PATH FILE\n       fieldboard profiles generate [--own | --mapping] --panelists N --seed S > FILE")
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		return nil
 	}
-	return fmt.Errorf("%w: profiles takes the subcommand import or generate", errUsage)
+	return fmt.Errorf("%w: profiles takes the subcommand import or generate, or mapping import", errUsage)
+}
+
+// profilesImportReport is the report of either kind of profile file
+// 'profiles import' reads: by provider ids, or with --own in the
+// supplier's own codes.
+type profilesImportReport struct {
+	ids store.ProfileImportReport
+	own *store.OwnProfileImportReport
+}
+
+func (r profilesImportReport) BadLinesOf() ([]store.LineError, int) {
+	if r.own != nil {
+		return r.own.BadLinesOf()
+	}
+	return r.ids.BadLinesOf()
 }
 
 func runProfilesImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profiles import", "Imports panelist profiles from a CSV file with the header "+store.ProfileHeader+": for a library question, value is one answer id (a row per answer of a multi-punch question); for the age question -1 it is the birth date yyyy-MM-dd. The file is checked line by line and written in one transaction: a file with any bad line is rejected whole, listing each bad line, and nothing is written. A panelist's answers to a question in the file replace that panelist's earlier answers to it; questions not in the stored library are accepted with a warning.", stderr)
+	fs := newFlagSet("profiles import", "Imports panelist profiles from a CSV file with the header "+store.ProfileHeader+": for a library question, value is one answer id (a row per answer of a multi-punch question); for the age question -1 it is the birth date yyyy-MM-dd. The file is checked line by line and written in one transaction: a file with any bad line is rejected whole, listing each bad line, and nothing is written. A panelist's answers to a question in the file replace that panelist's earlier answers to it; questions not in the stored library are accepted with a warning. With --own the file is in the supplier's own codes, header "+store.OwnProfileHeader+": the stored mapping ('fieldboard profiles mapping import') translates what it can into the provider's ids, and keeps the rest as sent, counted, for a mapping imported later.", stderr)
+	own := fs.Bool("own", false, "the file is in the supplier's own codes ("+store.OwnProfileHeader+"), translated by the stored mapping")
 	var known func(questionID int64) bool
-	report, err := importFile(ctx, fs, args, func(st *store.Store, in io.Reader) (_ store.ProfileImportReport, err error) {
-		if known, err = st.KnownQuestions(ctx); err != nil { // nil without a stored library: nothing is checked
-			return store.ProfileImportReport{}, err
+	report, err := importFile(ctx, fs, args, func(st *store.Store, in io.Reader) (r profilesImportReport, err error) {
+		if *own {
+			ownReport, err := st.ImportOwnProfilesCSV(ctx, in)
+			return profilesImportReport{own: &ownReport}, err
 		}
-		return st.ImportProfilesCSV(ctx, in, known)
+		if known, err = st.KnownQuestions(ctx); err != nil { // nil without a stored library: nothing is checked
+			return r, err
+		}
+		r.ids, err = st.ImportProfilesCSV(ctx, in, known)
+		return r, err
 	})
 	if err != nil {
 		return err
 	}
+	if report.own != nil {
+		r := report.own
+		fmt.Fprintf(stdout, "imported %s: %d records, %d answers of %d panelists; %d translated by the mapping, %d kept untranslated\n",
+			fs.Arg(0), r.Records, r.Answers, r.Panelists, r.Translated, r.Untranslated)
+		if r.Untranslated > 0 {
+			fmt.Fprintln(stdout, "note: the untranslated answers are kept as sent, and not matched to quotas until a mapping row covers them ('fieldboard profiles mapping import')")
+		}
+		return nil
+	}
+	return profilesImportSaid(stdout, fs.Arg(0), report.ids, known)
+}
+
+// profilesImportSaid says what an import of a profile file by provider
+// ids wrote, and warns of questions the library does not have.
+func profilesImportSaid(stdout io.Writer, file string, report store.ProfileImportReport, known func(int64) bool) error {
 	fmt.Fprintf(stdout, "imported %s: %d records, %d answers written, %d earlier answers replaced\n",
-		fs.Arg(0), report.Records, report.Inserted, report.Replaced)
+		file, report.Records, report.Inserted, report.Replaced)
 	switch {
 	case known == nil:
 		fmt.Fprintln(stdout, "note: no question library is stored yet (run 'fieldboard refresh'), so question ids were not checked")
@@ -53,6 +93,19 @@ func runProfilesImport(ctx context.Context, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stdout, "warning: %d records answer questions not in the stored library, among them %s\n",
 			report.UnknownQuestions, strings.Join(ids, ", "))
 	}
+	return nil
+}
+
+func runProfilesMappingImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profiles mapping import", "Imports the supplier's mapping from its own profile codes to the provider's ids, a CSV file with the header "+store.MappingHeader+": the supplier's question code and answer code, and the provider's question id and answer id they mean; country empty for a row that holds in every country (a country's row wins over it). A code mapped to the age question -1 has no value and no answer id: its values are birth dates yyyy-mm-dd. The file is the whole mapping: it replaces the stored one. Each row is checked against the stored question library of its country's locales (run 'fieldboard refresh' first); a file with any bad line is rejected whole, listing each bad line, and nothing is written. The own-code profiles imported before ('profiles import --own') are translated again with the new mapping.", stderr)
+	report, err := importFile(ctx, fs, args, func(st *store.Store, in io.Reader) (store.MappingImportReport, error) {
+		return st.ImportMappingCSV(ctx, in)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %s: %d mapping rows; %d panelists with own-code answers translated again (%d profiles changed): %d answers translated, %d kept untranslated\n",
+		fs.Arg(0), report.Records, report.Panelists, report.Changed, report.Translated, report.Untranslated)
 	return nil
 }
 

@@ -129,16 +129,6 @@ func profilingTargets(d *Decisions) []rules.ProfilingTarget {
 	return out
 }
 
-// profilingCodes names the supplier's own code of each question in each
-// country, for the ranking.
-//
-// TODO(coordinator): none is mapped yet; once the mapping is merged, read
-// store.ProfileMapping here and return the code of the mapping row that
-// names the question, a country's row over the general one.
-func (s *Service) profilingCodes(ctx context.Context) (rules.ProfilingCodes, error) {
-	return func(int64, string) string { return "" }, nil
-}
-
 // questionTexts gives each row of the ranking its question's text in its
 // country's default locale (the translation, else the text), "" when the
 // stored library of that locale does not hold it.

@@ -276,18 +276,21 @@ func (e *jsonOwnProfileRecord) texts(record []string) string {
 // UnmappedCode is a (code, value) of the own profiles that no mapping row
 // covers for the country of the panelists carrying it, and how many do.
 type UnmappedCode struct {
-	Code      string `json:"code" db:"code"`
-	Value     string `json:"value" db:"value"`
+	Code  string `json:"code" db:"code"`
+	Value string `json:"value" db:"value"`
+	// Country is the panelists' country ("" for those with none on file,
+	// who get only the mapping's general rows).
+	Country   string `json:"country" db:"country"`
 	Panelists int64  `json:"panelists" db:"panelists"`
 }
 
-// UnmappedCodes lists the own answers no mapping row covers, the most
-// carried first: a summary the imports refresh (unmapped_codes), so this
+// UnmappedCodes lists the own answers no mapping row covers, per
+// country, the most carried first: a summary the imports refresh (unmapped_codes), so this
 // reads no profile. A birth date a row covers but that is not a date is
 // not listed: it is covered, only wrong.
 func (s *Store) UnmappedCodes(ctx context.Context) ([]UnmappedCode, error) {
 	out := []UnmappedCode{}
-	if err := s.reader.SelectContext(ctx, &out, `SELECT code, value, panelists FROM unmapped_codes ORDER BY panelists DESC, code, value`); err != nil {
+	if err := s.reader.SelectContext(ctx, &out, `SELECT code, value, country, panelists FROM unmapped_codes ORDER BY panelists DESC, code, value, country`); err != nil {
 		return nil, fmt.Errorf("unmapped codes: %w", err)
 	}
 	return out, nil

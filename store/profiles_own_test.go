@@ -96,7 +96,8 @@ func TestOwnProfilesLateMapping(t *testing.T) {
 		if n := profileCount(t, s); n != 0 {
 			t.Errorf("%d profiles before any mapping; want none: an untranslated answer is never a provider answer", n)
 		}
-		wantUnmapped(t, s, []store.UnmappedCode{{"region", "NW", 2}, {"dob", "1984-03-02", 1}, {"gender", "F", 1}, {"gender", "M", 1}, {"income", "high", 1}})
+		wantUnmapped(t, s, []store.UnmappedCode{{"dob", "1984-03-02", "FR", 1}, {"gender", "F", "FR", 1}, {"gender", "M", "", 1}, {"income", "high", "", 1},
+			{"region", "NW", "FR", 1}, {"region", "NW", "GB", 1}})
 
 		mapping := mappingCSV("gender,F,43,2,", "gender,M,43,1,", "region,NW,96,10,", "region,NW,97,70,FR", "dob,,-1,,")
 		mr := importMapping(t, s, mapping)
@@ -106,7 +107,7 @@ func TestOwnProfilesLateMapping(t *testing.T) {
 		wantAnswers(t, s, "P1", map[int64][]int64{43: {2}, 97: {70}}, date(1984, 3, 2))
 		wantAnswers(t, s, "P2", map[int64][]int64{96: {10}}, time.Time{})
 		wantAnswers(t, s, "P3", map[int64][]int64{43: {1}}, time.Time{}) // no country on file: the general rows
-		wantUnmapped(t, s, []store.UnmappedCode{{"income", "high", 1}})
+		wantUnmapped(t, s, []store.UnmappedCode{{"income", "high", "", 1}})
 		rows, err := s.ProfileMapping(context.Background())
 		if err != nil || len(rows) != 5 || rows[0] != (domain.MappingRow{Code: "dob", QuestionID: -1}) {
 			t.Errorf("ProfileMapping = %+v, %v", rows, err)
@@ -139,13 +140,13 @@ func TestOwnProfilesMappingChange(t *testing.T) {
 		// The new mapping no longer reaches region's answer, nor hobby's.
 		importMapping(t, s, mappingCSV("gender,F,43,2,"))
 		wantAnswers(t, s, "P1", map[int64][]int64{43: {1, 2}, 500: {9}}, time.Time{})
-		wantUnmapped(t, s, []store.UnmappedCode{{"hobby", "in", 1}, {"hobby", "out", 1}, {"region", "NW", 1}})
+		wantUnmapped(t, s, []store.UnmappedCode{{"hobby", "in", "FR", 1}, {"hobby", "out", "FR", 1}, {"region", "NW", "FR", 1}})
 
 		// gender again: M replaces F (a re-import of the pair); the
 		// mapping has no M, so 43 keeps only the provider-id answer.
 		importOwn(t, s, ownCSV("P1,gender,M"))
 		wantAnswers(t, s, "P1", map[int64][]int64{43: {1}, 500: {9}}, time.Time{})
-		wantUnmapped(t, s, []store.UnmappedCode{{"gender", "M", 1}, {"hobby", "in", 1}, {"hobby", "out", 1}, {"region", "NW", 1}})
+		wantUnmapped(t, s, []store.UnmappedCode{{"gender", "M", "FR", 1}, {"hobby", "in", "FR", 1}, {"hobby", "out", "FR", 1}, {"region", "NW", "FR", 1}})
 
 		// An answer both imports gave stays when the mapping stops
 		// reaching it: it was the provider-id import's too.

@@ -309,8 +309,10 @@ func refreshUnmapped(ctx context.Context, tx *sqlx.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM unmapped_codes`); err != nil {
 		return fmt.Errorf("refresh unmapped codes: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO unmapped_codes (code, value, panelists)
-		SELECT code, value, COUNT(*) FROM own_profiles WHERE state = 1 GROUP BY code, value`); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO unmapped_codes (code, value, country, panelists)
+		SELECT o.code, o.value, COALESCE(t.country, ''), COUNT(*)
+		FROM own_profiles o LEFT JOIN own_translations t ON t.panelist_id = o.panelist_id
+		WHERE o.state = 1 GROUP BY o.code, o.value, COALESCE(t.country, '')`); err != nil {
 		return fmt.Errorf("refresh unmapped codes: %w", err)
 	}
 	return nil

@@ -122,7 +122,7 @@ func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 				continue
 			}
 			t.Locale, t.Question = locale, questionText(q)
-			t.Answer = library[locale].answers[r.QuestionID][r.AnswerID].Text
+			t.Answer = answerText(library[locale].answers[r.QuestionID][r.AnswerID])
 			break
 		}
 		if n := len(rep.Codes); n == 0 || rep.Codes[n-1].Code != r.Code {
@@ -159,4 +159,13 @@ func (s *Service) profilingCodes(ctx context.Context) (rules.ProfilingCodes, err
 		slices.Sort(list)
 		return strings.Join(slices.Compact(list), " ")
 	}, nil
+}
+
+// answerText is a library answer in words: its translation in the
+// locale, else its text.
+func answerText(a domain.Answer) string {
+	if t := strings.TrimSpace(a.Translation); t != "" {
+		return t
+	}
+	return strings.TrimSpace(a.Text)
 }

@@ -33,6 +33,7 @@ CREATE TABLE own_translations (
 CREATE TABLE unmapped_codes (
     code      TEXT NOT NULL,
     value     TEXT NOT NULL,
+    country   TEXT NOT NULL,
     panelists BIGINT NOT NULL,
-    PRIMARY KEY (code, value)
+    PRIMARY KEY (code, value, country)
 );

@@ -56,13 +56,15 @@ CREATE TABLE own_translations (
     answers     BLOB NOT NULL
 ) WITHOUT ROWID;
 
--- unmapped_codes: how many panelists carry each (code, value) no mapping
--- row covers for their country: a summary of own_profiles refreshed by
+-- unmapped_codes: how many panelists of each country (the one their last
+-- translation used, '' for none on file) carry each (code, value) no
+-- mapping row covers there: a summary of own_profiles refreshed by
 -- every own import, mapping import and panel import that translates, so
 -- that reading it is cheap.
 CREATE TABLE unmapped_codes (
     code      TEXT NOT NULL,
     value     TEXT NOT NULL,
+    country   TEXT NOT NULL,
     panelists INTEGER NOT NULL,
-    PRIMARY KEY (code, value)
+    PRIMARY KEY (code, value, country)
 ) WITHOUT ROWID;

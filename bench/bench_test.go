@@ -186,8 +186,8 @@ func withPanel(t *testing.T, s sizes, db string) {
 // of a scenario resized by the BENCH_ sizes, prints its table but leaves
 // results.json to the full run.
 //
-// Figures 1, 2, 6, 7, 10, 15 and 16 run on PostgreSQL too
-// (postgres_test.go), as rows 1p, 2p, 6p, 7p, 10p, 15p and 16p, when FIELDBOARD_TEST_POSTGRES names a
+// Figures 1, 2, 6, 7, 10, 15, 16 and 17 run on PostgreSQL too
+// (postgres_test.go), as rows 1p, 2p, 6p, 7p, 10p, 15p, 16p and 17p, when FIELDBOARD_TEST_POSTGRES names a
 // cluster (make bench starts a throwaway one); without it those rows say
 // they did not run and why, and under CI=true the run fails.
 func TestBench(t *testing.T) {
@@ -228,7 +228,11 @@ func TestBench(t *testing.T) {
 	if want.any(16) {
 		rows = append(rows, monthInvoice(t, db))
 	}
-	if cluster != "" && want.any(6, 10, 15, 16) {
+	if want.any(17) {
+		row, ranking := profilingRanking(t, db)
+		rows = append(rows, row, profilingPage(t, s, db, ranking))
+	}
+	if cluster != "" && want.any(6, 10, 15, 16, 17) {
 		scenario := postgresScenario(t, cluster, db)
 		if want.any(6) {
 			rows = append(rows, bulkCheck(t, db, scenario, s))
@@ -241,6 +245,10 @@ func TestBench(t *testing.T) {
 		}
 		if want.any(16) {
 			rows = append(rows, monthInvoice(t, scenario))
+		}
+		if want.any(17) {
+			row, _ := profilingRanking(t, scenario)
+			rows = append(rows, row)
 		}
 	}
 	if want.any(7) {

@@ -62,6 +62,7 @@ func notRunOnPostgres(want figures, why string) []Row {
 		{10, "10p send list on PostgreSQL"},
 		{15, "15p outcomes of a month on PostgreSQL"},
 		{16, "16p invoice of a month on PostgreSQL"},
+		{17, "17p what to profile next on PostgreSQL"},
 	} {
 		if want.any(f.number) || f.number == 1 && want.any(2) {
 			rows = append(rows, Row{Figure: f.figure, NotRun: why})

@@ -85,7 +85,7 @@ func (h *Handler) UploadMapping(c echo.Context) error {
 	}
 	result.FileName, result.Err = name, rejected
 	return pageOrFragment(c, status, views.MappingImportOutcome(result), func() (templ.Component, error) {
-		return h.profilingPage(c.Request().Context(), "", views.MappingView{MappingImport: &result})
+		return h.profilingUploadPage(c.Request().Context(), views.MappingView{MappingImport: &result})
 	})
 }
 
@@ -102,6 +102,6 @@ func (h *Handler) UploadOwnProfiles(c echo.Context) error {
 	}
 	result.FileName, result.Err = name, rejected
 	return pageOrFragment(c, status, views.OwnImportOutcome(result), func() (templ.Component, error) {
-		return h.profilingPage(c.Request().Context(), "", views.MappingView{OwnImport: &result})
+		return h.profilingUploadPage(c.Request().Context(), views.MappingView{OwnImport: &result})
 	})
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -43,35 +42,58 @@ func (h *Handler) Profiling(c echo.Context) error {
 	if wantsCSV(c) {
 		return h.profilingCSV(c, rep, country)
 	}
-	return pageOrFragment(c, http.StatusOK, views.ProfilingBody(h.profilingView(country, rep)), func() (templ.Component, error) {
-		return h.profilingPage(ctx, country, views.MappingView{})
+	page, err := pageParam(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	v := h.profilingView(country, page, rep)
+	return pageOrFragment(c, http.StatusOK, views.ProfilingBody(v), func() (templ.Component, error) {
+		return h.profilingPage(ctx, v)
 	})
 }
 
+// coveragePageSize is how many hard tables one page of /profiling covers:
+// the whole coverage runs to thousands of tables over a large panel's
+// subsamples, the API and the CLI give it whole.
+const coveragePageSize = 50
+
 // profilingView is the /profiling page of the advice narrowed to country,
-// without its mapping section.
-func (h *Handler) profilingView(country string, rep checks.ProfilingReport) views.ProfilingView {
-	csv := "/profiling.csv"
+// its coverage at page number page, without its mapping section.
+func (h *Handler) profilingView(country string, page int, rep checks.ProfilingReport) views.ProfilingView {
+	var query []string
 	if country != "" {
-		csv += "?" + url.Values{"country": {country}}.Encode()
+		query = []string{"country", country}
 	}
-	return views.ProfilingView{Page: h.page("What to profile next", "profiling"), Country: country, Countries: rep.Countries,
-		Questions: rep.Questions, Coverage: rep.Coverage, CSVHref: csv}
+	v := views.ProfilingView{Page: h.page("What to profile next", "profiling"), Country: country, Countries: rep.Countries,
+		Questions: rep.Questions, CoverageTotal: len(rep.Coverage), CSVHref: withQuery("/profiling.csv", query...)}
+	v.CoveragePages = pageCount(len(rep.Coverage), coveragePageSize)
+	v.CoveragePageNo = min(page, v.CoveragePages)
+	_, v.CoveragePrev, v.CoverageNext = pageLinks("/profiling", query, v.CoveragePageNo, len(rep.Coverage), coveragePageSize)
+	from := pageOffset(v.CoveragePageNo, coveragePageSize)
+	v.Coverage = rep.Coverage[min(from, len(rep.Coverage)):min(from+coveragePageSize, len(rep.Coverage))]
+	return v
 }
 
-// profilingPage is the whole /profiling page for every country, its
-// mapping section read afresh around mapping's upload outcome.
-func (h *Handler) profilingPage(ctx context.Context, country string, mapping views.MappingView) (templ.Component, error) {
+// profilingPage is the whole /profiling page of v, its mapping section
+// read afresh around an upload's outcome (already in v.Mapping).
+func (h *Handler) profilingPage(ctx context.Context, v views.ProfilingView) (templ.Component, error) {
+	var err error
+	if v.Mapping.MappingReport, err = h.ProfilingChecks.Mapping(ctx); err != nil {
+		return nil, err
+	}
+	return views.ProfilingPage(v), nil
+}
+
+// profilingUploadPage is /profiling as a plain form post's answer: every
+// country, the coverage's first page, and mapping's upload outcome.
+func (h *Handler) profilingUploadPage(ctx context.Context, mapping views.MappingView) (templ.Component, error) {
 	rep, err := h.ProfilingChecks.Profiling(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if mapping.MappingReport, err = h.ProfilingChecks.Mapping(ctx); err != nil {
-		return nil, err
-	}
-	v := h.profilingView(country, rep.Of(country))
+	v := h.profilingView("", 1, rep)
 	v.Mapping = mapping
-	return views.ProfilingPage(v), nil
+	return h.profilingPage(ctx, v)
 }
 
 // profilingCSV answers with the ranking as CSV, named after the country

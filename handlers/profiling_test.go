@@ -210,3 +210,47 @@ func TestSubsampleCoverage(t *testing.T) {
 		})
 	}
 }
+
+// TestProfilingCoveragePages: the page shows the coverage 50 tables at a
+// time, its pager keeping the country; a page past the last shows the
+// last; a page that is not a number is a 400.
+func TestProfilingCoveragePages(t *testing.T) {
+	rep := checks.ProfilingReport{Countries: []string{"FR"}}
+	for i := range 120 {
+		rep.Coverage = append(rep.Coverage, rules.TableCoverage{SubsampleID: int64(1000 + i), Country: "FR", TableID: int64(i), TableName: "Gender", Panelists: 10, Decided: 10})
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := echo.New()
+	e.GET("/profiling", (&handlers.Handler{Store: st, ProfilingChecks: fakeProfiling{rep}, Now: time.Now, Location: time.UTC}).Profiling)
+	tableRow := regexp.MustCompile(`data-subsample="(\d+)"`)
+	tests := []struct {
+		target      string
+		first, last string
+		rows        int
+		contains    []string
+	}{
+		{"/profiling", "1000", "1049", 50, []string{"Page 1 of 3", `href="/profiling?page=2"`, "120 hard tables"}},
+		{"/profiling?country=FR&page=2", "1050", "1099", 50, []string{"Page 2 of 3", `href="/profiling?country=FR&amp;page=1"`, `href="/profiling?country=FR&amp;page=3"`}},
+		{"/profiling?page=99", "1100", "1119", 20, []string{"Page 3 of 3", `href="/profiling?page=2"`}},
+	}
+	for _, tt := range tests {
+		rec := get(e, tt.target, nil)
+		body := rec.Body.String()
+		rows := tableRow.FindAllStringSubmatch(body, -1)
+		if rec.Code != http.StatusOK || len(rows) != tt.rows || rows[0][1] != tt.first || rows[len(rows)-1][1] != tt.last {
+			t.Errorf("%s: %d, %d rows; want %d from %s to %s", tt.target, rec.Code, len(rows), tt.rows, tt.first, tt.last)
+		}
+		for _, s := range tt.contains {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s lacks %q", tt.target, s)
+			}
+		}
+	}
+	if rec := get(e, "/profiling?page=x", nil); rec.Code != http.StatusBadRequest {
+		t.Errorf("page=x: %d, want 400", rec.Code)
+	}
+}

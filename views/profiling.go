@@ -14,10 +14,16 @@ type ProfilingView struct {
 	// Countries its choices: those of the sendable subsamples.
 	Country   string
 	Countries []string
-	// Questions are the ranking, best first; Coverage every hard table of
-	// every sendable subsample, by country and subsample.
-	Questions []rules.QuestionStake
-	Coverage  []rules.TableCoverage
+	// Questions are the ranking, best first; Coverage one page of the
+	// hard tables of the sendable subsamples, by country and subsample:
+	// page CoveragePageNo of CoveragePages, CoverageTotal tables in all,
+	// CoveragePrev and CoverageNext linking to its neighbours ("" at
+	// either end).
+	Questions                     []rules.QuestionStake
+	Coverage                      []rules.TableCoverage
+	CoverageTotal                 int
+	CoveragePageNo, CoveragePages int
+	CoveragePrev, CoverageNext    string
 	CSVHref   string
 	// Mapping is the section on the supplier's own codes and their
 	// mapping to the provider's ids, below the ranking and the coverage.

@@ -284,6 +284,16 @@ type UnmappedCode struct {
 	Panelists int64  `json:"panelists" db:"panelists"`
 }
 
+// CountOwnProfiles returns how many panelists have answers in the
+// supplier's own codes, translated or not.
+func (s *Store) CountOwnProfiles(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.reader.GetContext(ctx, &n, `SELECT COUNT(*) FROM own_translations`); err != nil {
+		return 0, fmt.Errorf("count own profiles: %w", err)
+	}
+	return n, nil
+}
+
 // UnmappedCodes lists the own answers no mapping row covers, per
 // country, the most carried first: a summary the imports refresh (unmapped_codes), so this
 // reads no profile. A birth date a row covers but that is not a date is

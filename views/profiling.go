@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 )
 
 // ProfilingView is the /profiling page: what to ask the panel next.
@@ -109,4 +110,13 @@ func countrySuffix(country string) string {
 		return ""
 	}
 	return " in " + country
+}
+
+// questionRef names a mapping group's provider question and the locale
+// its words are in: "(96, fr-fr)", or "(96)" without words.
+func questionRef(g checks.MappingGroup) string {
+	if g.Locale == "" {
+		return "(" + strconv.FormatInt(g.QuestionID, 10) + ")"
+	}
+	return "(" + strconv.FormatInt(g.QuestionID, 10) + ", " + g.Locale + ")"
 }

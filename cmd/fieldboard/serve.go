@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
+	demodata "fieldboard/web/demo"
 	"fieldboard/web/lease"
 	"fieldboard/web/metrics"
 	"fieldboard/web/refresh"
@@ -152,8 +152,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkUsers(ctx, st, demo != nil, store.Describe(*dbPath), logger); err != nil {
 		return err
 	}
+	seeder := demodata.Seeder{Store: st, Sim: demo, Seed: *simSeed, Logger: logger}
 	if demo != nil {
-		if err := demoProfiles(ctx, st, demo, *simSeed, logger); err != nil {
+		if err := seeder.Panel(ctx); err != nil {
 			return err
 		}
 	}
@@ -166,6 +167,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Concurrency: up.concurrency, Deadline: up.deadline, Retention: *retention, Logger: logger,
 		Lease: holder, Observe: measured.ObserveRefresh,
 	})
+	if demo != nil {
+		if err := seeder.MapCodes(ctx, func(ctx context.Context) error { return refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
+			return err
+		}
+	}
 	server := &web.Server{
 		Store:            st,
 		Checks:           checker,
@@ -260,56 +266,3 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 	logger.Info("demo: created the user admin; its password is shown this once (change it with fieldboard user passwd)", "user", "admin", "password", password)
 	return nil
 }
-
-// demoPanelists is how many simulated panelists the demo profiles.
-const demoPanelists = 5000
-
-// demoProfiles gives the demo the simulator's own panelist profiles and
-// panel (each panelist's country and locale), and the field's returns of
-// the last days with the prices they were earned at, on its first start,
-// so quota matching, send lists, earnings per entrant, outcomes and the
-// invoice can be seen at work, per country, without files of one's own.
-func demoProfiles(ctx context.Context, st *store.Store, demo *sim.Simulator, seed int64, logger *slog.Logger) error {
-	n, err := st.CountProfiles(ctx)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		if _, err := st.ImportProfiles(ctx, demo.Profiles(seed, demoPanelists), nil); err != nil {
-			return fmt.Errorf("demo profiles: %w", err)
-		}
-		logger.Info("demo: imported the simulator's profiles of panelists P0000000 to P0004999", "panelists", demoPanelists)
-	}
-	if n, err = st.CountPanel(ctx); err != nil {
-		return err
-	}
-	if n == 0 {
-		if _, err := st.ImportPanel(ctx, demo.Panel(seed, demoPanelists)); err != nil {
-			return fmt.Errorf("demo panel: %w", err)
-		}
-		logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", demoPanelists)
-	}
-	records, err := st.CountHistory(ctx)
-	if err != nil || records > 0 {
-		return err
-	}
-	panel := slices.Collect(demo.Panel(seed, demoPanelists))
-	history := demo.RecentHistory(seed, panel, demoHistoryDays, demoHeldFrom)
-	if _, err := st.ImportHistory(ctx, history); err != nil {
-		return fmt.Errorf("demo history: %w", err)
-	}
-	if err := st.AddPriceHistory(ctx, demo.PriceHistory(seed, demoHistoryDays)); err != nil {
-		return fmt.Errorf("demo prices: %w", err)
-	}
-	logger.Info("demo: imported the field's returns of the last 30 days and the prices they were earned at",
-		"records", len(history), "held for quality", fmt.Sprintf("%s to %s", demo.PanelistID(demoHeldFrom), demo.PanelistID(demoHeldFrom+2)))
-	return nil
-}
-
-// demoHistoryDays is how far back the demo's history and prices go;
-// demoHeldFrom the first of the three demo panelists whose completes were
-// reversed often enough to be held for quality.
-const (
-	demoHistoryDays = 30
-	demoHeldFrom    = 7
-)

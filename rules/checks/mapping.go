@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -22,29 +23,38 @@ type MappingReport struct {
 	Library bool
 }
 
-// MappingCode is one supplier question code and the rows that map it.
+// MappingCode is one supplier question code and what its rows reach,
+// grouped by country and provider question.
 type MappingCode struct {
-	Code string
-	Rows []MappingTarget
+	Code   string
+	Groups []MappingGroup
 }
 
-// MappingTarget is one mapping row in the library's words: the text of
-// its question and answer in Locale ("" when the library holds neither).
-// Country is "" for a row of every country; Age marks the age question,
-// whose values are birth dates.
-type MappingTarget struct {
-	Value, Country   string
+// MappingGroup is the rows of one code for one country ("" for every
+// country) that reach one provider question, with the question's text in
+// Locale ("" when the library holds none). Age marks the age question,
+// whose values are birth dates and which has no answers.
+type MappingGroup struct {
+	Country          string
 	QuestionID       int64
-	AnswerID         int64
-	Question, Answer string
-	Locale           string
+	Question, Locale string
 	Age              bool
+	Answers          []MappingAnswer
 }
 
-// Mapping reads the stored mapping, each row's question and answer in
-// the words of a locale of the library (the country's default locale,
-// else another of its locales; for a general row, the first locale whose
-// library has the question), and the unmapped codes.
+// MappingAnswer is one value of the code and the provider answer it
+// means, with the answer's text in the group's locale.
+type MappingAnswer struct {
+	Value    string
+	AnswerID int64
+	Answer   string
+}
+
+// Mapping reads the stored mapping, grouped by code, country and
+// question, each question and answer in the words of a locale of the
+// library (the country's default locale, else another of its locales; for
+// a row of every country, the first English locale whose library has the
+// question, else the first other), and the unmapped codes.
 func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 	var rep MappingReport
 	rows, err := s.Store.ProfileMapping(ctx)
@@ -97,10 +107,19 @@ func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 		}
 		library[locale] = words{qs, as}
 	}
-	// candidates are the locales a row is read in, best first.
+	// candidates are the locales a row is read in, best first: for a row
+	// of every country, the English ones first.
+	notEnglish := func(locale string) int {
+		if strings.HasPrefix(locale, "en-") {
+			return 0
+		}
+		return 1
+	}
+	english := slices.Clone(stored)
+	slices.SortStableFunc(english, func(a, b string) int { return cmp.Compare(notEnglish(a), notEnglish(b)) })
 	candidates := func(country string) []string {
 		if country == "" {
-			return stored
+			return english
 		}
 		var out []string
 		if d := defaults[country]; d != "" && slices.Contains(stored, d) {
@@ -113,23 +132,33 @@ func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 		}
 		return out
 	}
+	type groupKey struct {
+		code, country string
+		question      int64
+	}
+	groups := map[groupKey]*MappingGroup{}
 	for _, r := range rows {
-		t := MappingTarget{Value: r.Value, Country: r.Country, QuestionID: r.QuestionID, AnswerID: r.AnswerID,
-			Age: r.QuestionID == domain.AgeRangeQuestionID}
-		for _, locale := range candidates(r.Country) {
-			q, ok := library[locale].questions[r.QuestionID]
-			if !ok {
-				continue
-			}
-			t.Locale, t.Question = locale, questionText(q)
-			t.Answer = answerText(library[locale].answers[r.QuestionID][r.AnswerID])
-			break
-		}
 		if n := len(rep.Codes); n == 0 || rep.Codes[n-1].Code != r.Code {
 			rep.Codes = append(rep.Codes, MappingCode{Code: r.Code})
 		}
-		last := &rep.Codes[len(rep.Codes)-1]
-		last.Rows = append(last.Rows, t)
+		code := &rep.Codes[len(rep.Codes)-1]
+		k := groupKey{r.Code, r.Country, r.QuestionID}
+		g := groups[k]
+		if g == nil {
+			code.Groups = append(code.Groups, MappingGroup{Country: r.Country, QuestionID: r.QuestionID, Age: r.QuestionID == domain.AgeRangeQuestionID})
+			g = &code.Groups[len(code.Groups)-1]
+			groups[k] = g
+			for _, locale := range candidates(r.Country) {
+				if q, ok := library[locale].questions[r.QuestionID]; ok {
+					g.Locale, g.Question = locale, questionText(q)
+					break
+				}
+			}
+		}
+		if !g.Age {
+			g.Answers = append(g.Answers, MappingAnswer{Value: r.Value, AnswerID: r.AnswerID,
+				Answer: answerText(library[g.Locale].answers[r.QuestionID][r.AnswerID])})
+		}
 	}
 	return rep, nil
 }

@@ -25,7 +25,7 @@ type ProfilingView struct {
 	CoverageTotal                 int
 	CoveragePageNo, CoveragePages int
 	CoveragePrev, CoverageNext    string
-	CSVHref   string
+	CSVHref                       string
 	// Mapping is the section on the supplier's own codes and their
 	// mapping to the provider's ids, below the ranking and the coverage.
 	Mapping MappingView

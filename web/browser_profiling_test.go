@@ -2,6 +2,9 @@ package web_test
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,12 +12,14 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"fieldboard/client/sim"
+	"fieldboard/web/demo"
 )
 
-// TestBrowserProfiling: after a refresh, with the simulator's panel
-// (some of it without a profile) and profiles imported, /profiling ranks
-// questions and covers the sendable subsamples' hard tables (screenshot
-// profiling.png); its country filter keeps that country's rows alone and
+// TestBrowserProfiling: after a refresh, with the demo's panel profiled
+// in the supplier's own codes and its mapping imported (web/demo, as make
+// run does), /profiling ranks questions, the one the supplier never asks
+// first, covers the sendable subsamples' hard tables and lists the codes
+// no mapping row covers (screenshot profiling.png); its country filter keeps that country's rows alone and
 // keeps the filter in the URL; a sendable subsample's page then loads how
 // much of the panel its hard tables decide.
 func TestBrowserProfiling(t *testing.T) {
@@ -31,26 +36,39 @@ func TestBrowserProfiling(t *testing.T) {
 	if err != nil {
 		t.Fatalf("refresh: %v", err)
 	}
-	const panelists = 400
-	if r, err := st.ImportPanel(context.Background(), simulator.Panel(5, panelists+40)); err != nil || r.BadLines > 0 {
-		t.Fatalf("panel: %v %+v", err, r)
+	// The demo's data, as make run writes it: the panel profiled in the
+	// supplier's own codes, then its mapping, which leaves one country's
+	// regions unmapped and never asks household income.
+	seeder := demo.Seeder{Store: st, Sim: simulator, Seed: 5, Logger: slog.New(slog.DiscardHandler)}
+	if err := seeder.Panel(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if r, err := st.ImportProfiles(context.Background(), simulator.Profiles(5, panelists), nil); err != nil || r.BadLines > 0 {
-		t.Fatalf("profiles: %v %+v", err, r)
+	if err := seeder.MapCodes(context.Background(), func(context.Context) error { return errors.New("no refresh expected: the library is stored") }); err != nil {
+		t.Fatal(err)
 	}
 
-	var countries, subsamples []string
+	var countries, subsamples, first, unmapped []string
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/profiling"),
 		chromedp.WaitVisible(`[data-testid="profiling-ranking"] tr[data-question]`),
 		chromedp.WaitVisible(`[data-testid="profiling-coverage"] tr[data-subsample]`),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="profiling-ranking"] tr[data-question]')].map(r => r.dataset.country)`, &countries),
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="profiling-coverage"] tr[data-subsample]')].map(r => r.dataset.subsample)`, &subsamples),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="profiling-ranking"] tr[data-question]')].slice(0, 3).map(r => r.dataset.question + ' ' + r.cells[2].textContent.trim())`, &first),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="unmapped-table"] tr[data-code]')].map(r => r.dataset.code + ' ' + r.dataset.country)`, &unmapped),
 	)
 	if err != nil {
 		t.Fatalf("/profiling: %v", err)
 	}
 	screenshot(t, ctx, "profiling.png")
+	// The question the supplier never asks heads the ranking, with no
+	// code of its own; the unmapped region codes are listed.
+	if len(first) == 0 || first[0] != "14785 not mapped" {
+		t.Errorf("the ranking begins %q; want household income (14785), not mapped, first", first)
+	}
+	if !slices.ContainsFunc(unmapped, func(u string) bool { return strings.HasPrefix(u, "region ") && u != "region " }) {
+		t.Errorf("unmapped codes %q; want a country's region codes", unmapped)
+	}
 	country := countries[len(countries)-1]
 	var filtered []string
 	var location string

@@ -111,7 +111,7 @@ func TestMappingForms(t *testing.T) {
 
 	resp, page = a.do(t, "GET", "/profiling", nil)
 	for _, want := range []string{`data-testid="mapping-table"`, `<code>gender</code>`, `data-testid="unmapped-table"`, `Are you...? <span class="muted">(43, en-gb)</span>`,
-		`<td><code>region</code></td><td><code>NW</code></td><td><span class="muted">none on file</span></td><td class="num">3</td>`, `name="_csrf"`, `action="/profiling/own"`} {
+		`<td><code>region</code></td><td><span class="muted">none on file</span></td><td><ul class="inline-values"><li><code>NW</code> <span class="muted">3</span></li></ul></td>`, `name="_csrf"`, `action="/profiling/own"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("GET /profiling: %d, no %s in\n%s", resp.StatusCode, want, page)
 		}

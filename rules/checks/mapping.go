@@ -17,10 +17,21 @@ import (
 // profiles that no mapping row covers.
 type MappingReport struct {
 	Codes    []MappingCode
-	Unmapped []store.UnmappedCode
+	Unmapped []UnmappedGroup
 	// Library says whether a question library is stored: a mapping is
 	// checked against it, so it cannot be imported before.
 	Library bool
+}
+
+// UnmappedGroup is one supplier code's answers that no mapping row covers
+// in one country ("" for the panelists with none on file, who get only
+// the rows of every country), the most carried first, and how many
+// answers they are in all (a panelist with two values of a code counts
+// twice).
+type UnmappedGroup struct {
+	Code, Country string
+	Values        []store.UnmappedCode
+	Answers       int64
 }
 
 // MappingCode is one supplier question code and what its rows reach,
@@ -61,9 +72,11 @@ func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("mapping: %w", err)
 	}
-	if rep.Unmapped, err = s.Store.UnmappedCodes(ctx); err != nil {
+	unmapped, err := s.Store.UnmappedCodes(ctx)
+	if err != nil {
 		return rep, fmt.Errorf("mapping: %w", err)
 	}
+	rep.Unmapped = groupUnmapped(unmapped)
 	fetched, err := s.Store.LibraryLocales(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("mapping: %w", err)
@@ -197,4 +210,27 @@ func answerText(a domain.Answer) string {
 		return t
 	}
 	return strings.TrimSpace(a.Text)
+}
+
+// groupUnmapped groups the unmapped answers (most carried first) by code
+// and country, the groups with the most answers first, then by code and
+// country.
+func groupUnmapped(list []store.UnmappedCode) []UnmappedGroup {
+	var out []UnmappedGroup
+	at := map[[2]string]int{}
+	for _, u := range list {
+		k := [2]string{u.Code, u.Country}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, UnmappedGroup{Code: u.Code, Country: u.Country})
+		}
+		out[i].Values = append(out[i].Values, u)
+		out[i].Answers += u.Panelists
+	}
+	slices.SortStableFunc(out, func(a, b UnmappedGroup) int {
+		return cmp.Or(cmp.Compare(b.Answers, a.Answers), strings.Compare(a.Code, b.Code), strings.Compare(a.Country, b.Country))
+	})
+	return out
 }

@@ -11,7 +11,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"time"
 
 	"fieldboard/client/sim"
 	"fieldboard/store"
@@ -83,10 +85,11 @@ func (d Seeder) Panel(ctx context.Context) error {
 // provider's ids (sim.Mapping), as a CSV file through the store's import,
 // when none is stored: the profiles Panel imported are then translated
 // and matched to quotas. A mapping is checked against the question
-// library, so refresh first reads one when none is stored yet. The
-// simulator's mapping leaves one country's regions unmapped and the
-// supplier never asks household income, so /profiling has unmapped
-// codes and a question to ask next from the first start.
+// library, so refresh first reads one when no locale's library was ever
+// read (a fetch that failed stores none). The simulator's mapping leaves
+// one country's regions unmapped and the supplier never asks household
+// income, so /profiling has unmapped codes and a question to ask next
+// from the first start.
 func (d Seeder) MapCodes(ctx context.Context, refresh func(context.Context) error) error {
 	rows, err := d.Store.ProfileMapping(ctx)
 	if err != nil || len(rows) > 0 {
@@ -96,7 +99,7 @@ func (d Seeder) MapCodes(ctx context.Context, refresh func(context.Context) erro
 	if err != nil {
 		return err
 	}
-	if len(locales) == 0 {
+	if !slices.ContainsFunc(slices.Collect(maps.Values(locales)), func(read time.Time) bool { return !read.IsZero() }) {
 		if err := refresh(ctx); err != nil {
 			return fmt.Errorf("demo mapping: the first refresh: %w", err)
 		}

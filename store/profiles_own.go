@@ -157,7 +157,7 @@ func (im *ownImport) flush() error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("write the records of panelist %s and on: %w", quoteField(batch[0].PanelistID), err)
+		return fmt.Errorf("write the records of panelist %s and on: %w", domain.QuoteField(batch[0].PanelistID), err)
 	}
 	return nil
 }

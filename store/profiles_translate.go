@@ -200,7 +200,7 @@ func (tr *translation) chunk(ids []string) error {
 	}
 	for _, id := range ids {
 		if err := tr.panelist(id, ps[id]); err != nil {
-			return fmt.Errorf("translate the own profile of panelist %s: %w", quoteField(id), err)
+			return fmt.Errorf("translate the own profile of panelist %s: %w", domain.QuoteField(id), err)
 		}
 	}
 	if err := flushAll(ctx, tr.states, tr.translations, tr.profiles); err != nil {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // A supplier keeps its panel's profiles in its own codes ("gender"="F")
@@ -101,7 +100,7 @@ func (m ProfileMapping) Empty() bool { return len(m.values) == 0 && len(m.ages) 
 // different birth dates (neither is sent).
 func (m ProfileMapping) Translate(country string, answers []OwnAnswer, now time.Time) Translation {
 	var t Translation
-	latest := latestBirthDate(now)
+	latest := LatestBirthDate(now)
 	birth, birthAt := int64(0), -1
 	var births []int // indexes into answers of the valid birth dates
 	for i, a := range answers {
@@ -162,17 +161,9 @@ func (m ProfileMapping) lookUp(country string, a OwnAnswer) (targets []ProviderA
 
 // birthDate reads a birth date yyyy-mm-dd from 1900-01-01 to latest
 // (yyyymmdd) as yyyymmdd.
-func birthDate(s string, latest int64) (int64, bool) {
-	y, mo, d, ok := ParseDate(strings.TrimSpace(s))
-	n := int64(y*10000 + mo*100 + d)
-	return n, ok && n >= 1900_01_01 && n <= latest
-}
-
-// latestBirthDate is today where the day is furthest ahead (UTC+14), as
-// yyyymmdd, so that no time zone's today is refused.
-func latestBirthDate(now time.Time) int64 {
-	y, m, d := now.UTC().Add(14 * time.Hour).Date()
-	return int64(y*10000 + int(m)*100 + d)
+func birthDate(s string, latest int32) (int64, bool) {
+	d, ok := ParseBirthDate(strings.TrimSpace(s))
+	return int64(d), ok && d >= MinBirthDate && d <= latest
 }
 
 // LibraryEntry is one question of a locale's library (AnswerID 0) or one
@@ -238,18 +229,11 @@ const maxCodeBytes = 128
 
 // ParseOwnCode checks a supplier's question or answer code (what names the
 // field in the reason: "code", "value"): spaces around dropped, not empty,
-// at most 128 bytes of UTF-8 without control characters.
+// at most 128 bytes of UTF-8 without control characters, as a panelist id.
 func ParseOwnCode(what, raw string) (string, string) {
-	s := strings.TrimSpace(raw)
-	switch {
-	case s == "":
-		return "", what + " is empty"
-	case len(s) > maxCodeBytes:
-		return "", fmt.Sprintf("%s is %d bytes long; at most %d", what, len(s), maxCodeBytes)
-	case !utf8.ValidString(s):
-		return "", what + " is not valid UTF-8"
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }):
-		return "", what + " holds control characters"
+	s, err := parseText(raw, maxCodeBytes)
+	if err != nil {
+		return "", what + " " + err.Error()
 	}
 	return s, ""
 }
@@ -292,7 +276,7 @@ func (v *MappingValidator) Check(line int, f [5]string) (MappingRow, string) {
 	q, err := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
 	questionOK := err == nil && (q > 0 || q == AgeRangeQuestionID)
 	if !questionOK {
-		fail("questionId must be -1 (the age question) or a positive integer, not %s", quote(f[2]))
+		fail("questionId must be -1 (the age question) or a positive integer, not %s", QuoteField(f[2]))
 	}
 	row.QuestionID = q
 	answerOK := true
@@ -303,7 +287,7 @@ func (v *MappingValidator) Check(line int, f [5]string) (MappingRow, string) {
 			fail("value must be empty for the age question (-1): the code's values are birth dates yyyy-mm-dd")
 		}
 		if strings.TrimSpace(f[3]) != "" {
-			fail("answerId must be empty for the age question (-1), not %s", quote(f[3]))
+			fail("answerId must be empty for the age question (-1), not %s", QuoteField(f[3]))
 		}
 	default:
 		if row.Value, reason = ParseOwnCode("value", f[1]); reason != "" {
@@ -311,7 +295,7 @@ func (v *MappingValidator) Check(line int, f [5]string) (MappingRow, string) {
 		}
 		a, err := strconv.ParseInt(strings.TrimSpace(f[3]), 10, 64)
 		if answerOK = err == nil && a > 0; !answerOK {
-			fail("answerId must be a positive integer (an answer of question %d), not %s", q, quote(f[3]))
+			fail("answerId must be a positive integer (an answer of question %d), not %s", q, QuoteField(f[3]))
 		}
 		row.AnswerID = a
 	}
@@ -333,14 +317,14 @@ func (v *MappingValidator) Check(line int, f [5]string) (MappingRow, string) {
 	}
 	if row.QuestionID == AgeRangeQuestionID {
 		if at, ok := v.answerCode[row.Code]; ok {
-			return MappingRow{}, fmt.Sprintf("code %s is mapped to answers on line %d: a code of the age question (-1) has birth dates for values, no answers", quote(row.Code), at)
+			return MappingRow{}, fmt.Sprintf("code %s is mapped to answers on line %d: a code of the age question (-1) has birth dates for values, no answers", QuoteField(row.Code), at)
 		}
 		if _, ok := v.ageCode[row.Code]; !ok {
 			v.ageCode[row.Code] = line
 		}
 	} else {
 		if at, ok := v.ageCode[row.Code]; ok {
-			return MappingRow{}, fmt.Sprintf("code %s is mapped to the age question (-1) on line %d: its values are birth dates, not answers", quote(row.Code), at)
+			return MappingRow{}, fmt.Sprintf("code %s is mapped to the age question (-1) on line %d: its values are birth dates, not answers", QuoteField(row.Code), at)
 		}
 		if _, ok := v.answerCode[row.Code]; !ok {
 			v.answerCode[row.Code] = line
@@ -372,12 +356,4 @@ func (v *MappingValidator) known(row MappingRow) string {
 		return fmt.Sprintf("answer %d is not an answer of question %d in %s", row.AnswerID, row.QuestionID, where)
 	}
 	return ""
-}
-
-// quote quotes a field's text for a message, clipped.
-func quote(s string) string {
-	if s == "" {
-		return "an empty field"
-	}
-	return Clip(strconv.Quote(s), 60)
 }

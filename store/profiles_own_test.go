@@ -309,3 +309,72 @@ func TestOwnProfilesAcrossBatches(t *testing.T) {
 		wantAnswers(t, s, "P099", map[int64][]int64{120: {5}}, time.Time{})
 	})
 }
+
+// TestPanelImportWaitsForOwnImport: on PostgreSQL, where imports of other
+// instances run at once, a panel import that changes a country takes the
+// profile imports' lock before it looks for own answers to translate
+// again. An own import still running (here a transaction holding that lock
+// and writing what such an import writes for P1, translated with P1's
+// country before the move) is waited for, and P1 is translated again with
+// the new country once it commits. (On SQLite, imports already take turns
+// at the database's one writer.)
+func TestPanelImportWaitsForOwnImport(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	target := storetest.PostgresURL(t)
+	s := openAt(t, target)
+	saveMappingLibrary(t, s)
+	importPanel(t, s, panelCSV("P0,FR,fr-fr", "P1,FR,fr-fr"))
+	importMapping(t, s, mappingCSV("region,NW,97,70,FR", "region,NW,96,10,"))
+	importOwn(t, s, ownCSV("P0,region,NW"))
+
+	// What the own import wrote for P0, taken away: no own answer is
+	// committed when the panel import starts.
+	raw := storetest.Raw(t, target)
+	var importID int64
+	var translation, profile []byte
+	if err := raw.QueryRowContext(ctx, `SELECT o.import_id, t.answers, p.answers FROM own_profiles o, own_translations t, profiles p
+		WHERE o.panelist_id = 'P0' AND t.panelist_id = 'P0' AND p.panelist_id = 'P0'`).Scan(&importID, &translation, &profile); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"own_profiles", "own_translations", "profiles"} {
+		if _, err := raw.ExecContext(ctx, `DELETE FROM `+table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := raw.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`SELECT pg_advisory_xact_lock(hashtext('fieldboard profile import'))`, nil},
+		{`INSERT INTO own_profiles (panelist_id, code, value, import_id, state) VALUES ('P1', 'region', 'NW', $1, 0)`, []any{importID}},
+		{`INSERT INTO own_translations (panelist_id, country, answers) VALUES ('P1', 'FR', $1)`, []any{translation}},
+		{`INSERT INTO profiles (panelist_id, import_id, answers) VALUES ('P1', $1, $2)`, []any{importID, profile}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.ImportPanelCSV(ctx, strings.NewReader(panelCSV("P1,GB,en-gb")))
+		done <- err
+	}()
+	select { // long enough for the panel import to get past its look, were it not waiting
+	case err := <-done:
+		done <- err
+	case <-time.After(500 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	wantAnswers(t, s, "P1", map[int64][]int64{96: {10}}, time.Time{})
+}

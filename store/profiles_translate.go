@@ -359,21 +359,23 @@ func packAnswers(answers map[int64][]int64) []byte {
 // translateMoved translates again, in a panel import's transaction tx,
 // the panelists with own answers whose country in the panel is no longer
 // the one their translation used, and refreshes the unmapped codes when
-// there were any. Without own answers it reads one row. With some, it
-// first serializes with the profile imports (which write the same
-// profiles rows, on PostgreSQL from other instances too): the panel
-// import already holds its own lock, and no profile import takes the
-// panel's, so the two never wait for each other in turn.
+// there were any. It first serializes with the profile imports (which
+// write the same profiles rows, on PostgreSQL from other instances too),
+// and only then looks for own answers (one row read without any): an own
+// import still running may be writing some, translated with the country
+// this import is changing. The panel import already holds its own lock,
+// and no profile import takes the panel's, so the two never wait for each
+// other in turn.
 func (s *Store) translateMoved(ctx context.Context, tx *sqlx.Tx) error {
+	if err := s.dialect.serialize(ctx, tx, "profile import"); err != nil {
+		return err
+	}
 	var own bool
 	if err := tx.GetContext(ctx, &own, `SELECT EXISTS (SELECT 1 FROM own_translations)`); err != nil || !own {
 		if err != nil {
 			return fmt.Errorf("translate own profiles: %w", err)
 		}
 		return nil
-	}
-	if err := s.dialect.serialize(ctx, tx, "profile import"); err != nil {
-		return err
 	}
 	tr, err := newTranslation(ctx, tx, 0)
 	if err != nil {

@@ -191,22 +191,26 @@ func (m ProfileMapping) Translate(country string, answers []OwnAnswer, provider 
 	}
 	// A question that is not Multiple Punch and is reached with different
 	// answers gets none.
-	first := map[int64]int64{}
-	disagree := map[int64]bool{}
-	for _, r := range reaches {
-		q := r.answer.QuestionID
-		if a, ok := first[q]; !ok {
-			first[q] = r.answer.AnswerID
-		} else if a != r.answer.AnswerID && !lib.isMultiple(q) {
-			disagree[q] = true
+	slices.SortFunc(reaches, func(a, b reach) int {
+		if c := cmp.Compare(a.answer.QuestionID, b.answer.QuestionID); c != 0 {
+			return c
 		}
-	}
-	for _, r := range reaches {
-		if disagree[r.answer.QuestionID] {
-			continue
+		return cmp.Compare(a.answer.AnswerID, b.answer.AnswerID)
+	})
+	for from := 0; from < len(reaches); {
+		q := reaches[from].answer.QuestionID
+		to := from + 1
+		for to < len(reaches) && reaches[to].answer.QuestionID == q {
+			to++
 		}
-		t.Answers = append(t.Answers, r.answer)
-		reasons[r.own], pending[r.own] = "", false
+		group := reaches[from:to]
+		if group[0].answer.AnswerID == group[len(group)-1].answer.AnswerID || lib.isMultiple(q) {
+			for _, r := range group {
+				t.Answers = append(t.Answers, r.answer)
+				reasons[r.own], pending[r.own] = "", false
+			}
+		}
+		from = to
 	}
 	for i, a := range answers {
 		if pending[i] && reasons[i] == UnknownInCountry {

@@ -20,12 +20,10 @@ import (
 
 // APIImportMapping answers POST /api/v1/profiles/mapping: the supplier's
 // whole mapping as CSV (`code,value,questionId,answerId,country`),
-// replacing the stored one; 409 while no question library is stored.
+// replacing the stored one; any other content type is a 415, refused
+// before the body is read; 409 while no question library is stored.
 func (h *Handler) APIImportMapping(c echo.Context) error {
-	return apiImport(c, "mapping", "profiles mapping", func(ctx context.Context, body io.Reader, asJSON bool) (store.MappingImportReport, error) {
-		if asJSON {
-			return store.MappingImportReport{}, echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the mapping as text/csv.")
-		}
+	return apiImport(c, importRoute{noun: "mapping", command: "profiles mapping import", csvOnly: true}, func(ctx context.Context, body io.Reader, _ bool) (store.MappingImportReport, error) {
 		report, err := h.Store.ImportMappingCSV(ctx, body)
 		if errors.Is(err, store.ErrNoLibrary) {
 			return report, echo.NewHTTPError(http.StatusConflict, noLibrary)
@@ -42,7 +40,7 @@ const noLibrary = "No question library is stored yet: a mapping is checked again
 // the supplier's own codes as CSV (`panelistId,code,value`) or a JSON
 // array of the same fields, translated by the stored mapping.
 func (h *Handler) APIImportOwnProfiles(c echo.Context) error {
-	return apiImport(c, "profiles", "profiles", func(ctx context.Context, body io.Reader, asJSON bool) (report store.OwnProfileImportReport, err error) {
+	return apiImport(c, importRoute{noun: "profiles", command: "profiles import --own"}, func(ctx context.Context, body io.Reader, asJSON bool) (report store.OwnProfileImportReport, err error) {
 		if asJSON {
 			report, err = h.Store.ImportOwnProfilesJSON(ctx, body)
 		} else {

@@ -31,10 +31,10 @@ func parseHistoryFields(f *[7]string, loc *time.Location, latest time.Time) (his
 
 	var ok bool
 	if row.subsampleID, ok = parseID(f[1], 1); !ok {
-		fail("subsampleId must be a positive integer, not %s", quoteField(f[1]))
+		fail("subsampleId must be a positive integer, not %s", domain.QuoteField(f[1]))
 	}
 	if row.statusID, ok = parseID(f[2], 0); !ok || domain.ReturnCodeName(row.statusID) == "" {
-		fail("statusId must be a respondent return code (2, 3, 82, 83, 92, 98 or 99), not %s", quoteField(f[2]))
+		fail("statusId must be a respondent return code (2, 3, 82, 83, 92, 98 or 99), not %s", domain.QuoteField(f[2]))
 	}
 	if at, err := domain.ParseLocalTime(strings.TrimSpace(f[3]), loc); err != nil {
 		fail("registeredAt: %v", err)
@@ -46,13 +46,13 @@ func parseHistoryFields(f *[7]string, loc *time.Location, latest time.Time) (his
 		row.registeredAt = at.UnixMilli()
 	}
 	if row.eventID, ok = parseID(f[4], 1); !ok {
-		fail("eventId must be a positive integer, not %s", quoteField(f[4]))
+		fail("eventId must be a positive integer, not %s", domain.QuoteField(f[4]))
 	}
 	if row.categoryID, ok = parseID(f[5], 0); !ok {
-		fail("categoryId must be an integer of 0 or more (0 when unknown), not %s", quoteField(f[5]))
+		fail("categoryId must be an integer of 0 or more (0 when unknown), not %s", domain.QuoteField(f[5]))
 	}
 	if row.researchTypeID, ok = parseID(f[6], 0); !ok {
-		fail("researchTypeId must be an integer of 0 or more (0 when unknown), not %s", quoteField(f[6]))
+		fail("researchTypeId must be an integer of 0 or more (0 when unknown), not %s", domain.QuoteField(f[6]))
 	}
 	if reasons != nil {
 		return historyRow{}, strings.Join(reasons, "; ")

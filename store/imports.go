@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
-
-	"fieldboard/rules/domain"
 )
 
 // What the history and profile imports share: the transaction they run in
@@ -150,14 +148,6 @@ func (s *Store) importTx(ctx context.Context, fn func(conn *sqlx.Conn, tx *sqlx.
 func parseID(s string, min int64) (int64, bool) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	return n, err == nil && n >= min
-}
-
-// quoteField quotes a field's text for a message, clipped.
-func quoteField(s string) string {
-	if s == "" {
-		return "an empty field"
-	}
-	return domain.Clip(strconv.Quote(s), 60)
 }
 
 // BadLinesOf the three import reports: the bad lines listed (up to

@@ -49,8 +49,6 @@ const (
 	// maxProfileAnswers caps the answers of one panelist, birth date
 	// included, so that a file cannot make one panelist eat memory.
 	maxProfileAnswers = 10_000
-	// minBirthDate is the earliest birth date accepted, as yyyymmdd.
-	minBirthDate = 1900_01_01
 )
 
 // ImportProfilesCSV imports a CSV profile file: the header ProfileHeader,
@@ -122,7 +120,7 @@ func (s *Store) ImportProfiles(ctx context.Context, records iter.Seq[domain.Prof
 // 64 rows on SQLite, COPY on PostgreSQL). Profile imports serialize, on
 // PostgreSQL across instances too: each reads what the one before wrote.
 func (s *Store) importProfiles(ctx context.Context, what, unit string, known func(int64) bool, read func(*profileImport) error) (ProfileImportReport, error) {
-	im := &profileImport{ctx: ctx, known: known, latest: latestBirthDate(time.Now()), sorted: true}
+	im := &profileImport{ctx: ctx, known: known, latest: domain.LatestBirthDate(time.Now()), sorted: true}
 	err := s.runImport(ctx, what, unit, "profile import", &im.lineTally, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &im.importID, `INSERT INTO profile_imports (imported_at, records) VALUES (?, 0) RETURNING import_id`, time.Now()); err != nil {
 			return fmt.Errorf("start import: %w", err)
@@ -266,7 +264,7 @@ func (im *profileImport) add(line int, f *[3]string) error {
 		}
 	}
 	if len(im.cur.answers) == maxProfileAnswers {
-		im.bad(line, fmt.Sprintf("panelist %s has more than %d answers", quoteField(panelistID), maxProfileAnswers))
+		im.bad(line, fmt.Sprintf("panelist %s has more than %d answers", domain.QuoteField(panelistID), maxProfileAnswers))
 		return nil
 	}
 	im.cur.answers = append(im.cur.answers, a)
@@ -279,7 +277,7 @@ func (im *profileImport) add(line int, f *[3]string) error {
 
 func anotherBirthDate(panelistID string, earlier int64) string {
 	return fmt.Sprintf("panelist %s has another birth date, %s, earlier in the file",
-		quoteField(panelistID), formatBirthDate(int32(earlier)))
+		domain.QuoteField(panelistID), domain.FormatBirthDate(int32(earlier)))
 }
 
 // unknown counts a record of a question the library does not have.
@@ -359,7 +357,7 @@ func (im *profileImport) joinGroups(b, g *profileGroup) {
 		}
 	}
 	if len(b.answers)+len(g.answers) > maxProfileAnswers {
-		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s has more than %d answers", quoteField(g.panelistID), maxProfileAnswers))
+		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s has more than %d answers", domain.QuoteField(g.panelistID), maxProfileAnswers))
 		return
 	}
 	b.answers = append(b.answers, g.answers...)

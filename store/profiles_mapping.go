@@ -142,12 +142,12 @@ func (im *mappingImport) addFields(line int, f []string) error {
 	return nil
 }
 
-// libraryEntries reads every question and answer of the stored library,
-// by locale, for checking mapping rows.
+// libraryEntries reads every question (with its type) and answer of the
+// stored library, by locale, for checking mapping rows and translating.
 func libraryEntries(ctx context.Context, q sqlx.QueryerContext) ([]domain.LibraryEntry, error) {
 	var out []domain.LibraryEntry
-	err := sqlx.SelectContext(ctx, q, &out, `SELECT locale, question_id AS questionid, 0 AS answerid FROM questions
-		UNION ALL SELECT locale, question_id, answer_id FROM answers`)
+	err := sqlx.SelectContext(ctx, q, &out, `SELECT locale, question_id AS questionid, 0 AS answerid, type FROM questions
+		UNION ALL SELECT locale, question_id, answer_id, '' FROM answers`)
 	if err != nil {
 		return nil, fmt.Errorf("read the question library: %w", err)
 	}

@@ -135,7 +135,7 @@ func (im *profileImport) merge(g *profileGroup, st storedProfile, stored bool) e
 		return fmt.Errorf("panelist %s: %w", g.panelistID, err)
 	}
 	if total > maxProfileAnswers {
-		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s would have more than %d answers", quoteField(g.panelistID), maxProfileAnswers))
+		im.bad(g.answers[0].line, fmt.Sprintf("panelist %s would have more than %d answers", domain.QuoteField(g.panelistID), maxProfileAnswers))
 	}
 	return nil
 }

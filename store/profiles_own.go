@@ -27,8 +27,11 @@ type OwnProfileImportReport struct {
 	Records int `json:"records"` // valid records read
 	// Answers counts the distinct (panelist, code, value) the file gives,
 	// once committed; Translated of them the mapping translated into the
-	// provider's ids, Untranslated the rest, kept as sent (a mapping
-	// imported later translates them).
+	// provider's ids and applied, Untranslated the rest, kept as sent (a
+	// mapping imported later translates them): those no row covers for
+	// the panelist's country, and those covered but not applied (a birth
+	// date that is not one, answers that disagree, a question answered in
+	// the provider's ids).
 	Answers      int `json:"answers"`
 	Translated   int `json:"translated"`
 	Untranslated int `json:"untranslated"`
@@ -54,7 +57,9 @@ type OwnProfileImportReport struct {
 // country in the panel: the provider answers the mapping reaches are
 // written into their profile, where every reader of profiles matches them
 // (those the translation before wrote and this one does not reach are
-// removed; answers imported by provider ids are kept).
+// removed). Answers imported by provider ids are kept and win: a question
+// that holds some gets no translated answer, and the own answers that
+// would have given it one are counted as untranslated.
 //
 // All or nothing, in one transaction, as ImportProfilesCSV: if any line is
 // bad nothing is written, and the report lists the bad lines with
@@ -157,7 +162,7 @@ func (im *ownImport) flush() error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("write the records of panelist %s and on: %w", quoteField(batch[0].PanelistID), err)
+		return fmt.Errorf("write the records of panelist %s and on: %w", domain.QuoteField(batch[0].PanelistID), err)
 	}
 	return nil
 }

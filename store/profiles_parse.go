@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -22,50 +21,32 @@ func parseProfileFields(f *[3]string, latest int32) (profileAnswer, string, stri
 	}
 	var ok bool
 	if a.question, ok = parseID(f[1], domain.AgeRangeQuestionID); !ok || a.question == 0 {
-		fail("questionId must be -1 (the age question) or a positive integer, not %s", quoteField(f[1]))
+		fail("questionId must be -1 (the age question) or a positive integer, not %s", domain.QuoteField(f[1]))
 		ok = false
 	}
 	switch {
 	case !ok:
 		// The value cannot be judged without its question.
 	case a.question == domain.AgeRangeQuestionID:
-		birth, ok := parseBirthDate(strings.TrimSpace(f[2]))
+		birth, ok := domain.ParseBirthDate(strings.TrimSpace(f[2]))
 		switch {
 		case !ok:
-			fail("value must be a birth date like 1985-03-17 for question -1 (agerange), not %s", quoteField(f[2]))
-		case birth < minBirthDate:
-			fail("birth date %s is before 1900-01-01", formatBirthDate(birth))
+			fail("value must be a birth date like 1985-03-17 for question -1 (agerange), not %s", domain.QuoteField(f[2]))
+		case birth < domain.MinBirthDate:
+			fail("birth date %s is before 1900-01-01", domain.FormatBirthDate(birth))
 		case birth > latest:
-			fail("birth date %s is in the future", formatBirthDate(birth))
+			fail("birth date %s is in the future", domain.FormatBirthDate(birth))
 		}
 		a.answer = int64(birth)
 	default:
 		if a.answer, ok = parseID(f[2], 1); !ok {
-			fail("value must be an answer id (a positive integer) for question %d, not %s", a.question, quoteField(f[2]))
+			fail("value must be an answer id (a positive integer) for question %d, not %s", a.question, domain.QuoteField(f[2]))
 		}
 	}
 	if reasons != nil {
 		return profileAnswer{}, "", strings.Join(reasons, "; ")
 	}
 	return a, panelistID, ""
-}
-
-// parseBirthDate parses yyyy-MM-dd, a real calendar date, into yyyymmdd.
-func parseBirthDate(s string) (int32, bool) {
-	year, month, day, ok := domain.ParseDate(s)
-	return int32(year*10000 + month*100 + day), ok
-}
-
-func formatBirthDate(d int32) string {
-	return fmt.Sprintf("%04d-%02d-%02d", d/10000, d/100%100, d%100)
-}
-
-// latestBirthDate is the latest birth date an import accepts: today where
-// the day is furthest ahead (UTC+14), so that no time zone's today is
-// refused.
-func latestBirthDate(now time.Time) int32 {
-	y, m, d := now.UTC().Add(14 * time.Hour).Date()
-	return int32(y*10000 + int(m)*100 + d)
 }
 
 // jsonProfileRecord is one element of a JSON profile file.

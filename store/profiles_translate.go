@@ -18,10 +18,12 @@ import (
 // before (own_translations: what it wrote) is taken out of their profile,
 // what is left being the answers imported by provider ids, and the new
 // translation is added to it; own_translations then keeps what this one
-// added, which is what the next one takes out. An answer the provider-id
-// import gave too is not recorded as the translation's, so it stays when
-// the mapping no longer reaches it; a birth date imported by provider ids
-// wins over a translated one.
+// added, which is what the next one takes out. Answers imported by
+// provider ids win: a question that holds some (the birth date, for the
+// age question) gets no translated answer, and the own answers that would
+// have given it one are covered but not applied (state 2), counted as
+// untranslated. An answer reaches a panelist only where the library of
+// their country's locales knows it (domain.ProfileMapping.Translate).
 
 // translateChunk is how many panelists one pass of a translation reads
 // and writes.
@@ -47,14 +49,22 @@ type translation struct {
 	emptied                        []any
 }
 
-// newTranslation reads the stored mapping for a run of translations in
-// tx.
+// newTranslation reads the stored mapping, and the library that says
+// which answers each country knows, once for a run of translations in tx.
 func newTranslation(ctx context.Context, tx *sqlx.Tx, importID int64) (*translation, error) {
 	rows, err := mappingRows(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	return &translation{ctx: ctx, tx: tx, mapping: domain.CompileMapping(rows), now: time.Now(), importID: importID,
+	var lib domain.MappingLibrary
+	if len(rows) > 0 { // without a row, no library is needed
+		entries, err := libraryEntries(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		lib = domain.NewMappingLibrary(entries)
+	}
+	return &translation{ctx: ctx, tx: tx, mapping: domain.CompileMapping(rows, lib), now: time.Now(), importID: importID,
 		states: newInserter(tx, "own_profiles", `panelist_id, code, value, import_id, state`, `(?, ?, ?, 0, ?)`,
 			`ON CONFLICT (panelist_id, code, value) DO UPDATE SET state = excluded.state`),
 		translations: newInserter(tx, "own_translations", `panelist_id, country, answers`, `(?, ?, ?)`,
@@ -200,7 +210,7 @@ func (tr *translation) chunk(ids []string) error {
 	}
 	for _, id := range ids {
 		if err := tr.panelist(id, ps[id]); err != nil {
-			return fmt.Errorf("translate the own profile of panelist %s: %w", quoteField(id), err)
+			return fmt.Errorf("translate the own profile of panelist %s: %w", domain.QuoteField(id), err)
 		}
 	}
 	if err := flushAll(ctx, tr.states, tr.translations, tr.profiles); err != nil {
@@ -221,21 +231,6 @@ func (tr *translation) chunk(ids []string) error {
 func (tr *translation) panelist(id string, p *ownPanelist) error {
 	ctx, tx := tr.ctx, tr.tx
 	tr.panelists++
-	t := tr.mapping.Translate(p.country, p.answers, tr.now)
-	states := make(map[domain.OwnAnswer]int, len(t.Untranslated))
-	for _, u := range t.Untranslated {
-		states[u.OwnAnswer] = 2
-		if u.Reason == domain.UnmappedAnswer {
-			states[u.OwnAnswer] = 1
-		}
-	}
-	for i, a := range p.answers {
-		if state := states[a]; state != p.states[i] {
-			if err := tr.states.add(ctx, id, a.Code, a.Value, state); err != nil {
-				return err
-			}
-		}
-	}
 	stored, err := unpackAnswers(p.profile)
 	if err != nil {
 		return err
@@ -249,7 +244,7 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 		return err
 	}
 	// What is left once the translation before is taken out: the answers
-	// imported by provider ids.
+	// imported by provider ids, which win over the translation's.
 	for q, as := range before {
 		kept := slices.DeleteFunc(profile[q], func(a int64) bool { return slices.Contains(as, a) })
 		if len(kept) == 0 {
@@ -258,17 +253,25 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 			profile[q] = kept
 		}
 	}
-	added := map[int64][]int64{}
+	t := tr.mapping.Translate(p.country, p.answers, profile, tr.now)
+	states := make(map[domain.OwnAnswer]int, len(t.Untranslated))
+	for _, u := range t.Untranslated {
+		states[u.OwnAnswer] = 1 // no row covers it for the panelist's country
+		if u.Covered() {
+			states[u.OwnAnswer] = 2
+		}
+	}
+	for i, a := range p.answers {
+		if state := states[a]; state != p.states[i] {
+			if err := tr.states.add(ctx, id, a.Code, a.Value, state); err != nil {
+				return err
+			}
+		}
+	}
+	added := map[int64][]int64{} // to questions without provider answers only
 	for _, a := range t.Answers {
-		q := a.QuestionID
-		if slices.Contains(profile[q], a.AnswerID) {
-			continue
-		}
-		if q == domain.AgeRangeQuestionID && len(profile[q]) > 0 {
-			continue // a birth date imported by provider id wins
-		}
-		added[q] = append(added[q], a.AnswerID)
-		profile[q] = append(profile[q], a.AnswerID)
+		added[a.QuestionID] = append(added[a.QuestionID], a.AnswerID)
+		profile[a.QuestionID] = append(profile[a.QuestionID], a.AnswerID)
 	}
 	newBefore := packAnswers(added)
 	if !p.translated || p.beforeCountry != p.country || !bytes.Equal(newBefore, p.before) {
@@ -356,21 +359,23 @@ func packAnswers(answers map[int64][]int64) []byte {
 // translateMoved translates again, in a panel import's transaction tx,
 // the panelists with own answers whose country in the panel is no longer
 // the one their translation used, and refreshes the unmapped codes when
-// there were any. Without own answers it reads one row. With some, it
-// first serializes with the profile imports (which write the same
-// profiles rows, on PostgreSQL from other instances too): the panel
-// import already holds its own lock, and no profile import takes the
-// panel's, so the two never wait for each other in turn.
+// there were any. It first serializes with the profile imports (which
+// write the same profiles rows, on PostgreSQL from other instances too),
+// and only then looks for own answers (one row read without any): an own
+// import still running may be writing some, translated with the country
+// this import is changing. The panel import already holds its own lock,
+// and no profile import takes the panel's, so the two never wait for each
+// other in turn.
 func (s *Store) translateMoved(ctx context.Context, tx *sqlx.Tx) error {
+	if err := s.dialect.serialize(ctx, tx, "profile import"); err != nil {
+		return err
+	}
 	var own bool
 	if err := tx.GetContext(ctx, &own, `SELECT EXISTS (SELECT 1 FROM own_translations)`); err != nil || !own {
 		if err != nil {
 			return fmt.Errorf("translate own profiles: %w", err)
 		}
 		return nil
-	}
-	if err := s.dialect.serialize(ctx, tx, "profile import"); err != nil {
-		return err
 	}
 	tr, err := newTranslation(ctx, tx, 0)
 	if err != nil {

@@ -187,7 +187,8 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 	add("POST", "/panelists/panel", 400, "Choose a CSV file of the panel to import.")
 	add("POST", "/profiling/mapping", 400, "Choose a CSV file of the mapping to import.")
 	add("POST", "/profiling/own", 400, "Choose a CSV file of profiles in your codes to import.")
-	add("POST", "/api/v1/profiles/mapping", 415, "Send the mapping as text/csv or application/json.")
+	add("POST", "/api/v1/profiles/mapping", 415, "Send the mapping as text/csv.")
+	cases = append(cases, badRequest{method: "POST", target: "/api/v1/profiles/mapping", status: 415, want: "Send the mapping as text/csv.", body: "[]", bodyCT: "application/json"})
 	add("POST", "/api/v1/panelists", 415, "Send the panel as text/csv or application/json.")
 
 	// The sign-in page's next: a signed-in viewer is sent there, but only

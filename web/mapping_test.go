@@ -57,8 +57,9 @@ func TestMappingAPI(t *testing.T) {
 		!strings.Contains(e.Lines[0].Reason, "question 999999 is not in the library of any locale") || e.Lines[1].Line != 4 {
 		t.Errorf("bad mapping: %d %s", resp.StatusCode, text)
 	}
-	if resp, _ := a.post(t, "/api/v1/profiles/mapping", "application/json", `[]`); resp.StatusCode != http.StatusUnsupportedMediaType {
-		t.Errorf("a JSON mapping: %d, want 415", resp.StatusCode)
+	if resp, text := a.post(t, "/api/v1/profiles/mapping", "application/json", `[]`); resp.StatusCode != http.StatusUnsupportedMediaType ||
+		!strings.Contains(text, "Send the mapping as text/csv.") {
+		t.Errorf("a JSON mapping: %d %s, want 415", resp.StatusCode, text)
 	}
 
 	resp, text = a.post(t, "/api/v1/profiles/mapping", "text/csv", fmt.Sprintf("%s\ngender,F,43,%d,\ndob,,-1,,\n", store.MappingHeader, gender))

@@ -17,18 +17,26 @@ const MaxPanelistIDBytes = 128
 // around it are dropped. The error says what is wrong, to follow the
 // field's name ("panelistId is empty").
 func ParsePanelistID(raw string) (string, error) {
-	id := strings.TrimSpace(raw)
+	return parseText(raw, MaxPanelistIDBytes)
+}
+
+// parseText checks a supplier's text field (a panelist id, a code): spaces
+// around it dropped, not empty, at most max bytes of valid UTF-8, no
+// control characters. The error says what is wrong, to follow the field's
+// name.
+func parseText(raw string, max int) (string, error) {
+	s := strings.TrimSpace(raw)
 	switch {
-	case id == "":
+	case s == "":
 		return "", errors.New("is empty")
-	case len(id) > MaxPanelistIDBytes:
-		return "", fmt.Errorf("is %d bytes long; at most %d", len(id), MaxPanelistIDBytes)
-	case !utf8.ValidString(id):
+	case len(s) > max:
+		return "", fmt.Errorf("is %d bytes long; at most %d", len(s), max)
+	case !utf8.ValidString(s):
 		return "", errors.New("is not valid UTF-8")
-	case hasControl(id):
+	case hasControl(s):
 		return "", errors.New("holds control characters")
 	}
-	return id, nil
+	return s, nil
 }
 
 // hasControl reports whether s holds a control character, looking at

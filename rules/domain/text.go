@@ -1,6 +1,9 @@
 package domain
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Clip shortens s to at most n bytes and an ellipsis, on a rune boundary:
 // what a provider or a file sent is quoted in a message, never whole.
@@ -12,4 +15,13 @@ func Clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// QuoteField quotes a field's text for a message about a bad line,
+// clipped.
+func QuoteField(s string) string {
+	if s == "" {
+		return "an empty field"
+	}
+	return Clip(strconv.Quote(s), 60)
 }

@@ -4,7 +4,8 @@
 -- the profiles rows (005) beside the answers imported by provider ids, so
 -- that every reader of profiles matches it unchanged; what it does not is
 -- kept here as the supplier sent it, so that a mapping imported later
--- translates it without the profiles being imported again.
+-- translates it without the profiles being imported again. A question that
+-- holds answers imported by provider ids gets no translated answer.
 
 -- profile_mapping: the supplier's whole mapping table, as its last import
 -- gave it (an import replaces every row). country is '' for a row that
@@ -25,9 +26,12 @@ CREATE TABLE profile_mapping (
 -- (panelist, code) pair an earlier import wrote, and adds up the values it
 -- gives itself (a multi-valued code over several lines). state is what the
 -- last translation made of the row: 0 translated, 1 no mapping row covers
--- it for the panelist's country (unmapped_codes counts those), 2 a row
--- covers it but it was not translated (a birth date that is not one, or
--- one of two birth dates).
+-- it for the panelist's country, or none of the answers its rows reach is
+-- known in that country's locales (unmapped_codes counts those), 2 a row
+-- covers it but it was not applied (a birth date that is not one, one of
+-- two birth dates, answers that disagree on a question that is not
+-- Multiple Punch, or a question the panelist has answers to imported in
+-- the provider's ids, which win). Only state 0 counts as translated.
 CREATE TABLE own_profiles (
     panelist_id TEXT NOT NULL,
     code        TEXT NOT NULL,

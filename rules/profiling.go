@@ -30,7 +30,9 @@ type ProfilingTarget struct {
 	Total      int64
 	TotalKnown bool
 	// Price is the subsample's CPI in its currency; Known is false when
-	// it has none, which makes its part of a stake unknown, never 0.
+	// it has none, which makes its part of a stake unknown, never 0. A
+	// CPI without a currency is an amount of nothing known: unknown too
+	// (Price.Priced).
 	Price Price
 }
 
@@ -90,8 +92,9 @@ type QuestionStake struct {
 	// per currency: never summed across currencies. Currency is the one
 	// most of the priced Subsamples use (ties: the first in code order),
 	// "" when none is priced. UnpricedSubsamples and UnpricedCompletes
-	// are the subsamples with no known CPI and their remaining completes:
-	// their part of the stake is unknown, never 0.
+	// are the subsamples with no known CPI, or one without a currency
+	// (Price.Priced), and their remaining completes: their part of the
+	// stake is unknown, never 0.
 	Stake              Money
 	Currency           string
 	UnpricedSubsamples int
@@ -439,7 +442,7 @@ func (c *ProfilingCounter) stakes(country string, ct *countryTally, codes Profil
 			}
 			row.Subsamples = append(row.Subsamples, t.SubsampleID)
 			row.RemainingCompletes += room
-			if !t.Price.Known {
+			if !t.Price.Priced() {
 				row.UnpricedSubsamples++
 				row.UnpricedCompletes += room
 				continue

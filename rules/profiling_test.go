@@ -274,3 +274,25 @@ func TestProfilingAgreesWithVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilingStakeWithoutCurrency: a CPI without a currency is an
+// unknown amount, counted with the unpriced subsamples, never money in a
+// currency named "".
+func TestProfilingStakeWithoutCurrency(t *testing.T) {
+	quotas := []domain.Quota{total(100, 0), genderCell(10, "Male", 10, 1), genderCell(11, "Female", 5, 2)}
+	cells := CompileQuotas(quotas)
+	targets := []ProfilingTarget{
+		{SubsampleID: 1, Country: "FR", Cells: &cells, Total: 100, TotalKnown: true, Price: Price{CPI: 2, Known: true}},
+		{SubsampleID: 2, Country: "FR", Cells: &cells, Total: 100, TotalKnown: true, Price: Price{Currency: " ", CPI: 3, Known: true}},
+	}
+	c := NewProfilingCounter(targets, checkDay)
+	got := c.Report(nil).Questions
+	want := []QuestionStake{{QuestionID: qGender, Country: "FR", Subsamples: []int64{1, 2}, RemainingCompletes: 30,
+		Stake: Money{}, UnpricedSubsamples: 2, UnpricedCompletes: 30}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ranking:\n got %+v\nwant %+v", got, want)
+	}
+	if _, known := got[0].Headline(); known {
+		t.Errorf("a headline stake in no currency: %+v", got[0])
+	}
+}

@@ -42,6 +42,19 @@ func (r ProfilingReport) Of(country string) ProfilingReport {
 	return out
 }
 
+// OfSubsample is the coverage of one subsample's hard tables, in the
+// provider's order (none when it is not sendable or has no hard table):
+// what its page says it can decide.
+func (r ProfilingReport) OfSubsample(id int64) []rules.TableCoverage {
+	var out []rules.TableCoverage
+	for _, c := range r.Coverage {
+		if c.SubsampleID == id {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Profiling applies the profiling advice (rules.ProfilingCounter) to the
 // current snapshot: the sendable live subsamples of each country (the
 // router's, Decisions.byCountry: the only ones that may take traffic

@@ -78,3 +78,18 @@ func TestProfilingAgreesWithTheChecks(t *testing.T) {
 		t.Errorf("on stale data: %+v, %v; want no advice", rep, err)
 	}
 }
+
+// TestProfilingReportOfSubsample: a subsample's page shows its own hard
+// tables, in the report's order, and nothing of another subsample.
+func TestProfilingReportOfSubsample(t *testing.T) {
+	rep := checks.ProfilingReport{ProfilingReport: rules.ProfilingReport{Coverage: []rules.TableCoverage{
+		{SubsampleID: 1, Country: "DE", TableID: 5}, {SubsampleID: 2, Country: "FR", TableID: 3},
+		{SubsampleID: 1, Country: "FR", TableID: 3}, {SubsampleID: 1, Country: "FR", TableID: 2}}}}
+	want := []rules.TableCoverage{{SubsampleID: 1, Country: "DE", TableID: 5}, {SubsampleID: 1, Country: "FR", TableID: 3}, {SubsampleID: 1, Country: "FR", TableID: 2}}
+	if got := rep.OfSubsample(1); !reflect.DeepEqual(got, want) {
+		t.Errorf("OfSubsample(1) = %+v, want %+v", got, want)
+	}
+	if got := rep.OfSubsample(9); len(got) != 0 {
+		t.Errorf("OfSubsample(9) = %+v, want none", got)
+	}
+}

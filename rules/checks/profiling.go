@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"fieldboard/rules"
@@ -164,20 +163,11 @@ func (s *Service) questionTexts(ctx context.Context, d *Decisions, rows []rules.
 			}
 			texts = make(map[int64]string, len(questions))
 			for _, q := range questions {
-				texts[q.ID] = questionText(q)
+				texts[q.ID] = rules.QuestionText(q)
 			}
 			byLocale[locale] = texts
 		}
 		rows[i].Question = texts[rows[i].QuestionID]
 	}
 	return nil
-}
-
-// questionText is a library question in words: its translation, else its
-// text.
-func questionText(q domain.Question) string {
-	if t := strings.TrimSpace(q.Translation); t != "" {
-		return t
-	}
-	return strings.TrimSpace(q.Text)
 }

@@ -150,13 +150,7 @@ func (h *Handler) SubsampleCoverage(c echo.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		var tables []rules.TableCoverage
-		for _, t := range rep.Coverage {
-			if t.SubsampleID == id {
-				tables = append(tables, t)
-			}
-		}
-		return views.SubsampleCoverage(tables, true), nil
+		return views.SubsampleCoverage(rep.OfSubsample(id), true), nil
 	}, func() error {
 		return c.Redirect(http.StatusSeeOther, "/profiling")
 	})

@@ -190,7 +190,7 @@ func TestSubsampleCoverage(t *testing.T) {
 		status   int
 		contains string
 	}{
-		{"a sendable subsample's tables", true, true, 200, "Gender: decides 18,204 of 20,355 panelists of FR"},
+		{"a sendable subsample's tables", true, true, 200, "Gender: decides 18,204 of 20,355 panelists of FR who speak its languages"},
 		{"one that may take no traffic", false, true, 200, "Counted for the sendable subsamples only"},
 		{"a browser is sent to the page", true, false, http.StatusSeeOther, ""},
 	}

@@ -284,10 +284,7 @@ func ConditionText(q domain.QuotaQuestion, lib QuotaLibrary) string {
 func conditionQuestion(id int64, lib QuotaLibrary) string {
 	question, ok := lib.Questions[id]
 	name := strings.TrimSpace(question.Name)
-	text := strings.TrimSpace(question.Translation)
-	if text == "" {
-		text = strings.TrimSpace(question.Text)
-	}
+	text := rules.QuestionText(question)
 	switch {
 	case !ok || name == "" && text == "":
 		if id == domain.AgeRangeQuestionID {
@@ -302,13 +299,15 @@ func conditionQuestion(id int64, lib QuotaLibrary) string {
 	return name + " (" + text + ")"
 }
 
-// conditionAnswer names an answer by its text in the locale, its text or
-// its name; known is false when the library has none of them.
+// conditionAnswer names an answer by its words in the locale
+// (rules.AnswerText), else its name; known is false when the library has
+// none of them.
 func conditionAnswer(a domain.Answer) (text string, known bool) {
-	for _, s := range []string{a.Translation, a.Text, a.Name} {
-		if s = strings.TrimSpace(s); s != "" {
-			return s, true
-		}
+	if s := rules.AnswerText(a); s != "" {
+		return s, true
+	}
+	if s := strings.TrimSpace(a.Name); s != "" {
+		return s, true
 	}
 	return "", false
 }

@@ -104,6 +104,11 @@ type Price struct {
 	Estimated bool
 }
 
+// Priced reports whether p is an amount a stake can count: a known CPI
+// in a named currency. A CPI without a currency is not: its money would
+// land in no currency, so its part of a stake is unknown, never 0.
+func (p Price) Priced() bool { return p.Known && strings.TrimSpace(p.Currency) != "" }
+
 // PriceAt is the price in effect at: the latest point of points (one
 // subsample's price history, oldest first) from at or before it; the
 // first point, estimated, when at is before every point; unknown when

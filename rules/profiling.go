@@ -29,8 +29,16 @@ type ProfilingTarget struct {
 	// TotalKnown whether it is known; an unknown total caps nothing.
 	Total      int64
 	TotalKnown bool
+	// Fit decides whether a panelist of Country who answers in a locale
+	// ("" when none is on file) may be sent to the subsample for their
+	// country and language: the send list's own decision (rules.FitPanel
+	// with the subsample's locales), which the coverage counts by. Only a
+	// PanelMember's Country and Locale are set. nil fits nobody.
+	Fit func(domain.PanelMember) PanelFit
 	// Price is the subsample's CPI in its currency; Known is false when
-	// it has none, which makes its part of a stake unknown, never 0.
+	// it has none, which makes its part of a stake unknown, never 0. A
+	// CPI without a currency is an amount of nothing known: unknown too
+	// (Price.Priced).
 	Price Price
 }
 
@@ -80,18 +88,20 @@ type QuestionStake struct {
 	// the same completes along different questions.
 	RemainingCompletes int64
 	// PanelistsWithoutAnswer are the panelists of the country (those
-	// without a profile included) with no answer to the question; for the
-	// age question (-1), with no birth date, or one that gives no age on
-	// the check's day, as matching reads it (AgeOn). Panelists is every
-	// panelist of the country.
+	// without a profile included), whatever their language, with no answer
+	// to the question: the question is asked of the whole country's panel.
+	// For the age question (-1), with no birth date, or one that gives no
+	// age on the check's day, as matching reads it (AgeOn). Panelists is
+	// every panelist of the country.
 	PanelistsWithoutAnswer int64
 	Panelists              int64
 	// Stake is each subsample's remaining completes times its CPI, kept
 	// per currency: never summed across currencies. Currency is the one
 	// most of the priced Subsamples use (ties: the first in code order),
 	// "" when none is priced. UnpricedSubsamples and UnpricedCompletes
-	// are the subsamples with no known CPI and their remaining completes:
-	// their part of the stake is unknown, never 0.
+	// are the subsamples with no known CPI, or one without a currency
+	// (Price.Priced), and their remaining completes: their part of the
+	// stake is unknown, never 0.
 	Stake              Money
 	Currency           string
 	UnpricedSubsamples int
@@ -124,7 +134,8 @@ func (q QuestionStake) OtherStakes() Money {
 func (q QuestionStake) Unlocks() int64 { return min(q.RemainingCompletes, q.PanelistsWithoutAnswer) }
 
 // TableCoverage is how much of a country's panel one hard quota table of
-// one sendable subsample can decide.
+// one sendable subsample can decide, of the panelists it may take: those
+// of its country who speak one of its languages.
 type TableCoverage struct {
 	SubsampleID   int64
 	SubsampleName string
@@ -133,8 +144,13 @@ type TableCoverage struct {
 	TableName     string
 	// Questions are the questions the table's cells ask, ascending.
 	Questions []int64
-	// Panelists is every panelist of the country (those without a profile
-	// included). Decided are those whose answers decide the table: its
+	// Panelists are the panelists of the country (those without a profile
+	// included) whose country and language fit the subsample, as the send
+	// list decides it (ProfilingTarget.Fit): those of the country who
+	// speak one of its languages (one without a locale on file through
+	// their country's default locale, else the subsample's first of their
+	// country). A panelist it may never take is neither decided nor
+	// undecided. Decided are those whose answers decide the table: its
 	// verdict for them is fits, off target or quota full. Undecided are
 	// those for whom it is unknown (QuotaUnknown, Verdict's rules exactly):
 	// today they cannot be sent to the subsample.
@@ -151,13 +167,14 @@ type ProfilingReport struct {
 // ProfilingCounter counts a panel against the hard quota tables of the
 // sendable subsamples, one panelist at a time (Add), then reports
 // (Report). Many panelists give the same answers to the few questions a
-// country's tables ask, so it keeps, per country, one count per distinct
-// projection of a profile on them (the answers the cells list, whether
-// each question is answered, and the age's place among the ranges' ends)
-// and decides each projection once: a million panelists against forty
-// subsamples cost a map lookup each. Deciding a projection is deciding any
-// of its panelists: the cells read nothing else. It is not safe for use by
-// several goroutines.
+// country's tables ask, so it keeps, per country and locale, one count
+// per distinct projection of a profile on them (the answers the cells
+// list, whether each question is answered, and the age's place among the
+// ranges' ends) and decides each projection once: a million panelists
+// against forty subsamples cost a map lookup each. Deciding a projection
+// is deciding any of its panelists: the cells read nothing else, and the
+// language fit reads only the country and the locale, once per locale. It
+// is not safe for use by several goroutines.
 type ProfilingCounter struct {
 	now       time.Time
 	targets   []ProfilingTarget
@@ -174,8 +191,19 @@ type countryTally struct {
 	listed    [][]int64
 	asksAge   bool
 	ageEnds   []int // where an age range begins or ends, ascending
-	groups    map[string]*projection
+	// locales are the country's panelists by the locale on file ("" for
+	// none), each with its projections; last is the one Add met last.
+	locales   map[string]*localeTally
+	last      *localeTally
 	key       []byte // scratch
+	panelists int64
+}
+
+// localeTally is the projections of the panelists of one country who
+// answer in one locale, and how many they are.
+type localeTally struct {
+	locale    string
+	groups    map[string]*projection
 	panelists int64
 }
 
@@ -194,7 +222,7 @@ func NewProfilingCounter(targets []ProfilingTarget, now time.Time) *ProfilingCou
 		t := &targets[i]
 		ct := c.countries[t.Country]
 		if ct == nil {
-			ct = &countryTally{groups: map[string]*projection{}}
+			ct = &countryTally{locales: map[string]*localeTally{}}
 			c.countries[t.Country] = ct
 		}
 		ct.targets = append(ct.targets, i)
@@ -258,37 +286,43 @@ func (ct *countryTally) prepare(targets []ProfilingTarget) {
 	slices.Sort(ct.ageEnds)
 }
 
-// Add counts one panelist of country (upper case) with their profile. A
-// panelist of a country without targets is not counted; p is not kept.
-func (c *ProfilingCounter) Add(country string, p domain.Profile) {
+// Add counts one panelist of country (upper case) who answers in locale
+// (lower case, "" when none is on file) with their profile. A panelist
+// of a country without targets is not counted; p is not kept.
+func (c *ProfilingCounter) Add(country, locale string, p domain.Profile) {
+	c.add(country, locale, p, 1)
+}
+
+// AddUnprofiled counts n panelists of country who answer in locale and
+// have no profile: no answers, no birth date.
+func (c *ProfilingCounter) AddUnprofiled(country, locale string, n int64) {
+	if n > 0 {
+		c.add(country, locale, domain.Profile{}, n)
+	}
+}
+
+// add counts n panelists of country and locale whose profile is p.
+func (c *ProfilingCounter) add(country, locale string, p domain.Profile, n int64) {
 	ct := c.countries[country]
 	if ct == nil {
 		return
 	}
+	lt := ct.last
+	if lt == nil || lt.locale != locale {
+		if lt = ct.locales[locale]; lt == nil {
+			lt = &localeTally{locale: locale, groups: map[string]*projection{}}
+			ct.locales[locale] = lt
+		}
+		ct.last = lt
+	}
 	ct.key = ct.project(ct.key[:0], p, c.now)
-	ct.panelists++
-	if g := ct.groups[string(ct.key)]; g != nil {
-		g.n++
-		return
-	}
-	ct.groups[string(ct.key)] = &projection{profile: ct.keep(p), n: 1}
-}
-
-// AddUnprofiled counts n panelists of country who have no profile: no
-// answers, no birth date.
-func (c *ProfilingCounter) AddUnprofiled(country string, n int64) {
-	ct := c.countries[country]
-	if ct == nil || n <= 0 {
-		return
-	}
-	empty := domain.Profile{}
-	ct.key = ct.project(ct.key[:0], empty, c.now)
 	ct.panelists += n
-	if g := ct.groups[string(ct.key)]; g != nil {
+	lt.panelists += n
+	if g := lt.groups[string(ct.key)]; g != nil {
 		g.n += n
 		return
 	}
-	ct.groups[string(ct.key)] = &projection{profile: ct.keep(empty), n: n}
+	lt.groups[string(ct.key)] = &projection{profile: ct.keep(p), n: n}
 }
 
 // project appends p's projection to key, as uvarints: per question, 0
@@ -371,12 +405,22 @@ func (c *ProfilingCounter) Report(codes ProfilingCodes) ProfilingReport {
 	return rep
 }
 
-// coverage decides every projection of the country on every hard table
-// of its targets.
+// coverage decides every projection of the country's locales that fit
+// each target (ProfilingTarget.Fit, asked once per locale) on every hard
+// table of the target.
 func (c *ProfilingCounter) coverage(ct *countryTally) []TableCoverage {
 	var out []TableCoverage
+	var fitting []*localeTally
 	for _, i := range ct.targets {
 		t := &c.targets[i]
+		fitting = fitting[:0]
+		var panelists int64
+		for _, lt := range ct.locales {
+			if t.Fit != nil && t.Fit(domain.PanelMember{Country: t.Country, Locale: lt.locale}).Fits {
+				fitting = append(fitting, lt)
+				panelists += lt.panelists
+			}
+		}
 		cells := t.Cells
 		for ti := range cells.tables {
 			table := &cells.tables[ti]
@@ -384,12 +428,14 @@ func (c *ProfilingCounter) coverage(ct *countryTally) []TableCoverage {
 				continue
 			}
 			cov := TableCoverage{SubsampleID: t.SubsampleID, SubsampleName: t.Name, Country: t.Country,
-				TableID: table.id, TableName: table.name, Questions: cells.tableQuestions(table), Panelists: ct.panelists}
-			for _, g := range ct.groups {
-				if cells.TableVerdict(ti, g.profile, c.now) == QuotaUnknown {
-					cov.Undecided += g.n
-				} else {
-					cov.Decided += g.n
+				TableID: table.id, TableName: table.name, Questions: cells.tableQuestions(table), Panelists: panelists}
+			for _, lt := range fitting {
+				for _, g := range lt.groups {
+					if cells.TableVerdict(ti, g.profile, c.now) == QuotaUnknown {
+						cov.Undecided += g.n
+					} else {
+						cov.Decided += g.n
+					}
 				}
 			}
 			out = append(out, cov)
@@ -439,7 +485,7 @@ func (c *ProfilingCounter) stakes(country string, ct *countryTally, codes Profil
 			}
 			row.Subsamples = append(row.Subsamples, t.SubsampleID)
 			row.RemainingCompletes += room
-			if !t.Price.Known {
+			if !t.Price.Priced() {
 				row.UnpricedSubsamples++
 				row.UnpricedCompletes += room
 				continue
@@ -504,19 +550,21 @@ func hardRoomByQuestion(c *QuotaCells) map[int64]int64 {
 	return out
 }
 
-// withoutAnswer counts the country's panelists with no answer to q (no
-// age for the age question).
+// withoutAnswer counts the country's panelists, of every locale, with
+// no answer to q (no age for the age question).
 func (ct *countryTally) withoutAnswer(q int64, now time.Time) int64 {
 	var n int64
-	for _, g := range ct.groups {
-		if q == domain.AgeRangeQuestionID {
-			if AgeOn(g.profile.BirthDate, now) < 0 {
+	for _, lt := range ct.locales {
+		for _, g := range lt.groups {
+			if q == domain.AgeRangeQuestionID {
+				if AgeOn(g.profile.BirthDate, now) < 0 {
+					n += g.n
+				}
+				continue
+			}
+			if len(g.profile.Answers[q]) == 0 {
 				n += g.n
 			}
-			continue
-		}
-		if len(g.profile.Answers[q]) == 0 {
-			n += g.n
 		}
 	}
 	return n

@@ -19,7 +19,9 @@ import (
 // profilingWorld is a small hand-made world: four sendable subsamples in
 // FR (two priced in EUR, one in USD, one without a CPI) and one in DE,
 // with hard and counting tables and an interlocked cell asking two
-// questions.
+// questions. S1 takes the panelists of FR who answer in fr-fr or en-fr,
+// the others of FR those in fr-fr only; each country's default locale is
+// its own language's (fr-fr, de-de).
 func profilingWorld() []ProfilingTarget {
 	interlocked := func(id int64, gender, region int64, remaining int64) domain.Quota {
 		return domain.Quota{QuotaID: id, TableID: 7, TableName: "Gender x Region", QuotaType: domain.QuotaTypeHard,
@@ -31,11 +33,13 @@ func profilingWorld() []ProfilingTarget {
 	hardRegion := func(id, remaining int64, answers ...int64) domain.Quota {
 		return answerCell(id, 5, "Region", domain.QuotaTypeHard, "", qRegion, remaining, answers...)
 	}
+	locales := map[int64][]string{1: {"fr-fr", "en-fr"}, 2: {"fr-fr"}, 3: {"fr-fr"}, 4: {"fr-fr"}, 5: {"de-de"}}
+	defaults := map[string]string{"FR": "fr-fr", "DE": "de-de"}
 	target := func(id int64, country string, price Price, quotas ...domain.Quota) ProfilingTarget {
 		cells := CompileQuotas(quotas)
 		room, known := TotalRoom(quotas)
 		return ProfilingTarget{SubsampleID: id, Name: "S" + strconv.FormatInt(id, 10), Country: country, Cells: &cells,
-			Total: room, TotalKnown: known, Price: price}
+			Total: room, TotalKnown: known, Price: price, Fit: fitLocales(defaults[country], country, locales[id]...)}
 	}
 	eur := func(cpi float64) Price { return Price{Currency: "EUR", CPI: cpi, Known: true} }
 	return []ProfilingTarget{
@@ -51,20 +55,34 @@ func profilingWorld() []ProfilingTarget {
 	}
 }
 
-// profilingPanel adds the world's panel to c: four profiled panelists and
-// two without a profile in FR, two and one in DE, and one profiled
-// panelist of no country, who counts nowhere.
+// fitLocales is the send list's language fit (FitPanel) for a subsample
+// of country with locales, all usable, whose country's default locale is
+// countryDefault.
+func fitLocales(countryDefault, country string, locales ...string) func(domain.PanelMember) PanelFit {
+	t := PanelTarget{Countries: []string{country}}
+	for _, l := range locales {
+		t.Locales = append(t.Locales, PanelLocale{Code: l, Usable: true})
+	}
+	return func(m domain.PanelMember) PanelFit { return FitPanel(m, t, countryDefault) }
+}
+
+// profilingPanel adds the world's panel to c: four profiled panelists in
+// fr-fr or with no locale, one in en-fr, and two without a profile in FR;
+// two and one in DE; one profiled panelist of no country, who counts
+// nowhere.
 func profilingPanel(c *ProfilingCounter) {
-	c.Add("FR", aged(36, map[int64][]int64{qGender: {1}, qRegion: {101}}))
-	c.Add("FR", domain.Profile{Answers: map[int64][]int64{qGender: {2}}})  // no region, no birth date
-	c.Add("FR", aged(26, map[int64][]int64{qRegion: {102}}))               // no gender
-	c.Add("FR", aged(66, map[int64][]int64{qGender: {1}, qRegion: {999}})) // a region no cell lists
-	c.AddUnprofiled("FR", 2)
-	c.Add("DE", domain.Profile{Answers: map[int64][]int64{qRegion: {201}}})
-	c.Add("DE", domain.Profile{Answers: map[int64][]int64{}})
-	c.AddUnprofiled("DE", 1)
-	c.Add("", aged(30, map[int64][]int64{qGender: {1}}))
-	c.Add("IT", aged(30, map[int64][]int64{qGender: {1}})) // no sendable subsample in IT
+	c.Add("FR", "fr-fr", aged(36, map[int64][]int64{qGender: {1}, qRegion: {101}}))
+	c.Add("FR", "", domain.Profile{Answers: map[int64][]int64{qGender: {2}}})       // no region, no birth date; no locale: FR's default
+	c.Add("FR", "fr-fr", aged(26, map[int64][]int64{qRegion: {102}}))               // no gender
+	c.Add("FR", "fr-fr", aged(66, map[int64][]int64{qGender: {1}, qRegion: {999}})) // a region no cell lists
+	c.Add("FR", "en-fr", aged(36, map[int64][]int64{qGender: {1}, qRegion: {101}})) // only S1 takes en-fr
+	c.AddUnprofiled("FR", "fr-fr", 1)
+	c.AddUnprofiled("FR", "", 1)
+	c.Add("DE", "de-de", domain.Profile{Answers: map[int64][]int64{qRegion: {201}}})
+	c.Add("DE", "de-de", domain.Profile{Answers: map[int64][]int64{}})
+	c.AddUnprofiled("DE", "de-de", 1)
+	c.Add("", "", aged(30, map[int64][]int64{qGender: {1}}))
+	c.Add("IT", "it-it", aged(30, map[int64][]int64{qGender: {1}})) // no sendable subsample in IT
 }
 
 func TestProfilingCoverage(t *testing.T) {
@@ -76,12 +94,15 @@ func TestProfilingCoverage(t *testing.T) {
 		{SubsampleID: 5, SubsampleName: "S5", Country: "DE", TableID: 5, TableName: "Region", Questions: []int64{qRegion}, Panelists: 3, Decided: 1, Undecided: 2},
 		// Gender: the one without a gender and the two without a profile
 		// may fall in the full cell Female; the one in it is decided
-		// (quota full).
-		{SubsampleID: 1, SubsampleName: "S1", Country: "FR", TableID: 3, TableName: "Gender", Questions: []int64{qGender}, Panelists: 6, Decided: 3, Undecided: 3},
+		// (quota full). S1 takes the panelist in en-fr too, decided.
+		{SubsampleID: 1, SubsampleName: "S1", Country: "FR", TableID: 3, TableName: "Gender", Questions: []int64{qGender}, Panelists: 7, Decided: 4, Undecided: 3},
 		// Age: 66 falls in no cell of a hard table, off target, decided;
 		// no birth date is undecided.
-		{SubsampleID: 1, SubsampleName: "S1", Country: "FR", TableID: 2, TableName: "Age", Questions: []int64{domain.AgeRangeQuestionID}, Panelists: 6, Decided: 3, Undecided: 3},
+		{SubsampleID: 1, SubsampleName: "S1", Country: "FR", TableID: 2, TableName: "Age", Questions: []int64{domain.AgeRangeQuestionID}, Panelists: 7, Decided: 4, Undecided: 3},
 		// The counting table Region is no hard table: not listed.
+		// The others take fr-fr alone: the panelist in en-fr, whom nobody
+		// may send there, is neither decided nor undecided; those with no
+		// locale go through fr-fr, FR's default.
 		// Interlocked: a woman without a region and a region 102 without a
 		// gender may fall in the cell; a man of region 999 surely in none.
 		{SubsampleID: 2, SubsampleName: "S2", Country: "FR", TableID: 7, TableName: "Gender x Region", Questions: []int64{qGender, qRegion}, Panelists: 6, Decided: 2, Undecided: 4},
@@ -106,16 +127,18 @@ func TestProfilingRanking(t *testing.T) {
 	want := []QuestionStake{
 		// Every FR question lacks 3 answers, so the remaining completes
 		// decide: age first (S1's 20 + 5, S4's 30 capped at its total 20).
+		// The question is asked of the whole country: its panelists are
+		// those of every locale.
 		{QuestionID: domain.AgeRangeQuestionID, Country: "FR", Subsamples: []int64{1, 4}, RemainingCompletes: 45,
-			PanelistsWithoutAnswer: 3, Panelists: 6, Stake: Money{"EUR": 6250}, Currency: "EUR", UnpricedSubsamples: 1, UnpricedCompletes: 20},
+			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 6250}, Currency: "EUR", UnpricedSubsamples: 1, UnpricedCompletes: 20},
 		// Gender: S1 10 (the full Female cell adds 0), S2's interlocked 6 +
 		// 4 capped at its total 8, S3 7 + 3 in USD, never added to EUR.
 		{QuestionID: qGender, Country: "FR", Code: "gender", Subsamples: []int64{1, 2, 3}, RemainingCompletes: 28,
-			PanelistsWithoutAnswer: 3, Panelists: 6, Stake: Money{"EUR": 3300, "USD": 3000}, Currency: "EUR"},
+			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 3300, "USD": 3000}, Currency: "EUR"},
 		// Region: only S2's interlocked cells are hard; S1's counting
 		// table is not counted. A region no cell lists is an answer.
 		{QuestionID: qRegion, Country: "FR", Subsamples: []int64{2}, RemainingCompletes: 8,
-			PanelistsWithoutAnswer: 3, Panelists: 6, Stake: Money{"EUR": 800}, Currency: "EUR"},
+			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 800}, Currency: "EUR"},
 		// DE: 9 remaining, but only 2 panelists without an answer.
 		{QuestionID: qRegion, Country: "DE", Subsamples: []int64{5}, RemainingCompletes: 9,
 			PanelistsWithoutAnswer: 2, Panelists: 3, Stake: Money{"EUR": 1800}, Currency: "EUR"},
@@ -202,9 +225,9 @@ func TestProfilingSharesProjections(t *testing.T) {
 	for i := range 1000 {
 		// Ages 36 to 45 fall between the ends 35 and 55; question 99 is
 		// asked by no cell, region 300+i is listed by none.
-		c.Add("FR", aged(36+i%10, map[int64][]int64{qGender: {1}, 99: {int64(i)}, qRegion: {int64(300 + i)}}))
+		c.Add("FR", "fr-fr", aged(36+i%10, map[int64][]int64{qGender: {1}, 99: {int64(i)}, qRegion: {int64(300 + i)}}))
 	}
-	if n := len(c.countries["FR"].groups); n != 1 {
+	if n := len(c.countries["FR"].locales["fr-fr"].groups); n != 1 {
 		t.Errorf("%d projections, want 1", n)
 	}
 }
@@ -239,7 +262,7 @@ func TestProfilingAgreesWithVerdict(t *testing.T) {
 				}
 			}
 			cells := CompileQuotas(quotas)
-			targets = append(targets, ProfilingTarget{SubsampleID: int64(s + 1), Country: "FR", Cells: &cells})
+			targets = append(targets, ProfilingTarget{SubsampleID: int64(s + 1), Country: "FR", Cells: &cells, Fit: fitLocales("fr-fr", "FR", "fr-fr")})
 		}
 		c := NewProfilingCounter(targets, checkDay)
 		var panel []domain.Profile
@@ -254,9 +277,9 @@ func TestProfilingAgreesWithVerdict(t *testing.T) {
 				}
 			}
 			panel = append(panel, p)
-			c.Add("FR", p)
+			c.Add("FR", []string{"fr-fr", ""}[pick(2)], p)
 		}
-		c.AddUnprofiled("FR", 3)
+		c.AddUnprofiled("FR", "fr-fr", 3)
 		panel = append(panel, domain.Profile{}, domain.Profile{}, domain.Profile{})
 		for _, cov := range c.Report(nil).Coverage {
 			cells := targets[cov.SubsampleID-1].Cells
@@ -272,5 +295,27 @@ func TestProfilingAgreesWithVerdict(t *testing.T) {
 					round, cov.SubsampleID, cov.TableID, cov.Decided, cov.Undecided, undecided, len(panel))
 			}
 		}
+	}
+}
+
+// TestProfilingStakeWithoutCurrency: a CPI without a currency is an
+// unknown amount, counted with the unpriced subsamples, never money in a
+// currency named "".
+func TestProfilingStakeWithoutCurrency(t *testing.T) {
+	quotas := []domain.Quota{total(100, 0), genderCell(10, "Male", 10, 1), genderCell(11, "Female", 5, 2)}
+	cells := CompileQuotas(quotas)
+	targets := []ProfilingTarget{
+		{SubsampleID: 1, Country: "FR", Cells: &cells, Total: 100, TotalKnown: true, Price: Price{CPI: 2, Known: true}},
+		{SubsampleID: 2, Country: "FR", Cells: &cells, Total: 100, TotalKnown: true, Price: Price{Currency: " ", CPI: 3, Known: true}},
+	}
+	c := NewProfilingCounter(targets, checkDay)
+	got := c.Report(nil).Questions
+	want := []QuestionStake{{QuestionID: qGender, Country: "FR", Subsamples: []int64{1, 2}, RemainingCompletes: 30,
+		Stake: Money{}, UnpricedSubsamples: 2, UnpricedCompletes: 30}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ranking:\n got %+v\nwant %+v", got, want)
+	}
+	if _, known := got[0].Headline(); known {
+		t.Errorf("a headline stake in no currency: %+v", got[0])
 	}
 }

@@ -86,7 +86,7 @@ const profileScanChunk = 1000
 // fn runs inside the read transaction: a slow fn delays WAL checkpoints,
 // never a writer.
 func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p domain.Profile) error) error {
-	return s.scanProfiles(ctx, "scan profiles", false, func(id string, _ domain.PanelMember, p domain.Profile) error {
+	return s.scanProfiles(ctx, "scan profiles", false, nil, func(id string, _ domain.PanelMember, p domain.Profile) error {
 		return fn(id, p)
 	})
 }
@@ -100,12 +100,14 @@ func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p d
 // read transaction, by one more query for the chunk's range of the key
 // (readPanel): no lookup per panelist.
 func (s *Store) ScanPanelists(ctx context.Context, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error) error {
-	return s.scanProfiles(ctx, "scan panelists", true, fn)
+	return s.scanProfiles(ctx, "scan panelists", true, nil, fn)
 }
 
 // scanProfiles is ScanProfiles, and with withPanel ScanPanelists; what
-// names the scan in errors.
-func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error) error {
+// names the scan in errors. With unprofiled (and withPanel) it counts
+// there the panel's rows without a profile, by country and locale, in
+// the same read transaction (ScanWholePanel).
+func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, unprofiled map[PanelPlace]int64, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error) error {
 	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", what, err)
@@ -130,11 +132,11 @@ func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, f
 		defer panel.Close()
 	}
 
-	var c profileChunk
+	c := profileChunk{unprofiled: unprofiled}
 	p := domain.Profile{Answers: make(map[int64][]int64, 16)}
 	var arena []int64
+	previous := "" // the last panelist of the chunk before: "" comes before every id
 	for {
-		previous := "" // the last panelist of the chunk before: "" comes before every id
 		if len(c.ids) == 0 {
 			err = c.read(ctx, first, profileScanChunk)
 		} else {
@@ -162,6 +164,12 @@ func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, f
 			}
 		}
 		if len(c.ids) < profileScanChunk {
+			if panel != nil && unprofiled != nil {
+				if len(c.ids) > 0 {
+					previous = c.ids[len(c.ids)-1]
+				}
+				return countUnprofiledAfter(ctx, tx, previous, unprofiled)
+			}
 			return nil
 		}
 	}
@@ -179,6 +187,9 @@ type profileChunk struct {
 	// codes holds each country and locale text once, so that a chunk's
 	// panel rows allocate nothing but for a code not seen before.
 	codes map[string]string
+	// unprofiled, when not nil, counts the panel rows readPanel reads that
+	// are no panelist of the chunk: those without a profile.
+	unprofiled map[PanelPlace]int64
 }
 
 func (c *profileChunk) blob(i int) []byte {
@@ -264,6 +275,8 @@ func (c *profileChunk) readPanel(ctx context.Context, stmt *sql.Stmt, previous s
 			country, locale, _ := strings.Cut(rest, "\x1f")
 			if i, found := slices.BinarySearch(c.ids, id); found {
 				c.countries[i], c.locales[i] = c.code(country), c.code(locale)
+			} else if c.unprofiled != nil {
+				c.unprofiled[PanelPlace{c.code(country), c.code(locale)}]++
 			}
 			last = max(last, id)
 		}

@@ -90,10 +90,11 @@ func idList(ids []int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// coverageText says how many of the country's panelists a table decides:
-// "decides 18,204 of 20,355 panelists of FR".
+// coverageText says how many of the panelists the subsample may take a
+// table decides: "decides 18,204 of 20,355 panelists of FR who speak its
+// languages".
 func coverageText(c rules.TableCoverage) string {
-	return "decides " + Grouped(c.Decided) + " of " + Grouped(c.Panelists) + " panelists of " + c.Country
+	return "decides " + Grouped(c.Decided) + " of " + Grouped(c.Panelists) + " panelists of " + c.Country + " who speak its languages"
 }
 
 // tableLabel names a quota table: its name, else its id.

@@ -132,12 +132,7 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 // it is not.
 func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string) *Decisions {
 	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents, topics: topics,
-		defaultLocales: map[string]string{}, staleReason: staleReason, data: data, locales: locales}
-	for _, l := range locales {
-		if l.CountryDefault {
-			d.defaultLocales[strings.ToUpper(l.CountryCode)] = strings.ToLower(l.Locale)
-		}
-	}
+		defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
 	d.byEvent = make(map[int64][]int)
@@ -148,6 +143,18 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 	}
 	d.prepareTargets(data.Countries)
 	return d
+}
+
+// defaultLocalesOf are each country's default locale in the provider's
+// locales list: upper-case country, lower-case locale.
+func defaultLocalesOf(locales []domain.Locale) map[string]string {
+	out := map[string]string{}
+	for _, l := range locales {
+		if l.CountryDefault {
+			out[strings.ToUpper(l.CountryCode)] = strings.ToLower(l.Locale)
+		}
+	}
+	return out
 }
 
 // report builds one subsample's report, its entry links prepared for no

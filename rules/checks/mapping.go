@@ -63,8 +63,9 @@ type MappingAnswer struct {
 
 // Mapping reads the stored mapping, grouped by code, country and
 // question, each question and answer in the words of a locale of the
-// library (the country's default locale, else another of its locales; for
-// a row of every country, the first English locale whose library has the
+// library (the country's default locale, the one the ranking reads its
+// questions in (defaultLocales), else another of its locales; for a row
+// of every country, the first English locale whose library has the
 // question, else the first other), and the unmapped codes.
 func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 	var rep MappingReport
@@ -92,15 +93,9 @@ func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 	if len(rows) == 0 {
 		return rep, nil
 	}
-	locales, err := s.Store.Locales(ctx)
+	defaults, err := s.defaultLocales(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("mapping: %w", err)
-	}
-	defaults := map[string]string{}
-	for _, l := range locales {
-		if l.CountryDefault {
-			defaults[domain.LocaleCountry(l.Locale)] = l.Locale
-		}
 	}
 	var questionIDs []int64
 	for _, r := range rows {
@@ -163,17 +158,36 @@ func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
 			groups[k] = g
 			for _, locale := range candidates(r.Country) {
 				if q, ok := library[locale].questions[r.QuestionID]; ok {
-					g.Locale, g.Question = locale, questionText(q)
+					g.Locale, g.Question = locale, rules.QuestionText(q)
 					break
 				}
 			}
 		}
 		if !g.Age {
 			g.Answers = append(g.Answers, MappingAnswer{Value: r.Value, AnswerID: r.AnswerID,
-				Answer: answerText(library[g.Locale].answers[r.QuestionID][r.AnswerID])})
+				Answer: rules.AnswerText(library[g.Locale].answers[r.QuestionID][r.AnswerID])})
 		}
 	}
 	return rep, nil
+}
+
+// defaultLocales are each country's default locale (upper-case country,
+// lower-case locale) as the ranking reads its questions in: the decided
+// snapshot's (Decisions.defaultLocales), kept with its version; before
+// there is a snapshot (version 0), the store's list as it is.
+func (s *Service) defaultLocales(ctx context.Context) (map[string]string, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d.version != 0 {
+		return d.defaultLocales, nil
+	}
+	locales, err := s.Store.Locales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return defaultLocalesOf(locales), nil
 }
 
 // profilingCodes names the supplier's own code of each question in each
@@ -201,15 +215,6 @@ func (s *Service) profilingCodes(ctx context.Context) (rules.ProfilingCodes, err
 		slices.Sort(list)
 		return strings.Join(slices.Compact(list), " ")
 	}, nil
-}
-
-// answerText is a library answer in words: its translation in the
-// locale, else its text.
-func answerText(a domain.Answer) string {
-	if t := strings.TrimSpace(a.Translation); t != "" {
-		return t
-	}
-	return strings.TrimSpace(a.Text)
 }
 
 // groupUnmapped groups the unmapped answers (most carried first) by code

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/checkstest"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -92,5 +93,55 @@ func TestMappingReport(t *testing.T) {
 		if got := codes(tt.question, tt.country); got != tt.want {
 			t.Errorf("code of %d in %s = %q, want %q", tt.question, tt.country, got, tt.want)
 		}
+	}
+}
+
+// TestMappingReadsTheRankingsLocale: the mapping reads a country's
+// question in the default locale of the decided snapshot, the one the
+// ranking reads it in, so /profiling names it alike in both, however the
+// provider's locales list writes it (es-US for the library's es-us).
+func TestMappingReadsTheRankingsLocale(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	at := checkstest.ReadAt.Add(-time.Hour)
+	ref := store.Run{Dataset: store.DatasetReference, StartedAt: at, FinishedAt: at.Add(time.Second)}
+	if err := st.SaveReference(ctx, store.Reference{Run: ref, Locales: []domain.Locale{
+		{ID: 1, Locale: "en-us", CountryCode: "US"}, {ID: 2, Locale: "es-US", CountryCode: "US", CountryDefault: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	lib := store.Run{Dataset: store.DatasetLibrary, StartedAt: at, FinishedAt: at.Add(time.Second)}
+	gender := func(text string) domain.Question {
+		return domain.Question{ID: checkstest.GenderQuestion, Type: "Single Punch", Name: "GENDER", Text: text}
+	}
+	answers := map[int64][]domain.Answer{checkstest.GenderQuestion: {{ID: 1, Text: "Male"}, {ID: 2, Text: "Female"}}}
+	if err := st.SaveLibrary(ctx, lib, []store.LocaleLibrary{
+		{Locale: "en-us", FetchedAt: at, Questions: []domain.Question{gender("Are you...?")}, Answers: answers},
+		{Locale: "es-us", FetchedAt: at, Questions: []domain.Question{gender("¿Es usted...?")}, Answers: answers},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkstest.Build(t, st)
+	if _, err := st.ImportMappingCSV(ctx, strings.NewReader(store.MappingHeader+"\nsex,M,43,1,US\n")); err != nil {
+		t.Fatal(err)
+	}
+	now := checkstest.ReadAt.Add(time.Minute)
+	s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter}
+	rep, err := s.Profiling(ctx)
+	if err != nil || len(rep.Questions) != 1 || rep.Questions[0].Question != "¿Es usted...?" {
+		t.Fatalf("ranking: %+v, %v; want question 43 in es-us's words", rep.Questions, err)
+	}
+	m, err := s.Mapping(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Codes) != 1 || len(m.Codes[0].Groups) != 1 {
+		t.Fatalf("mapping: %+v", m.Codes)
+	}
+	if g := m.Codes[0].Groups[0]; g.Locale != "es-us" || g.Question != rep.Questions[0].Question {
+		t.Errorf("the mapping reads question 43 in %s (%q), the ranking in es-us (%q)", g.Locale, g.Question, rep.Questions[0].Question)
 	}
 }

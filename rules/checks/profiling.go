@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"fieldboard/rules"
@@ -42,18 +41,35 @@ func (r ProfilingReport) Of(country string) ProfilingReport {
 	return out
 }
 
+// OfSubsample is the coverage of one subsample's hard tables, in the
+// provider's order (none when it is not sendable or has no hard table):
+// what its page says it can decide.
+func (r ProfilingReport) OfSubsample(id int64) []rules.TableCoverage {
+	var out []rules.TableCoverage
+	for _, c := range r.Coverage {
+		if c.SubsampleID == id {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Profiling applies the profiling advice (rules.ProfilingCounter) to the
 // current snapshot: the sendable live subsamples of each country (the
 // router's, Decisions.byCountry: the only ones that may take traffic
 // now), their quota cells compiled as the send list matches them, against
-// every panelist of the panel: the profiled ones with their country
-// (store.ScanPanelists) and, per country, those without a profile
-// (store.UnprofiledPanel), decided on the provider's day. It is computed
-// once per snapshot version and day (Memo) and in its turn (takeTurn),
-// as a send list is: it scans every profile.
+// every panelist of the panel: the profiled ones with their country and
+// locale and, per country and locale, those without a profile, both from
+// one read of the panel (store.ScanWholePanel), decided on the provider's
+// day. It is computed once per snapshot version and day (Memo) and in its
+// turn (takeTurn), as a send list is: it scans every profile.
 //
 // A panelist counts in the country of their panel row; a profile without
-// one counts nowhere, as the send list never sends it.
+// one counts nowhere, as the send list never sends it. A table's coverage
+// counts only the panelists whose country and language fit its
+// subsample, by the send list's own decision (Decisions.fitPanel); the
+// ranking counts every panelist of the country, as a question is asked of
+// the whole country's panel.
 func (s *Service) Profiling(ctx context.Context) (ProfilingReport, error) {
 	d, err := s.Current(ctx)
 	if err != nil {
@@ -81,19 +97,16 @@ func (s *Service) profiling(ctx context.Context, d *Decisions, now time.Time) (P
 	if err != nil {
 		return ProfilingReport{}, err
 	}
-	unprofiled, err := s.Store.UnprofiledPanel(ctx)
-	if err == nil {
-		err = s.Store.ScanPanelists(ctx, func(_ string, m domain.PanelMember, p domain.Profile) error {
-			counter.Add(m.Country, p)
-			return nil
-		})
-	}
+	unprofiled, err := s.Store.ScanWholePanel(ctx, func(_ string, m domain.PanelMember, p domain.Profile) error {
+		counter.Add(m.Country, m.Locale, p)
+		return nil
+	})
 	release()
 	if err != nil {
 		return ProfilingReport{}, err
 	}
-	for country, n := range unprofiled {
-		counter.AddUnprofiled(country, n)
+	for place, n := range unprofiled {
+		counter.AddUnprofiled(place.Country, place.Locale, n)
 	}
 	rep := ProfilingReport{ProfilingReport: counter.Report(codes)}
 	if err := s.questionTexts(ctx, d, rep.Questions); err != nil {
@@ -107,7 +120,9 @@ func (s *Service) profiling(ctx context.Context, d *Decisions, now time.Time) (P
 }
 
 // profilingTargets are the sendable live subsamples of d, one per
-// country they are fielded in, in the router's order within a country.
+// country they are fielded in, in the router's order within a country,
+// each fitting panelists by country and language as the send list does
+// (Decisions.fitPanel).
 func profilingTargets(d *Decisions) []rules.ProfilingTarget {
 	var out []rules.ProfilingTarget
 	for country, places := range d.byCountry {
@@ -123,7 +138,8 @@ func profilingTargets(d *Decisions) []rules.ProfilingTarget {
 				price.CPI, price.Known = *r.CPI, true
 			}
 			out = append(out, rules.ProfilingTarget{SubsampleID: r.SubsampleID, Name: r.Name, Country: country,
-				Cells: &t.cells, Total: room, TotalKnown: known, Price: price})
+				Cells: &t.cells, Total: room, TotalKnown: known, Price: price,
+				Fit: func(m domain.PanelMember) rules.PanelFit { return d.fitPanel(t, m) }})
 		}
 	}
 	return out
@@ -147,20 +163,11 @@ func (s *Service) questionTexts(ctx context.Context, d *Decisions, rows []rules.
 			}
 			texts = make(map[int64]string, len(questions))
 			for _, q := range questions {
-				texts[q.ID] = questionText(q)
+				texts[q.ID] = rules.QuestionText(q)
 			}
 			byLocale[locale] = texts
 		}
 		rows[i].Question = texts[rows[i].QuestionID]
 	}
 	return nil
-}
-
-// questionText is a library question in words: its translation, else its
-// text.
-func questionText(q domain.Question) string {
-	if t := strings.TrimSpace(q.Translation); t != "" {
-		return t
-	}
-	return strings.TrimSpace(q.Text)
 }

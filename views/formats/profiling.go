@@ -19,7 +19,7 @@ var ProfilingColumns = []string{"questionId", "question", "country", "code", "su
 // the stake in each other currency ("30.00 USD + 4.00 GBP"), never added
 // to it; stake and currency are empty when no subsample is priced, and
 // unpricedSubsamples and unpricedCompletes say what part of the stake is
-// unknown, never 0. The page's download and `fieldboard profiling` both
+// unknown (no CPI, or one without a currency), never 0. The page's download and `fieldboard profiling` both
 // write through it.
 func WriteProfilingCSV(w *Writer, rows []rules.QuestionStake) error {
 	if err := w.Write(ProfilingColumns...); err != nil {
@@ -75,8 +75,9 @@ type QuestionStakeJSON struct {
 	UnpricedCompletes      int64        `json:"unpricedCompletes"`
 }
 
-// TableCoverageJSON is how much of its country's panel one hard table of
-// one sendable subsample decides.
+// TableCoverageJSON is how much of the panelists it may take (those of
+// its country who speak one of its languages) one hard table of one
+// sendable subsample decides.
 type TableCoverageJSON struct {
 	SubsampleID   int64   `json:"subsampleId"`
 	SubsampleName string  `json:"subsampleName"`

@@ -66,8 +66,20 @@ type MappingAnswer struct {
 // library (the country's default locale, the one the ranking reads its
 // questions in (defaultLocales), else another of its locales; for a row
 // of every country, the first English locale whose library has the
-// question, else the first other), and the unmapped codes.
+// question, else the first other), and the unmapped codes. It is read
+// once per snapshot version (Memo): every import, the mapping's and the
+// profiles' included, moves the version on, as does a refresh that stores
+// a library.
 func (s *Service) Mapping(ctx context.Context) (MappingReport, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return MappingReport{}, err
+	}
+	return Memo(d, "checks.Mapping", func() (MappingReport, error) { return s.mapping(ctx) })
+}
+
+// mapping reads the mapping report (Mapping) afresh.
+func (s *Service) mapping(ctx context.Context) (MappingReport, error) {
 	var rep MappingReport
 	rows, err := s.Store.ProfileMapping(ctx)
 	if err != nil {

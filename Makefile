@@ -19,6 +19,7 @@ run: build
 
 ## build: build bin/fieldboard
 build:
+	@[ -x $(BIN) ] || echo "building $(BIN): the first build downloads the Go modules and compiles everything, a minute or two"
 	$(GO) build -o $(BIN) ./cmd/fieldboard
 
 ## generate: regenerate the templ components' Go code (committed)

@@ -441,7 +441,7 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		chromedp.Navigate(base+"/panelists?panelist=P0000002"),
 		chromedp.WaitVisible(`[data-testid="not-now"]`),
 		chromedp.Evaluate(`document.querySelectorAll('#lookup .quota-verdict').length`, &verdicts),
-		chromedp.Evaluate(`document.querySelectorAll('#lookup tbody tr').length`, &rows),
+		chromedp.Evaluate(`document.querySelectorAll('#lookup tr[data-subsample]').length`, &rows),
 	)
 	if err != nil {
 		t.Fatalf("look a panelist up: %v", err)

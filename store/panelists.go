@@ -82,12 +82,15 @@ func (s *Store) SameIDsOnFile(ctx context.Context, id string) ([]string, error) 
 	if err != nil {
 		return nil, fmt.Errorf("ids like %q: %w", id, err)
 	}
+	// A union of one EXISTS a table, not one EXISTS OR another: an OR of
+	// subqueries is planned by PostgreSQL as hashed subplans, each reading
+	// its whole table; a single EXISTS is a semi-join, a key lookup each.
 	out := []string{}
 	err = s.reader.SelectContext(ctx, &out, `
-		SELECT j.value FROM `+s.dialect.textList()+` AS j
-		WHERE EXISTS (SELECT 1 FROM panel WHERE panelist_id = j.value)
-		   OR EXISTS (SELECT 1 FROM profiles WHERE panelist_id = j.value)
-		   OR EXISTS (SELECT 1 FROM history WHERE panelist_id = j.value)`, string(list))
+		SELECT j.value FROM `+s.dialect.textList()+` AS j WHERE EXISTS (SELECT 1 FROM panel p WHERE p.panelist_id = j.value)
+		UNION SELECT j.value FROM `+s.dialect.textList()+` AS j WHERE EXISTS (SELECT 1 FROM profiles p WHERE p.panelist_id = j.value)
+		UNION SELECT j.value FROM `+s.dialect.textList()+` AS j WHERE EXISTS (SELECT 1 FROM history h WHERE h.panelist_id = j.value)`,
+		string(list), string(list), string(list))
 	if err != nil {
 		return nil, fmt.Errorf("ids like %q: %w", id, err)
 	}

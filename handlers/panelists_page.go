@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
@@ -61,8 +63,22 @@ func (h *Handler) Panelists(c echo.Context) error {
 	return Render(c, status, page)
 }
 
-// lookup checks one panelist against every live subsample.
+// lookup checks one panelist against every live subsample. An id on file
+// nowhere (no panel row, profile or history record) is answered as not on
+// the panel, with no check, and with the id in another letter case when
+// one is on file.
 func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupResult, error) {
+	same, err := h.Store.SameIDsOnFile(ctx, panelistID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(same, panelistID) {
+		r := &views.LookupResult{PanelistID: panelistID, Unknown: true}
+		if len(same) > 0 {
+			r.DidYouMean = same[0]
+		}
+		return r, nil
+	}
 	checks, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return nil, err
@@ -110,9 +126,30 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 			sc.Why = append(sc.Why, e.Reason)
 		}
 		sc.Why = append(sc.Why, pc.QuotaWhy...)
+		sc.Kind = notNowKind(pc)
 		r.Others = append(r.Others, sc)
 	}
+	r.NotNow = views.GroupNotNow(r.Others)
 	return r, nil
+}
+
+// notNowKind is the first of the reasons a panelist may not enter a
+// subsample now, as a views.NotNowKind, in this order: their country or
+// language (a reason that lasts), the subsample's sendability, its rules
+// unread, their history, their quota cells. It reads the decision, never
+// changes it.
+func notNowKind(pc checks.PanelistCheck) string {
+	switch {
+	case !pc.Panel.Fits:
+		return views.KindPanel + pc.Panel.Misfit
+	case !rules.MayEnter(pc.Verdict.State, true, rules.QuotaFits):
+		return views.KindState + string(pc.Verdict.State)
+	case pc.RulesUnread != "":
+		return views.KindRulesUnread
+	case len(pc.Eligibility.Exclusions) > 0:
+		return views.KindExcluded + pc.Eligibility.Exclusions[0].Kind
+	}
+	return views.KindQuota + string(pc.Quota)
 }
 
 // bulkForm lists the live subsamples for the bulk check's picker.

@@ -12,6 +12,7 @@ import (
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
+	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/views/formats"
 )
@@ -45,7 +46,15 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 	}
 	routes, err := h.PanelistChecks.NextSurveys(c.Request().Context(), panelistID, limit)
 	if errors.Is(err, checks.ErrNotOnPanel) {
-		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Panelist %q is not on the panel: with no country or language on file, no survey can be chosen for them.", panelistID))
+		msg := fmt.Sprintf("Panelist %q is not on the panel: with no country or language on file, no survey can be chosen for them.", panelistID)
+		meant, err := h.onPanelInOtherCase(c.Request().Context(), panelistID)
+		if err != nil {
+			return err
+		}
+		if meant != "" {
+			msg += fmt.Sprintf(" Did you mean %q?", meant)
+		}
+		return echo.NewHTTPError(http.StatusNotFound, msg)
 	}
 	if err != nil {
 		return err
@@ -55,6 +64,24 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 			Reason: fmt.Sprintf("Named first of %d surveys by the next-survey answer.", len(routes)), Cells: routes[0].Cells})
 	}
 	return c.JSON(http.StatusOK, formats.NextSurveys(panelistID, routes))
+}
+
+// onPanelInOtherCase is the id differing from panelistID only in letter
+// case that is on the panel (store.SameIDsOnFile), "" when none is.
+func (h *Handler) onPanelInOtherCase(ctx context.Context, panelistID string) (string, error) {
+	same, err := h.Store.SameIDsOnFile(ctx, panelistID)
+	if err != nil {
+		return "", err
+	}
+	for _, id := range same {
+		switch _, err := h.Store.PanelOf(ctx, id); {
+		case err == nil && id != panelistID:
+			return id, nil
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // Redirect answers GET /r/{token}, which needs no sign-in: an invitation

@@ -34,7 +34,20 @@ type PanelFit struct {
 	Fits   bool
 	Locale string // the locale whose entry link the panelist gets; "" when they do not fit
 	Reason string // why not, a sentence; "" when they fit
+	// Misfit is the kind of Reason, one of the Misfit constants; "" when
+	// they fit. Pages group the subsamples a panelist misses by it.
+	Misfit string
 }
+
+// The kinds of PanelFit.Reason.
+const (
+	MisfitNoCountry          = "no_country"           // the panelist has no country on file
+	MisfitNoSubsampleCountry = "no_subsample_country" // the subsample lists no country
+	MisfitCountry            = "country"              // the subsample is fielded in other countries
+	MisfitLanguage           = "language"             // the subsample is in other languages
+	MisfitNoLocale           = "no_locale"            // the subsample has no locale of the panelist's country
+	MisfitLink               = "link"                 // the chosen locale's live entry link is not usable
+)
 
 // FitPanel decides whether panelist m may be sent to a subsample for
 // their country and language. A panelist belongs to one country and
@@ -51,20 +64,20 @@ type PanelFit struct {
 //   - and only when that locale's live entry link is usable.
 func FitPanel(m domain.PanelMember, t PanelTarget, countryDefault string) PanelFit {
 	if m.Country == "" {
-		return PanelFit{Reason: NoCountry}
+		return PanelFit{Reason: NoCountry, Misfit: MisfitNoCountry}
 	}
 	if !containsFold(t.Countries, m.Country) {
 		if len(t.Countries) == 0 {
-			return PanelFit{Reason: "The subsample lists no country, so no panelist's country can be checked."}
+			return PanelFit{Reason: "The subsample lists no country, so no panelist's country can be checked.", Misfit: MisfitNoSubsampleCountry}
 		}
-		return PanelFit{Reason: "The panelist lives in " + m.Country + "; this subsample is fielded in " + strings.Join(t.Countries, ", ") + "."}
+		return PanelFit{Reason: "The panelist lives in " + m.Country + "; this subsample is fielded in " + strings.Join(t.Countries, ", ") + ".", Misfit: MisfitCountry}
 	}
 	chosen := -1
 	switch {
 	case m.Locale != "":
 		chosen = localeIndex(t.Locales, m.Locale)
 		if chosen < 0 {
-			return PanelFit{Reason: "The panelist answers in " + m.Locale + "; this subsample is in " + localeCodes(t.Locales) + "."}
+			return PanelFit{Reason: "The panelist answers in " + m.Locale + "; this subsample is in " + localeCodes(t.Locales) + ".", Misfit: MisfitLanguage}
 		}
 	default:
 		if countryDefault != "" {
@@ -76,7 +89,7 @@ func FitPanel(m domain.PanelMember, t PanelTarget, countryDefault string) PanelF
 			}
 		}
 		if chosen < 0 {
-			return PanelFit{Reason: "This subsample has no locale of " + m.Country + " to send the panelist to."}
+			return PanelFit{Reason: "This subsample has no locale of " + m.Country + " to send the panelist to.", Misfit: MisfitNoLocale}
 		}
 	}
 	l := t.Locales[chosen]
@@ -85,7 +98,7 @@ func FitPanel(m domain.PanelMember, t PanelTarget, countryDefault string) PanelF
 		if p := strings.TrimSpace(l.Problem); p != "" {
 			why = " (" + strings.TrimSuffix(p, ".") + ")"
 		}
-		return PanelFit{Reason: "The live entry link of " + l.Code + " is not usable" + why + ", so the panelist cannot be sent."}
+		return PanelFit{Reason: "The live entry link of " + l.Code + " is not usable" + why + ", so the panelist cannot be sent.", Misfit: MisfitLink}
 	}
 	return PanelFit{Fits: true, Locale: l.Code}
 }

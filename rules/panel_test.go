@@ -45,3 +45,30 @@ func TestFitPanel(t *testing.T) {
 		})
 	}
 }
+
+// TestFitPanelNamesTheKindOfMisfit: every reason carries its kind, which
+// pages group by; a fit carries none.
+func TestFitPanelNamesTheKindOfMisfit(t *testing.T) {
+	canada := PanelTarget{Countries: []string{"CA"}, Locales: []PanelLocale{{Code: "en-ca", Usable: true}, {Code: "fr-ca"}}}
+	member := func(country, locale string) domain.PanelMember {
+		return domain.PanelMember{PanelistID: "P1", Country: country, Locale: locale}
+	}
+	for _, tt := range []struct {
+		name string
+		m    domain.PanelMember
+		t    PanelTarget
+		want string
+	}{
+		{"no country on file", member("", ""), canada, MisfitNoCountry},
+		{"a subsample that lists no country", member("CA", ""), PanelTarget{}, MisfitNoSubsampleCountry},
+		{"another country", member("NL", "nl-nl"), canada, MisfitCountry},
+		{"another language", member("CA", "es-ca"), canada, MisfitLanguage},
+		{"no locale of the country", member("CA", ""), PanelTarget{Countries: []string{"CA", "US"}, Locales: []PanelLocale{{Code: "en-us", Usable: true}}}, MisfitNoLocale},
+		{"an unusable entry link", member("CA", "fr-ca"), canada, MisfitLink},
+		{"a fit", member("CA", "en-ca"), canada, ""},
+	} {
+		if got := FitPanel(tt.m, tt.t, ""); got.Misfit != tt.want {
+			t.Errorf("%s: Misfit = %q, want %q (%+v)", tt.name, got.Misfit, tt.want, got)
+		}
+	}
+}

@@ -676,14 +676,18 @@ func lookupLinks(page string) []string {
 }
 
 // lookupRow is the row of the lookup page's table (may-enter or not-now)
-// that shows subsample id, or "" when it shows none.
+// that shows subsample id, or "" when it shows none. The not-now table
+// holds its groups' rows in tables of their own: the table ends at the
+// next heading or the end of the section.
 func lookupRow(page, table string, id int64) string {
 	_, rest, ok := strings.Cut(page, `data-testid="`+table+`"`)
 	if !ok {
 		return ""
 	}
-	rest, _, _ = strings.Cut(rest, "</table>")
-	for _, row := range strings.Split(rest, "<tr>")[1:] {
+	rest, _, _ = strings.Cut(rest, "</section>")
+	rest, _, _ = strings.Cut(rest, "<h3")
+	for _, row := range strings.Split(rest, "<tr")[1:] {
+		row, _, _ = strings.Cut(row, "</tr>")
 		if strings.Contains(row, fmt.Sprintf(`<span class="id">%d</span>`, id)) {
 			return row
 		}

@@ -441,7 +441,7 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		chromedp.Navigate(base+"/panelists?panelist=P0000002"),
 		chromedp.WaitVisible(`[data-testid="not-now"]`),
 		chromedp.Evaluate(`document.querySelectorAll('#lookup .quota-verdict').length`, &verdicts),
-		chromedp.Evaluate(`document.querySelectorAll('#lookup tbody tr').length`, &rows),
+		chromedp.Evaluate(`document.querySelectorAll('#lookup tr[data-subsample]').length`, &rows),
 	)
 	if err != nil {
 		t.Fatalf("look a panelist up: %v", err)
@@ -450,6 +450,28 @@ func TestBrowserSubsampleAndLibrary(t *testing.T) {
 		t.Errorf("the lookup shows %d quota verdicts for %d subsamples, want one each", verdicts, rows)
 	}
 	screenshot(t, ctx, "panelists.png")
+
+	// A group of Not now opens to its subsamples; an id in the wrong case
+	// is not on the panel, and the one meant is offered.
+	var open int
+	err = chromedp.Run(ctx,
+		chromedp.Click(`[data-testid="not-now-group"] summary`),
+		chromedp.WaitVisible(`[data-testid="not-now-group"] details[open] tr[data-subsample]`),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="not-now-group"] details[open]').length`, &open),
+	)
+	if err != nil || open != 1 {
+		t.Fatalf("open a group of Not now: %v (%d open)", err, open)
+	}
+	screenshot(t, ctx, "panelists-group.png")
+	var suggestion string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/panelists?panelist=p0000002"),
+		chromedp.Text(`[data-testid="lookup-suggestion"]`, &suggestion),
+	)
+	if err != nil || suggestion != "Did you mean P0000002?" {
+		t.Fatalf("look up p0000002: %v, suggestion %q", err, suggestion)
+	}
+	screenshot(t, ctx, "panelists-unknown.png")
 }
 
 // translatedConditions checks the conditions a subsample page shows

@@ -147,6 +147,7 @@ func TestNextSurveys(t *testing.T) {
 		want   string
 	}{
 		{"/api/v1/panelists/nobody/next", 404, `Panelist \"nobody\" is not on the panel`},
+		{"/api/v1/panelists/p-AWAY/next", 404, `Panelist \"p-AWAY\" is not on the panel: with no country or language on file, no survey can be chosen for them. Did you mean \"P-away\"?`},
 		{"/api/v1/panelists/P1/next?limit=0", 400, "from 1 to 50"},
 		{"/api/v1/panelists/P1/next?limit=51", 400, "from 1 to 50"},
 		{"/api/v1/panelists/P1/next?limit=five", 400, `limit \"five\"`},

@@ -50,3 +50,22 @@ document.addEventListener("htmx:configRequest", function (event) {
   var meta = document.querySelector('meta[name="csrf-token"]');
   if (meta) event.detail.headers["X-CSRF-Token"] = meta.getAttribute("content");
 });
+
+// A wide table scrolls inside its own box (app.css): a box that scrolls
+// takes the keyboard's focus, so it can be scrolled without a mouse, and
+// gives it back when the window grows and it no longer scrolls.
+function focusScrollBoxes() {
+  document.querySelectorAll("table.grid, .table-scroll").forEach(function (box) {
+    var scrolls = getComputedStyle(box).overflowX !== "visible" && box.scrollWidth > box.clientWidth + 1;
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("data-scroll-focus", "");
+    } else if (!scrolls && box.hasAttribute("data-scroll-focus")) {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("data-scroll-focus");
+    }
+  });
+}
+document.addEventListener("DOMContentLoaded", focusScrollBoxes);
+document.addEventListener("htmx:afterSettle", focusScrollBoxes);
+window.addEventListener("resize", focusScrollBoxes);

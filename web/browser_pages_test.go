@@ -41,7 +41,8 @@ type pageVisit struct {
 // parameters filled with real values, signed out and signed in, with
 // results) in a phone's window (390 x 844) and a desk's (1280 x 900). At
 // both, the page must not scroll sideways; at the desk no table may need
-// a sideways scroll either; and axe-core, injected into the page, must
+// a sideways scroll either, on the phone the filters fold away; and
+// axe-core, injected into the page, must
 // find no violation of impact critical, serious or moderate. Each page is
 // screenshot at both widths into testoutput/browser/pages-*.png.
 //
@@ -177,6 +178,8 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 		Scroll int64    `json:"scroll"`
 		Inner  int64    `json:"inner"`
 		Wide   []string `json:"wide"`
+		// Filter forms a phone shows unfolded (app.js folds them).
+		Unfolded int `json:"unfolded"`
 	}
 	// What sticks out: the widest elements past the window's right edge,
 	// to say what made the page wide.
@@ -204,7 +207,8 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 			}
 		}
 		document.querySelectorAll("[data-overflowing]").forEach(e => delete e.dataset.overflowing);
-		return {scroll: document.documentElement.scrollWidth, inner: inner, wide: wide.slice(0, 8)};
+		const unfolded = inner <= 700 ? document.querySelectorAll('form.filters[method="get"]:not(details.filters-fold > form)').length : 0;
+		return {scroll: document.documentElement.scrollWidth, inner: inner, wide: wide.slice(0, 8), unfolded: unfolded};
 	})()`, &fit))
 	if err != nil {
 		t.Errorf("measure %s: %v", where, err)
@@ -214,6 +218,9 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 		t.Errorf("%s scrolls sideways: the document is %d px wide in a %d px window; sticking out: %s", where, fit.Scroll, fit.Inner, strings.Join(fit.Wide, "; "))
 	} else if len(fit.Wide) > 0 && w >= 1000 {
 		t.Errorf("%s: a table does not fit: %s", where, strings.Join(fit.Wide, "; "))
+	}
+	if fit.Unfolded > 0 {
+		t.Errorf("%s: %d filter forms are not folded away", where, fit.Unfolded)
 	}
 	screenshot(t, ctx, fmt.Sprintf("pages-%s-%s.png", v.name, width))
 	for _, f := range runAxe(t, ctx, axe, where) {

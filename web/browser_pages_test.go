@@ -41,7 +41,8 @@ type pageVisit struct {
 // parameters filled with real values, signed out and signed in, with
 // results) in a phone's window (390 x 844) and a desk's (1280 x 900). At
 // both, the page must not scroll sideways; at the desk no table may need
-// a sideways scroll either, on the phone the filters fold away; and
+// a sideways scroll either; on the phone the filters fold away and a
+// table that scrolls in its box keeps its first column in view; and
 // axe-core, injected into the page, must
 // find no violation of impact critical, serious or moderate. Each page is
 // screenshot at both widths into testoutput/browser/pages-*.png.
@@ -180,6 +181,8 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 		Wide   []string `json:"wide"`
 		// Filter forms a phone shows unfolded (app.js folds them).
 		Unfolded int `json:"unfolded"`
+		// Scrolling tables whose first column scrolls away.
+		Loose []string `json:"loose"`
 	}
 	// What sticks out: the widest elements past the window's right edge,
 	// to say what made the page wide.
@@ -207,8 +210,21 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 			}
 		}
 		document.querySelectorAll("[data-overflowing]").forEach(e => delete e.dataset.overflowing);
+		// A table that scrolls in its box keeps its first column in view.
+		const loose = [];
+		for (const box of document.querySelectorAll("main table.grid, main .table-scroll")) {
+			const s = getComputedStyle(box);
+			if (s.overflowX === "visible" || box.scrollWidth <= box.clientWidth + 1) continue;
+			const cell = box.querySelector("tbody td:first-child:not([colspan])");
+			if (!cell) continue;
+			const before = cell.getBoundingClientRect().left;
+			box.scrollLeft = 120;
+			const after = cell.getBoundingClientRect().left;
+			box.scrollLeft = 0;
+			if (Math.abs(after - before) > 1) loose.push(name(box) + " (its first column moved " + Math.round(before - after) + " px)");
+		}
 		const unfolded = inner <= 700 ? document.querySelectorAll('form.filters[method="get"]:not(details.filters-fold > form)').length : 0;
-		return {scroll: document.documentElement.scrollWidth, inner: inner, wide: wide.slice(0, 8), unfolded: unfolded};
+		return {scroll: document.documentElement.scrollWidth, inner: inner, wide: wide.slice(0, 8), unfolded: unfolded, loose: loose};
 	})()`, &fit))
 	if err != nil {
 		t.Errorf("measure %s: %v", where, err)
@@ -218,6 +234,9 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 		t.Errorf("%s scrolls sideways: the document is %d px wide in a %d px window; sticking out: %s", where, fit.Scroll, fit.Inner, strings.Join(fit.Wide, "; "))
 	} else if len(fit.Wide) > 0 && w >= 1000 {
 		t.Errorf("%s: a table does not fit: %s", where, strings.Join(fit.Wide, "; "))
+	}
+	if len(fit.Loose) > 0 {
+		t.Errorf("%s: a scrolling table loses its first column: %s", where, strings.Join(fit.Loose, "; "))
 	}
 	if fit.Unfolded > 0 {
 		t.Errorf("%s: %d filter forms are not folded away", where, fit.Unfolded)

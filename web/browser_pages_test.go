@@ -20,13 +20,15 @@ import (
 	"fieldboard/web/refresh"
 )
 
-// widths are the windows every page must fit: a phone and a desk.
+// widths are the windows every page must fit: a phone, a desk, and a
+// tablet between them.
 var widths = []struct {
 	name          string
 	width, height int64
 }{
 	{"phone", 390, 844},
 	{"desk", 1280, 900},
+	{"tablet", 900, 1000},
 }
 
 // pageVisit is one page of the dashboard in one state: its address, what
@@ -39,13 +41,13 @@ type pageVisit struct {
 // TestBrowserEveryPageFitsAndPassesAxe opens every page of the dashboard
 // (every GET route of web.Server.Routes that answers a page, its
 // parameters filled with real values, signed out and signed in, with
-// results) in a phone's window (390 x 844) and a desk's (1280 x 900). At
-// both, the page must not scroll sideways; at the desk no table may need
+// results) in a phone's window (390 x 844), a desk's (1280 x 900) and a
+// tablet's (900 x 1000). At each, the page must not scroll sideways; at the desk no table may need
 // a sideways scroll either; on the phone the filters fold away and a
 // table that scrolls in its box keeps its first column in view; and
 // axe-core, injected into the page, must
 // find no violation of impact critical, serious or moderate. Each page is
-// screenshot at both widths into testoutput/browser/pages-*.png.
+// screenshot at each width into testoutput/browser/pages-*.png.
 //
 // Routes left out answer no page: CSV, JSON, /healthz, /metrics, the
 // invitation redirect /r/:token, the fragments htmx loads into a page

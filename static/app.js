@@ -50,3 +50,49 @@ document.addEventListener("htmx:configRequest", function (event) {
   var meta = document.querySelector('meta[name="csrf-token"]');
   if (meta) event.detail.headers["X-CSRF-Token"] = meta.getAttribute("content");
 });
+
+// A wide table scrolls inside its own box (app.css): a box that scrolls
+// takes the keyboard's focus, so it can be scrolled without a mouse, and
+// gives it back when the window grows and it no longer scrolls.
+function focusScrollBoxes() {
+  document.querySelectorAll("table.grid, .table-scroll").forEach(function (box) {
+    var scrolls = getComputedStyle(box).overflowX !== "visible" && box.scrollWidth > box.clientWidth + 1;
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("data-scroll-focus", "");
+    } else if (!scrolls && box.hasAttribute("data-scroll-focus")) {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("data-scroll-focus");
+    }
+  });
+}
+document.addEventListener("DOMContentLoaded", focusScrollBoxes);
+document.addEventListener("htmx:afterSettle", focusScrollBoxes);
+window.addEventListener("resize", focusScrollBoxes);
+
+// On a phone (the width app.css calls narrow) a filter form folds away
+// under a "Filters" line that says how many are set, open when any is:
+// a filter left at its default (an empty field, a list's first choice)
+// is not set.
+var narrow = window.matchMedia("(max-width: 700px)");
+function foldFilters() {
+  if (!narrow.matches) return;
+  document.querySelectorAll('form.filters[method="get"]').forEach(function (form) {
+    if (form.parentElement.matches("details.filters-fold")) return;
+    var set = Array.prototype.filter.call(form.elements, function (e) {
+      if (!e.name || e.type === "hidden" || e.type === "submit") return false;
+      if (e.type === "checkbox" || e.type === "radio") return e.checked;
+      if (e.tagName === "SELECT") return e.selectedIndex > 0; // the first choice is the default
+      return e.value !== "";
+    }).length;
+    var details = document.createElement("details");
+    details.className = "filters-fold";
+    details.open = set > 0;
+    var summary = document.createElement("summary");
+    summary.textContent = set > 0 ? "Filters (" + set + " set)" : "Filters";
+    form.before(details);
+    details.append(summary, form);
+  });
+}
+document.addEventListener("DOMContentLoaded", foldFilters);
+document.addEventListener("htmx:afterSettle", foldFilters);

@@ -165,7 +165,7 @@ func PanelistsPage(v PanelistsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required> <button type=\"submit\">Import</button> <span id=\"import-busy\" class=\"htmx-indicator\">importing…</span></form><p class=\"hint\">CSV with the header <code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<label>History file <input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required></label> <button type=\"submit\">Import</button> <span id=\"import-busy\" class=\"htmx-indicator\">importing…</span></form><p class=\"hint\">CSV with the header <code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -196,7 +196,7 @@ func PanelistsPage(v PanelistsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required> <button type=\"submit\">Import</button> <span id=\"profile-import-busy\" class=\"htmx-indicator\">importing…</span></form><p class=\"hint\">CSV with the header <code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<label>Profile file <input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required></label> <button type=\"submit\">Import</button> <span id=\"profile-import-busy\" class=\"htmx-indicator\">importing…</span></form><p class=\"hint\">CSV with the header <code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -227,7 +227,7 @@ func PanelistsPage(v PanelistsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required> <button type=\"submit\">Import</button> <span id=\"panel-import-busy\" class=\"htmx-indicator\">importing…</span></form><p class=\"hint\">CSV with the header <code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<label>Panel file <input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required></label> <button type=\"submit\">Import</button> <span id=\"panel-import-busy\" class=\"htmx-indicator\">importing…</span></form><p class=\"hint\">CSV with the header <code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -774,7 +774,7 @@ func BulkCheckForm(f BulkForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "</select></label> <input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required> <button type=\"submit\">Check and download CSV</button></form><p class=\"hint\">A CSV with a <code>panelistId</code> header line, then one id a line. The answer is <code>panelistId,eligible,quota,send,reasons</code>: send is yes only for a sendable subsample, an eligible panelist and a profile that fits an open quota cell.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "</select></label> <label>Panelist ids <input type=\"file\" name=\"file\" accept=\".csv,text/csv\" required></label> <button type=\"submit\">Check and download CSV</button></form><p class=\"hint\">A CSV with a <code>panelistId</code> header line, then one id a line. The answer is <code>panelistId,eligible,quota,send,reasons</code>: send is yes only for a sendable subsample, an eligible panelist and a profile that fits an open quota cell.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -98,7 +98,7 @@ func ReferencePage(v ReferenceView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</p></div><nav class=\"toc\"><a href=\"#countries\">Countries</a> <a href=\"#locales\">Locales</a> <a href=\"#statuses\">Subsample statuses</a></nav><section id=\"countries\" class=\"ref-section\"><h2>Countries</h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</p></div><nav class=\"toc\" aria-label=\"On this page\"><a href=\"#countries\">Countries</a> <a href=\"#locales\">Locales</a> <a href=\"#statuses\">Subsample statuses</a></nav><section id=\"countries\" class=\"ref-section\"><h2>Countries</h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -217,7 +217,10 @@ func checkPage(t *testing.T, ctx context.Context, base string, v pageVisit, widt
 		for (const box of document.querySelectorAll("main table.grid, main .table-scroll")) {
 			const s = getComputedStyle(box);
 			if (s.overflowX === "visible" || box.scrollWidth <= box.clientWidth + 1) continue;
-			const cell = box.querySelector("tbody td:first-child:not([colspan])");
+			// The box's own table's first cell, not one of a table nested
+			// in a row (the panelist check's groups hold their own tables).
+			const table = box.matches("table") ? box : box.querySelector("table");
+			const cell = table && table.querySelector(":scope > tbody > tr > td:first-child:not([colspan])");
 			if (!cell) continue;
 			const before = cell.getBoundingClientRect().left;
 			box.scrollLeft = 120;

@@ -246,7 +246,10 @@ func TestErrorsAndStatic(t *testing.T) {
 		{"/no-such-page", "Not Found", 404},
 		{"/static/" + static.HTMX, "htmx", 200},
 		{"/static/app.css", "--accent", 200},
+		{"/static/" + static.Favicon, "<svg", 200},
+		{"/favicon.ico", "<svg", 200}, // browsers ask whatever the page links
 		{"/", "Overview", 200},
+		{"/", `<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">`, 200},
 	}
 	for _, tt := range tests {
 		resp, body := a.do(t, "GET", tt.path, nil)

@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -17,12 +19,13 @@ import (
 )
 
 // SnapshotChecks is what the lists ask of the checks service: the
-// current snapshot decided, its subsamples, and why it is too old to
-// decide on ("" when it is not).
+// current snapshot decided, its subsamples, the overview's counts, and
+// why it is too old to decide on ("" when it is not).
 type SnapshotChecks interface {
 	Current(ctx context.Context) (*checks.Decisions, error)
 	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
 	StaleReason(ctx context.Context) (string, error)
+	Counts(ctx context.Context) (checks.Counts, error)
 }
 
 // Overview answers GET /: the counts by status and sendability, what the
@@ -46,36 +49,28 @@ func (h *Handler) Overview(c echo.Context) error {
 
 func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, error) {
 	var f views.OverviewFigures
-	statuses, err := h.Store.StatusCounts(ctx)
+	counts, err := h.SnapshotChecks.Counts(ctx)
 	if err != nil {
 		return f, err
 	}
+	f.Total, f.Open, f.Listed, f.OpenUnlisted, f.ListedNotOpen = counts.Total, counts.Open, counts.Listed, counts.OpenUnlisted, counts.ListedNotOpen
 	for _, s := range domain.Statuses {
-		f.Statuses = append(f.Statuses, views.Count{Label: s, N: statuses[s], Href: "/events?status=" + url.QueryEscape(s)})
-		f.Total += statuses[s]
-		delete(statuses, s)
+		f.Statuses = append(f.Statuses, views.Count{Label: s, N: counts.ByStatus[s], Href: "/events?status=" + url.QueryEscape(s)})
 	}
-	for s, n := range statuses { // a status the events page does not filter on: counted, not linked
-		f.Statuses = append(f.Statuses, views.Count{Label: s, N: n})
-		f.Total += n
-	}
-
-	reports, err := h.SnapshotChecks.Subsamples(ctx, checks.SubsampleFilter{})
-	if err != nil {
-		return f, err
-	}
-	byState := map[rules.State]int{}
-	for _, r := range reports {
-		if r.Live {
-			byState[r.Verdict.State]++
+	for _, s := range slices.Sorted(maps.Keys(counts.ByStatus)) { // a status the events page does not filter on: counted, not linked
+		if !slices.Contains(domain.Statuses, s) {
+			f.Statuses = append(f.Statuses, views.Count{Label: s, N: counts.ByStatus[s]})
 		}
 	}
 	for _, s := range rules.States {
-		f.Sendability = append(f.Sendability, views.StateCount{State: s, N: byState[s], Href: "/live?sendability=" + string(s)})
+		f.Sendability = append(f.Sendability, views.StateCount{State: s, N: counts.BySendability[s], Href: "/live?sendability=" + string(s)})
 	}
 
 	changes, err := h.Store.ChangeCounts(ctx)
 	if err != nil {
+		return f, err
+	}
+	if f.Baseline, err = h.Store.EventsBaseline(ctx); err != nil {
 		return f, err
 	}
 	f.Changes = []views.Count{

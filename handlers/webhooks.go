@@ -49,13 +49,14 @@ func (h *Handler) renderWebhooks(c echo.Context, status int, v views.WebhooksVie
 }
 
 // AddWebhook answers POST /webhooks: the subscription is checked (an
-// inside address, an unknown kind or country is refused with why) and
-// stored, and its secret shown once.
+// inside address, an unknown kind or country is refused with why, the
+// form keeping what was typed) and stored, and its secret shown once.
 func (h *Handler) AddWebhook(c echo.Context) error {
 	ctx := c.Request().Context()
-	sub, err := h.Subscriber.NewSubscription(ctx, c.FormValue("url"), c.FormValue("events"), c.FormValue("country"))
-	if err != nil {
-		return h.renderWebhooks(c, http.StatusUnprocessableEntity, views.WebhooksView{Err: "Not added: " + err.Error() + "."})
+	form := views.WebhookForm{URL: c.FormValue("url"), Events: c.FormValue("events"), Country: c.FormValue("country")}
+	sub, err := h.Subscriber.NewSubscription(ctx, form.URL, form.Events, form.Country)
+	if err != nil { // the form keeps what was typed, to correct
+		return h.renderWebhooks(c, http.StatusUnprocessableEntity, views.WebhooksView{Err: "Not added: " + err.Error() + ".", Form: form})
 	}
 	id, err := h.Store.AddWebhook(ctx, sub)
 	if err != nil {

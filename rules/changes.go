@@ -37,7 +37,15 @@ const FieldEndNear = 24 * time.Hour
 //     carries that over a refresh that could not read the quotas). Any
 //     live subsample, as the live list's at-risk filter: one paused by a
 //     full cell is work that will not finish either.
+//
+// previous nil means there was no refresh before: this one is the
+// baseline, and records nothing (every subsample would be "new" and every
+// sendable one "became sendable", which says nothing). An empty, non-nil
+// previous is a refresh that found no subsamples.
 func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []domain.Change {
+	if previous == nil {
+		return nil
+	}
 	var out []domain.Change
 	add := func(id int64, s domain.SubsampleState, kind domain.ChangeKind, quota, before, after string) {
 		out = append(out, domain.Change{At: at, Kind: kind, SubsampleID: id, EventID: s.EventID, Country: s.Country,
@@ -90,7 +98,8 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 
 // Detect is what an events refresh records: the states to keep for the
 // next comparison (next, with what it could not read carried from
-// previous, CarryUnread) and the changes since previous (Changes).
+// previous, CarryUnread) and the changes since previous (Changes; none
+// when previous is nil, the baseline).
 func Detect(previous, next map[int64]domain.SubsampleState, at time.Time) (map[int64]domain.SubsampleState, []domain.Change) {
 	kept := CarryUnread(previous, next)
 	return kept, Changes(previous, kept, at)

@@ -33,12 +33,17 @@ func TestChanges(t *testing.T) {
 		prev, next map[int64]domain.SubsampleState
 		want       []kindOf
 	}{
+		{"the first refresh of an empty database is the baseline: it records no new or became sendable change", nil,
+			map[int64]domain.SubsampleState{1: live("sendable"), 2: live("unknown"),
+				3: with(live("sendable"), func(s *domain.SubsampleState) {
+					s.FieldEnd, s.AtRisk, s.ClosedQuotas = end(time.Hour), "38 completes left", []string{"9"}
+				})}, nil},
 		{"nothing moved", map[int64]domain.SubsampleState{1: live("sendable")}, map[int64]domain.SubsampleState{1: live("sendable")}, nil},
-		{"subsample.new, sendable at once", nil, map[int64]domain.SubsampleState{1: live("sendable")},
+		{"subsample.new, sendable at once", map[int64]domain.SubsampleState{}, map[int64]domain.SubsampleState{1: live("sendable")},
 			[]kindOf{{domain.ChangeNew, "", "", "Live, sendable"}, {domain.ChangeSendable, "", "", "sendable"}}},
-		{"a new one that cannot be decided is new, not also unknown", nil, map[int64]domain.SubsampleState{1: live("unknown")},
+		{"a new one that cannot be decided is new, not also unknown", map[int64]domain.SubsampleState{}, map[int64]domain.SubsampleState{1: live("unknown")},
 			[]kindOf{{domain.ChangeNew, "", "", "Live, unknown"}}},
-		{"a new one that arrives paused or closed is new, nothing more", nil,
+		{"a new one that arrives paused or closed is new, nothing more", map[int64]domain.SubsampleState{},
 			map[int64]domain.SubsampleState{1: live("paused"), 2: {Status: domain.StatusCanceled, Sendability: "not_sendable", EventID: 7, Country: "FR"}},
 			[]kindOf{{domain.ChangeNew, "", "", "Live, paused"}, {domain.ChangeNew, "", "", "Canceled, not_sendable"}}},
 		{"subsample.sendable", map[int64]domain.SubsampleState{1: live("paused")}, map[int64]domain.SubsampleState{1: live("sendable")},

@@ -37,6 +37,16 @@ document.addEventListener("htmx:configRequest", function (event) {
   }
 });
 
+// ... and from the address a plain (not htmx) submit goes to: the browser
+// builds that address from the form data, which fires formdata first.
+document.addEventListener("formdata", function (event) {
+  if (!event.target.matches || !event.target.matches("form[data-drop-empty]")) return;
+  var data = event.formData;
+  for (var key of Array.from(data.keys())) {
+    if (data.getAll(key).every(function (v) { return v === ""; })) data.delete(key);
+  }
+});
+
 // An error answer lands in #flash (see the server's error handler); the
 // next answer that succeeds clears it.
 document.addEventListener("htmx:afterRequest", function (event) {

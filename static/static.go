@@ -1,14 +1,16 @@
 // Package static holds the files the server sends as they are: the
-// stylesheet and the vendored htmx (htmx.org 2.0.11 from the npm registry,
-// dist/htmx.min.js, unmodified). Beside them lies axe-core (Axe), which no
-// page loads and the server does not serve: the browser tests inject it.
+// stylesheet, the favicon (an "F" on the menu bar's colour, also answered
+// at /favicon.ico) and the vendored htmx (htmx.org 2.0.11 from the npm
+// registry, dist/htmx.min.js, unmodified). Beside them lies axe-core (Axe),
+// which no page loads and the server does not serve: the browser tests
+// inject it.
 package static
 
 import "embed"
 
 // Files are the static assets, served under /static/.
 //
-//go:embed *.css app.js htmx-*.js
+//go:embed *.css app.js htmx-*.js *.svg
 var Files embed.FS
 
 // HTMX is the path of the vendored htmx under /static/.
@@ -19,3 +21,6 @@ const HTMX = "htmx-2.0.11.min.js"
 // browser tests run on every page. It is left out of Files: no page needs
 // it, so the binary does not carry it.
 const Axe = "axe-4.14.1.min.js"
+
+// Favicon is the path of the favicon under /static/.
+const Favicon = "favicon.svg"

@@ -16,7 +16,9 @@ type SubsampleState = domain.SubsampleState
 
 // ChangeDetector compares the states of the previous events refresh with
 // the new ones and returns the states to keep for the next comparison and
-// what moved (rules.Detect, stamped with the refresh's time).
+// what moved (rules.Detect, stamped with the refresh's time). previous is
+// nil when no events snapshot was saved before: the first refresh is the
+// baseline.
 type ChangeDetector func(previous, next map[int64]SubsampleState) (kept map[int64]SubsampleState, changes []domain.Change)
 
 // replaceStates stores the states of a complete events snapshot (those
@@ -32,12 +34,21 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, sta
 		quotas_read, closed_quotas, at_risk FROM subsample_states`); err != nil {
 		return fmt.Errorf("previous states: %w", err)
 	}
-	previous := make(map[int64]SubsampleState, len(rows))
+	var before int
+	if err := tx.GetContext(ctx, &before, `SELECT COUNT(*) FROM datasets WHERE name = ? AND current_run_id IS NOT NULL`, DatasetEvents); err != nil {
+		return fmt.Errorf("previous events snapshot: %w", err)
+	}
+	var previous map[int64]SubsampleState // nil: no snapshot before, the baseline
+	if before > 0 {
+		previous = make(map[int64]SubsampleState, len(rows))
+	}
 	for _, r := range rows {
 		if err := json.Unmarshal([]byte(r.Closed), &r.ClosedQuotas); err != nil {
 			return fmt.Errorf("previous state of subsample %d: closed quotas: %w", r.ID, err)
 		}
-		previous[r.ID] = r.SubsampleState
+		if previous != nil {
+			previous[r.ID] = r.SubsampleState
+		}
 	}
 	if detect != nil {
 		kept, changes := detect(previous, states)
@@ -92,6 +103,26 @@ func (s *Store) ChangeCounts(ctx context.Context) (map[domain.ChangeKind]int, er
 		out[r.Kind] = r.Count
 	}
 	return out, nil
+}
+
+// EventsBaseline says whether the current events snapshot is the
+// baseline: the first one saved, which records no change since there was
+// nothing to compare it with. (The snapshot it replaced is kept in the
+// refresh log at least until the next one: prune spares the current run.)
+func (s *Store) EventsBaseline(ctx context.Context) (bool, error) {
+	var current, before int
+	if err := s.reader.GetContext(ctx, &current, `SELECT COUNT(*) FROM datasets WHERE name = ? AND current_run_id IS NOT NULL`, DatasetEvents); err != nil {
+		return false, fmt.Errorf("events baseline: %w", err)
+	}
+	if current == 0 {
+		return false, nil
+	}
+	if err := s.reader.GetContext(ctx, &before, `
+		SELECT COUNT(*) FROM refresh_runs r JOIN datasets d ON d.name = r.dataset
+		WHERE r.dataset = ? AND r.ok = ? AND r.run_id < d.current_run_id`, DatasetEvents, true); err != nil {
+		return false, fmt.Errorf("events baseline: %w", err)
+	}
+	return before == 0, nil
 }
 
 // StatusCounts returns how many subsamples of the event list have each

@@ -42,9 +42,28 @@ func TestChangeFeedIsWrittenWithItsSnapshot(t *testing.T) {
 			2: {Status: "Live", Sendability: "unknown", EventID: 10, Country: "US"},
 			4: {Status: "Live", Sendability: "sendable", EventID: 11, Country: "FR"},
 		}
+		// The first refresh of an empty database is the baseline: its
+		// detector sees no previous states (nil), it records no change, and
+		// the overview is told so.
+		save(t0.Add(-time.Minute), map[int64]store.SubsampleState{9: {Status: "Complete", Sendability: "not_sendable", EventID: 12, Country: "DE"}})
+		if seen != nil {
+			t.Errorf("the baseline's detector saw previous states %v, want nil", seen)
+		}
+		if counts, err := s.ChangeCounts(ctx); err != nil || len(counts) != 0 {
+			t.Errorf("the baseline recorded %v, %v; want no change", counts, err)
+		}
+		if baseline, err := s.EventsBaseline(ctx); err != nil || !baseline {
+			t.Errorf("after the first refresh EventsBaseline = %v, %v; want true", baseline, err)
+		}
+
+		// The next refresh compares with the baseline's states (9 left the
+		// list, closed already); subsamples 1, 2 and 4 are new to it.
 		save(t0, first)
-		if len(seen) != 0 {
-			t.Errorf("the first refresh's detector saw previous states %v", seen)
+		if seen == nil || len(seen) != 1 {
+			t.Errorf("the second refresh's detector saw previous states %v, want the baseline's", seen)
+		}
+		if baseline, err := s.EventsBaseline(ctx); err != nil || baseline {
+			t.Errorf("after the second refresh EventsBaseline = %v, %v; want false", baseline, err)
 		}
 		counts, err := s.ChangeCounts(ctx)
 		if err != nil || counts[domain.ChangeNew] != 3 || counts[domain.ChangeFieldEndNear] != 1 || counts[domain.ChangeAtRisk] != 1 {

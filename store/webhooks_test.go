@@ -59,11 +59,20 @@ func TestWebhookDeliveriesAreQueuedWithTheirChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Three new, two of them sendable; one in France.
+		// The first refresh is the baseline: no change, so no delivery.
+		save(t0.Add(-time.Minute), map[int64]store.SubsampleState{
+			5: {Status: "Complete", Sendability: "not_sendable", EventID: 12, Country: "FR"},
+		})
+		if n, err := s.PendingDeliveries(ctx); err != nil || n != 0 {
+			t.Fatalf("the baseline queued %d deliveries, %v; want none", n, err)
+		}
+		// Then three new, two of them sendable; one in France (5 was
+		// Complete already).
 		save(t0, map[int64]store.SubsampleState{
 			1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US"},
 			2: {Status: "Live", Sendability: "unknown", EventID: 10, Country: "US"},
 			4: {Status: "Live", Sendability: "sendable", EventID: 11, Country: "FR"},
+			5: {Status: "Complete", Sendability: "not_sendable", EventID: 12, Country: "FR"},
 		})
 		counts := map[int64]int{}
 		for _, id := range []int64{all, sendable, france} {

@@ -123,6 +123,8 @@ func TestEveryRouteNeedsSignInButThePublicOnes(t *testing.T) {
 		{"htmx is told where to go", "GET", "/refresh/progress", map[string]string{"HX-Request": "true"}, 401, "", "Bearer"},
 		{"the health check is public", "GET", "/healthz", nil, 200, "", ""},
 		{"static files are public", "GET", "/static/app.js", nil, 200, "", ""},
+		{"the favicon is public", "GET", "/static/favicon.svg", nil, 200, "", ""},
+		{"so is /favicon.ico, which every browser asks for", "GET", "/favicon.ico", nil, 200, "", ""},
 		{"the sign-in page is public", "GET", "/login", html, 200, "", ""},
 	}
 	for _, tt := range tests {
@@ -465,12 +467,12 @@ func concrete(path string) string {
 }
 
 // TestNoRouteIsOpenByMistake walks every route of the server: only the
-// health check, the static files, the sign-in page and the invitation
-// links answer someone who is not signed in.
+// health check, the static files and the favicon, the sign-in page and
+// the invitation links answer someone who is not signed in.
 func TestNoRouteIsOpenByMistake(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	open := map[string]bool{"/healthz": true, "/login": true, "/static/*": true, "/r/:token": true}
+	open := map[string]bool{"/healthz": true, "/login": true, "/static/*": true, "/favicon.ico": true, "/r/:token": true}
 	for _, r := range a.routes {
 		req, _ := http.NewRequest(r.Method, a.url+concrete(r.Path), strings.NewReader(""))
 		resp, err := a.anonymous.Do(req)

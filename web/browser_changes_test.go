@@ -80,6 +80,20 @@ func TestBrowserShowsTheChangeFeed(t *testing.T) {
 	if len(filtered) < onFirstPage {
 		t.Errorf("/changes?kind=%s lists %d rows, fewer than the %d on the whole feed's first page", moved, len(filtered), onFirstPage)
 	}
+
+	// The filter form leaves its empty fields out of the address, as the
+	// other pages' do.
+	var address string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(base+"/changes"),
+		chromedp.SetValue(`select[name="kind"]`, moved),
+		chromedp.Click(`form.filters button[type="submit"]`),
+		chromedp.WaitReady(`select[name="kind"] option[value="`+moved+`"][selected]`), // the filtered page
+		chromedp.Location(&address),
+	)
+	if err != nil || address != base+"/changes?kind="+moved {
+		t.Errorf("/changes filtered by kind alone goes to %q, %v; want ?kind=%s, no empty parameter", address, err, moved)
+	}
 }
 
 // TestBrowserWebhooksPage: the webhooks page lists a subscription and its

@@ -15,6 +15,7 @@ import (
 
 	"fieldboard/client/sim"
 	"fieldboard/rules/domain"
+	"fieldboard/store"
 	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
@@ -111,6 +112,13 @@ func TestPageNumbersPastTheEndShowTheLastPage(t *testing.T) {
 	t.Parallel()
 	a := newAppOn(t, sim.Options{Seed: 3, Subsamples: 400, QuestionsPerLocale: 2}) // live subsamples for more than one page
 	ctx := context.Background()
+	// The first refresh of a database is the baseline and records no
+	// change: an empty one stands for it, so that the refresh finds the
+	// 400 subsamples new, changes for more than one page.
+	at := time.Now().Add(-time.Hour)
+	if _, err := a.store.SaveEvents(ctx, store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at}}, 24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
 	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -240,7 +240,19 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/refresh", h.APIRefreshProgress)
 	api.GET("/openapi.json", h.APIOpenAPI)
 	e.StaticFS("/static", static.Files)
+	e.GET("/favicon.ico", favicon) // asked for by every browser, on every page
 	return e
+}
+
+// favicon answers GET /favicon.ico, which browsers ask for whatever the
+// page links, with the SVG favicon: public, cached like the static files.
+func favicon(c echo.Context) error {
+	svg, err := static.Files.ReadFile(static.Favicon)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "public, max-age=86400")
+	return c.Blob(http.StatusOK, "image/svg+xml", svg)
 }
 
 // clickLimit limits the requests to the public invitation links per
@@ -350,7 +362,7 @@ func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // scripts) hold nothing of that and keep their caching.
 func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !strings.HasPrefix(c.Request().URL.Path, "/static/") {
+		if path := c.Request().URL.Path; !strings.HasPrefix(path, "/static/") && path != "/favicon.ico" {
 			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		}
 		return next(c)
@@ -658,8 +670,8 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		req := c.Request()
-		if req.URL.Path == "/refresh/progress" || strings.HasPrefix(req.URL.Path, "/static/") {
-			return nil // polled every second; not worth a line each
+		if req.URL.Path == "/refresh/progress" || req.URL.Path == "/favicon.ico" || strings.HasPrefix(req.URL.Path, "/static/") {
+			return nil // polled every second, or asked on every page; not worth a line each
 		}
 		s.Logger.Debug("request", "method", req.Method, "path", loggedPath(req),
 			"status", c.Response().Status, "took", time.Since(start).Round(time.Microsecond))

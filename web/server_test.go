@@ -246,7 +246,10 @@ func TestErrorsAndStatic(t *testing.T) {
 		{"/no-such-page", "Not Found", 404},
 		{"/static/" + static.HTMX, "htmx", 200},
 		{"/static/app.css", "--accent", 200},
+		{"/static/" + static.Favicon, "<svg", 200},
+		{"/favicon.ico", "<svg", 200}, // browsers ask whatever the page links
 		{"/", "Overview", 200},
+		{"/", `<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">`, 200},
 	}
 	for _, tt := range tests {
 		resp, body := a.do(t, "GET", tt.path, nil)
@@ -319,7 +322,8 @@ func TestSecureHeaders(t *testing.T) {
 	}
 }
 
-// TestPanelistDataIsNeverCached: every answer but the static files says
+// TestPanelistDataIsNeverCached: every answer but the static files (and
+// the favicon, the same at /favicon.ico) says
 // Cache-Control: no-store, so panelists' ids, eligibility and entry links
 // stay off a shared computer's disk and out of proxies: each route the
 // server has, and by name the pages, CSVs and API answers that hold
@@ -334,8 +338,9 @@ func TestPanelistDataIsNeverCached(t *testing.T) {
 			continue
 		}
 		resp, _ := a.do(t, "GET", concrete(r.Path), nil)
-		if got := resp.Header.Get("Cache-Control"); (got == "no-store") == strings.HasPrefix(r.Path, "/static/") {
-			t.Errorf("GET %s (%d): Cache-Control %q; want no-store on everything but the static files", r.Path, resp.StatusCode, got)
+		static := strings.HasPrefix(r.Path, "/static/") || r.Path == "/favicon.ico"
+		if got := resp.Header.Get("Cache-Control"); (got == "no-store") == static {
+			t.Errorf("GET %s (%d): Cache-Control %q; want no-store on everything but the static files and the favicon", r.Path, resp.StatusCode, got)
 		}
 	}
 	id := fmt.Sprint(target.SubsampleID)

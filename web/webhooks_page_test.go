@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/webhooks"
@@ -55,6 +56,23 @@ func TestWebhooksPage(t *testing.T) {
 	for _, bad := range []url.Values{{"url": {"ftp://x"}}, {"url": {receiver.URL}, "events": {"subsample.moved"}}, {"url": {receiver.URL}, "country": {"France"}}} {
 		if resp, body := form(a, "/webhooks", bad); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "Not added") {
 			t.Errorf("add %v: %d, want 422 saying why", bad, resp.StatusCode)
+		}
+	}
+	// A refusal keeps what was typed in the form, to correct.
+	typed := url.Values{"url": {receiver.URL + "/hook?a=1&b=2"}, "events": {"subsample.paused, subsample.moved"}, "country": {"fr"}}
+	if resp, body := form(a, "/webhooks", typed); resp.StatusCode != http.StatusUnprocessableEntity ||
+		!strings.Contains(body, `name="url" required size="40" placeholder="https://hooks.example.com/fieldboard" value="`+receiver.URL+`/hook?a=1&amp;b=2"`) ||
+		!strings.Contains(body, `value="subsample.paused, subsample.moved"`) || !strings.Contains(body, `value="fr"`) {
+		t.Errorf("a refused subscription: %d; the form does not keep what was typed\n%s", resp.StatusCode, body)
+	}
+	// The form lists the kinds it takes: every kind of the change feed.
+	kinds := regexp.MustCompile(`(?s)data-testid="webhook-kinds">(.*?)</p>`).FindStringSubmatch(page)
+	if kinds == nil {
+		t.Fatal("the form does not list the kinds it takes")
+	}
+	for _, k := range domain.ChangeKinds {
+		if !strings.Contains(kinds[1], "<code>"+string(k)+"</code>") {
+			t.Errorf("the form does not list %s", k)
 		}
 	}
 

@@ -212,6 +212,18 @@ func TestKilledWebhookWorkerLosesNothing(t *testing.T) {
 	if err := run(context.Background(), []string{"webhook", "add", "--db", db, "--allow-private", "--url", receiver.URL + "/hook"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
+	// The first refresh of a database is the baseline and records no
+	// change: an empty event list stands for it, so that serve's first
+	// refresh finds the 300 subsamples new, the deliveries to kill midway.
+	baseline, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := fixed.Add(-time.Hour)
+	if _, err := baseline.SaveEvents(context.Background(), store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at}}, 24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	baseline.Close()
 	// serve starts fieldboard serve; the channel closes when it has exited.
 	// The restarted serve takes over the webhooks lease when the killed
 	// one's runs out: --lease-ttl keeps that short beside the default, yet

@@ -259,9 +259,10 @@ func (a *Auth) identify(r *http.Request) (views.Viewer, error) {
 }
 
 // public reports whether path is open to everyone: the health check, the
-// static files, the sign-in page and the invitation links (/r/TOKEN).
+// static files and the favicon, the sign-in page and the invitation links
+// (/r/TOKEN).
 func public(path string) bool {
-	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/r/")
+	return path == "/healthz" || path == "/login" || path == "/favicon.ico" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/r/")
 }
 
 // Middleware lets a request through only when it comes from a signed-in

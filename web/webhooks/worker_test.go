@@ -152,12 +152,19 @@ func (f *fixture) subscribe(r *receiver) int64 {
 }
 
 // refresh writes an events snapshot at f.now in which subsample 1 is
-// sendable for the first time: two changes (new, sendable).
+// sendable for the first time: two changes (new, sendable). The first
+// refresh of a database is the baseline and records nothing, so one with
+// no subsamples is written a minute before.
 func (f *fixture) refresh() {
 	f.t.Helper()
-	at := f.now
+	f.save(f.now.Add(-time.Minute), map[int64]store.SubsampleState{})
+	f.save(f.now, map[int64]store.SubsampleState{1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US"}})
+}
+
+func (f *fixture) save(at time.Time, states map[int64]store.SubsampleState) {
+	f.t.Helper()
 	snap := store.EventsSnapshot{Run: store.Run{Dataset: store.DatasetEvents, StartedAt: at, FinishedAt: at},
-		States: map[int64]store.SubsampleState{1: {Status: "Live", Sendability: "sendable", EventID: 10, Country: "US"}},
+		States: states,
 		Detect: func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
 			return rules.Detect(previous, next, at)
 		}}

@@ -102,9 +102,6 @@ func (s *Store) ImportMappingCSV(ctx context.Context, r io.Reader) (MappingImpor
 		if err := tr.run(`SELECT panelist_id FROM own_translations WHERE panelist_id > ? ORDER BY panelist_id LIMIT ?`); err != nil {
 			return err
 		}
-		if err := tr.finish(); err != nil {
-			return err
-		}
 		report.Panelists, report.Changed = tr.panelists, tr.changed
 		if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN state = 0 THEN 1 END) FROM own_profiles`).
 			Scan(&report.Untranslated, &report.Translated); err != nil {

@@ -216,9 +216,6 @@ func (s *Store) importOwnProfiles(ctx context.Context, what, unit string, read f
 			` AND panelist_id > ? ORDER BY panelist_id LIMIT ?`); err != nil {
 			return err
 		}
-		if err := tr.finish(); err != nil {
-			return err
-		}
 		report.Panelists = tr.panelists
 		if err := tx.QueryRowxContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN state = 0 THEN 1 END) FROM own_profiles WHERE import_id = ?`,
 			im.importID).Scan(&report.Answers, &report.Translated); err != nil {
@@ -300,12 +297,17 @@ func (s *Store) CountOwnProfiles(ctx context.Context) (int64, error) {
 }
 
 // UnmappedCodes lists the own answers no mapping row covers, per
-// country, the most carried first: a summary the imports refresh (unmapped_codes), so this
-// reads no profile. A birth date a row covers but that is not a date is
-// not listed: it is covered, only wrong.
+// country (the one their panelist's last translation used), the most
+// carried first: the rows the translation marked unmapped (state 1, a
+// partial index of its own). A birth date a row covers but that is not a
+// date is not listed: it is covered, only wrong.
 func (s *Store) UnmappedCodes(ctx context.Context) ([]UnmappedCode, error) {
 	out := []UnmappedCode{}
-	if err := s.reader.SelectContext(ctx, &out, `SELECT code, value, country, panelists FROM unmapped_codes ORDER BY panelists DESC, code, value, country`); err != nil {
+	if err := s.reader.SelectContext(ctx, &out, `
+		SELECT o.code, o.value, COALESCE(t.country, '') AS country, COUNT(*) AS panelists
+		FROM own_profiles o LEFT JOIN own_translations t ON t.panelist_id = o.panelist_id
+		WHERE o.state = 1 GROUP BY o.code, o.value, COALESCE(t.country, '')
+		ORDER BY panelists DESC, o.code, o.value, country`); err != nil {
 		return nil, fmt.Errorf("unmapped codes: %w", err)
 	}
 	return out, nil

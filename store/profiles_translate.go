@@ -300,27 +300,6 @@ func (tr *translation) panelist(id string, p *ownPanelist) error {
 	return tr.profiles.add(ctx, id, tr.importID, packed)
 }
 
-// finish refreshes the summary of unmapped codes, once the run's
-// translations are written.
-func (tr *translation) finish() error {
-	return refreshUnmapped(tr.ctx, tr.tx)
-}
-
-// refreshUnmapped recomputes unmapped_codes from own_profiles (its partial
-// index on the unmapped rows).
-func refreshUnmapped(ctx context.Context, tx *sqlx.Tx) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM unmapped_codes`); err != nil {
-		return fmt.Errorf("refresh unmapped codes: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO unmapped_codes (code, value, country, panelists)
-		SELECT o.code, o.value, COALESCE(t.country, ''), COUNT(*)
-		FROM own_profiles o LEFT JOIN own_translations t ON t.panelist_id = o.panelist_id
-		WHERE o.state = 1 GROUP BY o.code, o.value, COALESCE(t.country, '')`); err != nil {
-		return fmt.Errorf("refresh unmapped codes: %w", err)
-	}
-	return nil
-}
-
 // unpackAnswers unpacks a packed profile (profiles_codec.go) into answer
 // lists by question, the age question's birth date as yyyymmdd.
 func unpackAnswers(blob []byte) (map[int64][]int64, error) {
@@ -384,8 +363,5 @@ func (s *Store) translateMoved(ctx context.Context, tx *sqlx.Tx) error {
 	defer tr.close()
 	err = tr.run(`SELECT t.panelist_id FROM own_translations t LEFT JOIN panel p ON p.panelist_id = t.panelist_id
 		WHERE t.country <> COALESCE(p.country, '') AND t.panelist_id > ? ORDER BY t.panelist_id LIMIT ?`)
-	if err != nil || tr.panelists == 0 {
-		return err
-	}
-	return tr.finish()
+	return err
 }

@@ -29,11 +29,3 @@ CREATE TABLE own_translations (
     country     TEXT NOT NULL,
     answers     BYTEA NOT NULL
 );
-
-CREATE TABLE unmapped_codes (
-    code      TEXT NOT NULL,
-    value     TEXT NOT NULL,
-    country   TEXT NOT NULL,
-    panelists BIGINT NOT NULL,
-    PRIMARY KEY (code, value, country)
-);

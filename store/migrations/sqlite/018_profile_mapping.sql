@@ -27,7 +27,7 @@ CREATE TABLE profile_mapping (
 -- gives itself (a multi-valued code over several lines). state is what the
 -- last translation made of the row: 0 translated, 1 no mapping row covers
 -- it for the panelist's country, or none of the answers its rows reach is
--- known in that country's locales (unmapped_codes counts those), 2 a row
+-- known in that country's locales (UnmappedCodes lists those), 2 a row
 -- covers it but it was not applied (a birth date that is not one, one of
 -- two birth dates, answers that disagree on a question that is not
 -- Multiple Punch, or a question the panelist has answers to imported in
@@ -45,7 +45,7 @@ CREATE TABLE own_profiles (
 -- panelist order a chunk at a time (a range of this index each).
 CREATE INDEX own_profiles_by_import ON own_profiles (import_id, panelist_id);
 
--- The unmapped rows only, by code: what refreshes unmapped_codes reads.
+-- The unmapped rows only, by code: what UnmappedCodes reads.
 CREATE INDEX own_profiles_unmapped ON own_profiles (code, value) WHERE state = 1;
 
 -- own_translations: per panelist with own answers, the country the last
@@ -58,17 +58,4 @@ CREATE TABLE own_translations (
     panelist_id TEXT PRIMARY KEY,
     country     TEXT NOT NULL,
     answers     BLOB NOT NULL
-) WITHOUT ROWID;
-
--- unmapped_codes: how many panelists of each country (the one their last
--- translation used, '' for none on file) carry each (code, value) no
--- mapping row covers there: a summary of own_profiles refreshed by
--- every own import, mapping import and panel import that translates, so
--- that reading it is cheap.
-CREATE TABLE unmapped_codes (
-    code      TEXT NOT NULL,
-    value     TEXT NOT NULL,
-    country   TEXT NOT NULL,
-    panelists INTEGER NOT NULL,
-    PRIMARY KEY (code, value, country)
 ) WITHOUT ROWID;

@@ -193,6 +193,9 @@ func (s *Simulator) SetFailRate(rate float64) {
 // SetLatency sets the delay added to every request.
 func (s *Simulator) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 
+// Latency is the delay added to every request.
+func (s *Simulator) Latency() time.Duration { return time.Duration(s.latency.Load()) }
+
 // Requests returns the number of requests received so far, failed ones
 // included.
 func (s *Simulator) Requests() int64 { return s.requests.Load() }

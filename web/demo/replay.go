@@ -1,0 +1,339 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldboard/handlers"
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
+	"fieldboard/store"
+	"fieldboard/web/refresh"
+	"fieldboard/web/webhooks"
+)
+
+// The replay's pace: a refresh every hour, then every ReplayCloseEvery
+// for the last ReplayClose of the Day, so that the last hours, which
+// pacing weighs most, are watched closely.
+const (
+	ReplayClose      = 4 * time.Hour
+	ReplayCloseEvery = 12 * time.Minute
+)
+
+// Replay plays the last Day of the simulator's world into a database
+// that has no snapshot yet (Fresh), at the demo's first start, so that
+// pacing, the at-risk filter, the change feed, the router's record and
+// the webhook deliveries have a day to show at once. The simulator
+// (sim.Options.BusyDay) runs on Clock, created Day ago; the replay
+// moves Clock through the day and at each step does what a day of use
+// would have done, through the same code: a refresh (Refresher, on
+// Clock), the webhook worker's turn (Webhooks, on Clock, its guard
+// letting the demo's own Receiver through), a send list with invitation
+// links (Checks, on Clock), and clicks on earlier invitations, each
+// answered by the invitation link's handler and recorded at its time.
+// The first step is the baseline refresh, after which the supplier's
+// mapping is imported (Seeder.MapCodes). At the end Clock is released
+// to the real time, which has moved on meanwhile: nothing goes back.
+type Replay struct {
+	Seeder
+	Clock     *Clock
+	Refresher *refresh.Refresher
+	Checks    *checks.Service
+	Webhooks  *webhooks.Worker
+	Receiver  *Receiver
+	// InviteTTL is how long the invitation links stay valid, as the
+	// server's.
+	InviteTTL time.Duration
+}
+
+// Fresh reports whether st holds no snapshot yet: no events refresh
+// ever succeeded. Only then is there a day to replay; a restart keeps
+// what is there.
+func Fresh(ctx context.Context, st *store.Store) (bool, error) {
+	states, err := st.Datasets(ctx)
+	if err != nil {
+		return false, err
+	}
+	events, ok := states[store.DatasetEvents]
+	return !ok || events.LastSuccessAt == nil, nil
+}
+
+// replayCounts is what a part of the replay did.
+type replayCounts struct {
+	refreshes, clicks, deliveries int
+}
+
+// Run replays the day, logging a line per phase, and releases Clock,
+// also when it fails. The simulator answers without its latency
+// meanwhile.
+func (r *Replay) Run(ctx context.Context) error {
+	began := time.Now()
+	defer r.Clock.Release()
+	latency := r.Sim.Latency()
+	r.Sim.SetLatency(0)
+	defer r.Sim.SetLatency(latency)
+
+	p := &player{Replay: r, routings: &routingWriter{store: r.Store}}
+	p.handler = &handlers.Handler{Store: r.Store, PanelistChecks: r.Checks, Routings: p.routings, Now: r.Clock.Now, InviteTTL: r.InviteTTL}
+	p.echo = echo.New()
+
+	start := r.Clock.Start()
+	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Webhooks.Guard); err != nil {
+		return err
+	}
+	if err := r.Refresher.Refresh(ctx, refresh.Request{}); err != nil {
+		return fmt.Errorf("demo: the replay's first refresh: %w", err)
+	}
+	r.Logger.Info("demo: replaying the simulator's last 24 hours: its first refresh, 24 hours ago, is the baseline; the demo's webhook receiver is subscribed",
+		"at", start.Format(time.RFC3339), "receiver", r.Receiver.URL())
+	if err := r.MapCodes(ctx, func(ctx context.Context) error { return r.Refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
+		return err
+	}
+	if err := p.invite(ctx); err != nil {
+		return err
+	}
+	phase := func(from, until time.Time, every time.Duration, what string) error {
+		t0, before := time.Now(), p.counts
+		for at := from.Add(every); !at.After(until); at = at.Add(every) {
+			if err := p.step(ctx, at, every); err != nil {
+				return err
+			}
+		}
+		c := p.counts
+		r.Logger.Info("demo: replayed "+what, "refreshes", c.refreshes-before.refreshes, "clicks", c.clicks-before.clicks,
+			"webhook deliveries", c.deliveries-before.deliveries, "took", time.Since(t0).Round(time.Millisecond))
+		return nil
+	}
+	closeFrom := r.Clock.End().Add(-ReplayClose)
+	if err := phase(start, closeFrom, time.Hour, fmt.Sprintf("the day's first %.0f hours, a refresh an hour, with invitation clicks and webhook deliveries",
+		(Day-ReplayClose).Hours())); err != nil {
+		return err
+	}
+	if err := phase(closeFrom, r.Clock.End(), ReplayCloseEvery, fmt.Sprintf("the day's last %.0f hours, a refresh every %.0f minutes",
+		ReplayClose.Hours(), ReplayCloseEvery.Minutes())); err != nil {
+		return err
+	}
+	return p.summarise(ctx, began)
+}
+
+// player is a replay in progress.
+type player struct {
+	*Replay
+	handler  *handlers.Handler
+	echo     *echo.Echo
+	routings *routingWriter
+	// invited are the invitations sent and not yet clicked, each with the
+	// step it is clicked at.
+	invited []invitation
+	steps   int
+	counts  replayCounts
+}
+
+// invitation is a token a panelist was sent, to be clicked at step.
+type invitation struct {
+	token string
+	step  int
+}
+
+// Clicks wait this long after a refresh, and each next one this much
+// more: all within the checks service's staleness limit.
+const (
+	clickAfter = 2 * time.Minute
+	clickEvery = 3 * time.Minute
+)
+
+// step plays one point of the day: the refresh at at, the webhook
+// worker's turn, a send list's invitations, and the clicks on the
+// invitations due, at at plus a few minutes each (within every).
+func (p *player) step(ctx context.Context, at time.Time, every time.Duration) error {
+	p.steps++
+	p.Clock.set(at)
+	if err := p.Refresher.Refresh(ctx, refresh.Request{}); err != nil {
+		return fmt.Errorf("demo: the replay's refresh at %s: %w", at.Format(time.RFC3339), err)
+	}
+	p.counts.refreshes++
+	sent, err := p.Webhooks.SendDue(ctx)
+	if err != nil {
+		return fmt.Errorf("demo: the replay's webhook deliveries at %s: %w", at.Format(time.RFC3339), err)
+	}
+	p.counts.deliveries += sent
+	if err := p.invite(ctx); err != nil {
+		return err
+	}
+	clickAt := at.Add(clickAfter)
+	kept := p.invited[:0]
+	for _, inv := range p.invited {
+		if inv.step > p.steps || !clickAt.Before(at.Add(every)) {
+			kept = append(kept, inv)
+			continue
+		}
+		p.Clock.set(clickAt)
+		if err := p.click(ctx, inv.token); err != nil {
+			return err
+		}
+		clickAt = clickAt.Add(clickEvery)
+	}
+	p.invited = kept
+	return nil
+}
+
+// invite makes a send list of three panelists for one of the sendable
+// subsamples (a different one each step) and signs each an invitation,
+// clicked at this step, the next one and three steps on, when the
+// subsample may have filled or closed; every third step a panelist of
+// the panel is also sent an invitation for whatever survey the router
+// chooses, clicked at this step.
+func (p *player) invite(ctx context.Context) error {
+	now := p.Clock.Now()
+	d, err := p.Checks.Current(ctx)
+	if err != nil {
+		return err
+	}
+	var sendable []int64
+	for _, row := range d.LiveRows() {
+		if row.Verdict.State == rules.Sendable {
+			sendable = append(sendable, row.SubsampleID)
+		}
+	}
+	key, err := p.Store.SigningKey(ctx, now)
+	if err != nil {
+		return err
+	}
+	signer, err := invite.NewSigner(key.SigningKey, now, p.InviteTTL, "")
+	if err != nil {
+		return err
+	}
+	later := []int{0, 1, 3}
+	for try := 0; try < 3 && len(sendable) > 0; try++ {
+		subsample := sendable[(p.steps*7+try)%len(sendable)]
+		var panelists []string
+		err := p.Checks.SendList(ctx, subsample, len(later), func(id, _ string) error {
+			panelists = append(panelists, id)
+			return nil
+		})
+		if errors.Is(err, checks.ErrNotSendable) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("demo: the replay's send list of subsample %d: %w", subsample, err)
+		}
+		for i, id := range panelists {
+			p.invited = append(p.invited, invitation{token: signer.Token(id, subsample), step: p.steps + later[i]})
+		}
+		if len(panelists) > 0 {
+			break
+		}
+	}
+	if p.steps%3 == 0 {
+		id := p.Sim.PanelistID((p.steps*131 + 17) % Panelists)
+		p.invited = append(p.invited, invitation{token: signer.Token(id, 0), step: p.steps})
+	}
+	return nil
+}
+
+// click answers a click on token with the invitation link's handler
+// (handlers.Handler.Redirect), which routes it on the checks service and
+// records the decision.
+func (p *player) click(ctx context.Context, token string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/r/"+token, nil)
+	if err != nil {
+		return err
+	}
+	c := p.echo.NewContext(req, &discardResponse{header: http.Header{}})
+	c.SetParamNames("token")
+	c.SetParamValues(token)
+	if err := p.handler.Redirect(c); err != nil {
+		return fmt.Errorf("demo: a replayed click: %w", err)
+	}
+	if err := p.routings.err; err != nil {
+		return fmt.Errorf("demo: a replayed click: %w", err)
+	}
+	p.counts.clicks++
+	return nil
+}
+
+// summarise logs what the day left: changes, paced and at-risk
+// subsamples, routing decisions and webhook deliveries received.
+func (p *player) summarise(ctx context.Context, began time.Time) error {
+	_, changes, err := p.Store.Changes(ctx, store.ChangeFilter{}, 1, 0)
+	if err != nil {
+		return err
+	}
+	d, err := p.Checks.Current(ctx)
+	if err != nil {
+		return err
+	}
+	paced, atRisk := 0, 0
+	for _, row := range d.LiveRows() {
+		if row.Pacing != nil && row.Pacing.Known() {
+			paced++
+			if row.Pacing.AtRisk {
+				atRisk++
+			}
+		}
+	}
+	p.Logger.Info("demo: the simulator's last 24 hours are replayed: see the change feed (/changes), pacing and the at-risk filter (/live), /routing and /webhooks",
+		"changes", changes, "live subsamples paced", paced, "at risk", atRisk, "routing decisions", p.routings.n,
+		"webhooks received", p.Receiver.Received(), "took", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// routingWriter records each decision at once (handlers.RoutingRecorder),
+// as the server's routing log writes its batches: the replay waits for
+// nothing else.
+type routingWriter struct {
+	store *store.Store
+	n     int
+	err   error
+}
+
+func (w *routingWriter) Record(d domain.RoutingDecision) {
+	if err := w.store.RecordRoutings(context.Background(), []domain.RoutingDecision{d}); err != nil {
+		w.err = err
+		return
+	}
+	w.n++
+}
+
+// discardResponse takes a replayed click's answer, a redirect or a page
+// nobody reads.
+type discardResponse struct {
+	header http.Header
+}
+
+func (r *discardResponse) Header() http.Header         { return r.header }
+func (r *discardResponse) Write(b []byte) (int, error) { return len(b), nil }
+func (r *discardResponse) WriteHeader(int)             {}
+
+// QuietLogger is logger for the replay's refresher and webhook worker:
+// their warnings and errors only, so that a replayed day's refreshes and
+// deliveries do not fill the log with a line each.
+func QuietLogger(logger *slog.Logger) *slog.Logger {
+	return slog.New(atLeast{Handler: logger.Handler(), level: slog.LevelWarn})
+}
+
+// atLeast is a handler that passes on the records of level and above.
+type atLeast struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{Handler: h.Handler.WithAttrs(attrs), level: h.level}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{Handler: h.Handler.WithGroup(name), level: h.level}
+}

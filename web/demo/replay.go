@@ -25,7 +25,7 @@ import (
 // pacing weighs most, are watched closely.
 const (
 	ReplayClose      = 4 * time.Hour
-	ReplayCloseEvery = 12 * time.Minute
+	ReplayCloseEvery = 15 * time.Minute
 )
 
 // Replay plays the last Day of the simulator's world into a database
@@ -34,24 +34,36 @@ const (
 // the webhook deliveries have a day to show at once. The simulator
 // (sim.Options.BusyDay) runs on Clock, created Day ago; the replay
 // moves Clock through the day and at each step does what a day of use
-// would have done, through the same code: a refresh (Refresher, on
-// Clock), the webhook worker's turn (Webhooks, on Clock, its guard
-// letting the demo's own Receiver through), a send list with invitation
-// links (Checks, on Clock), and clicks on earlier invitations, each
-// answered by the invitation link's handler and recorded at its time.
-// The first step is the baseline refresh, after which the supplier's
-// mapping is imported (Seeder.MapCodes). At the end Clock is released
-// to the real time, which has moved on meanwhile: nothing goes back.
+// would have done, through the same code: a refresh (a refresher as the
+// server's, on Clock), the webhook worker's turn (one as the server's, on
+// Clock, its guard letting the demo's own Receiver through), a send list
+// with invitation links (Checks, on Clock), and clicks on earlier
+// invitations, each answered by the invitation link's handler and
+// recorded at its time. The first step is the baseline refresh, after
+// which the supplier's mapping is imported (Seeder.MapCodes). At the end
+// Clock is released to the real time, which has moved on meanwhile:
+// nothing goes back.
 type Replay struct {
 	Seeder
-	Clock     *Clock
-	Refresher *refresh.Refresher
-	Checks    *checks.Service
-	Webhooks  *webhooks.Worker
-	Receiver  *Receiver
+	Clock    *Clock
+	Receiver *Receiver
+	// Provider and Refresh are what the server's refresher reads and how:
+	// the replay's reads the same on Clock, without a lease or Observe,
+	// logging warnings only (QuietLogger).
+	Provider refresh.Provider
+	Refresh  refresh.Options
+	// Checks decides as the server's checks service does, on Clock.
+	Checks *checks.Service
+	// Guard and WebhookTimeout are the server's webhook worker's; the
+	// replay's runs on Clock.
+	Guard          webhooks.Guard
+	WebhookTimeout time.Duration
 	// InviteTTL is how long the invitation links stay valid, as the
 	// server's.
 	InviteTTL time.Duration
+
+	refresher *refresh.Refresher
+	webhooks  *webhooks.Worker
 }
 
 // Fresh reports whether st holds no snapshot yet: no events refresh
@@ -71,30 +83,41 @@ type replayCounts struct {
 	refreshes, clicks, deliveries int
 }
 
-// Run replays the day, logging a line per phase, and releases Clock,
-// also when it fails. The simulator answers without its latency
+// Run replays the day into a fresh database, logging a line per phase,
+// and releases Clock, also when it fails; on a database with a snapshot
+// it only releases Clock. The simulator answers without its latency
 // meanwhile.
 func (r *Replay) Run(ctx context.Context) error {
-	began := time.Now()
 	defer r.Clock.Release()
+	fresh, err := Fresh(ctx, r.Store)
+	if err != nil || !fresh {
+		return err
+	}
+	began := time.Now()
 	latency := r.Sim.Latency()
 	r.Sim.SetLatency(0)
 	defer r.Sim.SetLatency(latency)
+	quiet := QuietLogger(r.Logger)
+	opts := r.Refresh
+	opts.Now, opts.Logger, opts.Lease, opts.Observe = r.Clock.Now, quiet, nil, nil
+	r.refresher = refresh.New(r.Provider, r.Store, opts)
+	defer r.refresher.Close()
+	r.webhooks = &webhooks.Worker{Store: r.Store, Logger: quiet, Guard: r.Guard, Now: r.Clock.Now, Timeout: r.WebhookTimeout}
 
 	p := &player{Replay: r, routings: &routingWriter{store: r.Store}}
 	p.handler = &handlers.Handler{Store: r.Store, PanelistChecks: r.Checks, Routings: p.routings, Now: r.Clock.Now, InviteTTL: r.InviteTTL}
 	p.echo = echo.New()
 
 	start := r.Clock.Start()
-	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Webhooks.Guard); err != nil {
+	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Guard); err != nil {
 		return err
 	}
-	if err := r.Refresher.Refresh(ctx, refresh.Request{}); err != nil {
+	if err := r.refresher.Refresh(ctx, refresh.Request{}); err != nil {
 		return fmt.Errorf("demo: the replay's first refresh: %w", err)
 	}
 	r.Logger.Info("demo: replaying the simulator's last 24 hours: its first refresh, 24 hours ago, is the baseline; the demo's webhook receiver is subscribed",
 		"at", start.Format(time.RFC3339), "receiver", r.Receiver.URL())
-	if err := r.MapCodes(ctx, func(ctx context.Context) error { return r.Refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
+	if err := r.MapCodes(ctx, func(ctx context.Context) error { return r.refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
 		return err
 	}
 	if err := p.invite(ctx); err != nil {
@@ -156,11 +179,11 @@ const (
 func (p *player) step(ctx context.Context, at time.Time, every time.Duration) error {
 	p.steps++
 	p.Clock.set(at)
-	if err := p.Refresher.Refresh(ctx, refresh.Request{}); err != nil {
+	if err := p.refresher.Refresh(ctx, refresh.Request{}); err != nil {
 		return fmt.Errorf("demo: the replay's refresh at %s: %w", at.Format(time.RFC3339), err)
 	}
 	p.counts.refreshes++
-	sent, err := p.Webhooks.SendDue(ctx)
+	sent, err := p.webhooks.SendDue(ctx)
 	if err != nil {
 		return fmt.Errorf("demo: the replay's webhook deliveries at %s: %w", at.Format(time.RFC3339), err)
 	}

@@ -64,20 +64,15 @@ func startDemo(t *testing.T, db string) started {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { receiver.Close() })
-	if !fresh {
-		clock.Release()
-		return started{store: st, clock: clock, receiver: receiver, log: &log}
-	}
-	quiet := demo.QuietLogger(logger)
-	r := refresh.New(provider, st, refresh.Options{Now: clock.Now, Logger: quiet, Concurrency: 4})
-	defer r.Close()
-	replay := &demo.Replay{Seeder: seeder, Clock: clock, Refresher: r, Receiver: receiver, InviteTTL: 7 * 24 * time.Hour,
-		Checks:   &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute},
-		Webhooks: &webhooks.Worker{Store: st, Logger: quiet, Guard: webhooks.Guard{Allow: []netip.AddrPort{receiver.Addr()}}, Now: clock.Now}}
+	replay := &demo.Replay{Seeder: seeder, Clock: clock, Receiver: receiver, Provider: provider,
+		Refresh:   refresh.Options{Logger: logger, Concurrency: 4},
+		Checks:    &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute},
+		Guard:     webhooks.Guard{Allow: []netip.AddrPort{receiver.Addr()}},
+		InviteTTL: 7 * 24 * time.Hour}
 	if err := replay.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return started{store: st, clock: clock, receiver: receiver, replayed: true, log: &log}
+	return started{store: st, clock: clock, receiver: receiver, replayed: fresh, log: &log}
 }
 
 // TestFirstStartReplaysADay: a fresh database gets the simulator's last

@@ -175,7 +175,8 @@ const (
 
 // step plays one point of the day: the refresh at at, the webhook
 // worker's turn, a send list's invitations, and the clicks on the
-// invitations due, at at plus a few minutes each (within every).
+// invitations due, at at plus a few minutes each, before the next step
+// (every) and the day's end.
 func (p *player) step(ctx context.Context, at time.Time, every time.Duration) error {
 	p.steps++
 	p.Clock.set(at)
@@ -191,10 +192,13 @@ func (p *player) step(ctx context.Context, at time.Time, every time.Duration) er
 	if err := p.invite(ctx); err != nil {
 		return err
 	}
-	clickAt := at.Add(clickAfter)
+	clickAt, until := at.Add(clickAfter), at.Add(every)
+	if until.After(p.Clock.End()) {
+		until = p.Clock.End()
+	}
 	kept := p.invited[:0]
 	for _, inv := range p.invited {
-		if inv.step > p.steps || !clickAt.Before(at.Add(every)) {
+		if inv.step > p.steps || !clickAt.Before(until) {
 			kept = append(kept, inv)
 			continue
 		}

@@ -61,9 +61,6 @@ type Replay struct {
 	// InviteTTL is how long the invitation links stay valid, as the
 	// server's.
 	InviteTTL time.Duration
-
-	refresher *refresh.Refresher
-	webhooks  *webhooks.Worker
 }
 
 // Fresh reports whether st holds no snapshot yet: no events refresh
@@ -100,11 +97,10 @@ func (r *Replay) Run(ctx context.Context) error {
 	quiet := QuietLogger(r.Logger)
 	opts := r.Refresh
 	opts.Now, opts.Logger, opts.Lease, opts.Observe = r.Clock.Now, quiet, nil, nil
-	r.refresher = refresh.New(r.Provider, r.Store, opts)
-	defer r.refresher.Close()
-	r.webhooks = &webhooks.Worker{Store: r.Store, Logger: quiet, Guard: r.Guard, Now: r.Clock.Now, Timeout: r.WebhookTimeout}
-
-	p := &player{Replay: r, routings: &routingWriter{store: r.Store}}
+	p := &player{Replay: r, routings: &routingWriter{store: r.Store},
+		refresher: refresh.New(r.Provider, r.Store, opts),
+		webhooks:  &webhooks.Worker{Store: r.Store, Logger: quiet, Guard: r.Guard, Now: r.Clock.Now, Timeout: r.WebhookTimeout}}
+	defer p.refresher.Close()
 	p.handler = &handlers.Handler{Store: r.Store, PanelistChecks: r.Checks, Routings: p.routings, Now: r.Clock.Now, InviteTTL: r.InviteTTL}
 	p.echo = echo.New()
 
@@ -112,12 +108,12 @@ func (r *Replay) Run(ctx context.Context) error {
 	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Guard); err != nil {
 		return err
 	}
-	if err := r.refresher.Refresh(ctx, refresh.Request{}); err != nil {
+	if err := p.refresher.Refresh(ctx, refresh.Request{}); err != nil {
 		return fmt.Errorf("demo: the replay's first refresh: %w", err)
 	}
 	r.Logger.Info("demo: replaying the simulator's last 24 hours: its first refresh, 24 hours ago, is the baseline; the demo's webhook receiver is subscribed",
 		"at", start.Format(time.RFC3339), "receiver", r.Receiver.URL())
-	if err := r.MapCodes(ctx, func(ctx context.Context) error { return r.refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
+	if err := r.MapCodes(ctx, func(ctx context.Context) error { return p.refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
 		return err
 	}
 	if err := p.invite(ctx); err != nil {
@@ -150,9 +146,11 @@ func (r *Replay) Run(ctx context.Context) error {
 // player is a replay in progress.
 type player struct {
 	*Replay
-	handler  *handlers.Handler
-	echo     *echo.Echo
-	routings *routingWriter
+	refresher *refresh.Refresher // on Clock
+	webhooks  *webhooks.Worker   // on Clock
+	handler   *handlers.Handler
+	echo      *echo.Echo
+	routings  *routingWriter
 	// invited are the invitations sent and not yet clicked, each with the
 	// step it is clicked at.
 	invited []invitation

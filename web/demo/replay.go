@@ -77,7 +77,7 @@ func Fresh(ctx context.Context, st *store.Store) (bool, error) {
 
 // replayCounts is what a part of the replay did.
 type replayCounts struct {
-	refreshes, clicks, deliveries int
+	refreshes, clicks, deliveries, returns int
 }
 
 // Run replays the day into a fresh database, logging a line per phase,
@@ -97,7 +97,7 @@ func (r *Replay) Run(ctx context.Context) error {
 	quiet := QuietLogger(r.Logger)
 	opts := r.Refresh
 	opts.Now, opts.Logger, opts.Lease, opts.Observe = r.Clock.Now, quiet, nil, nil
-	p := &player{Replay: r, routings: &routingWriter{store: r.Store},
+	p := &player{Replay: r, routings: &routingWriter{store: r.Store}, invitedTo: map[int64]map[string]bool{},
 		refresher: refresh.New(r.Provider, r.Store, opts),
 		webhooks:  &webhooks.Worker{Store: r.Store, Logger: quiet, Guard: r.Guard, Now: r.Clock.Now, Timeout: r.WebhookTimeout}}
 	defer p.refresher.Close()
@@ -140,6 +140,9 @@ func (r *Replay) Run(ctx context.Context) error {
 		ReplayClose.Hours(), ReplayCloseEvery.Minutes())); err != nil {
 		return err
 	}
+	if err := p.importReturns(ctx, r.Clock.End()); err != nil {
+		return err
+	}
 	return p.summarise(ctx, began)
 }
 
@@ -154,8 +157,13 @@ type player struct {
 	// invited are the invitations sent and not yet clicked, each with the
 	// step it is clicked at.
 	invited []invitation
-	steps   int
-	counts  replayCounts
+	// returns are what the field returned of the panelists the clicks
+	// sent to a survey (sim.Returns), not yet imported; invitedTo the
+	// panelists each subsample's send lists have invited.
+	returns   []domain.HistoryRecord
+	invitedTo map[int64]map[string]bool
+	steps     int
+	counts    replayCounts
 }
 
 // invitation is a token a panelist was sent, to be clicked at step.
@@ -172,8 +180,8 @@ const (
 )
 
 // step plays one point of the day: the refresh at at, the webhook
-// worker's turn, a send list's invitations, and the clicks on the
-// invitations due, at at plus a few minutes each, before the next step
+// worker's turn, the import of the returns registered by then, a send
+// list's invitations, and the clicks on the invitations due, at at plus a few minutes each, before the next step
 // (every) and the day's end.
 func (p *player) step(ctx context.Context, at time.Time, every time.Duration) error {
 	p.steps++
@@ -187,6 +195,9 @@ func (p *player) step(ctx context.Context, at time.Time, every time.Duration) er
 		return fmt.Errorf("demo: the replay's webhook deliveries at %s: %w", at.Format(time.RFC3339), err)
 	}
 	p.counts.deliveries += sent
+	if err := p.importReturns(ctx, at); err != nil {
+		return err
+	}
 	if err := p.invite(ctx); err != nil {
 		return err
 	}
@@ -210,8 +221,9 @@ func (p *player) step(ctx context.Context, at time.Time, every time.Duration) er
 	return nil
 }
 
-// invite makes a send list of three panelists for one of the sendable
-// subsamples (a different one each step) and signs each an invitation,
+// invite makes a send list of three panelists not invited there before
+// for one of the sendable subsamples (a different one each step) and
+// signs each an invitation,
 // clicked at this step, the next one and three steps on, when the
 // subsample may have filled or closed; every third step a panelist of
 // the panel is also sent an invitation for whatever survey the router
@@ -240,8 +252,11 @@ func (p *player) invite(ctx context.Context) error {
 	for try := 0; try < 3 && len(sendable) > 0; try++ {
 		subsample := sendable[(p.steps*7+try)%len(sendable)]
 		var panelists []string
-		err := p.Checks.SendList(ctx, subsample, len(later), func(id, _ string) error {
-			panelists = append(panelists, id)
+		invited := p.invitedTo[subsample]
+		err := p.Checks.SendList(ctx, subsample, len(later)+len(invited), func(id, _ string) error {
+			if !invited[id] && len(panelists) < len(later) {
+				panelists = append(panelists, id)
+			}
 			return nil
 		})
 		if errors.Is(err, checks.ErrNotSendable) {
@@ -250,7 +265,12 @@ func (p *player) invite(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("demo: the replay's send list of subsample %d: %w", subsample, err)
 		}
+		if invited == nil {
+			invited = map[string]bool{}
+			p.invitedTo[subsample] = invited
+		}
 		for i, id := range panelists {
+			invited[id] = true
 			p.invited = append(p.invited, invitation{token: signer.Token(id, subsample), step: p.steps + later[i]})
 		}
 		if len(panelists) > 0 {
@@ -275,6 +295,7 @@ func (p *player) click(ctx context.Context, token string) error {
 	c := p.echo.NewContext(req, &discardResponse{header: http.Header{}})
 	c.SetParamNames("token")
 	c.SetParamValues(token)
+	p.routings.last = domain.RoutingDecision{}
 	if err := p.handler.Redirect(c); err != nil {
 		return fmt.Errorf("demo: a replayed click: %w", err)
 	}
@@ -282,6 +303,33 @@ func (p *player) click(ctx context.Context, token string) error {
 		return fmt.Errorf("demo: a replayed click: %w", err)
 	}
 	p.counts.clicks++
+	if sent := p.routings.last; sent.Chosen != 0 {
+		p.returns = append(p.returns, p.Sim.Returns(p.Seed, sent.PanelistID, sent.Chosen, sent.At)...)
+	}
+	return nil
+}
+
+// importReturns imports the returns registered by until, as a supplier
+// imports its history: through the store's import, after which the
+// eligibility rules see them.
+func (p *player) importReturns(ctx context.Context, until time.Time) error {
+	var due []domain.HistoryRecord
+	kept := p.returns[:0]
+	for _, r := range p.returns {
+		if r.RegisteredAt.After(until) {
+			kept = append(kept, r)
+		} else {
+			due = append(due, r)
+		}
+	}
+	p.returns = kept
+	if len(due) == 0 {
+		return nil
+	}
+	if _, err := p.Store.ImportHistory(ctx, due); err != nil {
+		return fmt.Errorf("demo: the replayed day's returns: %w", err)
+	}
+	p.counts.returns += len(due)
 	return nil
 }
 
@@ -306,7 +354,7 @@ func (p *player) summarise(ctx context.Context, began time.Time) error {
 		}
 	}
 	p.Logger.Info("demo: the simulator's last 24 hours are replayed: see the change feed (/changes), pacing and the at-risk filter (/live), /routing and /webhooks",
-		"changes", changes, "live subsamples paced", paced, "at risk", atRisk, "routing decisions", p.routings.n,
+		"changes", changes, "live subsamples paced", paced, "at risk", atRisk, "routing decisions", p.routings.n, "returns of those sent", p.counts.returns,
 		"webhooks received", p.Receiver.Received(), "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }
@@ -317,6 +365,7 @@ func (p *player) summarise(ctx context.Context, began time.Time) error {
 type routingWriter struct {
 	store *store.Store
 	n     int
+	last  domain.RoutingDecision
 	err   error
 }
 
@@ -326,6 +375,7 @@ func (w *routingWriter) Record(d domain.RoutingDecision) {
 		return
 	}
 	w.n++
+	w.last = d
 }
 
 // discardResponse takes a replayed click's answer, a redirect or a page

@@ -14,6 +14,7 @@ import (
 	"fieldboard/client"
 	"fieldboard/client/sim"
 	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/outcomes"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web/demo"
@@ -78,8 +79,9 @@ func startDemo(t *testing.T, db string) started {
 // TestFirstStartReplaysADay: a fresh database gets the simulator's last
 // 24 hours, through the refresher, the invitation link's handler and the
 // webhook worker: pacing and at-risk subsamples, a change feed of real
-// moves, routing decisions over the day and webhook deliveries the
-// demo's receiver took. A second start replays nothing.
+// moves, routing decisions over the day and the returns of those sent,
+// and webhook deliveries the demo's receiver took. A second start
+// replays nothing.
 func TestFirstStartReplaysADay(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
@@ -141,17 +143,28 @@ func TestFirstStartReplaysADay(t *testing.T) {
 		t.Fatal(err)
 	}
 	hours := map[int]bool{}
-	outcomes := map[domain.RoutingOutcome]int{}
+	routed := map[domain.RoutingOutcome]int{}
 	for _, dec := range decisions {
 		if dec.At.Before(first.clock.Start()) || dec.At.After(first.clock.End()) {
 			t.Errorf("routing decision at %s, outside the replayed day", dec.At)
 		}
 		hours[int(first.clock.End().Sub(dec.At).Hours())] = true
-		outcomes[dec.Outcome]++
+		routed[dec.Outcome]++
 	}
-	t.Logf("%d routing decisions in %d different hours: %v", len(decisions), len(hours), outcomes)
-	if len(hours) < 12 || outcomes[domain.RoutedIntended] == 0 {
-		t.Errorf("%d routing decisions in %d different hours, %v; want them over the day, some sent as invited", len(decisions), len(hours), outcomes)
+	t.Logf("%d routing decisions in %d different hours: %v", len(decisions), len(hours), routed)
+	if len(hours) < 12 || routed[domain.RoutedIntended] == 0 {
+		t.Errorf("%d routing decisions in %d different hours, %v; want them over the day, some sent as invited", len(decisions), len(hours), routed)
+	}
+
+	// The field's returns of those sent: the day's outcomes, wrong sends
+	// among them.
+	report, err := (&outcomes.Service{Store: st, Checks: service}).Outcomes(ctx, outcomes.Query{From: first.clock.Start(), To: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the day's outcomes: %d redirects, %d entrants, %d completes, %d wrong sends", report.Total.Redirects, report.Total.Entrants, report.Total.Completes, report.Total.WrongSends)
+	if report.Total.Redirects == 0 || report.Total.Completes == 0 || report.Total.WrongSends == 0 {
+		t.Errorf("the day's outcomes: %+v; want redirects, completes and wrong sends", report.Total)
 	}
 
 	subs, err := st.Webhooks(ctx)

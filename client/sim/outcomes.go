@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -131,4 +133,52 @@ func (s *Simulator) PriceHistory(seed int64, days int) []domain.PricePoint {
 	}
 	slices.SortStableFunc(out, func(a, b domain.PricePoint) int { return int(a.SubsampleID - b.SubsampleID) })
 	return out
+}
+
+// Returns is what the field returned of a panelist a supplier's router
+// sent to a subsample at a time: an "In survey" record then and, five
+// to thirty minutes later, a final one (sentStatus: one who fits an open
+// quota cell completes more often than RecentHistory's entrants; none
+// when the panelist is still in survey), with the subsample's event,
+// primary category and research type. Deterministic for the seed, the
+// panelist, the subsample and the time; nil for a subsample the world
+// does not have.
+func (s *Simulator) Returns(seed int64, panelistID string, subsampleID int64, at time.Time) []domain.HistoryRecord {
+	ss, ok := s.world.byID[subsampleID]
+	if !ok {
+		return nil
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d/%d", panelistID, subsampleID, at.UnixNano())
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	record := func(status int64, t time.Time) domain.HistoryRecord {
+		r := domain.HistoryRecord{PanelistID: panelistID, SubsampleID: ss.id, StatusID: status,
+			RegisteredAt: t.Truncate(time.Millisecond), EventID: ss.event.id, ResearchTypeID: ss.event.rtype.id}
+		if len(ss.event.categories) > 0 {
+			r.CategoryID = ss.event.categories[0].id
+		}
+		return r
+	}
+	out := []domain.HistoryRecord{record(domain.ReturnInSurvey, at)}
+	final := at.Add(time.Duration(5+rng.IntN(25)) * time.Minute)
+	if status := sentStatus(rng); status != domain.ReturnInSurvey {
+		out = append(out, record(status, final))
+	}
+	return out
+}
+
+// sentStatus draws the final status of one entry a router sent.
+func sentStatus(rng *rand.Rand) int64 {
+	switch x := rng.IntN(100); {
+	case x < 30:
+		return domain.ReturnScreenOut
+	case x < 75:
+		return domain.ReturnComplete
+	case x < 88:
+		return domain.ReturnAbandon
+	case x < 94:
+		return domain.ReturnQuotaFull
+	default:
+		return domain.ReturnInSurvey
+	}
 }

@@ -121,3 +121,35 @@ func TestPriceHistoryEndsAtTheCurrentPrice(t *testing.T) {
 		}
 	}
 }
+
+// TestReturnsOfASend: a send returns "In survey" at its time and mostly
+// a final status minutes later, on the subsample's event; the same send
+// returns the same, and an unknown subsample nothing.
+func TestReturnsOfASend(t *testing.T) {
+	s := New(Options{Seed: 3, Subsamples: 60})
+	ss := s.world.subs[0]
+	at := testStart.Add(3 * time.Hour)
+	finals := 0
+	for i := range 50 {
+		id := s.PanelistID(i)
+		rs := s.Returns(3, id, ss.id, at)
+		if !slices.Equal(rs, s.Returns(3, id, ss.id, at)) {
+			t.Fatalf("%s: two draws of one send differ", id)
+		}
+		if rs[0].StatusID != domain.ReturnInSurvey || !rs[0].RegisteredAt.Equal(at) || rs[0].EventID != ss.event.id || rs[0].PanelistID != id {
+			t.Fatalf("%s: first record %+v", id, rs[0])
+		}
+		if len(rs) == 2 {
+			finals++
+			if d := rs[1].RegisteredAt.Sub(at); d < 5*time.Minute || d >= 30*time.Minute || rs[1].StatusID == domain.ReturnInSurvey {
+				t.Errorf("%s: final record %+v", id, rs[1])
+			}
+		}
+	}
+	if finals < 40 {
+		t.Errorf("%d of 50 sends came back with a final status; want most", finals)
+	}
+	if rs := s.Returns(3, "P0000001", 1, at); rs != nil {
+		t.Errorf("returns of an unknown subsample: %+v", rs)
+	}
+}

@@ -42,6 +42,15 @@ type Options struct {
 	// no control character (domain.ParsePanelistID). Off, the ids are
 	// P0000000, P0000001, ...; no random draw depends on it.
 	FormulaIDs bool
+	// BusyDay spreads the moves of the world over its first day, for a
+	// demo that replays that day (web/demo): the Pending subsamples that
+	// go live do so over 24 hours instead of the first 90 minutes, one
+	// Live subsample in six is Pending until some hour of the day, half of
+	// those whose total quota fills stay Live, paused, for one to five
+	// hours before they turn Complete, and one normal Live subsample in
+	// nine fills ten times slower. Off, the world is what it always was;
+	// no random draw depends on it.
+	BusyDay bool
 }
 
 // Defaults of Options.
@@ -183,6 +192,9 @@ func (s *Simulator) SetFailRate(rate float64) {
 
 // SetLatency sets the delay added to every request.
 func (s *Simulator) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
+// Latency is the delay added to every request.
+func (s *Simulator) Latency() time.Duration { return time.Duration(s.latency.Load()) }
 
 // Requests returns the number of requests received so far, failed ones
 // included.

@@ -42,11 +42,17 @@ type subsample struct {
 	loi, ir    float64 // commissioned length of interview and incidence
 	cpi        float64 // live details' targetedCPI, in the country's currency; 0 when it gives none
 
-	base      status
-	goLive    int64   // minutes after creation when a Pending subsample goes Live; 0 for never
-	rate      float64 // completes per minute while live
-	closeAt   int64   // minutes of fieldwork after which the total quota is full; -1 for never
-	allocated bool    // the supplier has an allocation > 0: listed in live-details while live
+	base    status
+	goLive  int64   // minutes after creation when a Pending subsample goes Live; 0 for never
+	rate    float64 // completes per minute while live
+	closeAt int64   // minutes of fieldwork after which the total quota is full; -1 for never
+	// pendingUntil is the minute a Live subsample goes live, Pending
+	// before it (Options.BusyDay); 0 for one live from the creation.
+	pendingUntil int64
+	// linger is how many minutes a subsample whose total quota filled
+	// stays Live, paused, before it turns Complete (Options.BusyDay).
+	linger    int64
+	allocated bool // the supplier has an allocation > 0: listed in live-details while live
 	// quotasSayComplete makes the quotas' subsampleStatus Complete while the
 	// event lists say otherwise: a provider whose sources disagree.
 	quotasSayComplete bool
@@ -115,6 +121,9 @@ func newWorld(opts Options) *world {
 		}
 	}
 	g.events()
+	if opts.BusyDay {
+		w.busyDay()
+	}
 	return w
 }
 

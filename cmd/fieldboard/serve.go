@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -112,8 +113,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	baseURL := up.url
 	var demo *sim.Simulator
+	var demoClock *demodata.Clock
 	if baseURL == "" {
-		demo = sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency})
+		// The simulator's world begins a day ago: a fresh database gets
+		// that day replayed (demodata.Replay), then its clock follows
+		// the real one.
+		demoClock = demodata.NewClock(time.Now)
+		demo = sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency, Now: demoClock.Now, BusyDay: true})
 		simURL, stopSim, err := startSimulator(demo)
 		if err != nil {
 			return err
@@ -153,21 +159,38 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	seeder := demodata.Seeder{Store: st, Sim: demo, Seed: *simSeed, Logger: logger}
+	guard := webhooks.Guard{AllowPrivate: *hooksPrivate}
+	var receiver *demodata.Receiver
 	if demo != nil {
 		if err := seeder.Panel(ctx); err != nil {
 			return err
 		}
+		// The demo's own webhook receiver, on loopback: the guard lets
+		// through its address and port alone.
+		if receiver, err = demodata.StartReceiver(ctx, st, demoClock.Now, logger); err != nil {
+			return err
+		}
+		defer receiver.Close()
+		guard.Allow = []netip.AddrPort{receiver.Addr()}
 	}
 
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
 	checker := decide.service(st, provider.Location(), entry.urls)
 	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
-	refresher := refresh.New(measured.Provider(provider), st, refresh.Options{
+	refreshOptions := refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
 		Concurrency: up.concurrency, Deadline: up.deadline, Retention: *retention, Logger: logger,
 		Lease: holder, Observe: measured.ObserveRefresh,
-	})
+	}
+	refresher := refresh.New(measured.Provider(provider), st, refreshOptions)
 	if demo != nil {
+		replayChecks := decide.service(st, provider.Location(), entry.urls)
+		replayChecks.Now = demoClock.Now
+		replay := &demodata.Replay{Seeder: seeder, Clock: demoClock, Receiver: receiver, Provider: provider, Refresh: refreshOptions,
+			Checks: replayChecks, Guard: guard, WebhookTimeout: *hooksTimeout, InviteTTL: *inviteTTL}
+		if err := replay.Run(ctx); err != nil {
+			return err
+		}
 		if err := seeder.MapCodes(ctx, func(ctx context.Context) error { return refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
 			return err
 		}
@@ -189,7 +212,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ClicksPerSecond:  *clickRate,
 		ClickBurst:       *clickBurst,
 		TrustedProxies:   trustedProxies,
-		Webhooks: &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: *hooksPrivate}, Timeout: *hooksTimeout, Lease: holder,
+		Webhooks: &webhooks.Worker{Store: st, Logger: logger, Guard: guard, Timeout: *hooksTimeout, Lease: holder,
 			Observe: measured.ObserveWebhook},
 		Instance:             holder.ID,
 		Metrics:              measured,

@@ -1,9 +1,12 @@
 // Package demo gives the dashboard on the built-in simulator something to
 // show from its first start: a panel profiled in a supplier's own codes,
 // that supplier's mapping to the provider's ids, and the field's returns
-// of the last days with the prices they were earned at. Everything is
-// written through the store's own imports, as a supplier's files would
-// be, and only into an empty database: a restart keeps what is there.
+// of the last days with the prices they were earned at, and a day of use
+// (Replay): the simulator's last 24 hours refreshed, clicked and
+// delivered to a webhook receiver of the demo's own (Receiver).
+// Everything is written through the store's own imports, as a
+// supplier's files would be, and the code a day of real use runs, and
+// only into an empty database: a restart keeps what is there.
 package demo
 
 import (

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"syscall"
 )
 
@@ -20,8 +21,10 @@ import (
 // when a subscription is made and again at each connection, after DNS
 // resolution (so a name that later resolves inside is refused too).
 // AllowPrivate lets them through (serve --allow-private-webhooks; the
-// tests). Resolver resolves the host names, at subscription and at each
-// connection [net.DefaultResolver].
+// tests); Allow lets through exactly the address and port pairs it lists
+// (the demo's own receiver) and no other port of their hosts. Resolver
+// resolves the host names, at subscription and at each connection
+// [net.DefaultResolver].
 //
 // A refusal never says what a name resolved to, nor which resolver was
 // asked (a lookup's error names it), whether to the page, the command
@@ -31,6 +34,7 @@ import (
 // refused alike, so that neither tells whether an inside name exists.
 type Guard struct {
 	AllowPrivate bool
+	Allow        []netip.AddrPort
 	Resolver     *net.Resolver
 }
 
@@ -154,9 +158,10 @@ func globallyReachable(ip netip.Addr) bool {
 	return globalUnicastIPv6.Contains(ip) && (!within(notGlobalIPv6, ip) || within(globalIPv6, ip))
 }
 
-// checkIP refuses an inside address unless they are allowed.
-func (g Guard) checkIP(ip netip.Addr) error {
-	if g.AllowPrivate || globallyReachable(ip) {
+// checkIP refuses an inside address unless they are allowed, or it is
+// listed in Allow with port.
+func (g Guard) checkIP(ip netip.Addr, port uint16) error {
+	if g.AllowPrivate || globallyReachable(ip) || slices.Contains(g.Allow, netip.AddrPortFrom(ip.Unmap(), port)) {
 		return nil
 	}
 	if v4, ok := embeddedIPv4(ip); ok {
@@ -185,16 +190,22 @@ func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	if g.AllowPrivate {
 		return nil
 	}
-	host := u.Hostname()
+	host, port := u.Hostname(), uint16(80)
+	if u.Scheme == "https" {
+		port = 443
+	}
+	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+		port = uint16(p)
+	}
 	if ip, err := netip.ParseAddr(host); err == nil {
-		return g.checkIP(ip)
+		return g.checkIP(ip, port)
 	}
 	ips, err := g.resolver().LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return &HostError{Host: host, Cause: fmt.Errorf("resolve %s: %w", host, err)}
 	}
 	for _, ip := range ips {
-		if err := g.checkIP(ip); err != nil {
+		if err := g.checkIP(ip, port); err != nil {
 			return &HostError{Host: host, Cause: fmt.Errorf("%s resolves to %w", host, err)}
 		}
 	}
@@ -208,7 +219,7 @@ func (g Guard) control(network, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return fmt.Errorf("webhook connection to %s: %w", address, err)
 	}
-	if err := g.checkIP(ap.Addr()); err != nil {
+	if err := g.checkIP(ap.Addr(), ap.Port()); err != nil {
 		return fmt.Errorf("webhook connection refused: %w", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"regexp"
 	"strings"
 	"testing"
@@ -119,6 +120,44 @@ func TestGuardRefusesAtConnection(t *testing.T) {
 	for _, d := range f.deliveries(id) {
 		if d.Status != store.DeliveryPending || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "not a public address") {
 			t.Errorf("delivery to loopback: %+v, want refused and retried", d)
+		}
+	}
+}
+
+// TestGuardAllowsExactlyTheListedAddress: an address and port in Allow
+// (the demo's own receiver on loopback) is let through, at subscription
+// and at connection; the same host on another port, and every other
+// inside address, is refused as before.
+func TestGuardAllowsExactlyTheListedAddress(t *testing.T) {
+	ctx := context.Background()
+	allowed, other := newReceiver(t, 200), newReceiver(t, 200)
+	guard := webhooks.Guard{Allow: []netip.AddrPort{netip.MustParseAddrPort(strings.TrimPrefix(allowed.URL, "http://"))}}
+	if err := guard.CheckURL(ctx, allowed.URL+"/hook"); err != nil {
+		t.Errorf("the listed address: %v", err)
+	}
+	for _, url := range []string{other.URL + "/hook", "http://127.0.0.1/hook", "http://10.0.0.5" + strings.TrimPrefix(allowed.URL, "http://127.0.0.1")} {
+		if err := guard.CheckURL(ctx, url); !errors.Is(err, webhooks.ErrInsideAddress) {
+			t.Errorf("%s: %v, want refused as an inside address", url, err)
+		}
+	}
+	f := newFixture(t, guard)
+	yes, no := f.subscribe(allowed), f.subscribe(other)
+	f.refresh()
+	f.sendDue()
+	if n := len(allowed.requests()); n != 2 {
+		t.Errorf("the listed receiver got %d requests, want the 2 changes", n)
+	}
+	for _, d := range f.deliveries(yes) {
+		if d.Status != store.DeliveryDelivered {
+			t.Errorf("delivery to the listed address: %+v", d)
+		}
+	}
+	if n := len(other.requests()); n != 0 {
+		t.Errorf("a receiver on another loopback port got %d requests", n)
+	}
+	for _, d := range f.deliveries(no) {
+		if d.Status != store.DeliveryPending || !strings.Contains(d.LastError, "not a public address") {
+			t.Errorf("delivery to another loopback port: %+v, want refused and retried", d)
 		}
 	}
 }

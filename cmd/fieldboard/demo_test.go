@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/store"
+	"fieldboard/web/webhooks"
+)
+
+// serveDemo runs `fieldboard serve` without --upstream on db until it
+// serves, calls during, cancels it and returns its log.
+func serveDemo(t *testing.T, db string, during func()) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := &syncWriter{w: &bytes.Buffer{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--sim-subsamples", "80", "--sim-latency", "0"}, log, log)
+	}()
+	for failsafe := time.Now().Add(2 * time.Minute); !strings.Contains(log.String(), `msg="serving the dashboard"`); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v\n%s", err, log.String())
+		default:
+		}
+		if time.Now().After(failsafe) {
+			t.Fatalf("serve did not serve within 2 minutes:\n%s", log.String())
+		}
+	}
+	during()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	}
+	return log.String()
+}
+
+// TestDemoReplaysItsFirstDayOnce: the demo's first start replays the
+// simulator's last day before it serves, delivering the day's changes to
+// its own receiver; a restart replays nothing, and its webhook worker
+// still reaches the receiver (the guard lets its address through), which
+// listens where the subscription sends.
+func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	first := serveDemo(t, db, func() {})
+	for _, line := range []string{"demo: replaying the simulator's last 24 hours", "demo: replayed the day's first 20 hours",
+		"demo: replayed the day's last 4 hours", "demo: the simulator's last 24 hours are replayed"} {
+		if strings.Count(first, line) != 1 {
+			t.Errorf("the first start's log does not say once %q:\n%s", line, first)
+		}
+	}
+	second := serveDemo(t, db, func() {
+		st, err := store.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		subs, err := st.Webhooks(ctx)
+		if err != nil || len(subs) != 1 {
+			t.Fatalf("subscriptions %+v, %v; want the demo receiver's", subs, err)
+		}
+		if _, err := st.QueueWebhookTest(ctx, subs[0].ID, webhooks.NewTestMessageID(), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		for failsafe := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			deliveries, err := st.WebhookDeliveries(ctx, subs[0].ID, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(deliveries) == 1 && deliveries[0].Kind == "webhook.test" && deliveries[0].Status == store.DeliveryDelivered {
+				return
+			}
+			if time.Now().After(failsafe) {
+				t.Fatalf("the test event after a restart: %+v, want delivered", deliveries)
+			}
+		}
+	})
+	if strings.Contains(second, "replay") {
+		t.Errorf("a restart replayed:\n%s", second)
+	}
+}

@@ -35,7 +35,8 @@ type Decisions struct {
 	defaultLocales map[string]string
 	// staleReason says why the snapshot is too old to decide on ("" when
 	// it is not); data, locales and liveRows are what it was decided from,
-	// to decide it again as stale.
+	// to decide it again as stale (data without its Rows, which the
+	// reports hold: decidedStale takes them back from there).
 	staleReason string
 	data        store.Snapshot
 	locales     []domain.Locale
@@ -142,7 +143,46 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
 	d.prepareTargets(data.Countries)
+	d.data.Rows = nil // the reports hold them
 	return d
+}
+
+// compactQuotas are quotas just read held in less memory, for as long as
+// a version is decided (the operators are set in place: the quotas must
+// be the read's alone): every subsample's quotas in one array, each slice exactly as
+// long as its quotas (where the read's appends left up to twice as much),
+// and the strings the quotas repeat (statuses, types, table and quota
+// names, operators) held once. The quotas themselves are unchanged.
+func compactQuotas(quotas map[int64][]domain.Quota) map[int64][]domain.Quota {
+	n := 0
+	for _, qs := range quotas {
+		n += len(qs)
+	}
+	all := make([]domain.Quota, 0, n)
+	out := make(map[int64][]domain.Quota, len(quotas))
+	seen := map[string]string{}
+	once := func(s *string) {
+		if held, ok := seen[*s]; ok {
+			*s = held
+		} else {
+			seen[*s] = *s
+		}
+	}
+	for id, qs := range quotas {
+		start := len(all)
+		for _, q := range qs {
+			once(&q.SubsampleStatus)
+			once(&q.QuotaType)
+			once(&q.TableName)
+			once(&q.QuotaName)
+			for i := range q.Questions {
+				once(&q.Questions[i].Operator)
+			}
+			all = append(all, q)
+		}
+		out[id] = all[start:len(all):len(all)]
+	}
+	return out
 }
 
 // defaultLocalesOf are each country's default locale in the provider's
@@ -219,7 +259,12 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 // decidedStale decides d's snapshot again, every subsample unknown for
 // why, the reason it is too old to decide on.
 func (d *Decisions) decidedStale(why string) *Decisions {
-	again := decide(d.data, d.entry, d.parents, d.topics, d.locales, why)
+	data := d.data
+	data.Rows = make([]store.SubsampleRow, len(d.reports))
+	for i := range d.reports {
+		data.Rows[i] = d.reports[i].SubsampleRow
+	}
+	again := decide(data, d.entry, d.parents, d.topics, d.locales, why)
 	again.libraryLocales = d.libraryLocales
 	again.setLiveRows(d.liveRows)
 	again.setPacing(d.pacing)

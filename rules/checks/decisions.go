@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -168,6 +169,10 @@ func compactQuotas(quotas map[int64][]domain.Quota) map[int64][]domain.Quota {
 			seen[*s] = *s
 		}
 	}
+	// Cells of many subsamples ask the same questions (a gender, an age
+	// band): one list of questions is held once, whoever asks it.
+	questions := map[string][]domain.QuotaQuestion{}
+	var key []byte
 	for id, qs := range quotas {
 		start := len(all)
 		for _, q := range qs {
@@ -175,14 +180,51 @@ func compactQuotas(quotas map[int64][]domain.Quota) map[int64][]domain.Quota {
 			once(&q.QuotaType)
 			once(&q.TableName)
 			once(&q.QuotaName)
-			for i := range q.Questions {
-				once(&q.Questions[i].Operator)
+			if len(q.Questions) > 0 {
+				key = questionsKey(key[:0], q.Questions)
+				if held, ok := questions[string(key)]; ok {
+					q.Questions = held
+				} else {
+					q.Questions = slices.Clip(q.Questions)
+					for i := range q.Questions {
+						once(&q.Questions[i].Operator)
+					}
+					questions[string(key)] = q.Questions
+				}
 			}
 			all = append(all, q)
 		}
 		out[id] = all[start:len(all):len(all)]
 	}
 	return out
+}
+
+// questionsKey appends to key what tells two lists of quota questions
+// apart: every field of every question and answer, in order.
+func questionsKey(key []byte, questions []domain.QuotaQuestion) []byte {
+	text := func(s *string) {
+		if s == nil {
+			key = append(key, 0)
+			return
+		}
+		key = strconv.AppendQuote(append(key, 1), *s)
+	}
+	for _, q := range questions {
+		key = strconv.AppendInt(append(key, 'q'), q.ID, 10)
+		key = strconv.AppendQuote(key, q.Operator)
+		text(q.Locale)
+		for _, a := range q.Answers {
+			key = append(key, 'a')
+			if a.ID == nil {
+				key = append(key, 0)
+			} else {
+				key = strconv.AppendInt(append(key, 1), *a.ID, 10)
+			}
+			text(a.RangeStart)
+			text(a.RangeEnd)
+		}
+	}
+	return key
 }
 
 // defaultLocalesOf are each country's default locale in the provider's

@@ -143,9 +143,38 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 		d.byID[row.SubsampleID] = i
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
+	d.shareStrings()
 	d.prepareTargets(data.Countries)
 	d.data.Rows = nil // the reports hold them
 	return d
+}
+
+// shareStrings holds once the strings the reports repeat (statuses,
+// countries, currencies, event names, and the sentences of their
+// verdicts), for as long as the version is decided.
+func (d *Decisions) shareStrings() {
+	seen := map[string]string{}
+	once := func(s *string) {
+		if held, ok := seen[*s]; ok {
+			*s = held
+		} else {
+			seen[*s] = *s
+		}
+	}
+	for i := range d.reports {
+		r := &d.reports[i]
+		row := &r.SubsampleRow
+		for _, s := range [...]*string{&row.EventName, &row.Status, &row.SummaryStatus, &row.LiveStatus, &row.CountryCode, &row.CountryName,
+			&row.Currency, &row.ResearchType, &row.QuotasError, &row.RulesError, &row.Malformed} {
+			once(s)
+		}
+		for j := range r.Verdict.Reasons {
+			once(&r.Verdict.Reasons[j])
+		}
+		for j := range r.Verdict.Checks {
+			once(&r.Verdict.Checks[j].Detail)
+		}
+	}
 }
 
 // compactQuotas are quotas just read held in less memory, for as long as

@@ -35,13 +35,13 @@ type Decisions struct {
 	// country, lower-case locale), from the provider's locales list.
 	defaultLocales map[string]string
 	// staleReason says why the snapshot is too old to decide on ("" when
-	// it is not); data, locales and liveRows are what it was decided from,
-	// to decide it again as stale (data without its Rows, which the
-	// reports hold: decidedStale takes them back from there).
+	// it is not); data and locales are what it was decided from, to
+	// decide it again as stale, with the rows the reports and the live
+	// list hold (data without its Rows: decidedStale takes them back from
+	// the reports, and the live list's rows from live).
 	staleReason string
 	data        store.Snapshot
 	locales     []domain.Locale
-	liveRows    []store.LiveRow
 	// reports are every subsample of the snapshot, by event and subsample
 	// id, with their verdicts and entry links for no panelist in
 	// particular.
@@ -337,7 +337,11 @@ func (d *Decisions) decidedStale(why string) *Decisions {
 	}
 	again := decide(data, d.entry, d.parents, d.topics, d.locales, why)
 	again.libraryLocales = d.libraryLocales
-	again.setLiveRows(d.liveRows)
+	rows := make([]store.LiveRow, len(d.live))
+	for i := range d.live {
+		rows[i] = d.live[i].LiveRow
+	}
+	again.setLiveRows(rows)
 	again.setPacing(d.pacing)
 	return again
 }
@@ -345,7 +349,6 @@ func (d *Decisions) decidedStale(why string) *Decisions {
 // setLiveRows gives the live list's rows the verdicts just decided for
 // the reports.
 func (d *Decisions) setLiveRows(rows []store.LiveRow) {
-	d.liveRows = rows
 	d.live = make([]LiveRow, len(rows))
 	for i, r := range rows {
 		row := LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}

@@ -378,6 +378,7 @@ type liveTarget struct {
 // d.reports and their countries.
 func (d *Decisions) prepareTargets(countries map[int64][]string) {
 	d.targets = d.targets[:0]
+	var cells rules.CellCompiler // cells asking the same questions share their conditions
 	for i := range d.reports {
 		r := &d.reports[i]
 		if !r.Live {
@@ -388,7 +389,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 			target:       rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID},
 			rules:        d.rules[r.SubsampleID],
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
-			cells:        rules.CompileQuotas(d.quotas[r.SubsampleID]),
+			cells:        cells.Compile(d.quotas[r.SubsampleID]),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
 			panel:        panelTarget(countries[r.SubsampleID], r.Links),
 		})

@@ -57,6 +57,39 @@ func decidedMemory(t *testing.T, db string) (bytes uint64, live int) {
 	return after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc), live
 }
 
+// routerGarbage is the heap allocated per next-survey answer (limit 5)
+// in this process, by checks.Service.NextSurveys on the scenario db, over
+// panelists of the panel drawn as figure 12 draws them, once the snapshot
+// is decided: the garbage an answer leaves, its reads included.
+func routerGarbage(t *testing.T, s sizes, db string) float64 {
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	panelists := onPanel(t, st, s, 500)
+	svc := &checks.Service{Store: st, Now: time.Now}
+	if _, err := svc.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(id string) {
+		if _, err := svc.NextSurveys(ctx, id, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range panelists[:50] {
+		answer(id) // warm: prepared reads, pools
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, id := range panelists {
+		answer(id)
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(len(panelists))
+}
+
 // TestDecidedSnapshotMemory reports the heap a decided snapshot of the
 // scenario (the BENCH_ sizes) holds, in all and per live subsample.
 func TestDecidedSnapshotMemory(t *testing.T) {

@@ -88,6 +88,7 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 // panelist checked against the same candidates allocates as often and as
 // much in a book four times larger, whose other targets (other countries'
 // subsamples, each with entries of its own) the check never looks at.
+// It measures the heap, so it runs alone (not t.Parallel).
 func TestCheckTargetsFollowsTheCandidates(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	const candidates = 50

@@ -11,7 +11,7 @@ DB      ?= fieldboard.db
 # without it and say so.
 RACE := $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1 && echo -race)
 
-.PHONY: run build test generate check-generated check-fmt vet unit bench chromium postgresql
+.PHONY: run build test generate check-generated check-fmt vet unit bench bench-scale chromium postgresql
 
 ## run: build and serve the dashboard at http://$(ADDR) on the built-in simulator
 run: build
@@ -88,3 +88,7 @@ check-generated:
 bench: postgresql
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/ ./views/formats/
 	cd bench && ../scripts/with-postgres $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 60m -v .
+
+## bench-scale: figures 2, 4, 8 and 12 on the default scenario's subsamples and on 4 times as many (history and panel fixed at 1,000,000 records over 100,000 panelists, SQLite), each scenario built once and cached; prints the growth against its targets
+bench-scale:
+	cd bench && $(GO) test -tags bench -run '^TestBenchScale$$' -count=1 -timeout 90m -v .

@@ -48,8 +48,10 @@ type sizes struct {
 // defaultSizes are the scenario of the figures in results.json.
 var defaultSizes = sizes{seed: 1, subsamples: 6000, history: 10_000_000, panelists: 1_000_000, bulk: 100_000}
 
-func scenarioSizes(t *testing.T) sizes {
-	s := defaultSizes
+func scenarioSizes(t *testing.T) sizes { return sizesFrom(t, defaultSizes) }
+
+// sizesFrom is s resized by the BENCH_ sizes the environment sets.
+func sizesFrom(t *testing.T, s sizes) sizes {
 	for name, p := range map[string]*int{"BENCH_SUBSAMPLES": &s.subsamples, "BENCH_HISTORY": &s.history, "BENCH_PANELISTS": &s.panelists, "BENCH_BULK": &s.bulk} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.Atoi(v)

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"sync"
 	"time"
 
 	"fieldboard/rules/domain"
@@ -25,6 +26,9 @@ type RuleBook struct {
 	byEvent     map[int64][]int32
 	bySubsample map[int64][]int32
 	targets     []bookTarget
+	// scratch keeps bookScratch values between checks, so that a check
+	// allocates nothing sized to the book.
+	scratch sync.Pool
 }
 
 type bookKey struct {
@@ -109,6 +113,7 @@ func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents doma
 // record share their strings.
 func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(target int, r EligibilityResult)) {
 	c := b.against(history, now)
+	defer c.release()
 	for i := range b.targets {
 		fn(i, c.result(i))
 	}
@@ -120,11 +125,11 @@ func (b *RuleBook) Check(history []domain.HistoryRecord, now time.Time, fn func(
 // entry only when a target looked at uses it, where Check decides up front
 // every entry the history's records name.
 func (b *RuleBook) CheckTargets(history []domain.HistoryRecord, now time.Time, targets []int32, fn func(target int, r EligibilityResult) bool) {
-	c := &bookCheck{b: b, history: history, now: now}
+	c := bookCheck{b: b, history: history, now: now}
 	if len(history) > 0 {
-		c.matched = make([]int32, len(b.entries))
-		c.exclusions = make([]*Exclusion, len(b.entries))
+		c.scratch = b.takeScratch()
 		c.lazy = true
+		defer c.release()
 	}
 	for _, i := range targets {
 		if !fn(int(i), c.result(int(i))) {
@@ -139,20 +144,54 @@ type bookCheck struct {
 	b       *RuleBook
 	history []domain.HistoryRecord
 	now     time.Time
-	// matched[e] is 1 + the record entry e matched (its most recent), -1
-	// for none, 0 while undecided; touched holds the targets to look at.
-	matched    []int32
-	exclusions []*Exclusion // built once per entry
-	touched    []bool
+	// scratch holds which entries matched which record; touched holds
+	// the targets to look at.
+	*scratch
+	touched []bool
 	// lazy: entries are decided when a target's result needs them, and
 	// every target is looked at (touched is nil).
 	lazy bool
+}
+
+// scratch is what one check decided of the book's entries, sized to the
+// book but kept between checks (RuleBook.scratch) and cleared entry by
+// entry: a check's work and garbage follow the entries it decides, not the
+// size of the book.
+type scratch struct {
+	// matched[e] is 1 + the record entry e matched (its most recent), -1
+	// for none, 0 while undecided.
+	matched    []int32
+	exclusions []*Exclusion // built once per entry
+	decided    []int32      // the entries whose matched is not 0
+}
+
+// takeScratch is a cleared scratch sized to the book.
+func (b *RuleBook) takeScratch() *scratch {
+	if s, ok := b.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{matched: make([]int32, len(b.entries)), exclusions: make([]*Exclusion, len(b.entries))}
+}
+
+// release clears what the check decided and gives its scratch back.
+func (c *bookCheck) release() {
+	s := c.scratch
+	if s == nil {
+		return
+	}
+	c.scratch = nil
+	for _, e := range s.decided {
+		s.matched[e], s.exclusions[e] = 0, nil
+	}
+	s.decided = s.decided[:0]
+	c.b.scratch.Put(s)
 }
 
 // decide decides entry e against the history, once: 1 + the record it
 // matched (its most recent), or -1 for none.
 func (c *bookCheck) decide(e int32) int32 {
 	if c.matched[e] == 0 {
+		c.decided = append(c.decided, e)
 		entry := &c.b.entries[e]
 		c.matched[e] = int32(mostRecent(c.history, entry.key.field, entry.key.id, c.b.parents, entry.codes, entry.numDays, c.now)) + 1
 		if c.matched[e] == 0 {
@@ -168,8 +207,7 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 	if len(history) == 0 {
 		return c
 	}
-	c.matched = make([]int32, len(b.entries))
-	c.exclusions = make([]*Exclusion, len(b.entries))
+	c.scratch = b.takeScratch()
 	c.touched = make([]bool, len(b.targets))
 	decide := func(key bookKey) {
 		for _, e := range b.byKey[key] {

@@ -3,6 +3,7 @@ package rules
 import (
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -80,5 +81,72 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 	}
 	if excluded < 500 {
 		t.Errorf("only %d exclusions over all rounds: the test does not exercise the book", excluded)
+	}
+}
+
+// TestCheckTargetsFollowsTheCandidates checks the router's promise: one
+// panelist checked against the same candidates allocates as often and as
+// much in a book four times larger, whose other targets (other countries'
+// subsamples, each with entries of its own) the check never looks at.
+// It measures the heap, so it runs alone (not t.Parallel).
+func TestCheckTargetsFollowsTheCandidates(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	const candidates = 50
+	book := func(others int) *RuleBook {
+		var targets []Target
+		var ruleSets []domain.EligibilityRules
+		for i := range candidates + others {
+			id := int64(100000 + i)
+			targets = append(targets, Target{SubsampleID: id, EventID: 500000 + id})
+			ruleSets = append(ruleSets, domain.EligibilityRules{
+				Surveys:       []domain.SurveyRule{{ID: id64(id - 1), ReturnCodes: []int64{3}}, {ID: id64(id - 2), NumDays: 30, ReturnCodes: []int64{3, 41}}},
+				ResearchTypes: []domain.ResearchTypeRule{{ID: id64(int64(i%7) + 1), NumDays: int64(i%90) + 1, ReturnCodes: []int64{3}}},
+				Events:        []domain.EventRule{{ID: id64(500000 + id - 1), ReturnCodes: []int64{3, 41}, Name: str("Wave")}},
+			})
+		}
+		return NewRuleBook(targets, ruleSets, domain.CategoryParents{})
+	}
+	var history []domain.HistoryRecord
+	for i := range 30 {
+		id := int64(100000 + i*2)
+		history = append(history, domain.HistoryRecord{SubsampleID: id, StatusID: 3, EventID: 500000 + id, ResearchTypeID: int64(i%7) + 1,
+			RegisteredAt: now.Add(-time.Duration(i) * 20 * time.Hour)})
+	}
+	places := make([]int32, candidates)
+	for i := range places {
+		places[i] = int32(i)
+	}
+	perAnswer := func(b *RuleBook) (allocs float64, bytes uint64, excluded int) {
+		check := func() {
+			excluded = 0
+			b.CheckTargets(history, now, places, func(_ int, r EligibilityResult) bool {
+				if !r.Eligible {
+					excluded++
+				}
+				return true
+			})
+		}
+		allocs = testing.AllocsPerRun(100, check)
+		const runs = 100
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			check()
+		}
+		runtime.ReadMemStats(&after)
+		return allocs, (after.TotalAlloc - before.TotalAlloc) / runs, excluded
+	}
+	smallAllocs, smallBytes, smallExcluded := perAnswer(book(1000))
+	largeAllocs, largeBytes, largeExcluded := perAnswer(book(4 * (candidates + 1000)))
+	t.Logf("per answer: %v allocations, %d bytes (%d candidates excluded) in the small book; %v, %d (%d) in the large one",
+		smallAllocs, smallBytes, smallExcluded, largeAllocs, largeBytes, largeExcluded)
+	if smallExcluded == 0 || smallExcluded != largeExcluded {
+		t.Fatalf("%d and %d candidates excluded: want the same, some", smallExcluded, largeExcluded)
+	}
+	if largeAllocs != smallAllocs {
+		t.Errorf("%v allocations per answer in the large book, %v in the small: want the same", largeAllocs, smallAllocs)
+	}
+	if largeBytes > smallBytes+smallBytes/10 {
+		t.Errorf("%d bytes per answer in the large book, %d in the small: want them alike", largeBytes, smallBytes)
 	}
 }

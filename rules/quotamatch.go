@@ -133,15 +133,74 @@ const (
 // other questions of such a cell are still understood: one the panelist
 // surely fails keeps them out of the cell.
 func CompileQuotas(quotas []domain.Quota) QuotaCells {
+	var none *CellCompiler
+	return none.Compile(quotas)
+}
+
+// A CellCompiler compiles the quotas of many subsamples, as CompileQuotas
+// does, and holds once the conditions of the cells that ask the same list
+// of questions: the same slice, as quotas whose questions were made one
+// share it (the cells of many subsamples ask the same gender or age
+// band). The cells it compiles keep those conditions; a nil CellCompiler
+// shares nothing. It is not safe for concurrent use; its zero value is
+// ready.
+type CellCompiler struct {
+	compiled map[*domain.QuotaQuestion]sharedConds
+}
+
+// sharedConds are the conditions compiled from a list of questions, how
+// many questions it held, and why it is not understood ("" when it is).
+type sharedConds struct {
+	questions int
+	conds     []cellCond
+	why       string
+}
+
+// shared is what was compiled from questions, if it was.
+func (cc *CellCompiler) shared(questions []domain.QuotaQuestion) (sharedConds, bool) {
+	if cc == nil || len(questions) == 0 {
+		return sharedConds{}, false
+	}
+	s, ok := cc.compiled[&questions[0]]
+	return s, ok && s.questions == len(questions)
+}
+
+// keep holds what was compiled from questions.
+func (cc *CellCompiler) keep(questions []domain.QuotaQuestion, conds []cellCond, why string) {
+	if cc == nil || len(questions) == 0 {
+		return
+	}
+	if cc.compiled == nil {
+		cc.compiled = map[*domain.QuotaQuestion]sharedConds{}
+	}
+	cc.compiled[&questions[0]] = sharedConds{questions: len(questions), conds: conds, why: why}
+}
+
+// Compile is CompileQuotas, the conditions of lists of questions already
+// compiled taken from cc.
+func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 	c := QuotaCells{tables: groupTables(quotas)}
 	// First pass: the tables (groupTables), how many cells each holds, and
 	// how much room the conditions need, so the second pass allocates each
 	// slice once.
 	var nConds, nIDs, nAges int
+	var counted map[*domain.QuotaQuestion]bool // lists of questions counted, with cc
 	for i := range quotas {
 		q := &quotas[i]
 		if q.IsTotal() {
 			continue
+		}
+		if _, ok := cc.shared(q.Questions); ok {
+			continue
+		}
+		if cc != nil && len(q.Questions) > 0 {
+			if counted[&q.Questions[0]] {
+				continue
+			}
+			if counted == nil {
+				counted = map[*domain.QuotaQuestion]bool{}
+			}
+			counted[&q.Questions[0]] = true
 		}
 		nConds += len(q.Questions)
 		for _, qq := range q.Questions {
@@ -172,7 +231,7 @@ func CompileQuotas(quotas []domain.Quota) QuotaCells {
 			continue
 		}
 		t := &c.tables[tableIndex(c.tables, q.TableID)]
-		cell := b.compile(q)
+		cell := b.compile(q, cc)
 		c.cells[t.hi] = cell
 		t.hi++
 		for _, k := range cell.conds {
@@ -191,8 +250,9 @@ type condBuffers struct {
 	ages  []ageRange
 }
 
-// compile turns one quota into a cell.
-func (b *condBuffers) compile(q *domain.Quota) quotaCell {
+// compile turns one quota into a cell, its conditions taken from cc when
+// it compiled the quota's questions already, and kept there when not.
+func (b *condBuffers) compile(q *domain.Quota, cc *CellCompiler) quotaCell {
 	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: roomOf(q),
 		kind: kindOf(q.QuotaType)}
 	notUnderstood := func(why string) {
@@ -209,13 +269,24 @@ func (b *condBuffers) compile(q *domain.Quota) quotaCell {
 	if len(q.Questions) == 0 {
 		notUnderstood("it has no conditions")
 	}
+	if s, ok := cc.shared(q.Questions); ok {
+		if s.why != "" {
+			notUnderstood(s.why)
+		}
+		cell.conds = s.conds
+		return cell
+	}
+	questionsWhy := "" // the first reason its questions give
 	first := len(b.conds)
 	for _, qq := range q.Questions {
 		k := cellCond{question: qq.ID}
 		question := func() string { return "question " + strconv.FormatInt(qq.ID, 10) }
-		broken := func(why string) {
+		broken := func(reason string) {
 			k.broken = true
-			notUnderstood(why)
+			if questionsWhy == "" {
+				questionsWhy = reason
+			}
+			notUnderstood(reason)
 		}
 		if !strings.EqualFold(strings.TrimSpace(qq.Operator), "OR") {
 			broken(question() + " has the operator " + strconv.Quote(qq.Operator) + "; only OR is understood")
@@ -250,6 +321,7 @@ func (b *condBuffers) compile(q *domain.Quota) quotaCell {
 		b.conds = append(b.conds, k)
 	}
 	cell.conds = b.conds[first:len(b.conds):len(b.conds)]
+	cc.keep(q.Questions, cell.conds, questionsWhy)
 	return cell
 }
 

@@ -701,3 +701,36 @@ func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
 		}
 	}
 }
+
+// TestCellCompilerIsCompileQuotas checks that cells compiled by one
+// CellCompiler for many subsamples, whose quotas share their lists of
+// questions, are exactly CompileQuotas' cells, the reasons of cells not
+// understood included, whichever quota met a list first.
+func TestCellCompilerIsCompileQuotas(t *testing.T) {
+	gender := []domain.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: id64(103)}}}}
+	band := []domain.QuotaQuestion{{ID: domain.AgeRangeQuestionID, Operator: "or ", Answers: []domain.QuotaAnswer{{RangeStart: str("18"), RangeEnd: str("24")}}}}
+	both := []domain.QuotaQuestion{gender[0], band[0]}
+	and := []domain.QuotaQuestion{{ID: 44, Operator: "AND", Answers: []domain.QuotaAnswer{{ID: id64(7)}, {ID: id64(8)}}}}
+	empty := []domain.QuotaQuestion{{ID: 45, Operator: "OR"}}
+	wrongRange := []domain.QuotaQuestion{{ID: 46, Operator: "OR", Answers: []domain.QuotaAnswer{{RangeStart: str("1"), RangeEnd: str("2")}}}, gender[0]}
+	lists := [][]domain.QuotaQuestion{gender, band, both, and, empty, wrongRange, nil}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cc CellCompiler
+	for s := range 40 {
+		quotas := []domain.Quota{total(100, 0)}
+		for i := range 1 + rng.IntN(6) {
+			q := quota(int64(i+2), rng.Int64N(3)-1, rng.Int64N(2))
+			q.TableID = int64(1 + rng.IntN(3))
+			q.Questions = lists[rng.IntN(len(lists))]
+			q.QuotaType = []string{domain.QuotaTypeHard, domain.QuotaTypeCounting, "soft"}[rng.IntN(3)]
+			quotas = append(quotas, q)
+		}
+		got, want := cc.Compile(quotas), CompileQuotas(quotas)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("subsample %d: the compiler's cells\n %+v\nCompileQuotas'\n %+v", s, got, want)
+		}
+	}
+	if len(cc.compiled) != len(lists)-1 {
+		t.Errorf("%d lists of questions held, want %d: the compiler shares nothing", len(cc.compiled), len(lists)-1)
+	}
+}

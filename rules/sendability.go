@@ -420,6 +420,24 @@ func (v *Verdict) undecided(reason string) Verdict {
 // many total quotas there are. With more than one, Total stays nil and
 // none of them is listed.
 func (v *Verdict) fillQuotas(quotas []domain.Quota) int {
+	// Open and Closed exactly as long as they will be: a snapshot's
+	// verdicts are held for as long as it is current.
+	open, closed := 0, 0
+	for i := range quotas {
+		switch q := &quotas[i]; {
+		case q.IsTotal():
+		case fillOf(q).Open:
+			open++
+		default:
+			closed++
+		}
+	}
+	if open > 0 {
+		v.Open = make([]QuotaFill, 0, open)
+	}
+	if closed > 0 {
+		v.Closed = make([]QuotaFill, 0, closed)
+	}
 	totals := 0
 	for i := range quotas {
 		q := &quotas[i]

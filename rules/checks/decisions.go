@@ -34,12 +34,13 @@ type Decisions struct {
 	// country, lower-case locale), from the provider's locales list.
 	defaultLocales map[string]string
 	// staleReason says why the snapshot is too old to decide on ("" when
-	// it is not); data, locales and liveRows are what it was decided from,
-	// to decide it again as stale.
+	// it is not); data and locales are what it was decided from, to
+	// decide it again as stale, with the rows the reports and the live
+	// list hold (data without its Rows: decidedStale takes them back from
+	// the reports, and the live list's rows from live).
 	staleReason string
 	data        store.Snapshot
 	locales     []domain.Locale
-	liveRows    []store.LiveRow
 	// reports are every subsample of the snapshot, by event and subsample
 	// id, with their verdicts and entry links for no panelist in
 	// particular.
@@ -141,7 +142,9 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 		d.byID[row.SubsampleID] = i
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
+	d.shareStrings()
 	d.prepareTargets(data.Countries)
+	d.data.Rows = nil // the reports hold them
 	return d
 }
 
@@ -219,9 +222,18 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 // decidedStale decides d's snapshot again, every subsample unknown for
 // why, the reason it is too old to decide on.
 func (d *Decisions) decidedStale(why string) *Decisions {
-	again := decide(d.data, d.entry, d.parents, d.topics, d.locales, why)
+	data := d.data
+	data.Rows = make([]store.SubsampleRow, len(d.reports))
+	for i := range d.reports {
+		data.Rows[i] = d.reports[i].SubsampleRow
+	}
+	again := decide(data, d.entry, d.parents, d.topics, d.locales, why)
 	again.libraryLocales = d.libraryLocales
-	again.setLiveRows(d.liveRows)
+	rows := make([]store.LiveRow, len(d.live))
+	for i := range d.live {
+		rows[i] = d.live[i].LiveRow
+	}
+	again.setLiveRows(rows)
 	again.setPacing(d.pacing)
 	return again
 }
@@ -229,7 +241,6 @@ func (d *Decisions) decidedStale(why string) *Decisions {
 // setLiveRows gives the live list's rows the verdicts just decided for
 // the reports.
 func (d *Decisions) setLiveRows(rows []store.LiveRow) {
-	d.liveRows = rows
 	d.live = make([]LiveRow, len(rows))
 	for i, r := range rows {
 		row := LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}
@@ -259,6 +270,7 @@ type liveTarget struct {
 // d.reports and their countries.
 func (d *Decisions) prepareTargets(countries map[int64][]string) {
 	d.targets = d.targets[:0]
+	var cells rules.CellCompiler // cells asking the same questions share their conditions
 	for i := range d.reports {
 		r := &d.reports[i]
 		if !r.Live {
@@ -269,7 +281,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 			target:       rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID},
 			rules:        d.rules[r.SubsampleID],
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
-			cells:        rules.CompileQuotas(d.quotas[r.SubsampleID]),
+			cells:        cells.Compile(d.quotas[r.SubsampleID]),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
 			panel:        panelTarget(countries[r.SubsampleID], r.Links),
 		})

@@ -168,6 +168,7 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
+	data.Quotas = compactQuotas(data.Quotas)
 	parents, err := s.Store.CategoryParents(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("decide the snapshot: %w", err)

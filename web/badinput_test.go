@@ -354,7 +354,7 @@ func TestQueryStringsAreCapped(t *testing.T) {
 	}
 
 	// The longest filters a user sets on the live list fit.
-	full := "/live?sendability=sendable&status=Live+for+testing&country=GB&rtype=Consumer&category=Automotive&device=desktop&cpimin=0.5&cpimax=99.5&q=" +
+	full := "/live?sendability=sendable&status=Live+for+testing&country=GB&rtype=Consumer&category=Automotive&device=desktop&cpimin=0.5&cpimax=99.5&currency=GBP&q=" +
 		x(1000) + "&sort=-fieldend&page=2"
 	if resp, body := a.raw(t, "GET", full, "", "", nil); resp.StatusCode != 200 {
 		t.Errorf("the live list with every filter set: %d\n%.300s", resp.StatusCode, body)

@@ -156,14 +156,24 @@ func overlaps(start, end *time.Time, from, to time.Time) bool {
 	return true
 }
 
+// eventsPageSize is how many events a page of /events lists, each with
+// all its subsamples the filters keep.
+const eventsPageSize = 20
+
 // Events answers GET /events and /events.csv: every subsample of the
-// snapshot grouped by event, filtered by the query. htmx gets the table
-// alone; the CSV has one line per subsample shown.
+// snapshot grouped by event, filtered by the query, the page twenty
+// events at a time (a page past the last shows the last). htmx gets the
+// table alone; the CSV has one line per subsample the filters keep, on
+// every page.
 func (h *Handler) Events(c echo.Context) error {
 	ctx := c.Request().Context()
 	filter, err := ParseEventFilter(c.QueryParams(), h.Location)
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, capitalise(err.Error())+".")
+	}
+	page, err := pageParam(c.QueryParams())
+	if err != nil {
+		return err
 	}
 	reports, err := h.SnapshotChecks.Subsamples(ctx, checks.SubsampleFilter{})
 	if err != nil {
@@ -181,11 +191,16 @@ func (h *Handler) Events(c echo.Context) error {
 	q := c.QueryParams()
 	form := views.EventsFilterForm{Status: filter.Status, Country: filterValue(q, "country"),
 		From: filterValue(q, "from"), To: filterValue(q, "to"), Q: filterValue(q, "q")}
-	result := views.EventsResult{Events: groups, Total: len(reports), Filtered: !filter.IsZero(),
-		CSVHref: withQuery("/events.csv", "status", form.Status, "country", form.Country, "from", form.From, "to", form.To, "q", form.Q), ClearHref: "/events"}
+	query := []string{"status", form.Status, "country", form.Country, "from", form.From, "to", form.To, "q", form.Q}
+	result := views.EventsResult{Matching: len(groups), Total: len(reports), Filtered: !filter.IsZero(),
+		CSVHref: withQuery("/events.csv", query...), ClearHref: "/events"}
 	for _, g := range groups {
 		result.Shown += len(g.Subsamples)
 	}
+	result.PageNo = min(page, pageCount(len(groups), eventsPageSize))
+	start := pageOffset(result.PageNo, eventsPageSize)
+	result.Events = groups[start:min(start+eventsPageSize, len(groups))]
+	result.Pages, result.Prev, result.Next = pageLinks("/events", query, result.PageNo, len(groups), eventsPageSize)
 	p := h.page("Events", "events")
 	return pageOrFragment(c, http.StatusOK, views.EventsTable(p, result), func() (templ.Component, error) {
 		v := views.EventsView{Page: p, Filter: form, Statuses: domain.Statuses, Snapshot: snapshot, Result: result}

@@ -32,12 +32,18 @@ func (h *Handler) Live(c echo.Context) error {
 		return err
 	}
 	all := d.LiveRows()
+	if _, err := q.CPIRange(all); err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "The filters could not be applied: "+err.Error()+".")
+	}
 	if wantsCSV(c) {
 		snapshot, err := h.snapshotTime(ctx, store.DatasetEvents)
 		if err != nil {
 			return err
 		}
-		matching := q.Filter(all)
+		matching, err := q.Filter(all)
+		if err != nil {
+			return err
+		}
 		return h.sendCSV(c, formats.FileName("live-subsamples", snapshot, q.FilterScope()...), func(w *formats.Writer) error { return formats.WriteLiveCSV(w, matching) })
 	}
 	// The filters and the table depend only on the decisions and the
@@ -49,8 +55,12 @@ func (h *Handler) Live(c echo.Context) error {
 	cached := func(part string, component func(views.Page, views.LiveTableView) templ.Component) ([]byte, error) {
 		return fragment(d, part+q.Values().Encode(), func() ([]byte, error) {
 			options, _ := checks.Memo(d, "handlers.live.options", func() (views.LiveOptions, error) { return liveOptions(all), nil })
+			matching, err := q.Filter(all)
+			if err != nil {
+				return nil, err
+			}
 			var buf bytes.Buffer
-			err := component(p, liveTable(q, all, q.Filter(all), options)).Render(ctx, &buf)
+			err = component(p, liveTable(q, all, matching, options)).Render(ctx, &buf)
 			return buf.Bytes(), err
 		})
 	}
@@ -81,7 +91,8 @@ func liveTable(q LiveQuery, all, matching []checks.LiveRow, options views.LiveOp
 		Pages: max(1, (len(matching)+livePageSize-1)/livePageSize), Sort: q.Sort,
 		Options: options, SortURLs: map[string]string{},
 		Filters: views.LiveFilters{Sendability: q.Sendability, Status: q.Status, Country: q.Country, ResearchType: q.ResearchType,
-			Category: q.Category, Device: q.Device, AtRisk: q.AtRisk, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1), Text: q.Text},
+			Category: q.Category, Device: q.Device, AtRisk: q.AtRisk, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1),
+			Currency: strings.ToUpper(q.Currency), Text: q.Text},
 	}
 	at := func(edit func(*LiveQuery)) string {
 		c := q
@@ -132,5 +143,6 @@ func liveOptions(rows []checks.LiveRow) views.LiveOptions {
 		slices.Sort(out)
 		return out
 	}
-	return views.LiveOptions{Countries: keys(seen["country"]), ResearchTypes: keys(seen["rtype"]), Categories: keys(seen["category"])}
+	return views.LiveOptions{Countries: keys(seen["country"]), ResearchTypes: keys(seen["rtype"]), Categories: keys(seen["category"]),
+		Currencies: Currencies(rows)}
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -28,12 +29,15 @@ type LiveQuery struct {
 	ResearchType string
 	Category     string
 	Device       string // desktop, mobile or tablet
-	CPIMin       *float64
-	CPIMax       *float64
-	Text         string // subsample or event id, or part of a name
-	AtRisk       bool   // only subsamples whose total quota is at risk (rules.Pace)
-	Sort         string // a column of liveSorts, "-" in front for descending
-	Page         int    // from 1
+	// CPIMin and CPIMax bound the price; Currency is the one currency they
+	// are in (CPIRange says which rows a bound keeps).
+	CPIMin   *float64
+	CPIMax   *float64
+	Currency string // ISO code as the provider spells it, any case
+	Text     string // subsample or event id, or part of a name
+	AtRisk   bool   // only subsamples whose total quota is at risk (rules.Pace)
+	Sort     string // a column of liveSorts, "-" in front for descending
+	Page     int    // from 1
 }
 
 // liveSorts are the columns the live list sorts by.
@@ -67,7 +71,7 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 		Sendability: filterValue(q, "sendability"), Status: filterValue(q, "status"),
 		Country: filterValue(q, "country"), ResearchType: filterValue(q, "rtype"),
 		Category: filterValue(q, "category"), Device: filterValue(q, "device"),
-		Text: filterValue(q, "q"), Sort: filterValue(q, "sort"),
+		Text: filterValue(q, "q"), Sort: filterValue(q, "sort"), Currency: filterValue(q, "currency"),
 	}
 	if lq.Sendability != "" {
 		if _, err := rules.ParseState(lq.Sendability); err != nil {
@@ -127,6 +131,7 @@ func (lq LiveQuery) Values() url.Values {
 	set("rtype", lq.ResearchType)
 	set("category", lq.Category)
 	set("device", lq.Device)
+	set("currency", lq.Currency)
 	if lq.CPIMin != nil {
 		v.Set("cpimin", strconv.FormatFloat(*lq.CPIMin, 'f', -1, 64))
 	}
@@ -158,11 +163,83 @@ func (lq LiveQuery) FilterScope() []string {
 	return scope
 }
 
-// Filter returns the rows that pass every filter, sorted. With no filter
-// and no sort it returns rows itself; it never modifies rows.
-func (lq LiveQuery) Filter(rows []checks.LiveRow) []checks.LiveRow {
+// A CPI range compares prices in one currency only: money is never
+// compared across currencies, and an unknown price is never taken as 0.
+//
+//   - With a currency chosen, a bound keeps the rows priced in that
+//     currency (any case) whose price is within it.
+//   - With no currency chosen, when every priced row of the list shares
+//     one currency, that currency is implied; when the rows have more
+//     than one, a bound is refused (ErrCPINeedsCurrency: a 400 on the
+//     CSV, the message on the page as the other filter errors).
+//   - A row whose price is unknown (no currency, or a CPI not above 0)
+//     never passes a bound.
+//
+// A currency chosen without a bound keeps the rows priced in it.
+//
+// CPIRange returns the currency the bounds are in ("" when the query has
+// no bound and no currency), or the error that refuses them; rows are
+// the whole list, before any filter, whose currencies decide.
+func (lq LiveQuery) CPIRange(rows []checks.LiveRow) (string, error) {
+	if lq.Currency != "" {
+		return strings.ToUpper(lq.Currency), nil
+	}
+	if lq.CPIMin == nil && lq.CPIMax == nil {
+		return "", nil
+	}
+	currencies := Currencies(rows)
+	if len(currencies) > 1 {
+		return "", fmt.Errorf("%w: the live subsamples are priced in %s", ErrCPINeedsCurrency, strings.Join(currencies, ", "))
+	}
+	if len(currencies) == 0 {
+		return "", nil // no row has a known price: none passes a bound
+	}
+	return currencies[0], nil
+}
+
+// ErrCPINeedsCurrency refuses a CPI bound without a currency over rows
+// priced in more than one.
+var ErrCPINeedsCurrency = errors.New("a CPI range needs a currency: choose the one its bounds are in")
+
+// Currencies lists the currencies of the rows' known prices, upper case
+// and sorted.
+func Currencies(rows []checks.LiveRow) []string {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if priceKnown(r) {
+			seen[strings.ToUpper(strings.TrimSpace(r.Currency))] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// priceKnown reports whether a row's price is known: a currency and a
+// CPI above 0 (a price needs both, as the price history says).
+func priceKnown(r checks.LiveRow) bool {
+	return strings.TrimSpace(r.Currency) != "" && r.CPI > 0 && !math.IsInf(r.CPI, 0)
+}
+
+// inCPIRange reports whether a row passes the price filters in currency
+// (CPIRange's): always when there is none; otherwise its price must be
+// known, in currency, and within the bounds.
+func (lq LiveQuery) inCPIRange(r checks.LiveRow, currency string) bool {
+	if currency == "" && lq.CPIMin == nil && lq.CPIMax == nil {
+		return true
+	}
+	return priceKnown(r) && strings.EqualFold(strings.TrimSpace(r.Currency), currency) &&
+		(lq.CPIMin == nil || r.CPI >= *lq.CPIMin) && (lq.CPIMax == nil || r.CPI <= *lq.CPIMax)
+}
+
+// Filter returns the rows that pass every filter, sorted, or the error
+// of a CPI range that CPIRange refuses. With no filter and no sort it
+// returns rows itself; it never modifies rows.
+func (lq LiveQuery) Filter(rows []checks.LiveRow) ([]checks.LiveRow, error) {
 	if lq.unfiltered() {
-		return rows
+		return rows, nil
+	}
+	currency, err := lq.CPIRange(rows)
+	if err != nil {
+		return nil, err
 	}
 	text := strings.ToLower(lq.Text)
 	out := make([]checks.LiveRow, 0, len(rows))
@@ -176,8 +253,7 @@ func (lq LiveQuery) Filter(rows []checks.LiveRow) []checks.LiveRow {
 			lq.Device == "desktop" && !r.AllowDesktop,
 			lq.Device == "mobile" && !r.AllowMobile,
 			lq.Device == "tablet" && !r.AllowTablet,
-			lq.CPIMin != nil && r.CPI < *lq.CPIMin,
-			lq.CPIMax != nil && r.CPI > *lq.CPIMax,
+			!lq.inCPIRange(r, currency),
 			text != "" && !matchesText(r, text),
 			lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk):
 			continue
@@ -194,13 +270,13 @@ func (lq LiveQuery) Filter(rows []checks.LiveRow) []checks.LiveRow {
 			return by(a, b)
 		})
 	}
-	return out
+	return out, nil
 }
 
 // unfiltered reports whether the query keeps every row in its order.
 func (lq LiveQuery) unfiltered() bool {
 	return lq.Sendability == "" && lq.Status == "" && lq.Country == "" && lq.ResearchType == "" && lq.Category == "" &&
-		lq.Device == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && !lq.AtRisk && lq.Sort == ""
+		lq.Device == "" && lq.Currency == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && !lq.AtRisk && lq.Sort == ""
 }
 
 // PageOf returns the rows of the query's page and the page it really is

@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"errors"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
 	"fieldboard/rules"
@@ -11,7 +14,7 @@ import (
 
 func liveRow(id int64, name string, state rules.State, cpi float64, country string) checks.LiveRow {
 	return checks.LiveRow{
-		LiveRow: store.LiveRow{SubsampleID: id, EventID: id / 10, Name: name, Status: "Live", CPI: cpi, Countries: country,
+		LiveRow: store.LiveRow{SubsampleID: id, EventID: id / 10, Name: name, Status: "Live", CPI: cpi, Currency: "EUR", Countries: country,
 			ResearchType: "Tracker", Categories: "Soft drinks, Beer", AllowDesktop: true, AllowMobile: id%2 == 0},
 		Verdict: rules.Verdict{State: state},
 	}
@@ -51,7 +54,11 @@ func TestLiveQueryFilterAndSort(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []int64
-			for _, r := range q.Filter(rows) {
+			matching, err := q.Filter(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range matching {
 				got = append(got, r.SubsampleID)
 			}
 			if len(got) != len(tt.want) {
@@ -91,5 +98,81 @@ func TestLiveQueryPages(t *testing.T) {
 	}
 	if got, page := (LiveQuery{Page: 1}).PageOf(nil); page != 1 || len(got) != 0 {
 		t.Errorf("empty list: page %d, %d rows", page, len(got))
+	}
+}
+
+// priced is a live row with a price in a currency; cpi 0 or currency ""
+// is a price the provider did not give.
+func priced(id int64, cpi float64, currency string) checks.LiveRow {
+	r := liveRow(id, "", rules.Sendable, cpi, "FR")
+	r.Currency = currency
+	return r
+}
+
+// TestLiveQueryCPIRangeInOneCurrency checks the CPI range's rule
+// (LiveQuery.CPIRange): a bound compares prices in one currency only, and
+// an unknown price never passes a bound.
+func TestLiveQueryCPIRangeInOneCurrency(t *testing.T) {
+	mixed := []checks.LiveRow{
+		priced(1, 2, "EUR"), priced(2, 5, "EUR"), priced(3, 5, "USD"), priced(4, 300, "JPY"),
+		priced(5, 0, "EUR"), // unknown price: a CPI of 0
+		priced(6, 4, ""),    // unknown price: no currency
+		priced(7, 4, "eur"), // the provider's spelling, another case
+	}
+	oneCurrency := []checks.LiveRow{priced(1, 2, "EUR"), priced(2, 5, "EUR"), priced(5, 0, "EUR"), priced(6, 4, "")}
+	tests := []struct {
+		name    string
+		rows    []checks.LiveRow
+		query   string
+		want    []int64
+		wantErr bool
+	}{
+		{"a bound in a currency keeps that currency's prices within it", mixed, "cpimin=3&currency=EUR", []int64{2, 7}, false},
+		{"the currency is read in any case", mixed, "cpimax=4&currency=eur", []int64{1, 7}, false},
+		{"a bound never compares another currency's price", mixed, "cpimin=4&cpimax=6&currency=USD", []int64{3}, false},
+		{"a currency without a bound keeps the rows priced in it", mixed, "currency=JPY", []int64{4}, false},
+		{"a bound without a currency over several currencies is refused", mixed, "cpimin=3", nil, true},
+		{"an upper bound alone is refused too", mixed, "cpimax=10", nil, true},
+		{"one currency among the rows is implied", oneCurrency, "cpimin=1", []int64{1, 2}, false},
+		{"an unknown price never passes a bound, not even a bound of 0", oneCurrency, "cpimin=0", []int64{1, 2}, false},
+		{"an unknown price never passes an upper bound as if it were 0", oneCurrency, "cpimax=3", []int64{1}, false},
+		{"no known price at all: a bound keeps nothing", []checks.LiveRow{priced(5, 0, "EUR"), priced(6, 4, "")}, "cpimax=10", nil, false},
+		{"no bound and no currency: every row, unknown prices too", mixed, "", []int64{1, 2, 3, 4, 5, 6, 7}, false},
+		{"a currency no row has keeps nothing", mixed, "cpimin=1&currency=GBP", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, _ := url.ParseQuery(tt.query)
+			q, err := ParseLiveQuery(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			matching, err := q.Filter(tt.rows)
+			if _, rangeErr := q.CPIRange(tt.rows); (rangeErr != nil) != (err != nil) {
+				t.Errorf("CPIRange says %v, Filter %v", rangeErr, err)
+			}
+			if tt.wantErr {
+				if !errors.Is(err, ErrCPINeedsCurrency) || !strings.Contains(err.Error(), "EUR, JPY, USD") {
+					t.Fatalf("Filter = %v, want ErrCPINeedsCurrency naming the currencies", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, r := range matching {
+				got = append(got, r.SubsampleID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+			if back := q.Values().Encode(); back != v.Encode() {
+				t.Errorf("query written back as %q, want %q", back, v.Encode())
+			}
+		})
+	}
+	if got := Currencies(mixed); !slices.Equal(got, []string{"EUR", "JPY", "USD"}) {
+		t.Errorf("Currencies = %v, want the known prices' currencies, upper case, sorted", got)
 	}
 }

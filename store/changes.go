@@ -13,6 +13,12 @@ import (
 // changeColumns are the columns of a domain.Change.
 const changeColumns = `change_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value`
 
+// changeNames are the names the current snapshot gives a change's
+// subsample and event (domain.Change), read beside changeColumns.
+const changeNames = `,
+	COALESCE((SELECT s.name FROM subsamples s WHERE s.subsample_id = changes.subsample_id), '') AS subsample_name,
+	COALESCE((SELECT MIN(l.event_name) FROM live_subsamples l WHERE l.event_id = changes.event_id), '') AS event_name`
+
 // appendChanges adds changes to the feed, and queues their webhook
 // deliveries, in the snapshot's transaction.
 func appendChanges(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, changes []domain.Change) error {
@@ -58,11 +64,12 @@ func (f ChangeFilter) where() filtered {
 }
 
 // Changes are the changes f selects, newest first, limit of them after
-// offset (limit 0: all), and how many f selects in all.
+// offset (limit 0: all), with the names of their subsample and event in
+// the current snapshot, and how many f selects in all.
 func (s *Store) Changes(ctx context.Context, f ChangeFilter, limit, offset int) ([]domain.Change, int, error) {
 	var out []domain.Change
 	w := f.where()
-	total, err := s.page(ctx, &out, "changes", w, `SELECT `+changeColumns+` FROM changes WHERE `+w.where()+
+	total, err := s.page(ctx, &out, "changes", w, `SELECT `+changeColumns+changeNames+` FROM changes WHERE `+w.where()+
 		` ORDER BY change_id DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("changes: %w", err)

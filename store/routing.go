@@ -172,13 +172,16 @@ func (f RoutingFilter) where() filtered {
 }
 
 // Routings are the decisions f selects, newest first, limit of them after
-// offset (limit 0: all), and how many f selects in all.
+// offset (limit 0: all), with the names the current snapshot gives their
+// subsamples, and how many f selects in all.
 func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int) ([]domain.RoutingDecision, int, error) {
 	var out []domain.RoutingDecision
 	w := f.where()
 	total, err := s.page(ctx, &out, "routing_decisions", w, `
 		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
-			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason, cells
+			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason, cells,
+			COALESCE((SELECT s.name FROM subsamples s WHERE s.subsample_id = routing_decisions.intended_subsample), '') AS intended_name,
+			COALESCE((SELECT s.name FROM subsamples s WHERE s.subsample_id = routing_decisions.chosen_subsample), '') AS chosen_name
 		FROM routing_decisions WHERE `+w.where()+` ORDER BY at DESC, decision_id DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("routing decisions: %w", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/store/storetest"
@@ -222,4 +223,53 @@ func instancesMakeOneFirstRoutingKey(t *testing.T, a, b *store.Store, round int)
 	if err != nil || len(valid) != 1 {
 		t.Errorf("round %d: keys valid after the first uses: %d, %v; want 1", round, len(valid), err)
 	}
+}
+
+// TestChangeAndRoutingNamesFromTheSnapshot: the change feed and the
+// router's record are read with the names the current snapshot gives
+// their subsamples and events; an id no longer in it has no name.
+func TestChangeAndRoutingNamesFromTheSnapshot(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s, ctx := open(t, db), context.Background()
+		save := func(at time.Time, states map[int64]store.SubsampleState) {
+			t.Helper()
+			snap := snapshotAt(at, 40)
+			snap.States = states
+			snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
+				return rules.Detect(previous, next, at)
+			}
+			if _, err := s.SaveEvents(ctx, snap, 2*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+		save(t0, map[int64]store.SubsampleState{}) // the baseline
+		save(t0.Add(time.Minute), map[int64]store.SubsampleState{
+			100: {Status: "Live", Sendability: "unknown", EventID: 10, Country: "US"},
+			300: {Status: "Live", Sendability: "unknown", EventID: 30, Country: "DE"}, // not in the snapshot's lists
+		})
+		changes, _, err := s.Changes(ctx, store.ChangeFilter{Kind: domain.ChangeNew}, 0, 0)
+		if err != nil || len(changes) != 2 {
+			t.Fatalf("new subsamples: %+v, %v; want 100 and 300", changes, err)
+		}
+		for _, c := range changes {
+			want := map[int64][2]string{100: {"US wave 3", "Soft drinks tracker"}, 300: {"", ""}}[c.SubsampleID]
+			if c.SubsampleName != want[0] || c.EventName != want[1] {
+				t.Errorf("change of subsample %d names %q of event %q, want %q of %q", c.SubsampleID, c.SubsampleName, c.EventName, want[0], want[1])
+			}
+		}
+		if err := s.RecordRoutings(ctx, []domain.RoutingDecision{
+			{At: t0, PanelistID: "P1", Intended: 300, Chosen: 101, Outcome: domain.RoutedNext, Reason: "300 is gone"},
+			{At: t0.Add(time.Second), PanelistID: "P2", Chosen: 100, Outcome: domain.RoutedNext, Reason: "best"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := s.Routings(ctx, store.RoutingFilter{}, 0, 0)
+		if err != nil || len(got) != 2 {
+			t.Fatalf("routing record: %+v, %v", got, err)
+		}
+		if got[0].IntendedName != "" || got[0].ChosenName != "US wave 3" || got[1].IntendedName != "" || got[1].ChosenName != "GB wave 3" {
+			t.Errorf("routing names: %+v", got)
+		}
+	})
 }

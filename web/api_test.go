@@ -730,7 +730,9 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 		{"sendability=sendable", func(s formats.SubsampleJSON) bool { return s.Sendability == "sendable" }},
 		{"status=Live+for+testing", func(s formats.SubsampleJSON) bool { return s.Status == "Live for testing" }},
 		{"country=US", func(s formats.SubsampleJSON) bool { return s.Country == "US" }},
-		{"cpimin=5&cpimax=9", func(s formats.SubsampleJSON) bool { return s.CPI != nil && *s.CPI >= 5 && *s.CPI <= 9 }},
+		{"cpimin=1&cpimax=9&currency=USD", func(s formats.SubsampleJSON) bool {
+			return s.Currency == "USD" && s.CPI != nil && *s.CPI > 0 && *s.CPI >= 1 && *s.CPI <= 9
+		}},
 	}
 	var subsamples []formats.SubsampleJSON
 	a.getJSON(t, "/api/v1/subsamples", &subsamples)
@@ -741,6 +743,9 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 				if s.CPI != nil && tt.rows(s) { // listed by live-details
 					want++
 				}
+			}
+			if want == 0 {
+				t.Fatalf("no live subsample passes %s: pick a filter that keeps some", tt.query)
 			}
 			resp, body := a.do(t, "GET", "/live.csv?"+tt.query, nil)
 			if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename="live-subsamples_`) {
@@ -766,6 +771,14 @@ func TestLiveListFiltersSortPagesAndCSV(t *testing.T) {
 		prev, cur := parseFloat(t, rows[i-1][cpi]), parseFloat(t, rows[i][cpi])
 		if cur > prev {
 			t.Fatalf("sort=-cpi: row %d has CPI %v after %v", i, cur, prev)
+		}
+	}
+	// The simulator prices its subsamples in several currencies: a CPI
+	// bound without one is refused, as the page and the CSV say.
+	for _, path := range []string{"/live.csv?cpimin=5", "/live?cpimax=9"} {
+		resp, body := a.do(t, "GET", path, map[string]string{"HX-Request": "true"})
+		if resp.StatusCode != 400 || !strings.Contains(body, "a CPI range needs a currency") {
+			t.Errorf("%s: %d %q, want 400 saying a CPI range needs a currency", path, resp.StatusCode, body)
 		}
 	}
 	for _, bad := range []string{"cpimin=abc", "sort=bogus", "page=0", "sendability=maybe", "device=fridge"} {

@@ -89,7 +89,9 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 		add("GET", path+"?from=%ff", 400, "is not a date")
 		add("GET", path+"?from=2026-03-02&to=2026-03-01", 400, "From (2026-03-02) is after to (2026-03-01).")
 	}
-	add("GET", "/events?page=-1&sort=nonsense", 200, "120 subsamples") // the events page has no pages or sort: ignored
+	add("GET", "/events?page=-1", 400, `Page &#34;-1&#34; is not a whole number from 1.`) // paged as /live is
+	add("GET", "/events?page=1000&sort=nonsense", 200, "120 subsamples")                  // past the end: the last page; no sort, ignored
+	add("GET", "/events?page=99999999999999999999", 200, `data-testid="event-row"`)
 	add("GET", "/events?q=%ff%00&country=%3Cb%3E", 200, "0 events, 0 of 120 subsamples match the filters.")
 
 	// The outcomes, the invoice, their CSVs and the API's.
@@ -352,7 +354,7 @@ func TestQueryStringsAreCapped(t *testing.T) {
 	}
 
 	// The longest filters a user sets on the live list fit.
-	full := "/live?sendability=sendable&status=Live+for+testing&country=GB&rtype=Consumer&category=Automotive&device=desktop&cpimin=0.5&cpimax=99.5&q=" +
+	full := "/live?sendability=sendable&status=Live+for+testing&country=GB&rtype=Consumer&category=Automotive&device=desktop&cpimin=0.5&cpimax=99.5&currency=GBP&q=" +
 		x(1000) + "&sort=-fieldend&page=2"
 	if resp, body := a.raw(t, "GET", full, "", "", nil); resp.StatusCode != 200 {
 		t.Errorf("the live list with every filter set: %d\n%.300s", resp.StatusCode, body)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"html"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,8 +98,26 @@ func TestChangeFeedAfterTwoRefreshes(t *testing.T) {
 	}
 	_, body := a.do(t, "GET", "/changes.csv", nil)
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-	if err != nil || len(rows) != len(all)+1 || strings.Join(rows[0], ",") != "id,at,kind,subsampleId,eventId,country,quotaId,before,after" {
-		t.Errorf("/changes.csv: %d rows, %v; want a header and the %d changes", len(rows), err, len(all))
+	if err != nil || len(rows) != len(all)+1 || strings.Join(rows[0], ",") != "id,at,kind,subsampleId,eventId,country,quotaId,before,after,subsampleName,eventName" {
+		t.Fatalf("/changes.csv: %d rows, %v; want a header and the %d changes", len(rows), err, len(all))
+	}
+	// Each change names its subsample as the snapshot does, on the page
+	// and in the CSV.
+	snapshot, err := a.store.SubsampleRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, r := range snapshot {
+		names[strconv.FormatInt(r.SubsampleID, 10)] = r.Name
+	}
+	for _, row := range rows[1:] {
+		if want := names[row[3]]; row[9] != want {
+			t.Fatalf("/changes.csv names subsample %s %q, the snapshot %q", row[3], row[9], want)
+		}
+	}
+	if name := names[rows[1][3]]; name == "" || !strings.Contains(page, `<span class="id-name">`+html.EscapeString(name)+`</span>`) {
+		t.Errorf("/changes does not show subsample %s's name %q beside its id", rows[1][3], name)
 	}
 	_, overview := a.do(t, "GET", "/", nil)
 	if strings.Contains(overview, `data-testid="baseline"`) {

@@ -69,6 +69,25 @@ func TestPacingFromRefreshesOfAMovingSimulator(t *testing.T) {
 	if body := a.page(t, "/live"); !strings.Contains(body, "too little history") {
 		t.Error("/live after one refresh does not say too little history")
 	}
+	// The subsample page says it once, under its quotas, not in each row.
+	for _, s := range first {
+		if s.Pacing == nil {
+			continue
+		}
+		body := a.page(t, fmt.Sprintf("/subsamples/%d", s.SubsampleID))
+		rows := strings.Count(body, `data-testid="quota-row"`)
+		if n := strings.Count(body, `data-testid="quota-pace-too-little"`); rows == 0 || n != 1 {
+			t.Errorf("subsample %d after one refresh: %d notes of too little history under %d quota rows, want one", s.SubsampleID, n, rows)
+		}
+		marked := strings.Count(body, `role="img" aria-label="too little history"`)
+		if marked == 0 || marked > rows {
+			t.Errorf("subsample %d: %d of %d quota rows mark their pace as too little history for screen readers, want 1 to %d", s.SubsampleID, marked, rows, rows)
+		}
+		if shown := strings.Count(body, "too little history") - marked; shown > 2 {
+			t.Errorf("subsample %d shows too little history %d times, want once for the quotas and once for the total", s.SubsampleID, shown)
+		}
+		break
+	}
 
 	refreshEvery(t, a, clock, 10*time.Minute, 13)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"html"
 	"net/url"
 	"regexp"
 	"slices"
@@ -30,6 +31,33 @@ func shownSubsamples(body string) []int64 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// eventPages fetches /events?query and every page after it, following
+// the pager's next links, and returns the pages' bodies in order.
+func (a *app) eventPages(t *testing.T, query string, header map[string]string) []string {
+	t.Helper()
+	next := regexp.MustCompile(`href="([^"]*)"[^>]*rel="next"`)
+	path := "/events"
+	if query != "" {
+		path += "?" + query
+	}
+	var bodies []string
+	for path != "" {
+		resp, body := a.do(t, "GET", path, header)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s = %d:\n%s", path, resp.StatusCode, body)
+		}
+		bodies = append(bodies, body)
+		if len(bodies) > 100 {
+			t.Fatalf("/events?%s: more than 100 pages", query)
+		}
+		path = ""
+		if m := next.FindStringSubmatch(body); m != nil {
+			path = html.UnescapeString(m[1])
+		}
+	}
+	return bodies
 }
 
 // getCSV downloads a CSV and checks it is one: 200, text/csv and an
@@ -89,14 +117,36 @@ func TestEventsPage(t *testing.T) {
 	for _, r := range rows {
 		events[r.EventID] = true
 	}
-	resp, body := a.do(t, "GET", "/events", nil)
-	if resp.StatusCode != 200 || testIDs(body, "event-subsample") != len(rows) || testIDs(body, "event-row") != len(events) {
-		t.Fatalf("/events = %d with %d events and %d subsamples, want %d and %d", resp.StatusCode,
+	pages := a.eventPages(t, "", nil)
+	body := strings.Join(pages, "\n")
+	if testIDs(body, "event-subsample") != len(rows) || testIDs(body, "event-row") != len(events) {
+		t.Fatalf("/events shows %d events and %d subsamples on its pages, want %d and %d",
 			testIDs(body, "event-row"), testIDs(body, "event-subsample"), len(events), len(rows))
 	}
 	if len(events) == len(rows) {
 		t.Error("the simulator should have multi-country events, grouped into one row")
 	}
+	// Paged as /live is: twenty events a page, each page says which it
+	// is, and its pager swaps the table with htmx.
+	if len(pages) < 2 {
+		t.Errorf("/events is one page of %d events, want twenty a page", len(events))
+	}
+	for i, page := range pages {
+		if n := testIDs(page, "event-row"); n > 20 || n == 0 {
+			t.Errorf("/events page %d lists %d events, want 1 to 20", i+1, n)
+		}
+		if !strings.Contains(page, fmt.Sprintf("Page %d of %d", i+1, len(pages))) {
+			t.Errorf("/events page %d does not say it is page %d of %d", i+1, i+1, len(pages))
+		}
+	}
+	if !strings.Contains(pages[0], `hx-target="#events-results"`) || !strings.Contains(pages[0], `rel="next"`) {
+		t.Error("/events: the pager must swap the table with htmx")
+	}
+	resp, last := a.do(t, "GET", "/events?page=1000", nil)
+	if resp.StatusCode != 200 || testIDs(last, "event-row") != testIDs(pages[len(pages)-1], "event-row") {
+		t.Errorf("/events?page=1000 = %d, want the last page", resp.StatusCode)
+	}
+	body = pages[0]
 	for _, want := range []string{`href="/subsamples/`, `class="badge badge-`, `href="/events.csv"`, "Download CSV", `hx-push-url="true"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/events lacks %s", want)
@@ -183,11 +233,17 @@ func TestEventsFilters(t *testing.T) {
 				t.Fatalf("the filter %s keeps %d of %d subsamples; pick one that narrows", tt.query, len(want), len(rows))
 			}
 			slices.Sort(want)
-			resp, body := a.do(t, "GET", "/events?"+tt.query, nil)
-			got := shownSubsamples(body)
+			pages := a.eventPages(t, tt.query, nil)
+			body := pages[0]
+			got := shownSubsamples(strings.Join(pages, "\n"))
 			slices.Sort(got)
-			if resp.StatusCode != 200 || !slices.Equal(got, want) {
-				t.Errorf("/events?%s = %d showing %v, want %v", tt.query, resp.StatusCode, got, want)
+			if !slices.Equal(got, want) {
+				t.Errorf("/events?%s shows %v on its pages, want %v", tt.query, got, want)
+			}
+			for i, page := range pages[1:] {
+				if !strings.Contains(page, fmt.Sprintf("%d of %d subsamples match", len(want), len(rows))) {
+					t.Errorf("/events?%s page %d does not count the matches of every page", tt.query, i+2)
+				}
 			}
 			if !strings.Contains(body, fmt.Sprintf("%d of %d subsamples match", len(want), len(rows))) {
 				t.Errorf("/events?%s does not say how many subsamples match", tt.query)
@@ -195,8 +251,8 @@ func TestEventsFilters(t *testing.T) {
 			if !strings.Contains(body, `href="/events.csv?`) {
 				t.Errorf("/events?%s: the Download CSV link must carry the filters", tt.query)
 			}
-			_, fragment := a.do(t, "GET", "/events?"+tt.query, map[string]string{"HX-Request": "true"})
-			if got := shownSubsamples(fragment); len(got) != len(want) || strings.Contains(fragment, "<html") {
+			fragments := a.eventPages(t, tt.query, map[string]string{"HX-Request": "true"})
+			if got := shownSubsamples(strings.Join(fragments, "\n")); len(got) != len(want) || strings.Contains(fragments[0], "<html") {
 				t.Errorf("htmx /events?%s shows %d subsamples (want %d), or a whole page", tt.query, len(got), len(want))
 			}
 			lines := a.getCSV(t, "/events.csv?"+tt.query, "events")

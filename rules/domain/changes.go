@@ -40,6 +40,13 @@ type Change struct {
 	QuotaID string `db:"quota_id"`
 	Before  string `db:"before_value"` // the value before, as a coordinator reads it; "" for a new subsample
 	After   string `db:"after_value"`
+	// SubsampleName and EventName are the names the current snapshot
+	// gives the subsample and its event when the feed is read (not kept
+	// with the change): "" when the subsample is no longer in the
+	// snapshot, and for an event none of whose subsamples is live (live
+	// details are the only source of event names).
+	SubsampleName string `db:"subsample_name"`
+	EventName     string `db:"event_name"`
 }
 
 // ChangeKind is what moved.

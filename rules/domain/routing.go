@@ -16,6 +16,11 @@ type RoutingDecision struct {
 	// panelist was judged to fall in on the chosen subsample, all open
 	// then: a quota full there later means the judgement was wrong.
 	Cells string `db:"cells"`
+	// IntendedName and ChosenName are the names the current snapshot gives
+	// the two subsamples when the record is read (not kept with the
+	// decision): "" for none, and for one no longer in the snapshot.
+	IntendedName string `db:"intended_name"`
+	ChosenName   string `db:"chosen_name"`
 }
 
 // SigningKey is one key invitation tokens are signed with: the store

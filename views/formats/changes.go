@@ -44,13 +44,15 @@ func ChangesPage(changes []domain.Change, since int64) ChangesPageJSON {
 	return out
 }
 
-// WriteChangesCSV writes the feed as CSV, times as formatTime writes them.
+// WriteChangesCSV writes the feed as CSV, times as formatTime writes them;
+// the names are the current snapshot's, empty when it has none.
 func WriteChangesCSV(w *Writer, changes []domain.Change, formatTime func(*time.Time) string) error {
-	if err := w.Write("id", "at", "kind", "subsampleId", "eventId", "country", "quotaId", "before", "after"); err != nil {
+	if err := w.Write("id", "at", "kind", "subsampleId", "eventId", "country", "quotaId", "before", "after", "subsampleName", "eventName"); err != nil {
 		return err
 	}
 	for _, c := range changes {
-		if err := w.Write(Int(c.ChangeID), formatTime(&c.At), string(c.Kind), Int(c.SubsampleID), Int(c.EventID), c.Country, c.QuotaID, c.Before, c.After); err != nil {
+		if err := w.Write(Int(c.ChangeID), formatTime(&c.At), string(c.Kind), Int(c.SubsampleID), Int(c.EventID), c.Country, c.QuotaID, c.Before, c.After,
+			c.SubsampleName, c.EventName); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,41 @@
+package views
+
+import (
+	"slices"
+	"testing"
+
+	"fieldboard/rules"
+)
+
+// TestPropCodeSaysItIsACode: a coded field whose values the provider
+// does not describe reads as a code, never as a bare number.
+func TestPropCodeSaysItIsACode(t *testing.T) {
+	two := int64(2)
+	for _, tt := range []struct {
+		code *int64
+		want string
+	}{
+		{nil, "–"},
+		{&two, "code 2 (no description from the provider)"},
+	} {
+		if got := propCode(tt.code); got != tt.want {
+			t.Errorf("propCode(%v) = %q, want %q", tt.code, got, tt.want)
+		}
+	}
+}
+
+// TestTooLittleHistoryIsSaidOnce: the quota table's note counts the
+// quotas without a pace and gives each reason once.
+func TestTooLittleHistoryIsSaidOnce(t *testing.T) {
+	short := &rules.Pacing{TooLittle: "Too little history: watched for 10 minutes, pacing needs 1 hour."}
+	none := &rules.Pacing{TooLittle: "No history of this quota yet."}
+	known := &rules.Pacing{CompletesPerHour: 3}
+	quotas := []QuotaView{{Pacing: short}, {Pacing: known}, {Pacing: nil}, {Pacing: short}, {Pacing: none}}
+	n, why := tooLittleHistory(quotas)
+	if n != 3 || !slices.Equal(why, []string{short.TooLittle, none.TooLittle}) {
+		t.Errorf("tooLittleHistory = %d, %q; want 3 quotas and the two reasons once each", n, why)
+	}
+	if n, why := tooLittleHistory([]QuotaView{{Pacing: known}}); n != 0 || why != nil {
+		t.Errorf("with every pace known: %d, %q; want no note", n, why)
+	}
+}

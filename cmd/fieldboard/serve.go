@@ -203,8 +203,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		replayChecks.Now = demoClock.Now
 		replay := &demodata.Replay{Seeder: seeder, Clock: demoClock, Receiver: receiver, Provider: provider, Refresh: refreshOptions,
 			Checks: replayChecks, Guard: guard, WebhookTimeout: *hooksTimeout, InviteTTL: *inviteTTL}
+		// The replay is the demo's extra, not the dashboard: when it
+		// stops (the simulator's answers refused, say), serve what it
+		// wrote; a database it left without a snapshot is replayed at the
+		// next start.
 		if err := replay.Run(ctx); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			logger.Warn("demo: the replay of the simulator's last day stopped; serving what it wrote", "err", err)
 		}
 		if err := seeder.MapCodes(ctx, func(ctx context.Context) error { return refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
 			return err

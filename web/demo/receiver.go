@@ -45,7 +45,7 @@ type Receiver struct {
 
 	mu      sync.Mutex
 	secret  string // "" when not subscribed this run
-	subbed  bool   // a subscription of an earlier run sends here
+	subbed  int64  // the id of an earlier run's subscription that sends here; 0 for none
 	seen    map[string]bool
 	refused atomic.Int64
 }
@@ -62,13 +62,13 @@ func StartReceiver(ctx context.Context, st *store.Store, now func() time.Time, l
 	}
 	for _, s := range subs {
 		if host, ok := ownSubscription(s.URL); ok && s.DisabledAt == nil {
-			listenOn, r.subbed = host, true
+			listenOn, r.subbed = host, s.ID
 		}
 	}
 	ln, err := net.Listen("tcp", listenOn)
-	if err != nil && r.subbed {
+	if err != nil && r.subbed != 0 {
 		logger.Warn("demo: the webhook receiver's port is taken: its subscription gets nothing this run", "address", listenOn, "err", err)
-		r.subbed = false
+		r.subbed = 0
 		ln, err = net.Listen("tcp", "127.0.0.1:0")
 	}
 	if err != nil {
@@ -105,8 +105,13 @@ func (r *Receiver) URL() string { return "http://" + r.addr.String() + ReceiverP
 
 // Subscribe subscribes the receiver to every change, as the webhooks page
 // does (webhooks.NewSubscription through guard, then the store), and
-// returns the subscription's id.
+// returns the subscription's id. A receiver listening for an earlier
+// run's subscription (a replay that stopped before its first refresh and
+// is run again) keeps that one: a second would post every change twice.
 func (r *Receiver) Subscribe(ctx context.Context, st *store.Store, guard webhooks.Guard) (int64, error) {
+	if r.subbed != 0 {
+		return r.subbed, nil
+	}
 	sub, err := webhooks.NewSubscription(ctx, guard, r.URL(), "", "", r.now())
 	if err != nil {
 		return 0, fmt.Errorf("subscribe the demo's webhook receiver: %w", err)
@@ -172,7 +177,7 @@ func (r *Receiver) verify(id, timestamp, signatures string, body []byte) error {
 	r.mu.Lock()
 	secret, subbed := r.secret, r.subbed
 	r.mu.Unlock()
-	if secret == "" && !subbed {
+	if secret == "" && subbed == 0 {
 		return errors.New("not subscribed")
 	}
 	if id == "" {

@@ -33,14 +33,30 @@ type started struct {
 	log      *bytes.Buffer
 }
 
-// startDemo starts the demo on the SQLite file db, with a small world.
+// startDemo starts the demo on the SQLite file db, with a small world,
+// and fails the test when the replay fails.
 func startDemo(t *testing.T, db string) started {
+	t.Helper()
+	s, err := startDemoOn(t, db, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// startDemoOn starts the demo on db; with providerDown the simulator's
+// event list answers 503, so no refresh succeeds. It returns the
+// replay's error.
+func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
 	t.Helper()
 	ctx := context.Background()
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 	clock := demo.NewClock(time.Now)
 	simulator := sim.New(sim.Options{Seed: 1, Subsamples: 80, Locales: 3, QuestionsPerLocale: 12, Now: clock.Now, BusyDay: true})
+	if providerDown {
+		simulator.FailPath("/supplier/v1/event/all", sim.FailServerError)
+	}
 	upstream := httptest.NewServer(simulator)
 	t.Cleanup(upstream.Close)
 	provider, err := client.New(client.Config{BaseURL: upstream.URL, Backoff: time.Millisecond})
@@ -70,10 +86,8 @@ func startDemo(t *testing.T, db string) started {
 		Checks:    &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute},
 		Guard:     webhooks.Guard{Allow: []netip.AddrPort{receiver.Addr()}},
 		InviteTTL: 7 * 24 * time.Hour}
-	if err := replay.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return started{store: st, clock: clock, receiver: receiver, replayed: fresh, log: &log}
+	err = replay.Run(ctx)
+	return started{store: st, clock: clock, receiver: receiver, replayed: fresh, log: &log}, err
 }
 
 // TestFirstStartReplaysADay: a fresh database gets the simulator's last
@@ -200,5 +214,35 @@ func TestFirstStartReplaysADay(t *testing.T) {
 	}
 	if second.receiver.Addr() != addr {
 		t.Errorf("the restarted receiver listens on %s; the subscription sends to %s", second.receiver.Addr(), addr)
+	}
+}
+
+// TestReplayAfterAFailedStartSubscribesOnce: a first start whose replay
+// stopped before any refresh succeeded (the provider down) has subscribed
+// the receiver; the next start replays the day into the still empty
+// database and keeps that subscription rather than adding a second,
+// which would post every change twice.
+func TestReplayAfterAFailedStartSubscribesOnce(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	first, err := startDemoOn(t, db, true)
+	if err == nil {
+		t.Fatal("a replay with the provider down did not fail")
+	}
+	first.receiver.Close()
+	first.store.Close()
+	second, err := startDemoOn(t, db, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.replayed {
+		t.Fatal("the database of a failed replay was not replayed again")
+	}
+	subs, err := second.store.Webhooks(ctx)
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("webhook subscriptions %+v, %v; want the demo receiver's, once", subs, err)
+	}
+	if second.receiver.Received() == 0 || second.receiver.Refused() != 0 {
+		t.Errorf("the receiver took %d deliveries and refused %d", second.receiver.Received(), second.receiver.Refused())
 	}
 }

@@ -186,9 +186,10 @@ func TestImportHistoryOfStoredAndRepeatedRecords(t *testing.T) {
 // TestImportHistoryBesideAWriteOfTheSameRecord: a record another
 // transaction writes while an import of it is under way (an import
 // beside it, on another instance) is a duplicate of that import, not its
-// failure. On PostgreSQL the import's plain INSERT waits for the other
-// transaction, fails on the key once it commits, and the import goes on
-// by ON CONFLICT DO NOTHING; on SQLite the import waits for the writer.
+// failure. On PostgreSQL the import's COPY into the empty history waits
+// for the other transaction, fails on the key once it commits, and the
+// import runs again from the file's start, checked; on SQLite the import
+// waits for the writer.
 func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
@@ -219,11 +220,11 @@ func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
 			done <- result{report, err}
 		}()
 		if db.Name == "postgres" {
-			// The import's INSERT waits for the other transaction's row.
+			// The import's COPY waits for the other transaction's row.
 			deadline := time.Now().Add(5 * time.Minute) // a hang, not a speed
 			for waiting := 0; waiting == 0; {
 				if err := raw.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity
-					WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO history%'`).Scan(&waiting); err != nil {
+					WHERE wait_event_type = 'Lock' AND query LIKE 'copy "history"%'`).Scan(&waiting); err != nil {
 					t.Fatal(err)
 				}
 				if time.Now().After(deadline) {

@@ -24,7 +24,7 @@ import (
 // that serialize a kind of write across instances, the bulk loading of
 // the imports (COPY on PostgreSQL; on SQLite batched INSERTs, in SQLite's
 // own OR IGNORE and OR REPLACE, twice as quick there as ON CONFLICT), the
-// scan of every profile (one cursor on PostgreSQL, chunks on SQLite) and
+// scan of every profile (one streamed query on PostgreSQL, chunks on SQLite) and
 // the tuning only SQLite has (its pragmas, its page cache during an
 // import, its single writer).
 type dialect interface {

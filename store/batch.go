@@ -86,8 +86,31 @@ func (w *inserter) close() {
 	}
 }
 
+// rowWriter writes the rows of one table in a transaction: an inserter,
+// or on PostgreSQL a copier (pgCopier) of the rows newFreshRows takes.
+type rowWriter interface {
+	// add adds a row of the writer's columns, and may write it.
+	add(ctx context.Context, values ...any) error
+	// flush writes the rows added and not written yet.
+	flush(ctx context.Context) error
+	// close releases what the writer holds; rows not flushed are dropped.
+	close()
+}
+
+// newFreshRows returns the writer of rows into table (columns, row and
+// tail as newInserter's) that holds none of their keys in the
+// transaction: it deleted them, and snapshot writes take turns
+// (dialect.serialize). A table's key is its first key columns; with key
+// above 0 a row whose key was added before is dropped, as tail's ON
+// CONFLICT DO NOTHING drops it, and with key 0 the rows are of distinct
+// keys (tail is ""). The dialect chooses the way: an inserter on SQLite,
+// a COPY on PostgreSQL.
+func newFreshRows(d dialect, conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter {
+	return d.freshRows(conn, tx, table, columns, row, tail, key)
+}
+
 // flushAll flushes inserters in order, the first error stopping it.
-func flushAll(ctx context.Context, inserters ...*inserter) error {
+func flushAll(ctx context.Context, inserters ...rowWriter) error {
 	for _, w := range inserters {
 		if err := w.flush(ctx); err != nil {
 			return err
@@ -96,7 +119,7 @@ func flushAll(ctx context.Context, inserters ...*inserter) error {
 	return nil
 }
 
-func closeInserters(inserters ...*inserter) {
+func closeInserters(inserters ...rowWriter) {
 	for _, w := range inserters {
 		w.close()
 	}

@@ -23,7 +23,8 @@ import (
 // bound as one parameter, a consistent read, row locks for claims, locks
 // that serialize a kind of write across instances, the bulk loading of
 // the imports (COPY on PostgreSQL; on SQLite batched INSERTs, in SQLite's
-// own OR IGNORE and OR REPLACE, twice as quick there as ON CONFLICT) and
+// own OR IGNORE and OR REPLACE, twice as quick there as ON CONFLICT), the
+// scan of every profile (one streamed query on PostgreSQL, chunks on SQLite) and
 // the tuning only SQLite has (its pragmas, its page cache during an
 // import, its single writer).
 type dialect interface {
@@ -62,9 +63,20 @@ type dialect interface {
 	// returns what undoes it once tx has ended.
 	beginImport(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx) (undo func(context.Context) error, err error)
 	// historyLoader and profileLoader write an import's rows in tx, on
-	// conn, the way the dialect loads many rows quickest.
-	historyLoader(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx) (historyLoader, error)
+	// conn, the way the dialect loads many rows quickest. With straight,
+	// the history loader may write records into history unchecked, and
+	// fail with errHistoryConflict when one was stored already or is met
+	// twice (importHistory then runs the import again, not straight).
+	historyLoader(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, straight bool) (historyLoader, error)
 	profileLoader(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, importID int64) (profileLoader, error)
+	// scanProfiles reads every profile in panelist id order in the read
+	// transaction tx, open on conn, and calls visit with each, with the
+	// panelist's panel row when withPanel; with unprofiled too, it counts
+	// there the panel's rows without a profile, by country and locale.
+	// An error from visit is returned as it is.
+	scanProfiles(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, withPanel bool, unprofiled map[PanelPlace]int64, visit profileVisit) error
+	// freshRows is newFreshRows's writer.
+	freshRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter
 }
 
 // historyLoader writes the valid records of a history import, each unless

@@ -139,7 +139,7 @@ type sqliteHistory struct {
 	args                  [sqliteHistoryBatch * 7]any
 }
 
-func (sqlite) historyLoader(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx) (historyLoader, error) {
+func (sqlite) historyLoader(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, _ bool) (historyLoader, error) {
 	l := &sqliteHistory{}
 	var err error
 	if l.insertOne, err = tx.PrepareContext(ctx, insertHistory(1)); err != nil {
@@ -280,4 +280,14 @@ func (l *sqliteProfiles) close() {
 			s.Close()
 		}
 	}
+}
+
+// scanProfiles reads the profiles in chunks (scanInChunks).
+func (sqlite) scanProfiles(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, withPanel bool, unprofiled map[PanelPlace]int64, visit profileVisit) error {
+	return scanInChunks(ctx, tx, withPanel, unprofiled, visit)
+}
+
+// freshRows writes by an inserter, its tail dropping a row met again.
+func (sqlite) freshRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, _ int) rowWriter {
+	return newInserter(tx, table, columns, row, tail)
 }

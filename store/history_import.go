@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -51,7 +52,7 @@ type ImportReport struct {
 // while r is read, so r should be quick to read (a file, not a slow
 // upload).
 func (s *Store) ImportHistoryCSV(ctx context.Context, r io.Reader, loc *time.Location) (ImportReport, error) {
-	return s.importHistory(ctx, "CSV history file", "line", loc, func(im *historyImport) error {
+	return s.importHistory(ctx, "CSV history file", "line", loc, rewinder(r), func(im *historyImport) error {
 		return readImportCSV(r, historyFields[:], HistoryHeader, im)
 	})
 }
@@ -61,7 +62,7 @@ func (s *Store) ImportHistoryCSV(ctx context.Context, r io.Reader, loc *time.Loc
 // array is decoded one element at a time; otherwise it behaves as
 // ImportHistoryCSV.
 func (s *Store) ImportHistoryJSON(ctx context.Context, r io.Reader, loc *time.Location) (ImportReport, error) {
-	return s.importHistory(ctx, "JSON history file", "element", loc, func(im *historyImport) error {
+	return s.importHistory(ctx, "JSON history file", "element", loc, rewinder(r), func(im *historyImport) error {
 		return readImportJSON[jsonHistoryRecord](r, "history", historyFields[:], HistoryHeader, im)
 	})
 }
@@ -69,7 +70,8 @@ func (s *Store) ImportHistoryJSON(ctx context.Context, r io.Reader, loc *time.Lo
 // ImportHistory writes records that are already valid, in one transaction,
 // skipping those already stored.
 func (s *Store) ImportHistory(ctx context.Context, records []domain.HistoryRecord) (ImportReport, error) {
-	return s.importHistory(ctx, "history records", "record", nil, func(im *historyImport) error {
+	rewind := func() error { return nil } // the records are there to read again
+	return s.importHistory(ctx, "history records", "record", nil, rewind, func(im *historyImport) error {
 		for _, r := range records {
 			im.records++
 			row := historyRow{r.PanelistID, r.SubsampleID, r.StatusID, r.RegisteredAt.UnixMilli(), r.EventID, r.CategoryID, r.ResearchTypeID}
@@ -84,13 +86,48 @@ func (s *Store) ImportHistory(ctx context.Context, records []domain.HistoryRecor
 // importHistory runs read as an import (runImport): the records it adds
 // are written by the dialect's historyLoader a batch at a time, each
 // unless already stored.
-func (s *Store) importHistory(ctx context.Context, what, unit string, loc *time.Location, read func(*historyImport) error) (ImportReport, error) {
+//
+// rewind, when not nil, makes the input read from its start again: the
+// loader may then write the records straight into history, unchecked
+// (straight), and a record that turns out to be stored already, or
+// repeated in the input, fails that import (errHistoryConflict), which is
+// rolled back and run again from the input's start, checked.
+func (s *Store) importHistory(ctx context.Context, what, unit string, loc *time.Location, rewind func() error, read func(*historyImport) error) (ImportReport, error) {
+	report, err := s.importHistoryOnce(ctx, what, unit, loc, rewind != nil, read)
+	if rewind != nil && errors.Is(err, errHistoryConflict) {
+		if err := rewind(); err != nil {
+			return ImportReport{}, fmt.Errorf("import %s: read it again: %w", what, err)
+		}
+		report, err = s.importHistoryOnce(ctx, what, unit, loc, false, read)
+	}
+	return report, err
+}
+
+// rewinder returns what reads r from where it is now again, or nil when r
+// cannot be read again (it is not an io.Seeker: an upload's stream).
+func rewinder(r io.Reader) func() error {
+	seeker, ok := r.(io.Seeker)
+	if !ok {
+		return nil
+	}
+	start, err := seeker.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil
+	}
+	return func() error {
+		_, err := seeker.Seek(start, io.SeekStart)
+		return err
+	}
+}
+
+// importHistoryOnce is one run of importHistory.
+func (s *Store) importHistoryOnce(ctx context.Context, what, unit string, loc *time.Location, straight bool, read func(*historyImport) error) (ImportReport, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
 	im := &historyImport{ctx: ctx, loc: loc, latest: time.Now().Add(futureSlack)}
 	err := s.runImport(ctx, what, unit, "", &im.lineTally, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
-		loader, err := s.dialect.historyLoader(ctx, conn, tx)
+		loader, err := s.dialect.historyLoader(ctx, conn, tx, straight)
 		if err != nil {
 			return err
 		}

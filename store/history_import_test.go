@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,14 +187,32 @@ func TestImportHistoryOfStoredAndRepeatedRecords(t *testing.T) {
 // TestImportHistoryBesideAWriteOfTheSameRecord: a record another
 // transaction writes while an import of it is under way (an import
 // beside it, on another instance) is a duplicate of that import, not its
-// failure. On PostgreSQL the import's plain INSERT waits for the other
-// transaction, fails on the key once it commits, and the import goes on
-// by ON CONFLICT DO NOTHING; on SQLite the import waits for the writer.
+// failure, whether history held records before or not. On PostgreSQL an
+// import into an empty history COPYs straight into it: the COPY waits for
+// the other transaction, fails on the key once it commits, and the import
+// runs again from the file's start, checked. Into a history holding
+// records, the import's plain INSERT from its temporary table waits,
+// fails on the key, and the import goes on by ON CONFLICT DO NOTHING. On
+// SQLite the import waits for the writer.
 func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
+	for _, stored := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stored before %v", stored), func(t *testing.T) {
+			importBesideAWriteOfTheSameRecord(t, stored)
+		})
+	}
+}
+
+func importBesideAWriteOfTheSameRecord(t *testing.T, stored bool) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		target := db.Target(t)
 		s := openAt(t, target)
+		before := int64(0)
+		waitingFor := `copy "history"%` // the straight COPY into an empty history
+		if stored {
+			importCSV(t, s, historyCSV("P9,10,3,2025-01-02T03:04:05.000,1,0,0"))
+			before, waitingFor = 1, `INSERT INTO history%`
+		}
 		raw := storetest.Raw(t, target)
 		at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 		insert := `INSERT INTO history (panelist_id, subsample_id, status_id, registered_at, event_id, category_id, research_type_id) VALUES (?, 10, 3, ?, 1, 0, 0)`
@@ -219,11 +238,11 @@ func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
 			done <- result{report, err}
 		}()
 		if db.Name == "postgres" {
-			// The import's INSERT waits for the other transaction's row.
+			// The import's COPY or INSERT waits for the other transaction's row.
 			deadline := time.Now().Add(5 * time.Minute) // a hang, not a speed
 			for waiting := 0; waiting == 0; {
 				if err := raw.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity
-					WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO history%'`).Scan(&waiting); err != nil {
+					WHERE wait_event_type = 'Lock' AND query LIKE $1`, waitingFor).Scan(&waiting); err != nil {
 					t.Fatal(err)
 				}
 				if time.Now().After(deadline) {
@@ -238,6 +257,26 @@ func TestImportHistoryBesideAWriteOfTheSameRecord(t *testing.T) {
 		r := <-done
 		if r.err != nil || r.report.Records != 2 || r.report.Inserted != 1 || r.report.Duplicates != 1 {
 			t.Errorf("import = %+v, %v; want 2 records, 1 inserted, 1 duplicate", r.report, r.err)
+		}
+		if n := historyCount(t, s); n != before+2 {
+			t.Errorf("CountHistory = %d, want %d", n, before+2)
+		}
+	})
+}
+
+// TestImportHistoryOfAStreamIsChecked: an import whose input cannot be
+// read again (an upload's stream, not an io.Seeker) is checked as it
+// goes, into an empty history too: a record repeated in it is a
+// duplicate.
+func TestImportHistoryOfAStreamIsChecked(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s := open(t, db)
+		line := "P1,10,3,2025-01-02T03:04:05.000,1,0,0"
+		stream := io.MultiReader(strings.NewReader(historyCSV(line, "P2,10,3,2025-01-02T03:04:05.000,1,0,0", line)))
+		report, err := s.ImportHistoryCSV(context.Background(), stream, time.UTC)
+		if err != nil || report.Records != 3 || report.Inserted != 2 || report.Duplicates != 1 {
+			t.Errorf("import = %+v, %v; want 3 records, 2 inserted, 1 duplicate", report, err)
 		}
 		if n := historyCount(t, s); n != 2 {
 			t.Errorf("CountHistory = %d, want 2", n)

@@ -133,7 +133,18 @@ func (s *Store) Fenced(l Lease) *Store {
 // writeTx is inTx on the writer, checking the fence first when the store
 // is fenced.
 func (s *Store) writeTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	return inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+	return s.writeConnTx(ctx, func(_ *sqlx.Conn, tx *sqlx.Tx) error { return fn(tx) })
+}
+
+// writeConnTx is writeTx for a write that also needs the connection its
+// transaction is open on (a COPY on PostgreSQL, copyFrom).
+func (s *Store) writeConnTx(ctx context.Context, fn func(conn *sqlx.Conn, tx *sqlx.Tx) error) error {
+	conn, err := s.writer.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	return inTx(ctx, conn, func(tx *sqlx.Tx) error {
 		if s.fence != nil {
 			res, err := tx.ExecContext(ctx, `UPDATE leases SET token = token WHERE name = ? AND holder = ? AND token = ?`,
 				s.fence.Name, s.fence.Holder, s.fence.Token)
@@ -144,6 +155,6 @@ func (s *Store) writeTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 				return fmt.Errorf("check lease %s: %w", s.fence.Name, cmp.Or(err, ErrLeaseLost))
 			}
 		}
-		return fn(tx)
+		return fn(conn, tx)
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"fieldboard/rules/domain"
 )
 
@@ -79,12 +81,14 @@ const profileScanChunk = 1000
 // nothing per panelist. What must outlive the call is to be copied (or
 // read again with ProfileOf).
 //
-// The profiles are read in chunks of profileScanChunk panelists, each one
-// query for the next range of the key, all inside one read transaction on
-// the reader pool: every chunk sees the same snapshot, memory is bounded by
-// one chunk, and fn is called between queries, never while one is open.
-// fn runs inside the read transaction: a slow fn delays WAL checkpoints,
-// never a writer.
+// The profiles are read inside one read transaction on the reader pool,
+// so every row comes from the same snapshot, and a bounded number of
+// rows at a time: on SQLite in chunks of profileScanChunk panelists, each
+// one query for the next range of the key, fn called between queries,
+// never while one is open; on PostgreSQL through one cursor, fn called as
+// each fetch's rows arrive (dialect.scanProfiles). fn runs inside the
+// read transaction: a slow fn delays WAL checkpoints (or PostgreSQL's
+// vacuum), never a writer.
 func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p domain.Profile) error) error {
 	return s.scanProfiles(ctx, "scan profiles", false, nil, func(id string, _ domain.PanelMember, p domain.Profile) error {
 		return fn(id, p)
@@ -96,9 +100,9 @@ func (s *Store) ScanProfiles(ctx context.Context, fn func(panelistID string, p d
 // PanelistID set when none is on file. Panelists of the panel without a
 // profile are not visited.
 //
-// Each chunk's panel rows are read after the chunk's profiles, in the same
-// read transaction, by one more query for the chunk's range of the key
-// (readPanel): no lookup per panelist.
+// The panel rows come in the same read transaction, with no lookup per
+// panelist: on SQLite by one more query per chunk for the chunk's range of
+// the key (readPanel), on PostgreSQL in the cursor's query.
 func (s *Store) ScanPanelists(ctx context.Context, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error) error {
 	return s.scanProfiles(ctx, "scan panelists", true, nil, fn)
 }
@@ -106,35 +110,77 @@ func (s *Store) ScanPanelists(ctx context.Context, fn func(panelistID string, m 
 // scanProfiles is ScanProfiles, and with withPanel ScanPanelists; what
 // names the scan in errors. With unprofiled (and withPanel) it counts
 // there the panel's rows without a profile, by country and locale, in
-// the same read transaction (ScanWholePanel).
+// the same read transaction (ScanWholePanel). The rows are read the
+// dialect's way (dialect.scanProfiles), on a connection of the reader
+// pool held for the scan, and decoded here.
 func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, unprofiled map[PanelPlace]int64, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error) error {
-	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
+	conn, err := s.reader.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: connect: %w", what, err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", what, err)
 	}
 	defer tx.Rollback()
+	p := domain.Profile{Answers: make(map[int64][]int64, 16)}
+	var arena []int64
+	var fnErr error // fn's own, returned as it is
+	err = s.dialect.scanProfiles(ctx, conn, tx, withPanel, unprofiled, func(m domain.PanelMember, blob []byte) error {
+		clear(p.Answers)
+		p.BirthDate = time.Time{}
+		var err error
+		if arena, err = decodeProfile(blob, &p, arena[:0]); err != nil {
+			return fmt.Errorf("panelist %q: %w", m.PanelistID, err)
+		}
+		fnErr = fn(m.PanelistID, m, p)
+		return fnErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case err == fnErr:
+		return err
+	default:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+}
+
+// profileVisit is given each profile a scan reads: the panelist, with
+// their country and locale when the scan reads the panel ("" when not on
+// file), and the packed profile, valid until it returns.
+type profileVisit func(m domain.PanelMember, blob []byte) error
+
+// scanInChunks reads the profiles of a scan in chunks of profileScanChunk
+// panelists, each one query for the next range of the key, in tx; with
+// withPanel each chunk's panel rows are read by one more query for the
+// same range (readPanel), and with unprofiled the panel rows without a
+// profile are counted as they pass and after the last (countUnprofiledAfter).
+// Memory is bounded by one chunk, and visit is called between queries,
+// never while one is open: on SQLite a statement left open would hold its
+// connection's read of the file while visit reads another.
+func scanInChunks(ctx context.Context, tx *sqlx.Tx, withPanel bool, unprofiled map[PanelPlace]int64, visit profileVisit) error {
 	first, err := tx.PrepareContext(ctx, `SELECT panelist_id, answers FROM profiles ORDER BY panelist_id LIMIT ?`)
 	if err != nil {
-		return fmt.Errorf("%s: prepare: %w", what, err)
+		return fmt.Errorf("prepare: %w", err)
 	}
 	defer first.Close()
 	after, err := tx.PrepareContext(ctx, `SELECT panelist_id, answers FROM profiles WHERE panelist_id > ? ORDER BY panelist_id LIMIT ?`)
 	if err != nil {
-		return fmt.Errorf("%s: prepare: %w", what, err)
+		return fmt.Errorf("prepare: %w", err)
 	}
 	defer after.Close()
 	var panel *sql.Stmt
 	if withPanel {
 		panel, err = tx.PrepareContext(ctx, panelRangeQuery)
 		if err != nil {
-			return fmt.Errorf("%s: prepare: %w", what, err)
+			return fmt.Errorf("prepare: %w", err)
 		}
 		defer panel.Close()
 	}
 
 	c := profileChunk{unprofiled: unprofiled}
-	p := domain.Profile{Answers: make(map[int64][]int64, 16)}
-	var arena []int64
 	previous := "" // the last panelist of the chunk before: "" comes before every id
 	for {
 		if len(c.ids) == 0 {
@@ -147,19 +193,14 @@ func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, u
 			err = c.readPanel(ctx, panel, previous)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return err
 		}
 		for i, id := range c.ids {
-			clear(p.Answers)
-			p.BirthDate = time.Time{}
-			if arena, err = decodeProfile(c.blob(i), &p, arena[:0]); err != nil {
-				return fmt.Errorf("%s: panelist %q: %w", what, id, err)
-			}
 			m := domain.PanelMember{PanelistID: id}
 			if panel != nil {
 				m.Country, m.Locale = c.countries[i], c.locales[i]
 			}
-			if err := fn(id, m, p); err != nil {
+			if err := visit(m, c.blob(i)); err != nil {
 				return err
 			}
 		}
@@ -186,7 +227,7 @@ type profileChunk struct {
 	countries, locales []string
 	// codes holds each country and locale text once, so that a chunk's
 	// panel rows allocate nothing but for a code not seen before.
-	codes map[string]string
+	codes textCodes
 	// unprofiled, when not nil, counts the panel rows readPanel reads that
 	// are no panelist of the chunk: those without a profile.
 	unprofiled map[PanelPlace]int64
@@ -221,7 +262,7 @@ func (c *profileChunk) read(ctx context.Context, stmt *sql.Stmt, args ...any) er
 	return rows.Err()
 }
 
-// maxScanCodes bounds profileChunk.codes: past it, codes are allocated.
+// maxScanCodes bounds textCodes: past it, codes are allocated.
 const maxScanCodes = 4096
 
 // panelRangeQuery reads panel rows after a panelist id, up to another
@@ -258,7 +299,7 @@ func (c *profileChunk) readPanel(ctx context.Context, stmt *sql.Stmt, previous s
 		return nil
 	}
 	if c.codes == nil {
-		c.codes = make(map[string]string)
+		c.codes = textCodes{}
 	}
 	for {
 		var count int
@@ -274,9 +315,9 @@ func (c *profileChunk) readPanel(ctx context.Context, stmt *sql.Stmt, previous s
 			}
 			country, locale, _ := strings.Cut(rest, "\x1f")
 			if i, found := slices.BinarySearch(c.ids, id); found {
-				c.countries[i], c.locales[i] = c.code(country), c.code(locale)
+				c.countries[i], c.locales[i] = c.codes.of(country), c.codes.of(locale)
 			} else if c.unprofiled != nil {
-				c.unprofiled[PanelPlace{c.code(country), c.code(locale)}]++
+				c.unprofiled[PanelPlace{c.codes.of(country), c.codes.of(locale)}]++
 			}
 			last = max(last, id)
 		}
@@ -287,17 +328,29 @@ func (c *profileChunk) readPanel(ctx context.Context, stmt *sql.Stmt, previous s
 	}
 }
 
-// code returns b as a string of its own, held once in c.codes.
-func (c *profileChunk) code(b string) string {
+// textCodes holds each country and locale text a scan reads once, so
+// that its panel rows allocate nothing but for a text not seen before.
+type textCodes map[string]string
+
+// of returns b as a string of its own, held once in c.
+func (c textCodes) of(b string) string {
 	if b == "" {
 		return ""
 	}
-	if s, ok := c.codes[b]; ok {
+	if s, ok := c[b]; ok {
 		return s
 	}
 	s := strings.Clone(b)
-	if len(c.codes) < maxScanCodes {
-		c.codes[s] = s
+	if len(c) < maxScanCodes {
+		c[s] = s
 	}
 	return s
+}
+
+// ofBytes is of for bytes a driver lent.
+func (c textCodes) ofBytes(b []byte) string {
+	if s, ok := c[string(b)]; ok { // no allocation to look up
+		return s
+	}
+	return c.of(string(b))
 }

@@ -51,15 +51,20 @@ type SubsampleDetail struct {
 // it current. It returns the id of the refresh run it recorded.
 func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention time.Duration) (int64, error) {
 	var runID int64
-	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.writeConnTx(ctx, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+		// Snapshot writes take turns across instances: each replaces the
+		// rows of the last (newFreshRows).
+		if err := s.dialect.serialize(ctx, tx, "snapshot"); err != nil {
+			return err
+		}
 		var err error
 		if runID, err = insertRun(ctx, tx, snap.Run, true, "", ""); err != nil {
 			return err
 		}
-		if err := replaceSummaries(ctx, tx, snap.Summaries); err != nil {
+		if err := replaceSummaries(ctx, s.dialect, conn, tx, snap.Summaries); err != nil {
 			return fmt.Errorf("event list: %w", err)
 		}
-		if err := replaceLive(ctx, tx, snap.Live, snap.FinishedAt); err != nil {
+		if err := replaceLive(ctx, s.dialect, conn, tx, snap.Live, snap.FinishedAt); err != nil {
 			return fmt.Errorf("live details: %w", err)
 		}
 		if err := keepUnreadable(ctx, tx, snap.Unreadable, snap.Live); err != nil {
@@ -74,7 +79,7 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 		if err := keepInvoiceParties(ctx, tx, snap.FinishedAt); err != nil {
 			return err
 		}
-		w, err := newDetailWriter(ctx, tx)
+		w, err := newDetailWriter(ctx, s.dialect, conn, tx)
 		if err != nil {
 			return err
 		}
@@ -103,7 +108,7 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
 		}
-		if err := replaceStates(ctx, tx, s.dialect, runID, snap.States, snap.Detect); err != nil {
+		if err := replaceStates(ctx, s.dialect, conn, tx, runID, snap.States, snap.Detect); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {
@@ -124,7 +129,10 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 // subsample, for a refresh of that subsample alone. It returns ErrNotFound
 // when the subsample is not in the current live snapshot.
 func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d SubsampleDetail) error {
-	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.writeConnTx(ctx, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
+		if err := s.dialect.serialize(ctx, tx, "snapshot"); err != nil {
+			return err
+		}
 		var n int
 		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM live_subsamples WHERE subsample_id = ?`, subsampleID); err != nil {
 			return err
@@ -132,7 +140,7 @@ func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d Su
 		if n == 0 {
 			return ErrNotFound
 		}
-		w, err := newDetailWriter(ctx, tx)
+		w, err := newDetailWriter(ctx, s.dialect, conn, tx)
 		if err != nil {
 			return err
 		}
@@ -201,13 +209,13 @@ func prune(ctx context.Context, tx *sqlx.Tx, cutoff time.Time) error {
 	return pruneDeliveries(ctx, tx, cutoff)
 }
 
-func replaceSummaries(ctx context.Context, tx *sqlx.Tx, summaries []domain.SubsampleSummary) error {
+func replaceSummaries(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, summaries []domain.SubsampleSummary) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsamples`); err != nil {
 		return err
 	}
-	ins := newInserter(tx, "subsamples", `subsample_id, event_id, name, status, billing_entity,
+	ins := newFreshRows(d, conn, tx, "subsamples", `subsample_id, event_id, name, status, billing_entity,
 			country_id, country_code, country_name, country_region, field_start, field_end`,
-		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id) DO NOTHING`)
+		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id) DO NOTHING`, 1)
 	defer ins.close()
 	for _, s := range summaries {
 		if err := ins.add(ctx, s.SubsampleID, s.EventID, s.SubsampleName, s.SubsampleStatus, s.BillingEntity,
@@ -257,13 +265,13 @@ func keepUnreadable(ctx context.Context, tx *sqlx.Tx, unreadable map[int64]strin
 	return nil
 }
 
-func replaceLive(ctx context.Context, tx *sqlx.Tx, live []domain.LiveSubsample, seenAt time.Time) error {
+func replaceLive(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, live []domain.LiveSubsample, seenAt time.Time) error {
 	for _, table := range []string{"live_subsamples", "live_categories", "live_countries", "live_locales"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table); err != nil {
 			return err
 		}
 	}
-	insLive := newInserter(tx, "live_subsamples", `subsample_id, event_id, event_name, name, status,
+	insLive := newFreshRows(d, conn, tx, "live_subsamples", `subsample_id, event_id, event_name, name, status,
 			job_book_id, billing_entity, primary_manager, secondary_manager, contact_email, group_id,
 			allow_desktop, allow_mobile, allow_tablet, field_start, field_end,
 			api_compatible, requires_flash, child_survey, collect_pii, facial_coding,
@@ -271,18 +279,18 @@ func replaceLive(ctx context.Context, tx *sqlx.Tx, live []domain.LiveSubsample, 
 			expected_loi, expected_incidence, currency, cpi, auto_increment, feasibility_id,
 			automation, marketplace_enabled, need_recontact`,
 		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		`ON CONFLICT (subsample_id) DO NOTHING`)
-	insCategory := newInserter(tx, "live_categories", `subsample_id, position, main_id, main, generic_id, generic, category_id, category`,
-		`(?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`)
-	insCountry := newInserter(tx, "live_countries", `subsample_id, position, country_id, code, name, region`,
-		`(?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`)
-	insLocale := newInserter(tx, "live_locales", `subsample_id, position, locale, live_link, testing_link`,
-		`(?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`)
+		`ON CONFLICT (subsample_id) DO NOTHING`, 1)
+	insCategory := newFreshRows(d, conn, tx, "live_categories", `subsample_id, position, main_id, main, generic_id, generic, category_id, category`,
+		`(?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`, 2)
+	insCountry := newFreshRows(d, conn, tx, "live_countries", `subsample_id, position, country_id, code, name, region`,
+		`(?, ?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`, 2)
+	insLocale := newFreshRows(d, conn, tx, "live_locales", `subsample_id, position, locale, live_link, testing_link`,
+		`(?, ?, ?, ?, ?)`, `ON CONFLICT DO NOTHING`, 2)
 	upsertCategory := newInserter(tx, "categories", `category_id, category, generic_id, generic, main_id, main, last_seen_at`,
 		`(?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (category_id) DO UPDATE SET category = excluded.category,
 			generic_id = excluded.generic_id, generic = excluded.generic,
 			main_id = excluded.main_id, main = excluded.main, last_seen_at = excluded.last_seen_at`)
-	all := []*inserter{insLive, insCategory, insCountry, insLocale, upsertCategory}
+	all := []rowWriter{insLive, insCategory, insCountry, insLocale, upsertCategory}
 	defer closeInserters(all...)
 	// The category tree: each category once, as the last subsample
 	// listing it names it (an upsert may not write a row twice in one
@@ -338,9 +346,10 @@ func replaceLive(ctx context.Context, tx *sqlx.Tx, live []domain.LiveSubsample, 
 // rows batchRows at a time (inserter), after deleting the quotas and
 // rules their fetches replace, many subsamples a statement.
 type detailWriter struct {
-	tx                              *sqlx.Tx
-	quotas, rules, fetches, history *inserter
-	currentCounts                   *sqlx.Stmt
+	tx               *sqlx.Tx
+	quotas, rules    rowWriter // fresh: the quotas and rules replaced are deleted first
+	fetches, history *inserter
+	currentCounts    *sqlx.Stmt
 	// preloaded holds every subsample's current counts when a whole
 	// snapshot is written, read in one query instead of one a subsample.
 	preloaded map[int64]map[int64]quotaCounts
@@ -352,18 +361,18 @@ type quotaCounts struct {
 	RemainingShared    int64 `db:"remaining_shared"`
 }
 
-func newDetailWriter(ctx context.Context, tx *sqlx.Tx) (*detailWriter, error) {
+func newDetailWriter(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx) (*detailWriter, error) {
 	currentCounts, err := tx.PreparexContext(ctx, `SELECT quota_id, achieved, remaining_exclusive, remaining_shared FROM quotas WHERE subsample_id = ?`)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	w := &detailWriter{tx: tx, currentCounts: currentCounts,
-		quotas: newInserter(tx, "quotas", `subsample_id, quota_id, position, table_id, table_name, quota_name, quota_type,
+		quotas: newFreshRows(d, conn, tx, "quotas", `subsample_id, quota_id, position, table_id, table_name, quota_name, quota_type,
 			subsample_status, achieved, remaining_exclusive, remaining_shared, actual_incidence,
 			actual_conversion, actual_abandon, estimated_incidence, actual_loi, estimated_loi, questions`,
-			`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id, quota_id) DO NOTHING`),
-		rules: newInserter(tx, "eligibility_rules", `subsample_id, kind, position, ref_id, name, main_category_id,
-			generic_category_id, specific_category_id, num_days, return_codes`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ""),
+			`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id, quota_id) DO NOTHING`, 2),
+		rules: newFreshRows(d, conn, tx, "eligibility_rules", `subsample_id, kind, position, ref_id, name, main_category_id,
+			generic_category_id, specific_category_id, num_days, return_codes`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "", 0),
 		fetches: newInserter(tx, "subsample_fetches", `subsample_id, quotas_ok, quotas_error, quotas_at, rules_ok, rules_error, rules_at`,
 			`(?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (subsample_id) DO UPDATE SET
 			quotas_ok = excluded.quotas_ok, quotas_error = excluded.quotas_error,

@@ -24,7 +24,7 @@ type ChangeDetector func(previous, next map[int64]SubsampleState) (kept map[int6
 // replaceStates stores the states of a complete events snapshot (those
 // detect keeps, with it) and, with detect, appends to the change feed
 // what moved since the previous one, as part of run runID.
-func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
+func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
 	var rows []struct {
 		ID int64 `db:"subsample_id"`
 		SubsampleState
@@ -60,8 +60,8 @@ func replaceStates(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, sta
 	if _, err := tx.ExecContext(ctx, `DELETE FROM subsample_states`); err != nil {
 		return err
 	}
-	ins := newInserter(tx, "subsample_states", `subsample_id, status, sendability, event_id, country, cpi, currency,
-		field_end, quotas_read, closed_quotas, at_risk`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "")
+	ins := newFreshRows(d, conn, tx, "subsample_states", `subsample_id, status, sendability, event_id, country, cpi, currency,
+		field_end, quotas_read, closed_quotas, at_risk`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "", 0)
 	defer ins.close()
 	for id, st := range states {
 		closed, err := json.Marshal(nonNilStrings(st.ClosedQuotas))

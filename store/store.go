@@ -212,7 +212,9 @@ func migrationsOf(name string) ([]migration, error) {
 
 // inTx runs fn in a transaction that is committed when fn returns nil and
 // rolled back otherwise.
-func inTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
+func inTx(ctx context.Context, db interface {
+	BeginTxx(context.Context, *sql.TxOptions) (*sqlx.Tx, error)
+}, fn func(tx *sqlx.Tx) error) error {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -39,7 +39,7 @@ func TestBrowserProfiling(t *testing.T) {
 	// The demo's data, as make run writes it: the panel profiled in the
 	// supplier's own codes, then its mapping, which leaves one country's
 	// regions unmapped and never asks household income.
-	seeder := demo.Seeder{Store: st, Sim: simulator, Seed: 5, Logger: slog.New(slog.DiscardHandler)}
+	seeder := demo.Seeder{Store: st, Sim: simulator, Seed: 5, Logger: slog.New(slog.DiscardHandler), Size: 1000}
 	if err := seeder.Panel(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestConcurrentRequestsDuringRefreshAndImport(t *testing.T) {
 
 	var history strings.Builder
 	history.WriteString("panelistId,subsampleId,statusId,registeredAt,eventId,categoryId,researchTypeId\n")
-	for i := range 100_000 {
+	for i := range 30_000 {
 		fmt.Fprintf(&history, "L%d,%d,3,2026-11-%02d 10:00:00,%d,0,0\n", i, 100000+i%300, 1+i%20, 9000+i%40)
 	}
 

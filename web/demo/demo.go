@@ -38,6 +38,17 @@ type Seeder struct {
 	Sim    *sim.Simulator
 	Seed   int64
 	Logger *slog.Logger
+	// Size is how many panelists the panel holds; 0 is Panelists, the
+	// demo's. Tests that need less data to decide about set fewer.
+	Size int
+}
+
+// size is the number of panelists the panel holds.
+func (d Seeder) size() int {
+	if d.Size > 0 {
+		return d.Size
+	}
+	return Panelists
 }
 
 // Panel imports, into a database that has none of them, the simulator's
@@ -46,32 +57,32 @@ type Seeder struct {
 // mapping is imported, MapCodes), and the field's returns of the last
 // HistoryDays days with their prices. It needs no snapshot.
 func (d Seeder) Panel(ctx context.Context) error {
-	st, demo, seed := d.Store, d.Sim, d.Seed
+	st, demo, seed, size := d.Store, d.Sim, d.Seed, d.size()
 	n, err := st.CountPanel(ctx)
 	if err != nil {
 		return err
 	}
 	if n == 0 {
-		if _, err := st.ImportPanel(ctx, demo.Panel(seed, Panelists)); err != nil {
+		if _, err := st.ImportPanel(ctx, demo.Panel(seed, size)); err != nil {
 			return fmt.Errorf("demo panel: %w", err)
 		}
-		d.Logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", Panelists)
+		d.Logger.Info("demo: imported the simulator's panel: each panelist's country and locale", "panelists", size)
 	}
 	if n, err = st.CountOwnProfiles(ctx); err != nil {
 		return err
 	}
 	if n == 0 {
-		if _, err := st.ImportOwnProfiles(ctx, demo.OwnProfiles(seed, Panelists)); err != nil {
+		if _, err := st.ImportOwnProfiles(ctx, demo.OwnProfiles(seed, size)); err != nil {
 			return fmt.Errorf("demo profiles: %w", err)
 		}
 		d.Logger.Info(fmt.Sprintf("demo: imported the profiles of panelists %s to %s in a supplier's own codes (dob, gender, region, ...)",
-			demo.PanelistID(0), demo.PanelistID(Panelists-1)), "panelists", Panelists)
+			demo.PanelistID(0), demo.PanelistID(size-1)), "panelists", size)
 	}
 	records, err := st.CountHistory(ctx)
 	if err != nil || records > 0 {
 		return err
 	}
-	panel := slices.Collect(demo.Panel(seed, Panelists))
+	panel := slices.Collect(demo.Panel(seed, size))
 	history := demo.RecentHistory(seed, panel, HistoryDays, HeldFrom)
 	if _, err := st.ImportHistory(ctx, history); err != nil {
 		return fmt.Errorf("demo history: %w", err)

@@ -88,7 +88,7 @@ func (p *player) invite(ctx context.Context) error {
 		}
 	}
 	if p.steps%3 == 0 {
-		id := p.Sim.PanelistID((p.steps*131 + 17) % Panelists)
+		id := p.Sim.PanelistID((p.steps*131 + 17) % p.size())
 		p.invited = append(p.invited, invitation{token: signer.Token(id, 0), step: p.steps})
 	}
 	return nil

@@ -68,7 +68,7 @@ func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	seeder := demo.Seeder{Store: st, Sim: simulator, Seed: 1, Logger: logger}
+	seeder := demo.Seeder{Store: st, Sim: simulator, Seed: 1, Logger: logger, Size: 1000}
 	if err := seeder.Panel(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -87,10 +87,11 @@ func (s *Store) Changes(ctx context.Context, f ChangeFilter, limit, offset int) 
 }
 
 // ChangesAfter are up to limit changes whose id is above since, oldest
-// first: the page a script polling the feed asks for next.
+// first, with the names of their subsample and event in the current
+// snapshot: the page a script polling the feed asks for next.
 func (s *Store) ChangesAfter(ctx context.Context, since int64, limit int) ([]domain.Change, error) {
 	out := []domain.Change{}
-	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+` FROM changes WHERE change_id > ? ORDER BY change_id LIMIT ?`, since, limit); err != nil {
+	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+changeNames+` FROM changes WHERE change_id > ? ORDER BY change_id LIMIT ?`, since, limit); err != nil {
 		return nil, fmt.Errorf("changes after %d: %w", since, err)
 	}
 	return out, nil

@@ -107,7 +107,7 @@ func PacingCells(p *rules.Pacing) []string {
 func Subsample(r checks.SubsampleReport) SubsampleJSON {
 	return SubsampleJSON{
 		SubsampleID: r.SubsampleID, EventID: r.EventID, Name: r.Name, EventName: r.EventName,
-		Status: r.Status, Country: r.CountryCode, CPI: rules.KnownCPI(r.CPI, r.Currency), Currency: r.Currency,
+		Status: r.Status, Country: r.CountryCode, CPI: r.CPI, Currency: r.Currency,
 		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
 		Sendability: r.Verdict.State, Reasons: NonNil(r.Verdict.Reasons),
 		OpenQuotas: len(r.Verdict.Open), ClosedQuotas: len(r.Verdict.Closed),

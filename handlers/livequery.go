@@ -50,7 +50,7 @@ var liveSorts = map[string]func(a, b checks.LiveRow) int{
 	"state": func(a, b checks.LiveRow) int {
 		return strings.Compare(string(a.Verdict.State), string(b.Verdict.State))
 	},
-	"cpi": func(a, b checks.LiveRow) int { return cmp.Compare(a.CPI, b.CPI) },
+	"cpi": compareCPI,
 	"epc": compareEPC,
 	"loi": func(a, b checks.LiveRow) int { return cmp.Compare(deref64(a.ExpectedLOI), deref64(b.ExpectedLOI)) },
 	"ir": func(a, b checks.LiveRow) int {
@@ -61,6 +61,22 @@ var liveSorts = map[string]func(a, b checks.LiveRow) int{
 		return cmp.Compare(timeKey(a.FieldEnd), timeKey(b.FieldEnd))
 	},
 	"pace": comparePace,
+}
+
+// compareCPI orders rows by price, unknown prices (rules.PriceKnown)
+// equal to one another; sortsLast keeps them after every known price.
+func compareCPI(a, b checks.LiveRow) int {
+	if !priceKnown(a) || !priceKnown(b) {
+		return 0
+	}
+	return cmp.Compare(a.CPI, b.CPI)
+}
+
+// sortsLast says, per column of liveSorts, which rows have no value in
+// it: they come after every row with one in both directions, "-cpi" as
+// "cpi", so an unknown price is never among the cheapest nor the dearest.
+var sortsLast = map[string]func(checks.LiveRow) bool{
+	"cpi": func(r checks.LiveRow) bool { return !priceKnown(r) },
 }
 
 // ParseLiveQuery reads the live list's query parameters, an empty one as
@@ -168,9 +184,10 @@ func (lq LiveQuery) FilterScope() []string {
 //
 //   - With a currency chosen, a bound keeps the rows priced in that
 //     currency (any case) whose price is within it.
-//   - With no currency chosen, when every priced row of the list shares
-//     one currency, that currency is implied; when the rows have more
-//     than one, a bound is refused (ErrCPINeedsCurrency: a 400 on the
+//   - With no currency chosen, when every priced row the other filters
+//     keep (country, status, text, ...) shares one currency, that
+//     currency is implied; when those rows have more than one, a bound is
+//     refused (ErrCPINeedsCurrency: a 400 on the
 //     CSV, the message on the page as the other filter errors).
 //   - A row whose price is unknown (no currency, or a CPI not above 0)
 //     never passes a bound.
@@ -179,7 +196,9 @@ func (lq LiveQuery) FilterScope() []string {
 //
 // CPIRange returns the currency the bounds are in ("" when the query has
 // no bound and no currency), or the error that refuses them; rows are
-// the whole list, before any filter, whose currencies decide.
+// the whole list, and the currencies of those the query's other filters
+// keep decide: country=FR&cpimin=3 is a range in EUR when every FR row
+// is priced in EUR, whatever the other countries' currencies.
 func (lq LiveQuery) CPIRange(rows []checks.LiveRow) (string, error) {
 	if lq.Currency != "" {
 		return strings.ToUpper(lq.Currency), nil
@@ -187,9 +206,16 @@ func (lq LiveQuery) CPIRange(rows []checks.LiveRow) (string, error) {
 	if lq.CPIMin == nil && lq.CPIMax == nil {
 		return "", nil
 	}
-	currencies := Currencies(rows)
+	text := strings.ToLower(lq.Text)
+	kept := make([]checks.LiveRow, 0, len(rows))
+	for _, r := range rows {
+		if lq.keepsBesidesCPI(r, text) {
+			kept = append(kept, r)
+		}
+	}
+	currencies := Currencies(kept)
 	if len(currencies) > 1 {
-		return "", fmt.Errorf("%w: the live subsamples are priced in %s", ErrCPINeedsCurrency, strings.Join(currencies, ", "))
+		return "", fmt.Errorf("%w: the live subsamples the other filters keep are priced in %s", ErrCPINeedsCurrency, strings.Join(currencies, ", "))
 	}
 	if len(currencies) == 0 {
 		return "", nil // no row has a known price: none passes a bound
@@ -213,11 +239,8 @@ func Currencies(rows []checks.LiveRow) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// priceKnown reports whether a row's price is known: a currency and a
-// CPI above 0 (a price needs both, as the price history says).
-func priceKnown(r checks.LiveRow) bool {
-	return strings.TrimSpace(r.Currency) != "" && r.CPI > 0 && !math.IsInf(r.CPI, 0)
-}
+// priceKnown reports whether a row's price is known (rules.PriceKnown).
+func priceKnown(r checks.LiveRow) bool { return rules.PriceKnown(r.CPI, r.Currency) }
 
 // inCPIRange reports whether a row passes the price filters in currency
 // (CPIRange's): always when there is none; otherwise its price must be
@@ -244,26 +267,22 @@ func (lq LiveQuery) Filter(rows []checks.LiveRow) ([]checks.LiveRow, error) {
 	text := strings.ToLower(lq.Text)
 	out := make([]checks.LiveRow, 0, len(rows))
 	for _, r := range rows {
-		switch {
-		case lq.Sendability != "" && string(r.Verdict.State) != lq.Sendability,
-			lq.Status != "" && r.Status != lq.Status,
-			lq.Country != "" && !listHas(r.Countries, lq.Country),
-			lq.ResearchType != "" && !strings.EqualFold(r.ResearchType, lq.ResearchType),
-			lq.Category != "" && !listHas(r.Categories, lq.Category),
-			lq.Device == "desktop" && !r.AllowDesktop,
-			lq.Device == "mobile" && !r.AllowMobile,
-			lq.Device == "tablet" && !r.AllowTablet,
-			!lq.inCPIRange(r, currency),
-			text != "" && !matchesText(r, text),
-			lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk):
+		if !lq.keepsBesidesCPI(r, text) || !lq.inCPIRange(r, currency) {
 			continue
 		}
 		out = append(out, r)
 	}
 	if lq.Sort != "" {
-		by := liveSorts[strings.TrimPrefix(lq.Sort, "-")]
+		col := strings.TrimPrefix(lq.Sort, "-")
+		by, last := liveSorts[col], sortsLast[col]
 		desc := strings.HasPrefix(lq.Sort, "-")
 		slices.SortStableFunc(out, func(a, b checks.LiveRow) int {
+			if last != nil && last(a) != last(b) {
+				if last(a) {
+					return 1
+				}
+				return -1
+			}
 			if desc {
 				return by(b, a)
 			}
@@ -271,6 +290,25 @@ func (lq LiveQuery) Filter(rows []checks.LiveRow) ([]checks.LiveRow, error) {
 		})
 	}
 	return out, nil
+}
+
+// keepsBesidesCPI reports whether a row passes every filter but the CPI
+// range and its currency; text is the query's text in lower case.
+func (lq LiveQuery) keepsBesidesCPI(r checks.LiveRow, text string) bool {
+	switch {
+	case lq.Sendability != "" && string(r.Verdict.State) != lq.Sendability,
+		lq.Status != "" && r.Status != lq.Status,
+		lq.Country != "" && !listHas(r.Countries, lq.Country),
+		lq.ResearchType != "" && !strings.EqualFold(r.ResearchType, lq.ResearchType),
+		lq.Category != "" && !listHas(r.Categories, lq.Category),
+		lq.Device == "desktop" && !r.AllowDesktop,
+		lq.Device == "mobile" && !r.AllowMobile,
+		lq.Device == "tablet" && !r.AllowTablet,
+		text != "" && !matchesText(r, text),
+		lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk):
+		return false
+	}
+	return true
 }
 
 // unfiltered reports whether the query keeps every row in its order.

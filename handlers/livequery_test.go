@@ -176,3 +176,75 @@ func TestLiveQueryCPIRangeInOneCurrency(t *testing.T) {
 		t.Errorf("Currencies = %v, want the known prices' currencies, upper case, sorted", got)
 	}
 }
+
+// TestLiveQueryCPIRangeCurrencyAfterOtherFilters checks that the CPI
+// range's implied currency comes from the rows the other filters keep,
+// not from every live row.
+func TestLiveQueryCPIRangeCurrencyAfterOtherFilters(t *testing.T) {
+	inCountry := func(id int64, cpi float64, currency, country string) checks.LiveRow {
+		r := liveRow(id, "", rules.Sendable, cpi, country)
+		r.Currency = currency
+		return r
+	}
+	rows := []checks.LiveRow{
+		inCountry(1, 2, "EUR", "FR"), inCountry(2, 5, "EUR", "FR"), inCountry(3, 0, "", "FR"),
+		inCountry(4, 5, "USD", "US"), inCountry(5, 4, "GBP", "GB"),
+	}
+	tests := []struct {
+		name    string
+		query   string
+		want    []int64
+		wantErr bool
+	}{
+		{"every FR row in EUR: EUR is implied", "country=FR&cpimin=3", []int64{2}, false},
+		{"the text filter counts too", "q=5&cpimax=10", []int64{5}, false},
+		{"the rows kept still mix currencies: refused", "sendability=sendable&cpimin=3", nil, true},
+		{"nothing kept is priced: a bound keeps nothing", "q=3&cpimin=1", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, _ := url.ParseQuery(tt.query)
+			q, err := ParseLiveQuery(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			matching, err := q.Filter(rows)
+			if _, rangeErr := q.CPIRange(rows); (rangeErr != nil) != (err != nil) {
+				t.Errorf("CPIRange says %v, Filter %v", rangeErr, err)
+			}
+			if tt.wantErr != errors.Is(err, ErrCPINeedsCurrency) {
+				t.Fatalf("Filter = %v, want refused: %v", err, tt.wantErr)
+			}
+			var got []int64
+			for _, r := range matching {
+				got = append(got, r.SubsampleID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLiveQuerySortsUnknownPricesLast checks that a price the provider
+// did not give sorts after every known one, in both directions.
+func TestLiveQuerySortsUnknownPricesLast(t *testing.T) {
+	rows := []checks.LiveRow{priced(1, 0, "EUR"), priced(2, 5, "EUR"), priced(3, 2, ""), priced(4, 2, "EUR"), priced(5, -1, "EUR")}
+	for sort, want := range map[string][]int64{"cpi": {4, 2, 1, 3, 5}, "-cpi": {2, 4, 1, 3, 5}} {
+		q, err := ParseLiveQuery(url.Values{"sort": {sort}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sorted, err := q.Filter(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, r := range sorted {
+			got = append(got, r.SubsampleID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("sort=%s: got %v, want %v (unknown prices last, in their order)", sort, got, want)
+		}
+	}
+}

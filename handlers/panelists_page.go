@@ -102,8 +102,8 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 			SubsampleID: pc.SubsampleID, EventID: pc.EventID, Name: pc.Name, Country: pc.CountryCode,
 			State: pc.Verdict.State, StateWhy: pc.Verdict.Reasons, Eligible: pc.Eligible(), Quota: pc.Quota, EPC: pc.EPC,
 		}
-		if pc.CPI != nil {
-			sc.CPI = views.Money(*pc.CPI, pc.Currency)
+		if cpi := rules.KnownCPI(pc.CPI, pc.Currency); cpi != nil {
+			sc.CPI = views.Money(*cpi, pc.Currency)
 		}
 		if pc.MayEnter() {
 			for _, l := range pc.PanelistLinks {

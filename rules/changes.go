@@ -156,7 +156,11 @@ func describe(s domain.SubsampleState) string {
 	return s.Status + ", " + s.Sendability
 }
 
-// money writes a price with its currency, "2.5 USD".
+// money writes a price with its currency, "2.5 USD", or "unknown" when
+// the provider gave none (PriceKnown).
 func money(v float64, currency string) string {
+	if !PriceKnown(v, currency) {
+		return "unknown"
+	}
 	return fmt.Sprintf("%s %s", strconv.FormatFloat(v, 'f', -1, 64), currency)
 }

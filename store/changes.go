@@ -14,10 +14,19 @@ import (
 const changeColumns = `change_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value`
 
 // changeNames are the names the current snapshot gives a change's
-// subsample and event (domain.Change), read beside changeColumns.
+// subsample and event (domain.Change), read beside changeColumns. An
+// event is named as /events names it (handlers.GroupEvents): after the
+// live details of its first live subsample that names it, else, when
+// nothing of it is live, after its first subsample in the event list.
+// Each is a scalar subquery of at most one row, so a change is one row
+// whatever the snapshot holds.
 const changeNames = `,
 	COALESCE((SELECT s.name FROM subsamples s WHERE s.subsample_id = changes.subsample_id), '') AS subsample_name,
-	COALESCE((SELECT MIN(l.event_name) FROM live_subsamples l WHERE l.event_id = changes.event_id), '') AS event_name`
+	COALESCE(
+		(SELECT l.event_name FROM live_subsamples l WHERE l.event_id = changes.event_id AND l.event_name <> ''
+			ORDER BY l.subsample_id LIMIT 1),
+		(SELECT s.name FROM subsamples s WHERE s.event_id = changes.event_id ORDER BY s.subsample_id LIMIT 1),
+		'') AS event_name`
 
 // appendChanges adds changes to the feed, and queues their webhook
 // deliveries, in the snapshot's transaction.
@@ -78,10 +87,11 @@ func (s *Store) Changes(ctx context.Context, f ChangeFilter, limit, offset int) 
 }
 
 // ChangesAfter are up to limit changes whose id is above since, oldest
-// first: the page a script polling the feed asks for next.
+// first, with the names of their subsample and event in the current
+// snapshot: the page a script polling the feed asks for next.
 func (s *Store) ChangesAfter(ctx context.Context, since int64, limit int) ([]domain.Change, error) {
 	out := []domain.Change{}
-	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+` FROM changes WHERE change_id > ? ORDER BY change_id LIMIT ?`, since, limit); err != nil {
+	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+changeNames+` FROM changes WHERE change_id > ? ORDER BY change_id LIMIT ?`, since, limit); err != nil {
 		return nil, fmt.Errorf("changes after %d: %w", since, err)
 	}
 	return out, nil

@@ -227,7 +227,9 @@ func instancesMakeOneFirstRoutingKey(t *testing.T, a, b *store.Store, round int)
 
 // TestChangeAndRoutingNamesFromTheSnapshot: the change feed and the
 // router's record are read with the names the current snapshot gives
-// their subsamples and events; an id no longer in it has no name.
+// their subsamples and events; an id no longer in it has no name, and an
+// event none of whose subsamples is live has the name /events gives it,
+// its first subsample's.
 func TestChangeAndRoutingNamesFromTheSnapshot(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
@@ -236,6 +238,9 @@ func TestChangeAndRoutingNamesFromTheSnapshot(t *testing.T) {
 			t.Helper()
 			snap := snapshotAt(at, 40)
 			snap.States = states
+			snap.Summaries = append(snap.Summaries, // an event with nothing live
+				domain.SubsampleSummary{EventID: 20, SubsampleID: 201, SubsampleName: "FR wave 0", SubsampleStatus: domain.StatusComplete},
+				domain.SubsampleSummary{EventID: 20, SubsampleID: 200, SubsampleName: "FR wave 1", SubsampleStatus: domain.StatusComplete})
 			snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
 				return rules.Detect(previous, next, at)
 			}
@@ -247,13 +252,14 @@ func TestChangeAndRoutingNamesFromTheSnapshot(t *testing.T) {
 		save(t0.Add(time.Minute), map[int64]store.SubsampleState{
 			100: {Status: "Live", Sendability: "unknown", EventID: 10, Country: "US"},
 			300: {Status: "Live", Sendability: "unknown", EventID: 30, Country: "DE"}, // not in the snapshot's lists
+			201: {Status: "Complete", Sendability: "not_sendable", EventID: 20, Country: "FR"},
 		})
 		changes, _, err := s.Changes(ctx, store.ChangeFilter{Kind: domain.ChangeNew}, 0, 0)
-		if err != nil || len(changes) != 2 {
-			t.Fatalf("new subsamples: %+v, %v; want 100 and 300", changes, err)
+		if err != nil || len(changes) != 3 {
+			t.Fatalf("new subsamples: %+v, %v; want 100, 201 and 300", changes, err)
 		}
 		for _, c := range changes {
-			want := map[int64][2]string{100: {"US wave 3", "Soft drinks tracker"}, 300: {"", ""}}[c.SubsampleID]
+			want := map[int64][2]string{100: {"US wave 3", "Soft drinks tracker"}, 201: {"FR wave 0", "FR wave 1"}, 300: {"", ""}}[c.SubsampleID]
 			if c.SubsampleName != want[0] || c.EventName != want[1] {
 				t.Errorf("change of subsample %d names %q of event %q, want %q of %q", c.SubsampleID, c.SubsampleName, c.EventName, want[0], want[1])
 			}

@@ -39,3 +39,22 @@ func TestTooLittleHistoryIsSaidOnce(t *testing.T) {
 		t.Errorf("with every pace known: %d, %q; want no note", n, why)
 	}
 }
+
+// TestPropPriceSaysUnknown: the live details show a price the provider
+// did not give as unknown, never as 0.
+func TestPropPriceSaysUnknown(t *testing.T) {
+	for _, tt := range []struct {
+		cpi      float64
+		currency string
+		want     string
+	}{
+		{2.5, "EUR", "2.50 EUR"}, {0, "EUR", propPriceUnknown}, {3, "", propPriceUnknown}, {-1, "USD", propPriceUnknown},
+	} {
+		if got := propPrice(tt.cpi, tt.currency); got != tt.want {
+			t.Errorf("propPrice(%v, %q) = %q, want %q", tt.cpi, tt.currency, got, tt.want)
+		}
+	}
+	if got := currencyDefault([]string{"EUR", "USD"}); got != "any (a CPI range needs one)" {
+		t.Errorf("currencyDefault over two currencies = %q, want it to say a range needs one", got)
+	}
+}

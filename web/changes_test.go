@@ -116,6 +116,16 @@ func TestChangeFeedAfterTwoRefreshes(t *testing.T) {
 			t.Fatalf("/changes.csv names subsample %s %q, the snapshot %q", row[3], row[9], want)
 		}
 	}
+	// The API names each change as the CSV does.
+	csvNames := map[string][2]string{}
+	for _, row := range rows[1:] {
+		csvNames[row[0]] = [2]string{row[9], row[10]}
+	}
+	for _, c := range all {
+		if got, want := [2]string{c.SubsampleName, c.EventName}, csvNames[strconv.FormatInt(c.ID, 10)]; got != want {
+			t.Fatalf("/api/v1/changes names change %d %q, /changes.csv %q", c.ID, got, want)
+		}
+	}
 	if name := names[rows[1][3]]; name == "" || !strings.Contains(page, `<span class="id-name">`+html.EscapeString(name)+`</span>`) {
 		t.Errorf("/changes does not show subsample %s's name %q beside its id", rows[1][3], name)
 	}

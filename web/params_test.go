@@ -169,6 +169,9 @@ func TestPageNumbersPastTheEndShowTheLastPage(t *testing.T) {
 			if n := lastPageNumber(t, body); !strings.Contains(body, fmt.Sprintf("Page %d of %d", pages, pages)) || n != pages {
 				t.Errorf("GET %s does not say it shows page %d of %d", path, pages, pages)
 			}
+			if n := strings.Count(body, fmt.Sprintf("Page %d of %d", pages, pages)); n > 1 {
+				t.Errorf("GET %s says page %d of %d %d times, want once (the pager)", path, pages, pages, n)
+			}
 		}
 	}
 }

@@ -42,9 +42,9 @@ type Change struct {
 	After   string `db:"after_value"`
 	// SubsampleName and EventName are the names the current snapshot
 	// gives the subsample and its event when the feed is read (not kept
-	// with the change): "" when the subsample is no longer in the
-	// snapshot, and for an event none of whose subsamples is live (live
-	// details are the only source of event names).
+	// with the change): "" when the subsample or event is no longer in
+	// the snapshot. An event is named as /events names it: after its live
+	// details, or after its first subsample when nothing of it is live.
 	SubsampleName string `db:"subsample_name"`
 	EventName     string `db:"event_name"`
 }

@@ -6,17 +6,22 @@ import (
 	"fieldboard/rules/domain"
 )
 
-// ChangeJSON is one event of the change feed.
+// ChangeJSON is one event of the change feed. SubsampleName and EventName
+// are the names the current snapshot gives them when the feed is read
+// (domain.Change), left out when it has none (and from webhook messages,
+// which carry the change as it was found).
 type ChangeJSON struct {
-	ID          int64             `json:"id"`
-	At          time.Time         `json:"at"`
-	Kind        domain.ChangeKind `json:"kind"`
-	SubsampleID int64             `json:"subsampleId"`
-	EventID     int64             `json:"eventId"`
-	Country     string            `json:"country"`
-	QuotaID     string            `json:"quotaId,omitempty"`
-	Before      string            `json:"before"`
-	After       string            `json:"after"`
+	ID            int64             `json:"id"`
+	At            time.Time         `json:"at"`
+	Kind          domain.ChangeKind `json:"kind"`
+	SubsampleID   int64             `json:"subsampleId"`
+	EventID       int64             `json:"eventId"`
+	Country       string            `json:"country"`
+	QuotaID       string            `json:"quotaId,omitempty"`
+	Before        string            `json:"before"`
+	After         string            `json:"after"`
+	SubsampleName string            `json:"subsampleName,omitempty"`
+	EventName     string            `json:"eventName,omitempty"`
 }
 
 // ChangesPageJSON is a page of the feed for a script that polls it: the
@@ -31,7 +36,7 @@ type ChangesPageJSON struct {
 // Change shapes one change for the API.
 func Change(c domain.Change) ChangeJSON {
 	return ChangeJSON{ID: c.ChangeID, At: c.At.UTC(), Kind: c.Kind, SubsampleID: c.SubsampleID, EventID: c.EventID, Country: c.Country,
-		QuotaID: c.QuotaID, Before: c.Before, After: c.After}
+		QuotaID: c.QuotaID, Before: c.Before, After: c.After, SubsampleName: c.SubsampleName, EventName: c.EventName}
 }
 
 // ChangesPage is the page of changes after since.

@@ -136,7 +136,7 @@ func WritePanelistSurveysCSV(w *Writer, panelistID string, surveys []checks.Pane
 		for _, l := range j.EntryLinks {
 			links = append(links, l.Locale+" "+l.Live)
 		}
-		if err := w.Write(panelistID, Int(pc.SubsampleID), pc.Name, pc.CountryCode, OptFloat(pc.CPI, 2), pc.Currency,
+		if err := w.Write(panelistID, Int(pc.SubsampleID), pc.Name, pc.CountryCode, OptFloat(rules.KnownCPI(pc.CPI, pc.Currency), 2), pc.Currency,
 			OptFloat(j.EPC, 2), j.EPCSource, string(j.Sendability), strconv.FormatBool(j.Eligible), string(j.Quota),
 			strconv.FormatBool(j.Send), strconv.FormatBool(j.MayEnter),
 			strings.Join(why, " "), strings.Join(j.QuotaReasons, " "), strings.Join(links, "; ")); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/store"
 )
@@ -26,7 +27,7 @@ func WriteLiveCSV(w *Writer, rows []checks.LiveRow) error {
 	for _, r := range rows {
 		cells := []string{Int(r.SubsampleID), Int(r.EventID), r.Name, r.EventName, string(r.Verdict.State),
 			strings.Join(r.Verdict.Reasons, " "), r.Status, strconv.FormatBool(r.APICompatible),
-			strconv.FormatFloat(r.CPI, 'f', 2, 64), r.Currency, OptFloat(EPCValue(r.EPC), 2), string(r.EPC.Source),
+			cpiCell(r.CPI, r.Currency), r.Currency, OptFloat(EPCValue(r.EPC), 2), string(r.EPC.Source),
 			OptFloat(r.ExpectedLOI, 0), OptFloat(r.ExpectedIncidence, 0),
 			Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
 			OptTime(r.FieldStart), OptTime(r.FieldEnd), OptInt(r.TotalAchieved), OptInt(r.TotalRemaining)}
@@ -35,6 +36,15 @@ func WriteLiveCSV(w *Writer, rows []checks.LiveRow) error {
 		}
 	}
 	return nil
+}
+
+// cpiCell is a price's CPI cell: empty when the price is unknown
+// (rules.PriceKnown), never a 0.
+func cpiCell(cpi float64, currency string) string {
+	if !rules.PriceKnown(cpi, currency) {
+		return ""
+	}
+	return strconv.FormatFloat(cpi, 'f', 2, 64)
 }
 
 // Devices lists the devices a subsample allows, "none" when none: the

@@ -1,6 +1,9 @@
 package formats
 
-import "fieldboard/rules/checks"
+import (
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
+)
 
 // NextSurveysJSON is the next-survey answer (GET /api/v1/panelists/{id}/next):
 // the surveys the panelist would be sent to now, best first.
@@ -26,7 +29,7 @@ func NextSurveys(panelistID string, routes []checks.Route) NextSurveysJSON {
 	out := NextSurveysJSON{PanelistID: panelistID, Surveys: make([]NextSurveyJSON, len(routes))}
 	for i, r := range routes {
 		out.Surveys[i] = NextSurveyJSON{SubsampleID: r.SubsampleID, EventID: r.EventID, EntryLink: r.EntryLink,
-			EPC: EPCValue(r.EPC), Currency: r.Currency, CPI: r.CPI, LOI: r.ExpectedLOI}
+			EPC: EPCValue(r.EPC), Currency: r.Currency, CPI: rules.KnownCPI(r.CPI, r.Currency), LOI: r.ExpectedLOI}
 	}
 	return out
 }

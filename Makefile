@@ -64,9 +64,15 @@ postgresql:
 # package named twice runs once.
 SLOWEST_PACKAGES := ./web/ ./store/ ./cmd/fieldboard/
 
+# Tests that measure what an answer allocates; they skip under -race.
+ALLOC_TESTS := ^TestCheckTargetsFollowsTheCandidates$$
+
 unit:
 	@[ -n "$(RACE)" ] || echo "note: no C compiler for cgo, running the tests without -race"
 	./scripts/with-postgres $(GO) test $(RACE) -count=1 -timeout 60m $(SLOWEST_PACKAGES) ./...
+	@# What an answer allocates is measured without the race detector,
+	@# which drops pooled memory at random (the tests skip under it).
+	@[ -z "$(RACE)" ] || $(GO) test -count=1 -run '$(ALLOC_TESTS)' ./rules/
 
 check-fmt:
 	@out="$$(gofmt -l .)"; \

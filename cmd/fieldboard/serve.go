@@ -55,6 +55,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		memoryLimit  = fs.Int("memory-limit-mib", defaultMemoryLimitMiB, "soft limit of the Go heap in MiB (the garbage collector works harder near it, and runs away when it is close to what the process holds); 0 for none")
 		simSeed      = fs.Int64("sim-seed", 1, "seed of the built-in simulator (without --upstream)")
 		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
+		simPanel     = fs.Int("sim-panelists", demodata.Panelists, "panelists of the demo's panel, written into an empty database (without --upstream)")
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
 		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
@@ -107,6 +108,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *hooksTimeout <= 0 {
 		return errFlag("webhook-timeout", "must be positive")
+	}
+	if *simPanel < 1 {
+		return errFlag("sim-panelists", "must be at least 1")
 	}
 	if *memoryLimit < 0 {
 		return errFlag("memory-limit-mib", "must not be negative")
@@ -173,7 +177,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkUsers(ctx, st, demo != nil, store.Describe(*dbPath), logger); err != nil {
 		return err
 	}
-	seeder := demodata.Seeder{Store: st, Sim: demo, Seed: *simSeed, Logger: logger}
+	seeder := demodata.Seeder{Store: st, Sim: demo, Seed: *simSeed, Logger: logger, Size: *simPanel}
 	guard := webhooks.Guard{AllowPrivate: *hooksPrivate}
 	var receiver *demodata.Receiver
 	if demo != nil {

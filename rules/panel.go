@@ -2,6 +2,8 @@ package rules
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"fieldboard/rules/domain"
 )
@@ -130,4 +132,65 @@ func containsFold(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// maxCountryForms bounds CountryForms: past it, a read of the panel is
+// not narrowed at all.
+const maxCountryForms = 64
+
+// CountryForms returns every text a panelist's country can be stored as
+// and still be one of t's countries for FitPanel, each once: FitPanel
+// compares countries by strings.EqualFold, so each country is given in
+// every form EqualFold takes for it, rune by rune through its fold
+// orbit (unicode.SimpleFold): "FR" gives "FR", "Fr", "fR" and "fr"; a K
+// the Kelvin sign too. A panelist whose country is none of them never
+// fits (FitPanel), nor does one without a country: a read of the panel
+// for a send list may keep only the rows of these countries, byte for
+// byte, and still lose nobody FitPanel would send. It only narrows the
+// read: FitPanel still decides every row.
+//
+// ok is false when the countries cannot be given so (a country that is
+// not valid UTF-8 or holds U+FFFD, which EqualFold reads invalid bytes
+// as, or more than maxCountryForms forms in all): then the whole panel
+// must be read. With no country, forms is empty and ok true: nobody fits.
+func (t PanelTarget) CountryForms() (forms []string, ok bool) {
+	seen := map[string]bool{}
+	for _, c := range t.Countries {
+		if c == "" {
+			continue // FitPanel sends no panelist without a country
+		}
+		if !utf8.ValidString(c) || strings.ContainsRune(c, utf8.RuneError) {
+			return nil, false
+		}
+		variants := []string{""}
+		for _, r := range c {
+			orbit := []rune{r}
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				orbit = append(orbit, f)
+			}
+			if len(variants)*len(orbit) > maxCountryForms {
+				return nil, false
+			}
+			next := make([]string, 0, len(variants)*len(orbit))
+			for _, v := range variants {
+				for _, o := range orbit {
+					next = append(next, v+string(o))
+				}
+			}
+			variants = next
+		}
+		for _, v := range variants {
+			if !seen[v] {
+				seen[v] = true
+				forms = append(forms, v)
+			}
+		}
+		if len(forms) > maxCountryForms {
+			return nil, false
+		}
+	}
+	if forms == nil {
+		forms = []string{}
+	}
+	return forms, true
 }

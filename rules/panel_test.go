@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,45 @@ func TestFitPanelNamesTheKindOfMisfit(t *testing.T) {
 	} {
 		if got := FitPanel(tt.m, tt.t, ""); got.Misfit != tt.want {
 			t.Errorf("%s: Misfit = %q, want %q (%+v)", tt.name, got.Misfit, tt.want, got)
+		}
+	}
+}
+
+// TestCountryFormsHoldEveryCountryFitPanelAccepts: a read of the panel
+// narrowed to CountryForms loses nobody FitPanel would send, and keeps
+// nobody of another country: every stored country FitPanel finds among
+// the subsample's is a form, and no other is.
+func TestCountryFormsHoldEveryCountryFitPanelAccepts(t *testing.T) {
+	stored := []string{"", "S", "SKA", "\u212a", "s\u212a", "\u017fk", "\u017f\u212a"}
+	letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for _, a := range letters {
+		for _, b := range letters {
+			stored = append(stored, string(a)+string(b))
+		}
+	}
+	for _, countries := range [][]string{{"FR"}, {"fr"}, {"Ca", "us"}, {"SK"}, {"sk", "FR", "SK"}, {}, {""}, {"ÉÉ"}} {
+		target := PanelTarget{Countries: countries, Locales: []PanelLocale{{Code: "fr-fr", Usable: true}}}
+		forms, ok := target.CountryForms()
+		if !ok {
+			t.Fatalf("CountryForms of %q: not ok", countries)
+		}
+		if len(forms) != len(slices.Compact(slices.Sorted(slices.Values(forms)))) {
+			t.Errorf("CountryForms of %q = %q: a form twice", countries, forms)
+		}
+		for _, c := range append(stored, forms...) {
+			fit := FitPanel(domain.PanelMember{PanelistID: "p", Country: c}, target, "")
+			accepted := fit.Misfit != MisfitCountry && fit.Misfit != MisfitNoCountry && fit.Misfit != MisfitNoSubsampleCountry
+			if accepted != slices.Contains(forms, c) {
+				t.Errorf("subsample countries %q, panelist country %q: FitPanel accepts it %v, CountryForms %q", countries, c, accepted, forms)
+			}
+		}
+	}
+	if forms, _ := (PanelTarget{Countries: []string{"fr"}}).CountryForms(); !slices.Equal(forms, []string{"fr", "fR", "Fr", "FR"}) {
+		t.Errorf("CountryForms of fr = %q", forms)
+	}
+	for _, countries := range [][]string{{"F\xff"}, {"F\ufffd"}, {strings.Repeat("s", 8)}} {
+		if forms, ok := (PanelTarget{Countries: countries}).CountryForms(); ok {
+			t.Errorf("CountryForms of %q = %q, ok: want the whole panel read", countries, forms)
 		}
 	}
 }

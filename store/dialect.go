@@ -75,6 +75,11 @@ type dialect interface {
 	// there the panel's rows without a profile, by country and locale.
 	// An error from visit is returned as it is.
 	scanProfiles(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, withPanel bool, unprofiled map[PanelPlace]int64, visit profileVisit) error
+	// scanCountries reads, in panelist id order in the read transaction
+	// tx open on conn, the profiled panelists whose panel row's country
+	// is one of countries, and calls visit with each and their panel row
+	// (ScanPanelistsIn). An error from visit is returned as it is.
+	scanCountries(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, visit profileVisit) error
 	// freshRows is newFreshRows's writer.
 	freshRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter
 }

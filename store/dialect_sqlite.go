@@ -287,6 +287,12 @@ func (sqlite) scanProfiles(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, withP
 	return scanInChunks(ctx, tx, withPanel, unprofiled, visit)
 }
 
+// scanCountries reads each country's rows in chunks and merges them
+// (scanCountriesInChunks).
+func (sqlite) scanCountries(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, countries []string, visit profileVisit) error {
+	return scanCountriesInChunks(ctx, tx, countries, visit)
+}
+
 // freshRows writes by an inserter, its tail dropping a row met again.
 func (sqlite) freshRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, _ int) rowWriter {
 	return newInserter(tx, table, columns, row, tail)

@@ -114,6 +114,16 @@ func (s *Store) ScanPanelists(ctx context.Context, fn func(panelistID string, m 
 // dialect's way (dialect.scanProfiles), on a connection of the reader
 // pool held for the scan, and decoded here.
 func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, unprofiled map[PanelPlace]int64, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error) error {
+	return s.readProfiles(ctx, what, fn, func(conn *sqlx.Conn, tx *sqlx.Tx, visit profileVisit) error {
+		return s.dialect.scanProfiles(ctx, conn, tx, withPanel, unprofiled, visit)
+	})
+}
+
+// readProfiles runs read in a read transaction on a connection of the
+// reader pool held for it, and calls fn with each profile read gives
+// visit, decoded here into a profile reused from one to the next; what
+// names the read in errors. An error from fn is returned as it is.
+func (s *Store) readProfiles(ctx context.Context, what string, fn func(panelistID string, m domain.PanelMember, p domain.Profile) error, read func(conn *sqlx.Conn, tx *sqlx.Tx, visit profileVisit) error) error {
 	conn, err := s.reader.Connx(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: connect: %w", what, err)
@@ -127,7 +137,7 @@ func (s *Store) scanProfiles(ctx context.Context, what string, withPanel bool, u
 	p := domain.Profile{Answers: make(map[int64][]int64, 16)}
 	var arena []int64
 	var fnErr error // fn's own, returned as it is
-	err = s.dialect.scanProfiles(ctx, conn, tx, withPanel, unprofiled, func(m domain.PanelMember, blob []byte) error {
+	err = read(conn, tx, func(m domain.PanelMember, blob []byte) error {
 		clear(p.Answers)
 		p.BirthDate = time.Time{}
 		var err error

@@ -171,8 +171,9 @@ var errEnough = errors.New("limit reached")
 // sendable, or has no usable live entry link, has nobody on it: the error
 // wraps ErrNotSendable with why.
 //
-// Profiles are scanned once with the panel; only the panelists who fit a
-// cell have their history read, bulkChunk at a time, so memory does not
+// The profiles of the panelists of the subsample's countries are scanned
+// once with their panel rows (scanFitting), not the whole panel's; only
+// the panelists who fit a cell have their history read, bulkChunk at a time, so memory does not
 // grow with the number of panelists. It is computed in its turn
 // (takeTurn), emit called inside it: a caller that writes to a slow client
 // writes to a file first, or it holds up every other send list and bulk
@@ -232,7 +233,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		chunk = chunk[:0]
 		return err
 	}
-	err = s.Store.ScanPanelists(ctx, func(id string, m domain.PanelMember, p domain.Profile) error {
+	err = s.scanFitting(ctx, t, func(id string, m domain.PanelMember, p domain.Profile) error {
 		if fit := d.fitPanel(t, m); fit.Fits && t.quotaVerdict(p, now) == rules.QuotaFits {
 			chunk = append(chunk, fitting{id, fit})
 		}
@@ -253,6 +254,22 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	return err
 }
 
+// scanFitting scans the profiled panelists who can fit t's countries:
+// only those whose panel row holds one of them in a form FitPanel
+// accepts (rules.PanelTarget.CountryForms, store.ScanPanelistsIn), so
+// that a send list of one country reads that country's rows, not the
+// whole panel. It is a pre-filter, never narrower than FitPanel: every
+// panelist FitPanel would find in t's countries is read, and FitPanel
+// still decides each one read (the caller's fitPanel). Countries it
+// cannot give so have the whole panel read (store.ScanPanelists).
+func (s *Service) scanFitting(ctx context.Context, t *liveTarget, fn func(id string, m domain.PanelMember, p domain.Profile) error) error {
+	countries, ok := t.panel.CountryForms()
+	if !ok {
+		return s.Store.ScanPanelists(ctx, fn)
+	}
+	return s.Store.ScanPanelistsIn(ctx, countries, fn)
+}
+
 // fitting is a panelist of a send list's scan who fits the subsample's
 // country, language and an open quota cell.
 type fitting struct {
@@ -262,7 +279,7 @@ type fitting struct {
 
 // SendListSize returns how many panelists are on a subsample's send list,
 // counted once per version: a subsample page asks on every view, and a
-// count scans every profile.
+// count scans every profile of the subsample's countries.
 func (s *Service) SendListSize(ctx context.Context, subsampleID int64) (int, error) {
 	d, err := s.Current(ctx)
 	if err != nil {

@@ -169,3 +169,49 @@ func TestSendListErrors(t *testing.T) {
 		t.Errorf("SendList whose reads were given up = %v, want an error wrapping context.Canceled", err)
 	}
 }
+
+// TestSendListFindsTheCountryInAnyCase: the send list reads only the
+// panel rows of the subsample's countries, yet a subsample whose country
+// comes in another case than the panel stores it ("us" for the panel's
+// "US"; FitPanel compares them by strings.EqualFold) still lists every
+// panelist FitPanel sends, and still none of another country.
+func TestSendListFindsTheCountryInAnyCase(t *testing.T) {
+	for _, code := range []string{"US", "us", "uS", "Us"} {
+		t.Run(code, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			checkstest.Build(t, st, func(snap *store.EventsSnapshot) {
+				for i := range snap.Live {
+					for j := range snap.Live[i].Countries {
+						snap.Live[i].Countries[j].Code = code
+					}
+				}
+			})
+			now := checkstest.ReadAt.Add(time.Minute)
+			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+			var listed []string
+			if err := s.SendList(ctx, checkstest.Target, 0, func(id, _ string) error { listed = append(listed, id); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			n, err := s.SendListSize(ctx, checkstest.Target)
+			if err != nil || n != len(listed) {
+				t.Errorf("SendListSize = %d, %v; the send list has %d", n, err, len(listed))
+			}
+			for _, c := range checkstest.Cases() {
+				if c.Now() != now {
+					continue
+				}
+				if got := slices.Contains(listed, c.Panelist); got != c.Sent {
+					t.Errorf("subsample country %q: %s on the send list = %v, want %v (%s)", code, c.Panelist, got, c.Sent, c.Name)
+				}
+			}
+			if !slices.Contains(listed, "P-open") || slices.Contains(listed, "P-ca") || slices.Contains(listed, "P-fr") {
+				t.Errorf("subsample country %q: send list %q, want P-open and neither P-ca nor P-fr", code, listed)
+			}
+		})
+	}
+}

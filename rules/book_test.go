@@ -41,42 +41,46 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 			})
 		}
 		book := NewRuleBook(targets, ruleSets, parents)
-		var history []domain.HistoryRecord
-		for range rng.IntN(5) {
-			history = append(history, domain.HistoryRecord{SubsampleID: small(), StatusID: []int64{3, 41, 0}[rng.IntN(3)], EventID: small(),
-				CategoryID: rng.Int64N(8) /* 6 and 7 were never seen */, ResearchTypeID: small(), RegisteredAt: now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)})
-		}
-		next := 0
-		book.Check(history, now, func(i int, got EligibilityResult) {
-			if i != next {
-				t.Fatalf("round %d: target %d reported after %d", round, i, next-1)
+		// Several panelists against one book: what a check decided must
+		// not reach the next (the book keeps its scratch between checks).
+		for range 3 {
+			var history []domain.HistoryRecord
+			for range rng.IntN(5) {
+				history = append(history, domain.HistoryRecord{SubsampleID: small(), StatusID: []int64{3, 41, 0}[rng.IntN(3)], EventID: small(),
+					CategoryID: rng.Int64N(8) /* 6 and 7 were never seen */, ResearchTypeID: small(), RegisteredAt: now.Add(-time.Duration(rng.IntN(60*24)) * time.Hour)})
 			}
-			next++
-			want := Eligibility(targets[i], ruleSets[i], history, parents, now)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("round %d, target %d:\n book        %+v\n eligibility %+v", round, i, got, want)
+			next := 0
+			book.Check(history, now, func(i int, got EligibilityResult) {
+				if i != next {
+					t.Fatalf("round %d: target %d reported after %d", round, i, next-1)
+				}
+				next++
+				want := Eligibility(targets[i], ruleSets[i], history, parents, now)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("round %d, target %d:\n book        %+v\n eligibility %+v", round, i, got, want)
+				}
+				if !got.Eligible {
+					excluded++
+				}
+			})
+			if next != len(targets) {
+				t.Fatalf("round %d: %d targets reported, want %d", round, next, len(targets))
 			}
-			if !got.Eligible {
-				excluded++
+			// CheckTargets: the targets asked for, in the order asked, each
+			// Eligibility's answer, until fn says stop.
+			some := []int32{int32(rng.IntN(20)), int32(rng.IntN(20)), 19, 0}
+			stopAfter := 1 + rng.IntN(len(some))
+			var seen []int32
+			book.CheckTargets(history, now, some, func(i int, got EligibilityResult) bool {
+				seen = append(seen, int32(i))
+				if want := Eligibility(targets[i], ruleSets[i], history, parents, now); !reflect.DeepEqual(got, want) {
+					t.Fatalf("round %d, CheckTargets target %d:\n book        %+v\n eligibility %+v", round, i, got, want)
+				}
+				return len(seen) < stopAfter
+			})
+			if !reflect.DeepEqual(seen, some[:stopAfter]) {
+				t.Fatalf("round %d: CheckTargets looked at %v, want %v", round, seen, some[:stopAfter])
 			}
-		})
-		if next != len(targets) {
-			t.Fatalf("round %d: %d targets reported, want %d", round, next, len(targets))
-		}
-		// CheckTargets: the targets asked for, in the order asked, each
-		// Eligibility's answer, until fn says stop.
-		some := []int32{int32(rng.IntN(20)), int32(rng.IntN(20)), 19, 0}
-		stopAfter := 1 + rng.IntN(len(some))
-		var seen []int32
-		book.CheckTargets(history, now, some, func(i int, got EligibilityResult) bool {
-			seen = append(seen, int32(i))
-			if want := Eligibility(targets[i], ruleSets[i], history, parents, now); !reflect.DeepEqual(got, want) {
-				t.Fatalf("round %d, CheckTargets target %d:\n book        %+v\n eligibility %+v", round, i, got, want)
-			}
-			return len(seen) < stopAfter
-		})
-		if !reflect.DeepEqual(seen, some[:stopAfter]) {
-			t.Fatalf("round %d: CheckTargets looked at %v, want %v", round, seen, some[:stopAfter])
 		}
 	}
 	if excluded < 500 {

@@ -53,7 +53,7 @@ func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 	clock := demo.NewClock(time.Now)
-	simulator := sim.New(sim.Options{Seed: 1, Subsamples: 80, Locales: 3, QuestionsPerLocale: 12, Now: clock.Now, BusyDay: true})
+	simulator := sim.New(sim.Options{Seed: 1, Subsamples: 50, Locales: 3, QuestionsPerLocale: 12, Now: clock.Now, BusyDay: true})
 	if providerDown {
 		simulator.FailPath("/supplier/v1/event/all", sim.FailServerError)
 	}

@@ -29,14 +29,15 @@ func wholePage(body []byte) error {
 }
 
 var (
-	liveCountLine = regexp.MustCompile(`(\d+) of (\d+) live subsamples match\.\s*(?:Page (\d+) of (\d+)\.)?`)
+	liveCountLine = regexp.MustCompile(`(\d+) of (\d+) live subsamples match\.`)
+	livePager     = regexp.MustCompile(`Page (\d+) of (\d+)`)
 	liveRowMark   = []byte(`data-testid="live-row"`)
 )
 
 // livePages checks /live pages and remembers how many rows a page held:
 // the count line says how many subsamples match and, when they take more
-// than a page, how many pages; the rows must agree (all of them on one
-// page, else a full first page).
+// than a page, the pager how many pages; the rows must agree (all of them
+// on one page, else a full first page).
 type livePages struct {
 	mu   sync.Mutex
 	rows int
@@ -53,8 +54,8 @@ func (l *livePages) check(_ string, body []byte) error {
 	matching, _ := strconv.Atoi(string(m[1]))
 	rows := bytes.Count(body, liveRowMark)
 	pages := 1
-	if m[4] != nil {
-		pages, _ = strconv.Atoi(string(m[4]))
+	if p := livePager.FindSubmatch(body); p != nil {
+		pages, _ = strconv.Atoi(string(p[2]))
 	}
 	switch {
 	case rows == 0:

@@ -134,9 +134,9 @@ func TestLivePageCheck(t *testing.T) {
 		want string // "" for a page that passes
 	}{
 		{"one page, all rows", page("3 of 9 live subsamples match.", 3), ""},
-		{"first of several pages", page("120 of 130 live subsamples match.\n Page 1 of 3.", 50), ""},
+		{"first of several pages", page("120 of 130 live subsamples match.</p><nav><span>Page 1 of 3</span></nav><p>", 50), ""},
 		{"one page missing a row", page("3 of 9 live subsamples match.", 2), "2 rows on the only page, where 3 subsamples match"},
-		{"pages that do not add up", page("120 of 130 live subsamples match. Page 1 of 2.", 50), "50 rows a page in 2 pages, where 120 subsamples match"},
+		{"pages that do not add up", page("120 of 130 live subsamples match.</p><nav><span>Page 1 of 2</span></nav><p>", 50), "50 rows a page in 2 pages, where 120 subsamples match"},
 		{"no rows", page("3 of 9 live subsamples match.", 0), "no rows"},
 		{"no count line", page("", 3), "no line saying how many"},
 		{"cut short", page("3 of 9 live subsamples match.", 3)[:100], "not a whole page"},

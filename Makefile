@@ -54,8 +54,7 @@ postgresql:
 # Every test, once, with FIELDBOARD_TEST_POSTGRES naming a throwaway
 # PostgreSQL cluster that lives for this run only (scripts/with-postgres).
 # The timeout is a safety net against a hang, not a measure of speed: go
-# test's default (10 minutes a package) is one a loaded machine reaches
-# (cmd/fieldboard took 9.6 minutes beside two busy loops).
+# test's default (10 minutes a package) is one a loaded machine reaches.
 #
 # go test starts the packages' tests in the order they are named, as many
 # at once as -p (the number of CPUs): the slowest come first, so that the
@@ -64,15 +63,24 @@ postgresql:
 # package named twice runs once.
 SLOWEST_PACKAGES := ./web/ ./store/ ./cmd/fieldboard/
 
-# Tests that measure what an answer allocates; they skip under -race.
-ALLOC_TESTS := ^TestCheckTargetsFollowsTheCandidates$$
+# The race detector then runs again where goroutines share state: the
+# packages of the refresher, the webhook worker, leases, sign-in, the
+# checks service's caches and turns, the provider client and its
+# simulator, the handlers, and the server's own concurrency tests
+# (RACE_WEB_TESTS: requests during a refresh and an import, slow and
+# departing clients, timeouts, a refresh shown while it runs, shutdown).
+# Everything once under it took about 9 minutes on two cores, three times
+# the plain run: modernc's SQLite is Go translated from C and the race
+# detector instruments every one of its memory accesses. A new test of
+# the server's concurrency is named in RACE_WEB_TESTS.
+RACE_PACKAGES := ./web/refresh/ ./web/webhooks/ ./web/lease/ ./web/auth/ ./rules/checks/... ./client/... ./handlers/
+RACE_WEB_TESTS := ^(TestConcurrentRequestsDuringRefreshAndImport|TestSlowReadersHoldUpNobody|TestClientThatGoesAwayIsNoError|TestSlowBodiesAreCutOffButUploadsMayBeSlow|TestRefusedUploadsAreAnsweredAtOnce|TestUploadsWaitLongOnlyForWhoMaySend|TestSignedInDashboardUploadsMayBeSlow|TestLivePageBeforeAndAfterRefresh|TestRefreshButtonShowsProgressAndFinishes|TestRefreshOnAnotherInstanceIsShownRunning|TestSubsampleRefreshButton|TestLiveFragmentsAreKeptByTheQueryAsRead|TestBodiesAreCapped|TestServeShutsDownGracefully)$$
 
 unit:
-	@[ -n "$(RACE)" ] || echo "note: no C compiler for cgo, running the tests without -race"
-	./scripts/with-postgres $(GO) test $(RACE) -count=1 -timeout 60m $(SLOWEST_PACKAGES) ./...
-	@# What an answer allocates is measured without the race detector,
-	@# which drops pooled memory at random (the tests skip under it).
-	@[ -z "$(RACE)" ] || $(GO) test -count=1 -run '$(ALLOC_TESTS)' ./rules/
+	./scripts/with-postgres $(GO) test -count=1 -timeout 60m $(SLOWEST_PACKAGES) ./...
+	@[ -n "$(RACE)" ] || echo "note: no C compiler for cgo, the race detector's run is skipped"
+	[ -z "$(RACE)" ] || ./scripts/with-postgres $(GO) test $(RACE) -count=1 -timeout 60m $(RACE_PACKAGES)
+	[ -z "$(RACE)" ] || ./scripts/with-postgres $(GO) test $(RACE) -count=1 -timeout 60m -run '$(RACE_WEB_TESTS)' ./web/
 
 check-fmt:
 	@out="$$(gofmt -l .)"; \
@@ -90,10 +98,11 @@ check-generated:
 
 # The figures run through scripts/with-postgres, as the tests do: a
 # throwaway PostgreSQL cluster lives for the run of the figures only.
-## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor (figures 1, 2, 6, 7 and 10 on a throwaway PostgreSQL too), write bench/results.json
+## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor (figures 1, 2, 6, 7 and 10 on a throwaway PostgreSQL too), write bench/results.json; then bench-scale
 bench: postgresql
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/ ./views/formats/
 	cd bench && ../scripts/with-postgres $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 60m -v .
+	$(MAKE) --no-print-directory bench-scale
 
 ## bench-scale: figures 2, 4, 8 and 12 on the default scenario's subsamples and on 4 times as many (history and panel fixed at 1,000,000 records over 100,000 panelists, SQLite), each scenario built once and cached; prints the growth against its targets
 bench-scale:

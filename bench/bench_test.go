@@ -713,6 +713,12 @@ func report(t *testing.T, rows []Row, full bool) {
 		t.Log("some figures, or a resized scenario: results.json is left as it was")
 		return
 	}
+	writeResults(t, rows)
+}
+
+// writeResults writes rows to results.json and the table of the README
+// beside them, never typed by hand.
+func writeResults(t *testing.T, rows []Row) {
 	var out strings.Builder
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
@@ -723,7 +729,7 @@ func report(t *testing.T, rows []Row, full bool) {
 	if err := os.WriteFile(ResultsFile, []byte(out.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := UpdateReadme(".", rows); err != nil { // the table beside the figures, never typed by hand
+	if err := UpdateReadme(".", rows); err != nil {
 		t.Fatal(err)
 	}
 }

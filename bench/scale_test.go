@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,8 +55,27 @@ func TestBenchScale(t *testing.T) {
 		at[i] = measureAtScale(t, s, db)
 		t.Logf("%d subsamples, %d live: %+v", s.subsamples, at[i].live, at[i])
 	}
-	report(t, scaleRows(base, big, at[0], at[1]), false)
+	rows := scaleRows(base, big, at[0], at[1])
+	report(t, rows, false)
+	if base == scaleSizes {
+		keepScaleRows(t, rows)
+	}
 }
+
+// keepScaleRows puts the scale rows of a run at full size in results.json
+// and the README's table, in place of the previous run's: `make bench`
+// runs this last, so after it the file holds one run's figures.
+func keepScaleRows(t *testing.T, scale []Row) {
+	rows, err := ReadResults(ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows = slices.DeleteFunc(rows, func(r Row) bool { return strings.Contains(r.Figure, scaleMark) })
+	writeResults(t, append(rows, scale...))
+}
+
+// scaleMark is in the figure of every scale row, and of no other.
+const scaleMark = " scale: "
 
 // measureAtScale measures the scale rows' figures on the scenario db: figure
 // 2 on a copy of it, the served figures as TestBench does.

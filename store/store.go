@@ -64,7 +64,7 @@ type Store struct {
 // connection): the driver would otherwise parse them again for each
 // request, a tenth of a next-survey answer's time.
 type hotStatements struct {
-	historyOf, profileOf, panelOf, snapshotVersion, tokenOf, routingKeys *sqlx.Stmt
+	historyOf, profileOf, panelOf, panelistRows, panelistRowsWithKey, snapshotVersion, tokenOf, routingKeys *sqlx.Stmt
 }
 
 // prepare prepares the hot statements on the reader pool.
@@ -76,6 +76,8 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 		{&h.historyOf, historyOfQuery},
 		{&h.profileOf, `SELECT answers FROM profiles WHERE panelist_id = ?`},
 		{&h.panelOf, `SELECT panelist_id, country, locale FROM panel WHERE panelist_id = ?`},
+		{&h.panelistRows, panelistRowsQuery},
+		{&h.panelistRowsWithKey, panelistRowsWithKeyQuery},
 		{&h.snapshotVersion, `SELECT version FROM snapshot_version WHERE id = 1`},
 		{&h.tokenOf, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`},
 		{&h.routingKeys, routingKeysQuery},

@@ -11,7 +11,6 @@ import (
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
-	"fieldboard/store"
 )
 
 // ErrNotOnPanel is returned by NextSurveys for a panelist the panel does
@@ -36,19 +35,16 @@ type Route struct {
 // panelist's country, so its work follows their number, not the size of
 // the snapshot. A panelist the panel does not hold is ErrNotOnPanel.
 func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int) ([]Route, error) {
-	d, err := s.Current(ctx)
-	if err != nil {
-		return nil, err
-	}
-	member, err := s.Store.PanelOf(ctx, panelistID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
-	}
+	p, err := s.ReadPanelist(ctx, panelistID)
 	if err != nil {
 		return nil, fmt.Errorf("next surveys: %w", err)
 	}
+	if !p.rows.OnPanel {
+		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
+	}
+	d := p.d
 	var routes []Route
-	err = s.eachOf(ctx, d, member, d.byCountry[member.Country], func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool {
+	p.eachOf(d.byCountry[p.rows.Member.Country], func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			return true
 		}
@@ -56,10 +52,10 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		if link == "" {
 			return true
 		}
-		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link, Cells: formatCells(d.targets[i].cellsOf(profile, now))})
+		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link, Cells: formatCells(d.targets[i].cellsOf(p.rows.Profile, now))})
 		return len(routes) < limit
 	})
-	return routes, err
+	return routes, nil
 }
 
 // EachCandidate decides the panelist against the sendable subsamples of
@@ -68,39 +64,23 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 // returns false. Any subsample the panelist may enter is among them: the
 // others are not sendable or not of their country. Like EachLive, it fills
 // neither QuotaWhy nor PanelistLinks.
-func (s *Service) EachCandidate(ctx context.Context, d *Decisions, panelistID string, fn func(i int, pc PanelistCheck) bool) error {
-	member, err := s.panelOf(ctx, panelistID)
-	if err != nil {
-		return err
-	}
-	return s.eachCandidate(ctx, d, member, fn)
-}
-
-func (s *Service) eachCandidate(ctx context.Context, d *Decisions, member domain.PanelMember, fn func(i int, pc PanelistCheck) bool) error {
-	return s.eachOf(ctx, d, member, d.byCountry[member.Country], func(i int, _ domain.Profile, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
+func (p *Panelist) EachCandidate(fn func(i int, pc PanelistCheck) bool) {
+	p.eachOf(p.d.byCountry[p.rows.Member.Country], func(i int, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
 }
 
 // eachOf decides the panelist against the live subsamples at places, in
-// that order, until fn returns false; fn is handed the panelist's profile
-// and the time of the check too.
-func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelMember, places []int32, fn func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool) error {
+// that order, until fn returns false; fn is handed the time of the check
+// too.
+func (p *Panelist) eachOf(places []int32, fn func(i int, now time.Time, pc PanelistCheck) bool) {
 	if len(places) == 0 {
-		return nil
+		return
 	}
-	history, err := s.Store.HistoryOf(ctx, member.PanelistID)
-	if err != nil {
-		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
-	}
-	profile, err := s.Store.ProfileOf(ctx, member.PanelistID)
-	if err != nil {
-		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
-	}
-	now := s.now()
-	held := rules.QualityHold(history, s.QualityHold, now)
+	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
+	now := p.s.now()
+	held := rules.QualityHold(history, p.s.QualityHold, now)
 	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {
-		return fn(i, profile, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
+		return fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
-	return nil
 }
 
 // check is the panelist's answer on the live subsample at place i, given

@@ -54,6 +54,8 @@ type Store struct {
 	writer *sqlx.DB
 	reader *sqlx.DB
 	hot    hotStatements
+	// tokens are the bearer tokens TokenOf found lately (auth.go).
+	tokens *tokenCache
 	// fence, when set, is the lease the refresh's writes are made under
 	// (Fenced).
 	fence *Lease
@@ -107,7 +109,7 @@ func Open(ctx context.Context, target string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	st := &Store{dialect: d, writer: writer, reader: reader}
+	st := &Store{dialect: d, writer: writer, reader: reader, tokens: &tokenCache{}}
 	if err := writer.PingContext(ctx); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +26,8 @@ type Route struct {
 	EntryLink        string
 	// Cells are the quota ids (comma-separated, as the routing log keeps
 	// them) of the cells the panelist surely falls in there, all open:
-	// what the router judged when it chose.
+	// what the router judged when it chose. NextSurveys sets them on the
+	// first route only, the one the routing log records.
 	Cells string
 }
 
@@ -52,7 +54,11 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		if link == "" {
 			return true
 		}
-		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link, Cells: formatCells(d.targets[i].cellsOf(p.rows.Profile, now))})
+		route := Route{SubsampleReport: pc.SubsampleReport, EntryLink: link}
+		if len(routes) == 0 {
+			route.Cells = formatCells(d.targets[i].cellsOf(p.rows.Profile, now))
+		}
+		routes = append(routes, route)
 		return len(routes) < limit
 	})
 	return routes, nil
@@ -96,6 +102,18 @@ func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profi
 // none, which rules.FitPanel's choice of a usable locale rules out: a
 // guard, never a decision.
 func (d *Decisions) liveLink(pc PanelistCheck, panelistID string) string {
+	// The live link alone, as PanelistLinks fills it (withPanelist), when
+	// it is prepared with an empty trailing id: its testing link, which
+	// makes PanelistLinks prepare both again when it has a problem or a
+	// fragment, does not matter here.
+	for _, l := range pc.Links {
+		if pc.Panel.Locale != "" && strings.EqualFold(l.Locale, pc.Panel.Locale) {
+			if l.LiveProblem == "" && strings.HasSuffix(l.Live, "id=") {
+				return l.Live + url.QueryEscape(panelistID)
+			}
+			break
+		}
+	}
 	links := d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
 	if len(links) == 0 {
 		return ""

@@ -511,3 +511,56 @@ func TestRouterAnswersFollowEachNewSnapshot(t *testing.T) {
 		t.Errorf("the invitation to %d still goes there, to %q, though its quotas could not be read", best, next[0].EntryLink)
 	}
 }
+
+// TestRouterFillsAnOddIDInTheLink: a panelist whose id needs escaping in
+// a link ("P 1/x") is sent where a panelist of the same rows is, by the
+// next-survey answer and by a click, to the same links with the id
+// query-escaped.
+func TestRouterFillsAnOddIDInTheLink(t *testing.T) {
+	t.Parallel()
+	a := newAppWith(t, func(s *web.Server) { s.ClickBurst = 1000 })
+	ctx := context.Background()
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	const odd = "P 1/x"
+	panelist, next := routed(t, a, a.profile(t, 300))
+	var profile strings.Builder
+	profile.WriteString(store.ProfileHeader + "\n")
+	for r := range a.sim.Profiles(7, 300) {
+		if r.PanelistID == panelist {
+			fmt.Fprintf(&profile, "%q,%d,%s\n", odd, r.QuestionID, r.Value)
+		}
+	}
+	if resp, body := a.post(t, "/api/v1/profiles", "text/csv", profile.String()); resp.StatusCode != 200 {
+		t.Fatalf("profile import: %d %s", resp.StatusCode, body)
+	}
+	for m := range a.sim.Panel(7, 300) {
+		if m.PanelistID == panelist {
+			m.PanelistID = odd
+			if _, err := a.store.ImportPanel(ctx, slices.Values([]domain.PanelMember{m})); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	filled := func(link string) string {
+		return strings.Replace(link, "id="+url.QueryEscape(panelist), "id="+url.QueryEscape(odd), 1)
+	}
+	var got formats.NextSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(odd)+"/next?limit=50", &got)
+	if len(got.Surveys) != len(next) {
+		t.Fatalf("%q is sent to %d surveys, %s of the same rows to %d", odd, len(got.Surveys), panelist, len(next))
+	}
+	for i, s := range got.Surveys {
+		if want := filled(next[i].EntryLink); s.SubsampleID != next[i].SubsampleID || s.EntryLink != want || !strings.HasSuffix(want, "id=P+1%2Fx") {
+			t.Errorf("survey %d: %d at %q, want %d at %q", i, s.SubsampleID, s.EntryLink, next[i].SubsampleID, want)
+		}
+	}
+	signer, err := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := a.click(t, signer.Link(odd, 0)); resp.Header.Get("Location") != filled(next[0].EntryLink) {
+		t.Errorf("a click of %q goes to %q, want %q", odd, resp.Header.Get("Location"), filled(next[0].EntryLink))
+	}
+}

@@ -72,16 +72,15 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	d, err := h.SnapshotChecks.Current(ctx)
+	// The panelist's rows and the version of the decisions they are
+	// decided on, in one read.
+	p, err := h.PanelistChecks.ReadPanelist(c.Request().Context(), panelistID)
 	if err != nil {
 		return err
 	}
+	d := p.Decisions()
 	surveys, _ := checks.Memo(d, "formats.SurveysWriter", func() (*formats.SurveysWriter, error) { return formats.NewSurveysWriter(d), nil })
-	body, err := surveys.Write(ctx, h.PanelistChecks, panelistID, all)
-	if err != nil {
-		return err
-	}
+	body := surveys.Write(p, panelistID, all)
 	defer surveys.Release(body)
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body.Bytes())
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -15,7 +16,6 @@ import (
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
-	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/views"
 	"fieldboard/views/formats"
@@ -27,8 +27,12 @@ type PanelistChecks interface {
 	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
 	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
 	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
-	Route(ctx context.Context, inv invite.Invitation) (checks.Routed, error)
-	formats.LiveChecker
+	// RouteToken is checks.Service.Route for a click's token, opened at
+	// now: a token that is not valid is invite.ErrInvalid.
+	RouteToken(ctx context.Context, token string, now time.Time) (checks.Routed, error)
+	// ReadPanelist reads the panelist for a surveys answer
+	// (formats.SurveysWriter), with the decisions it is decided on.
+	ReadPanelist(ctx context.Context, panelistID string) (*checks.Panelist, error)
 }
 
 // Panelists answers GET /panelists: the forms, and with ?panelist=P the

@@ -85,7 +85,7 @@ func (h *Handler) onPanelInOtherCase(ctx context.Context, panelistID string) (st
 }
 
 // Redirect answers GET /r/{token}, which needs no sign-in: an invitation
-// link decides where it goes when it is clicked (checks.Service.Route).
+// link decides where it goes when it is clicked (checks.Service.RouteToken).
 // A bad, altered or expired token is a plain 404 that says nothing about
 // why; a good one is recorded (queued: Routings) and redirected (302) to
 // the chosen entry
@@ -94,14 +94,12 @@ func (h *Handler) onPanelInOtherCase(ctx context.Context, panelistID string) (st
 func (h *Handler) Redirect(c echo.Context) error {
 	ctx := c.Request().Context()
 	c.Response().Header().Set("Referrer-Policy", "no-referrer") // the token stays here
-	inv, err := h.openInvitation(ctx, c.Param("token"))
+	// The token is opened with the key it names, read with the
+	// panelist's rows (checks.Service.RouteToken).
+	routed, err := h.PanelistChecks.RouteToken(ctx, c.Param("token"), h.Now())
 	if errors.Is(err, invite.ErrInvalid) {
 		return Render(c, http.StatusNotFound, views.PanelistMessage("Not found", "This link is not valid."))
 	}
-	if err != nil {
-		return err
-	}
-	routed, err := h.PanelistChecks.Route(ctx, inv)
 	if err != nil {
 		return err
 	}
@@ -113,20 +111,6 @@ func (h *Handler) Redirect(c echo.Context) error {
 		return c.Redirect(http.StatusFound, h.NoSurveyURL)
 	}
 	return Render(c, http.StatusOK, views.PanelistMessage("No survey right now", "There is no survey for you right now. Thank you for your time; please try again later."))
-}
-
-// openInvitation returns what token carries when a valid routing key
-// signed it and it has not expired, else invite.ErrInvalid.
-func (h *Handler) openInvitation(ctx context.Context, token string) (invite.Invitation, error) {
-	if len(token) > invite.MaxTokenLen {
-		return invite.Invitation{}, invite.ErrInvalid // no need to read the keys
-	}
-	now := h.Now()
-	keys, err := h.Store.InvitationKeys(ctx, now)
-	if err != nil {
-		return invite.Invitation{}, err
-	}
-	return invite.Open(keys, token, now)
 }
 
 // signer signs the invitations of a list with the store's signing key

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -144,9 +145,13 @@ func (s *Store) CreateToken(ctx context.Context, name string, secretHash []byte,
 }
 
 // TokenOf returns the token whose secret hashes to secretHash, or an error
-// wrapping ErrNotFound.
+// wrapping ErrNotFound. A token found is kept for tokenCacheFor
+// (tokenCache): a script's every request asks for it.
 func (s *Store) TokenOf(ctx context.Context, secretHash []byte) (Token, error) {
-	var t Token
+	t, gen, ok := s.tokens.get(secretHash)
+	if ok {
+		return t, nil
+	}
 	err := s.hot.tokenOf.GetContext(ctx, &t, secretHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, fmt.Errorf("token: %w", ErrNotFound)
@@ -154,13 +159,72 @@ func (s *Store) TokenOf(ctx context.Context, secretHash []byte) (Token, error) {
 	if err != nil {
 		return Token{}, fmt.Errorf("token: %w", err)
 	}
+	s.tokens.put(secretHash, t, gen)
 	return t, nil
+}
+
+// tokenCacheFor is how long TokenOf keeps a token it found: how long a
+// token revoked by another process (the command line, another instance)
+// may still be taken by this one. One revoked through this store is
+// refused at once.
+const tokenCacheFor = time.Second
+
+// tokenCache keeps the tokens TokenOf found lately, by secret hash, each
+// for tokenCacheFor. Only tokens found are kept: a token just created is
+// read at its first use, and a wrong one at every use.
+type tokenCache struct {
+	mu    sync.Mutex
+	found map[string]cachedToken
+	// gen counts the revocations: a token read before one is not kept.
+	gen uint64
+}
+
+type cachedToken struct {
+	Token
+	at time.Time
+}
+
+// maxCachedTokens bounds the cache: there are a few tokens, one per
+// script.
+const maxCachedTokens = 256
+
+// get returns the token of secretHash when it is kept, else the
+// generation to put it with once read.
+func (c *tokenCache) get(secretHash []byte) (Token, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.found[string(secretHash)]
+	if !ok || time.Since(t.at) >= tokenCacheFor {
+		return Token{}, c.gen, false
+	}
+	return t.Token, c.gen, true
+}
+
+// put keeps t, read in generation gen, unless a token was revoked since.
+func (c *tokenCache) put(secretHash []byte, t Token, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	if c.found == nil || len(c.found) >= maxCachedTokens {
+		c.found = map[string]cachedToken{}
+	}
+	c.found[string(secretHash)] = cachedToken{Token: t, at: time.Now()}
+}
+
+// forget empties the cache: a token was revoked.
+func (c *tokenCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.found, c.gen = nil, c.gen+1
 }
 
 // RevokeToken deletes the token called name, or returns an error wrapping
 // ErrNotFound.
 func (s *Store) RevokeToken(ctx context.Context, name string) error {
 	res, err := s.writer.ExecContext(ctx, `DELETE FROM api_tokens WHERE name = ?`, name)
+	s.tokens.forget() // whether or not the delete went through: it may have
 	if err != nil {
 		return fmt.Errorf("revoke token %q: %w", name, err)
 	}

@@ -54,6 +54,8 @@ type Store struct {
 	writer *sqlx.DB
 	reader *sqlx.DB
 	hot    hotStatements
+	// tokens are the bearer tokens TokenOf found lately (auth.go).
+	tokens *tokenCache
 	// fence, when set, is the lease the refresh's writes are made under
 	// (Fenced).
 	fence *Lease
@@ -64,7 +66,7 @@ type Store struct {
 // connection): the driver would otherwise parse them again for each
 // request, a tenth of a next-survey answer's time.
 type hotStatements struct {
-	historyOf, profileOf, panelOf, snapshotVersion, tokenOf, routingKeys *sqlx.Stmt
+	historyOf, profileOf, panelOf, panelistRows, panelistRowsWithKey, snapshotVersion, tokenOf, routingKeys *sqlx.Stmt
 }
 
 // prepare prepares the hot statements on the reader pool.
@@ -76,6 +78,8 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 		{&h.historyOf, historyOfQuery},
 		{&h.profileOf, `SELECT answers FROM profiles WHERE panelist_id = ?`},
 		{&h.panelOf, `SELECT panelist_id, country, locale FROM panel WHERE panelist_id = ?`},
+		{&h.panelistRows, panelistRowsQuery},
+		{&h.panelistRowsWithKey, panelistRowsWithKeyQuery},
 		{&h.snapshotVersion, `SELECT version FROM snapshot_version WHERE id = 1`},
 		{&h.tokenOf, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`},
 		{&h.routingKeys, routingKeysQuery},
@@ -105,7 +109,7 @@ func Open(ctx context.Context, target string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	st := &Store{dialect: d, writer: writer, reader: reader}
+	st := &Store{dialect: d, writer: writer, reader: reader, tokens: &tokenCache{}}
 	if err := writer.PingContext(ctx); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, err)

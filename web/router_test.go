@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/client/sim"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/store"
@@ -459,4 +460,107 @@ func newSigner(ctx context.Context, st *store.Store, now time.Time, publicURL st
 		return invite.Signer{}, err
 	}
 	return invite.NewSigner(key.SigningKey, now, ttl, publicURL)
+}
+
+// TestRouterAnswersFollowEachNewSnapshot: the router's answers (next
+// survey, surveys, a click) read the panelist and the snapshot version in
+// one statement and decide on the decisions of that version: once a
+// refresh makes the panelist's best survey unknown (its quotas fail to
+// read), none of them sends the panelist there, though each was answered
+// from the decisions kept before.
+func TestRouterAnswersFollowEachNewSnapshot(t *testing.T) {
+	t.Parallel()
+	a := newAppWith(t, func(s *web.Server) { s.ClickBurst = 1000 })
+	ctx := context.Background()
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	panelist, next := routed(t, a, a.profile(t, 300))
+	best := next[0].SubsampleID
+	signer, err := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v1/panelists/" + url.PathEscape(panelist)
+	var surveys formats.PanelistSurveysJSON
+	a.getJSON(t, path+"/surveys", &surveys) // the decisions of this version kept
+	if resp, _ := a.click(t, signer.Link(panelist, best)); resp.Header.Get("Location") != next[0].EntryLink {
+		t.Fatalf("before the refresh, the invitation to %d goes to %q, want %q", best, resp.Header.Get("Location"), next[0].EntryLink)
+	}
+
+	a.sim.FailPath("/supplier/v1/subsamples/"+strconv.FormatInt(best, 10)+"/quotas", sim.FailServerError)
+	a.refresher.Refresh(ctx, refresh.Request{SubsampleID: best})
+
+	var after formats.NextSurveysJSON
+	a.getJSON(t, path+"/next?limit=50", &after)
+	for _, s := range after.Surveys {
+		if s.SubsampleID == best {
+			t.Errorf("the next-survey answer still names %d, whose quotas could not be read", best)
+		}
+	}
+	for _, all := range []string{"", "?all=true"} {
+		var surveys formats.PanelistSurveysJSON
+		a.getJSON(t, path+"/surveys"+all, &surveys)
+		for _, e := range surveys.MayEnter {
+			if e.SubsampleID == best {
+				t.Errorf("surveys%s: the panelist may still enter %d, whose quotas could not be read", all, best)
+			}
+		}
+	}
+	if resp, _ := a.click(t, signer.Link(panelist, best)); resp.Header.Get("Location") == next[0].EntryLink {
+		t.Errorf("the invitation to %d still goes there, to %q, though its quotas could not be read", best, next[0].EntryLink)
+	}
+}
+
+// TestRouterFillsAnOddIDInTheLink: a panelist whose id needs escaping in
+// a link ("P 1/x") is sent where a panelist of the same rows is, by the
+// next-survey answer and by a click, to the same links with the id
+// query-escaped.
+func TestRouterFillsAnOddIDInTheLink(t *testing.T) {
+	t.Parallel()
+	a := newAppWith(t, func(s *web.Server) { s.ClickBurst = 1000 })
+	ctx := context.Background()
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	const odd = "P 1/x"
+	panelist, next := routed(t, a, a.profile(t, 300))
+	var profile strings.Builder
+	profile.WriteString(store.ProfileHeader + "\n")
+	for r := range a.sim.Profiles(7, 300) {
+		if r.PanelistID == panelist {
+			fmt.Fprintf(&profile, "%q,%d,%s\n", odd, r.QuestionID, r.Value)
+		}
+	}
+	if resp, body := a.post(t, "/api/v1/profiles", "text/csv", profile.String()); resp.StatusCode != 200 {
+		t.Fatalf("profile import: %d %s", resp.StatusCode, body)
+	}
+	for m := range a.sim.Panel(7, 300) {
+		if m.PanelistID == panelist {
+			m.PanelistID = odd
+			if _, err := a.store.ImportPanel(ctx, slices.Values([]domain.PanelMember{m})); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	filled := func(link string) string {
+		return strings.Replace(link, "id="+url.QueryEscape(panelist), "id="+url.QueryEscape(odd), 1)
+	}
+	var got formats.NextSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(odd)+"/next?limit=50", &got)
+	if len(got.Surveys) != len(next) {
+		t.Fatalf("%q is sent to %d surveys, %s of the same rows to %d", odd, len(got.Surveys), panelist, len(next))
+	}
+	for i, s := range got.Surveys {
+		if want := filled(next[i].EntryLink); s.SubsampleID != next[i].SubsampleID || s.EntryLink != want || !strings.HasSuffix(want, "id=P+1%2Fx") {
+			t.Errorf("survey %d: %d at %q, want %d at %q", i, s.SubsampleID, s.EntryLink, next[i].SubsampleID, want)
+		}
+	}
+	signer, err := newSigner(ctx, a.store, time.Now(), a.url, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := a.click(t, signer.Link(odd, 0)); resp.Header.Get("Location") != filled(next[0].EntryLink) {
+		t.Errorf("a click of %q goes to %q, want %q", odd, resp.Header.Get("Location"), filled(next[0].EntryLink))
+	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -11,12 +12,18 @@ import (
 // routingBatch bounds how many decisions one transaction writes.
 const routingBatch = 256
 
+// routingLinger is how long the writer waits, after a decision, for more
+// to join its transaction: under load a transaction per decision or two
+// would cost the database's one writer a commit each.
+const routingLinger = 20 * time.Millisecond
+
 // routingLog writes the router's decisions behind the redirects: a click
 // is answered at once and its decision queued, and one goroutine writes
 // what is queued, a transaction per batch. A click therefore never waits
 // for the database's one writer (an import may hold it for seconds). When
 // the queue is full the decision is written by the click itself, so none
-// is dropped; a crash loses at most the decisions still queued.
+// is dropped; a crash loses at most the decisions still queued, those of
+// the last routingLinger among them.
 type routingLog struct {
 	store  *store.Store
 	logger *slog.Logger
@@ -48,7 +55,7 @@ func (l *routingLog) run() {
 	for {
 		select {
 		case d := <-l.queue:
-			l.write(l.drain([]domain.RoutingDecision{d}, routingBatch))
+			l.write(l.gather([]domain.RoutingDecision{d}))
 		case <-l.stop:
 			for batch := l.drain(nil, routingBatch); len(batch) > 0; batch = l.drain(nil, routingBatch) {
 				l.write(batch)
@@ -56,6 +63,24 @@ func (l *routingLog) run() {
 			return
 		}
 	}
+}
+
+// gather adds to batch what is queued within routingLinger, up to
+// routingBatch in all; Close ends the wait.
+func (l *routingLog) gather(batch []domain.RoutingDecision) []domain.RoutingDecision {
+	linger := time.NewTimer(routingLinger)
+	defer linger.Stop()
+	for len(batch) < routingBatch {
+		select {
+		case d := <-l.queue:
+			batch = append(batch, d)
+		case <-linger.C:
+			return batch
+		case <-l.stop:
+			return batch
+		}
+	}
+	return batch
 }
 
 // drain adds to batch what is queued, without waiting, up to n in all.

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,20 +26,44 @@ type Routed struct {
 // (NextSurveys' first), else nowhere; with why in a sentence. It reads
 // the current decisions and never waits for a refresh.
 func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, error) {
-	out := Routed{RoutingDecision: domain.RoutingDecision{At: s.now(), PanelistID: inv.PanelistID, Intended: inv.SubsampleID, Outcome: domain.RoutedNone}}
-	d, err := s.Current(ctx)
+	p, err := s.ReadPanelist(ctx, inv.PanelistID)
 	if err != nil {
-		return out, err
+		return Routed{RoutingDecision: domain.RoutingDecision{At: s.now(), PanelistID: inv.PanelistID, Intended: inv.SubsampleID, Outcome: domain.RoutedNone}},
+			fmt.Errorf("route a click: %w", err)
 	}
-	member, err := s.Store.PanelOf(ctx, inv.PanelistID)
-	if errors.Is(err, store.ErrNotFound) {
+	return p.route(inv), nil
+}
+
+// RouteToken is Route for the invitation token carries, opened at now
+// (invite.Open) with the routing key it names, read with the panelist's
+// rows in one statement (store.PanelistRowsWithKey): a click reads the
+// database once. A token Open refuses is invite.ErrInvalid, whatever the
+// rows read for the panelist it names.
+func (s *Service) RouteToken(ctx context.Context, token string, now time.Time) (Routed, error) {
+	keyID, panelistID, err := invite.Peek(token)
+	if err != nil {
+		return Routed{}, err
+	}
+	p, err := s.readPanelist(ctx, func() (store.PanelistRows, error) { return s.Store.PanelistRowsWithKey(ctx, panelistID, keyID, now) })
+	if err != nil {
+		return Routed{}, fmt.Errorf("route a click: %w", err)
+	}
+	inv, err := invite.Open(p.rows.Keys, token, now)
+	if err != nil {
+		return Routed{}, err
+	}
+	return p.route(inv), nil
+}
+
+// route is Route's decision, on the panelist p read.
+func (p *Panelist) route(inv invite.Invitation) Routed {
+	out := Routed{RoutingDecision: domain.RoutingDecision{At: p.s.now(), PanelistID: inv.PanelistID, Intended: inv.SubsampleID, Outcome: domain.RoutedNone}}
+	if !p.rows.OnPanel {
 		out.Reason = "The panelist is not on the panel, so no survey can be chosen for them."
-		return out, nil
+		return out
 	}
-	if err != nil {
-		return out, fmt.Errorf("route a click: %w", err)
-	}
-	places := d.byCountry[member.Country]
+	d, profile := p.d, p.rows.Profile
+	places := d.byCountry[p.rows.Member.Country]
 	intended, why := int32(-1), ""
 	if inv.SubsampleID != 0 {
 		if i, ok := d.targetOf[inv.SubsampleID]; ok {
@@ -50,7 +73,7 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 			why = fmt.Sprintf("Subsample %d is not live now.", inv.SubsampleID)
 		}
 	}
-	err = s.eachOf(ctx, d, member, places, func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool {
+	p.eachOf(places, func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			if int32(i) == intended && why == "" {
 				why = fmt.Sprintf("Subsample %d would not take the panelist now: %s", inv.SubsampleID, whyNotSent(pc))
@@ -75,13 +98,10 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 		}
 		return false
 	})
-	if err != nil {
-		return out, err
-	}
 	if out.Chosen == 0 {
 		out.Reason = strings.TrimSpace(why + " No survey would take the panelist now.")
 	}
-	return out, nil
+	return out
 }
 
 // formatCells writes quota ids as the routing log keeps them: "12,13".

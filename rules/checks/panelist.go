@@ -2,7 +2,6 @@ package checks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -59,10 +58,11 @@ func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleI
 	if len(d.reports) == 0 {
 		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	checks, err := s.checks(ctx, d, panelistID)
+	rows, err := s.Store.PanelistRowsOf(ctx, panelistID)
 	if err != nil {
-		return PanelistCheck{}, err
+		return PanelistCheck{}, fmt.Errorf("check the panelist: %w", err)
 	}
+	checks := (&Panelist{s: s, d: d, rows: rows}).checks()
 	if len(checks) == 0 {
 		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
 	}
@@ -73,73 +73,96 @@ func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleI
 // rank order (rank), with entry links filled for the panelist where they
 // may enter and quota verdicts other than fits explained.
 func (s *Service) PanelistSurveys(ctx context.Context, panelistID string) ([]PanelistCheck, error) {
-	d, err := s.Current(ctx)
+	p, err := s.ReadPanelist(ctx, panelistID)
 	if err != nil {
 		return nil, err
 	}
-	return s.checks(ctx, d, panelistID)
+	return p.checks(), nil
 }
 
 // checks collects EachLive's answers, with entry links filled for the
 // panelist where they may enter and the quota verdicts explained.
-func (s *Service) checks(ctx context.Context, d *Decisions, panelistID string) ([]PanelistCheck, error) {
+func (p *Panelist) checks() []PanelistCheck {
+	d, panelistID := p.d, p.rows.Member.PanelistID
 	out := make([]PanelistCheck, 0, len(d.targets))
-	err := s.eachLive(ctx, d, panelistID, func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) {
+	p.eachLive(func(i int, now time.Time, pc PanelistCheck) {
 		if pc.MayEnter() {
 			pc.PanelistLinks = d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
 		}
 		if pc.Quota != rules.QuotaFits {
-			pc.QuotaWhy = d.targets[i].explainQuota(profile, now)
+			pc.QuotaWhy = d.targets[i].explainQuota(p.rows.Profile, now)
 		}
 		out = append(out, pc)
 	})
-	return out, err
+	return out
 }
 
-// EachLive decides, for every live subsample of d in rank order (rank),
-// whether the panelist may enter it, and hands each answer to fn with the
-// subsample's place in that order, which is the same for every panelist
-// of d's version. The panelist's history, profile and panel row are read
-// once and the history checked by d's rule book. It fills neither QuotaWhy nor
-// PanelistLinks: it is the fast path of a panelist's surveys.
-func (s *Service) EachLive(ctx context.Context, d *Decisions, panelistID string, fn func(i int, pc PanelistCheck)) error {
-	return s.eachLive(ctx, d, panelistID, func(i int, _ domain.Profile, _ time.Time, pc PanelistCheck) { fn(i, pc) })
+// Panelist is one panelist's rows (panel row, profile, history) with the
+// decisions of the snapshot version they were read at (ReadPanelist):
+// what a check of the panelist against the live subsamples decides on,
+// with nothing more to read.
+type Panelist struct {
+	s    *Service
+	d    *Decisions
+	rows store.PanelistRows
 }
 
-// eachLive is EachLive, handing fn the panelist's profile and the time of
-// the check too.
-func (s *Service) eachLive(ctx context.Context, d *Decisions, panelistID string, fn func(i int, profile domain.Profile, now time.Time, pc PanelistCheck)) error {
-	history, err := s.Store.HistoryOf(ctx, panelistID)
+// ReadPanelist reads the panelist's panel row, profile and history, and
+// the snapshot version, with one statement (store.PanelistRowsOf), and
+// returns them with the current decisions of that version (Current's):
+// the cached ones while the version is theirs, so a check reads nothing
+// else. When a write moved the version on, the decisions are read again
+// (and, should yet another write come meanwhile, the panelist too), as
+// Current would.
+func (s *Service) ReadPanelist(ctx context.Context, panelistID string) (*Panelist, error) {
+	return s.readPanelist(ctx, func() (store.PanelistRows, error) { return s.Store.PanelistRowsOf(ctx, panelistID) })
+}
+
+// readPanelist is ReadPanelist, the rows read by read.
+func (s *Service) readPanelist(ctx context.Context, read func() (store.PanelistRows, error)) (*Panelist, error) {
+	rows, err := read()
 	if err != nil {
-		return fmt.Errorf("check the panelist against the live subsamples: %w", err)
+		return nil, fmt.Errorf("check the panelist: %w", err)
 	}
-	profile, err := s.Store.ProfileOf(ctx, panelistID)
-	if err != nil {
-		return fmt.Errorf("check the panelist against the live subsamples: %w", err)
+	d := s.cachedAt(rows.Version)
+	if d == nil {
+		if d, err = s.current(ctx); err != nil {
+			return nil, err
+		}
+		if d.version != rows.Version {
+			if rows, err = read(); err != nil {
+				return nil, fmt.Errorf("check the panelist: %w", err)
+			}
+		}
 	}
-	member, err := s.panelOf(ctx, panelistID)
-	if err != nil {
-		return err
+	if d, err = s.withStaleness(ctx, d, true); err != nil {
+		return nil, err
 	}
-	now := s.now()
-	held := rules.QualityHold(history, s.QualityHold, now)
+	return &Panelist{s: s, d: d, rows: rows}, nil
+}
+
+// Decisions are the decisions the panelist is decided on: shared,
+// read-only.
+func (p *Panelist) Decisions() *Decisions { return p.d }
+
+// EachLive decides, for every live subsample of the decisions in rank
+// order (rank), whether the panelist may enter it, and hands each answer
+// to fn with the subsample's place in that order, which is the same for
+// every panelist of the version. The panelist's history is checked by the
+// decisions' rule book. It fills neither QuotaWhy nor PanelistLinks: it is
+// the fast path of a panelist's surveys.
+func (p *Panelist) EachLive(fn func(i int, pc PanelistCheck)) {
+	p.eachLive(func(i int, _ time.Time, pc PanelistCheck) { fn(i, pc) })
+}
+
+// eachLive is EachLive, handing fn the time of the check too.
+func (p *Panelist) eachLive(fn func(i int, now time.Time, pc PanelistCheck)) {
+	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
+	now := p.s.now()
+	held := rules.QualityHold(history, p.s.QualityHold, now)
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
-		fn(i, profile, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
+		fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
-	return nil
-}
-
-// panelOf is the panelist's row of the panel, or one with no country
-// when none is on file.
-func (s *Service) panelOf(ctx context.Context, panelistID string) (domain.PanelMember, error) {
-	m, err := s.Store.PanelOf(ctx, panelistID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return domain.PanelMember{PanelistID: panelistID}, nil
-	case err != nil:
-		return m, fmt.Errorf("check the panelist: %w", err)
-	}
-	return m, nil
 }
 
 // LiveCount is how many live subsamples d holds: the places EachLive hands

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"fieldboard/rules"
 	"fieldboard/rules/domain"
-	"fieldboard/store"
 )
 
 // ErrNotOnPanel is returned by NextSurveys for a panelist the panel does
@@ -26,7 +26,8 @@ type Route struct {
 	EntryLink        string
 	// Cells are the quota ids (comma-separated, as the routing log keeps
 	// them) of the cells the panelist surely falls in there, all open:
-	// what the router judged when it chose.
+	// what the router judged when it chose. NextSurveys sets them on the
+	// first route only, the one the routing log records.
 	Cells string
 }
 
@@ -36,19 +37,16 @@ type Route struct {
 // panelist's country, so its work follows their number, not the size of
 // the snapshot. A panelist the panel does not hold is ErrNotOnPanel.
 func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int) ([]Route, error) {
-	d, err := s.Current(ctx)
-	if err != nil {
-		return nil, err
-	}
-	member, err := s.Store.PanelOf(ctx, panelistID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
-	}
+	p, err := s.ReadPanelist(ctx, panelistID)
 	if err != nil {
 		return nil, fmt.Errorf("next surveys: %w", err)
 	}
+	if !p.rows.OnPanel {
+		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
+	}
+	d := p.d
 	var routes []Route
-	err = s.eachOf(ctx, d, member, d.byCountry[member.Country], func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool {
+	p.eachOf(d.byCountry[p.rows.Member.Country], func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			return true
 		}
@@ -56,10 +54,14 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		if link == "" {
 			return true
 		}
-		routes = append(routes, Route{SubsampleReport: pc.SubsampleReport, EntryLink: link, Cells: formatCells(d.targets[i].cellsOf(profile, now))})
+		route := Route{SubsampleReport: pc.SubsampleReport, EntryLink: link}
+		if len(routes) == 0 {
+			route.Cells = formatCells(d.targets[i].cellsOf(p.rows.Profile, now))
+		}
+		routes = append(routes, route)
 		return len(routes) < limit
 	})
-	return routes, err
+	return routes, nil
 }
 
 // EachCandidate decides the panelist against the sendable subsamples of
@@ -68,39 +70,23 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 // returns false. Any subsample the panelist may enter is among them: the
 // others are not sendable or not of their country. Like EachLive, it fills
 // neither QuotaWhy nor PanelistLinks.
-func (s *Service) EachCandidate(ctx context.Context, d *Decisions, panelistID string, fn func(i int, pc PanelistCheck) bool) error {
-	member, err := s.panelOf(ctx, panelistID)
-	if err != nil {
-		return err
-	}
-	return s.eachCandidate(ctx, d, member, fn)
-}
-
-func (s *Service) eachCandidate(ctx context.Context, d *Decisions, member domain.PanelMember, fn func(i int, pc PanelistCheck) bool) error {
-	return s.eachOf(ctx, d, member, d.byCountry[member.Country], func(i int, _ domain.Profile, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
+func (p *Panelist) EachCandidate(fn func(i int, pc PanelistCheck) bool) {
+	p.eachOf(p.d.byCountry[p.rows.Member.Country], func(i int, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
 }
 
 // eachOf decides the panelist against the live subsamples at places, in
-// that order, until fn returns false; fn is handed the panelist's profile
-// and the time of the check too.
-func (s *Service) eachOf(ctx context.Context, d *Decisions, member domain.PanelMember, places []int32, fn func(i int, profile domain.Profile, now time.Time, pc PanelistCheck) bool) error {
+// that order, until fn returns false; fn is handed the time of the check
+// too.
+func (p *Panelist) eachOf(places []int32, fn func(i int, now time.Time, pc PanelistCheck) bool) {
 	if len(places) == 0 {
-		return nil
+		return
 	}
-	history, err := s.Store.HistoryOf(ctx, member.PanelistID)
-	if err != nil {
-		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
-	}
-	profile, err := s.Store.ProfileOf(ctx, member.PanelistID)
-	if err != nil {
-		return fmt.Errorf("check the panelist against the candidate subsamples: %w", err)
-	}
-	now := s.now()
-	held := rules.QualityHold(history, s.QualityHold, now)
+	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
+	now := p.s.now()
+	held := rules.QualityHold(history, p.s.QualityHold, now)
 	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {
-		return fn(i, profile, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
+		return fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
-	return nil
 }
 
 // check is the panelist's answer on the live subsample at place i, given
@@ -116,6 +102,18 @@ func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profi
 // none, which rules.FitPanel's choice of a usable locale rules out: a
 // guard, never a decision.
 func (d *Decisions) liveLink(pc PanelistCheck, panelistID string) string {
+	// The live link alone, as PanelistLinks fills it (withPanelist), when
+	// it is prepared with an empty trailing id: its testing link, which
+	// makes PanelistLinks prepare both again when it has a problem or a
+	// fragment, does not matter here.
+	for _, l := range pc.Links {
+		if pc.Panel.Locale != "" && strings.EqualFold(l.Locale, pc.Panel.Locale) {
+			if l.LiveProblem == "" && strings.HasSuffix(l.Live, "id=") {
+				return l.Live + url.QueryEscape(panelistID)
+			}
+			break
+		}
+	}
 	links := d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
 	if len(links) == 0 {
 		return ""

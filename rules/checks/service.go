@@ -54,6 +54,8 @@ type Service struct {
 	// and its profiles'), and pages need the rest.
 	turnOnce sync.Once
 	turn     chan struct{}
+	// stale is the events' refresh state of one version (staleReasonOf).
+	stale staleState
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current
@@ -75,7 +77,7 @@ func (s *Service) Current(ctx context.Context) (*Decisions, error) {
 // when the snapshot is too old to decide on; with keep, that one is kept
 // for the next call of the same version and reason.
 func (s *Service) withStaleness(ctx context.Context, d *Decisions, keep bool) (*Decisions, error) {
-	why, err := s.StaleReason(ctx)
+	why, err := s.staleReasonOf(ctx, d.version)
 	if err != nil || why == "" {
 		return d, err
 	}
@@ -100,15 +102,7 @@ func (s *Service) StaleReason(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("check how old the data is: %w", err)
 	}
-	events := states[store.DatasetEvents]
-	if events.LastSuccessAt == nil {
-		return "", nil // nothing read yet: nothing to decide on either
-	}
-	var failed *time.Time
-	if events.Failing() {
-		failed = events.LastErrorAt
-	}
-	return rules.Staleness(*events.LastSuccessAt, failed, events.LastError, s.Now(), s.StaleAfter), nil
+	return staleness(states[store.DatasetEvents], s), nil
 }
 
 // LinksUnchecked says that entry links are not checked against the

@@ -112,6 +112,34 @@ func Open(keys []Key, token string, now time.Time) (Invitation, error) {
 	return inv, nil
 }
 
+// Peek reads the key id and the panelist id token says it carries,
+// without checking its signature or expiry, so that the key can be read
+// with the panelist's rows: only Open, given that key, says whether to
+// believe them. A token Open could never take (malformed) is ErrInvalid.
+func Peek(token string) (keyID int64, panelistID string, err error) {
+	if len(token) > MaxTokenLen {
+		return 0, "", ErrInvalid
+	}
+	b, err := encoding.DecodeString(token)
+	if err != nil || len(b) < 1+macSize || b[0] != version {
+		return 0, "", ErrInvalid
+	}
+	rest := b[1 : len(b)-macSize]
+	id, n := binary.Uvarint(rest)
+	if n <= 0 || id > 1<<62 {
+		return 0, "", ErrInvalid
+	}
+	rest = rest[n:]
+	if _, n = binary.Varint(rest); n <= 0 {
+		return 0, "", ErrInvalid
+	}
+	rest = rest[n:]
+	if _, n = binary.Uvarint(rest); n <= 0 {
+		return 0, "", ErrInvalid
+	}
+	return int64(id), string(rest[n:]), nil
+}
+
 // mac is HMAC-SHA256 under secret, payload written.
 func mac(secret, payload []byte) hash.Hash {
 	h := hmac.New(sha256.New, secret)

@@ -86,3 +86,27 @@ func TestOpenRefuses(t *testing.T) {
 		t.Errorf("the good token: %v", err)
 	}
 }
+
+// TestPeekReadsWhatOpenOpens: Peek gives the key id and the panelist of
+// every token Open takes, and refuses what Open could never take.
+func TestPeekReadsWhatOpenOpens(t *testing.T) {
+	for _, inv := range []Invitation{
+		{PanelistID: "P1", SubsampleID: 200102, Expires: now.Add(72 * time.Hour)},
+		{PanelistID: "P 1/x&<ü>", Expires: now.Add(time.Second)},
+	} {
+		for _, key := range []Key{key1, key2} {
+			token := Sign(key, inv)
+			id, panelist, err := Peek(token)
+			if err != nil || id != key.ID || panelist != inv.PanelistID {
+				t.Errorf("Peek(Sign(%d, %+v)) = %d, %q, %v", key.ID, inv, id, panelist, err)
+			}
+		}
+	}
+	good := Sign(key1, Invitation{PanelistID: "P1", Expires: now.Add(time.Hour)})
+	for name, token := range map[string]string{"empty": "", "not base64": good[:10] + "*" + good[11:], "too short": good[:20],
+		"too long": strings.Repeat("A", MaxTokenLen+1), "padded": good + "="} {
+		if _, _, err := Peek(token); err != ErrInvalid {
+			t.Errorf("%s: Peek = %v, want ErrInvalid", name, err)
+		}
+	}
+}

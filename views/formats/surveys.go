@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/url"
 	"sync"
@@ -11,11 +10,11 @@ import (
 	"fieldboard/rules/checks"
 )
 
-// LiveChecker decides a panelist against every live subsample of one
-// version of the decisions: checks.Service.EachLive.
+// LiveChecker decides one panelist, read with one version of the
+// decisions, against its live subsamples: checks.Panelist.
 type LiveChecker interface {
-	EachLive(ctx context.Context, d *checks.Decisions, panelistID string, fn func(i int, pc checks.PanelistCheck)) error
-	EachCandidate(ctx context.Context, d *checks.Decisions, panelistID string, fn func(i int, pc checks.PanelistCheck) bool) error
+	EachLive(fn func(i int, pc checks.PanelistCheck))
+	EachCandidate(fn func(i int, pc checks.PanelistCheck) bool)
 }
 
 // SurveysWriter writes a panelist's surveys (PanelistSurveysJSON) over
@@ -116,13 +115,14 @@ func envelopeTemplate() *template {
 	return cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers})
 }
 
-// Write writes the answer for one panelist and returns it; give it back
-// with Release once sent. With all, it holds every live subsample, those
-// the panelist may enter first in rank order; without, only those they
-// may enter, in the router's order (checks.Service.EachCandidate), and an
+// Write writes the answer for one panelist, decided by checker (of the
+// writer's version of the decisions), and returns it; give it back with
+// Release once sent. With all, it holds every live subsample, those the
+// panelist may enter first in rank order; without, only those they may
+// enter, in the router's order (checks.Panelist.EachCandidate), and an
 // empty others: that answer costs what the panelist's country holds, not
 // what the snapshot does.
-func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelistID string, all bool) (*bytes.Buffer, error) {
+func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) *bytes.Buffer {
 	idJSON, _ := json.Marshal(panelistID)
 	linkID := []byte(url.QueryEscape(panelistID))
 	others := w.buffers.Get().(*bytes.Buffer)
@@ -178,20 +178,15 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 		})
 		b.WriteByte('}')
 	}
-	var err error
 	if all {
-		err = checker.EachLive(ctx, w.d, panelistID, entry)
+		checker.EachLive(entry)
 	} else {
-		err = checker.EachCandidate(ctx, w.d, panelistID, func(i int, pc checks.PanelistCheck) bool {
+		checker.EachCandidate(func(i int, pc checks.PanelistCheck) bool {
 			if pc.MayEnter() {
 				entry(i, pc)
 			}
 			return true
 		})
-	}
-	if err != nil {
-		w.Release(out)
-		return nil, err
 	}
 	out.WriteByte(']')
 	out.Write(env[atMayEnter:atOthers])
@@ -199,7 +194,7 @@ func (w *SurveysWriter) Write(ctx context.Context, checker LiveChecker, panelist
 	out.Write(others.Bytes())
 	out.WriteByte(']')
 	out.Write(env[atOthers:])
-	return out, nil
+	return out
 }
 
 // Release gives back a buffer of Write for reuse.

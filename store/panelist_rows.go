@@ -1,0 +1,132 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"fieldboard/rules/domain"
+)
+
+// PanelistRows are what a check of one panelist reads (PanelistRowsOf):
+// their row of the panel, profile and history, and the snapshot version
+// they were read at.
+type PanelistRows struct {
+	// Member is the panelist's row of the panel; OnPanel is false (and
+	// Member holds only the id) when none is on file.
+	Member  domain.PanelMember
+	OnPanel bool
+	// Profile is empty (no answers, no birth date) for a panelist without
+	// one, as ProfileOf's.
+	Profile domain.Profile
+	// History is every record of the panelist, newest first, as
+	// HistoryOf's.
+	History []domain.HistoryRecord
+	// Version is SnapshotVersion's, read by the same statement: the rows
+	// are those of that version.
+	Version int64
+	// Keys hold the routing key PanelistRowsWithKey asked for, when it is
+	// valid at the time given (as InvitationKeys would list it); none
+	// otherwise.
+	Keys []domain.SigningKey
+}
+
+// panelistRowsQuery reads one panelist's history records, panel row and
+// profile, and the snapshot version, in one statement: a row of each, the
+// kind first (the kinds below). The history's branch comes first, so
+// that registered_at keeps its declared type (DATETIME on SQLite, read as
+// a time as HistoryOf reads it); the other branches leave it NULL. Its
+// other columns are cast to their types: PostgreSQL types a chain of
+// UNIONs pair by pair, and would take a bare NULL for text. The rows may
+// come in any order.
+const panelistRowsQuery = `
+SELECT 2, subsample_id, status_id, registered_at, event_id, category_id, research_type_id, CAST('' AS TEXT), CAST('' AS TEXT), CAST(NULL AS BYTEA)
+FROM history WHERE panelist_id = ?
+UNION ALL
+SELECT 0, 0, 0, NULL, 0, 0, 0, country, locale, NULL FROM panel WHERE panelist_id = ?
+UNION ALL
+SELECT 1, 0, 0, NULL, 0, 0, 0, '', '', answers FROM profiles WHERE panelist_id = ?
+UNION ALL
+SELECT 3, version, 0, NULL, 0, 0, 0, '', '', NULL FROM snapshot_version WHERE id = 1`
+
+// panelistRowsWithKeyQuery is panelistRowsQuery and, in a row of its own,
+// one routing key if it is valid at a time (routingKeysQuery's test).
+const panelistRowsWithKeyQuery = panelistRowsQuery + `
+UNION ALL
+SELECT 4, key_id, 0, NULL, 0, 0, 0, '', '', secret FROM routing_keys WHERE key_id = ? AND (expires_at IS NULL OR expires_at > ?)`
+
+// The kinds of row panelistRowsQuery returns.
+const (
+	kindPanel = iota
+	kindProfile
+	kindHistory
+	kindVersion
+	kindKey
+)
+
+// PanelistRowsOf reads what a check of one panelist needs, with one
+// statement: their row of the panel, their profile and their history
+// (the same as PanelOf, ProfileOf and HistoryOf give), and the snapshot
+// version, all as of one moment. A panelist with none of them is not an
+// error: OnPanel is false, the profile empty, the history empty.
+func (s *Store) PanelistRowsOf(ctx context.Context, panelistID string) (PanelistRows, error) {
+	rows, err := s.hot.panelistRows.QueryContext(ctx, panelistID, panelistID, panelistID)
+	return scanPanelistRows(panelistID, rows, err)
+}
+
+// PanelistRowsWithKey is PanelistRowsOf, and in the same statement the
+// routing key keyID when it is valid at now (Keys): what a click on an
+// invitation link reads, the key its token names (invite.Peek) to open it
+// with.
+func (s *Store) PanelistRowsWithKey(ctx context.Context, panelistID string, keyID int64, now time.Time) (PanelistRows, error) {
+	rows, err := s.hot.panelistRowsWithKey.QueryContext(ctx, panelistID, panelistID, panelistID, keyID, now)
+	return scanPanelistRows(panelistID, rows, err)
+}
+
+// scanPanelistRows reads what panelistRowsQuery, or
+// panelistRowsWithKeyQuery, returned.
+func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRows, error) {
+	if err != nil {
+		return PanelistRows{}, fmt.Errorf("rows of panelist %q: %w", panelistID, err)
+	}
+	defer rows.Close()
+	out := PanelistRows{Member: domain.PanelMember{PanelistID: panelistID}, Profile: domain.Profile{Answers: map[int64][]int64{}},
+		History: []domain.HistoryRecord{}, Version: -1}
+	var (
+		kind, a, b, c, d, e int64
+		at                  sql.NullTime
+		country, locale     string
+		answers             sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan(&kind, &a, &b, &at, &c, &d, &e, &country, &locale, &answers); err != nil {
+			return PanelistRows{}, fmt.Errorf("rows of panelist %q: %w", panelistID, err)
+		}
+		switch kind {
+		case kindHistory:
+			out.History = append(out.History, domain.HistoryRecord{PanelistID: panelistID, SubsampleID: a, StatusID: b,
+				RegisteredAt: at.Time, EventID: c, CategoryID: d, ResearchTypeID: e})
+		case kindPanel:
+			out.Member.Country, out.Member.Locale, out.OnPanel = country, locale, true
+		case kindProfile:
+			if _, err := decodeProfile(answers, &out.Profile, nil); err != nil {
+				return PanelistRows{}, fmt.Errorf("profile of panelist %q: %w", panelistID, err)
+			}
+		case kindVersion:
+			out.Version = a
+		case kindKey:
+			out.Keys = append(out.Keys, domain.SigningKey{ID: a, Secret: bytes.Clone(answers)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return PanelistRows{}, fmt.Errorf("rows of panelist %q: %w", panelistID, err)
+	}
+	if out.Version < 0 {
+		return PanelistRows{}, fmt.Errorf("rows of panelist %q: no snapshot version", panelistID)
+	}
+	slices.SortFunc(out.History, newestFirst)
+	return out, nil
+}

@@ -96,6 +96,10 @@ type dialect interface {
 	// returned as it is.
 	scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, cond string, condArgs []any,
 		keep func(m domain.PanelMember, blob []byte) (bool, error), kept func(m domain.PanelMember, records []domain.HistoryRecord) error) error
+	// periodScan readies tx for ScanPeriod's query of p and returns it
+	// and its arguments: the records of the pairs with one in the period,
+	// sorted by panelist and subsample.
+	periodScan(ctx context.Context, tx *sqlx.Tx, p Period) (query string, args []any, err error)
 	// freshRows is newFreshRows's writer.
 	freshRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter
 }

@@ -306,6 +306,14 @@ func (sqlite) scanCountriesHistory(context.Context, *sqlx.Conn, *sqlx.Tx, []stri
 	return errors.New("SQLite reads the history apart from the profiles")
 }
 
+// periodScan: on SQLite the period's pairs first, then each pair's
+// records by history's key (periodPairsQuery); a semi-join would look up
+// every record before the period's end.
+func (sqlite) periodScan(_ context.Context, _ *sqlx.Tx, p Period) (string, []any, error) {
+	query, args := periodPairsQuery(p)
+	return query, args, nil
+}
+
 // freshRows writes by an inserter, its tail dropping a row met again.
 func (sqlite) freshRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, _ int) rowWriter {
 	return newInserter(tx, table, columns, row, tail)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
 )
 
 // A dialect is what differs between the two databases the store runs on,
@@ -80,6 +82,24 @@ type dialect interface {
 	// is one of countries, and calls visit with each and their panel row
 	// (ScanPanelistsIn). An error from visit is returned as it is.
 	scanCountries(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, visit profileVisit) error
+	// joinsHistory says whether scanCountriesHistory reads a scan's
+	// profiles and history in one query; where it does not, the history
+	// is read apart (ScanPanelistsWithHistory).
+	joinsHistory() bool
+	// scanCountriesHistory reads, in panelist id order in the read
+	// transaction tx open on conn, the profiled panelists whose panel
+	// row's country is one of countries (scanCountries) with their
+	// records that match cond (an SQL condition on history's columns,
+	// with condArgs), in one query: keep is called with each panelist's
+	// panel row and packed profile, and kept, when keep says so, with the
+	// panelist's row and records (in any order). An error from either is
+	// returned as it is.
+	scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, cond string, condArgs []any,
+		keep func(m domain.PanelMember, blob []byte) (bool, error), kept func(m domain.PanelMember, records []domain.HistoryRecord) error) error
+	// periodScan readies tx for ScanPeriod's query of p and returns it
+	// and its arguments: the records of the pairs with one in the period,
+	// sorted by panelist and subsample.
+	periodScan(ctx context.Context, tx *sqlx.Tx, p Period) (query string, args []any, err error)
 	// freshRows is newFreshRows's writer.
 	freshRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter
 }

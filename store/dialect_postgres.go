@@ -444,6 +444,126 @@ func (postgres) scanCountries(ctx context.Context, conn *sqlx.Conn, _ *sqlx.Tx, 
 	})
 }
 
+// joinsHistory: on PostgreSQL a send list's profiles and history come
+// from one query (scanCountriesHistory).
+func (postgres) joinsHistory() bool { return true }
+
+// scanCountriesHistory reads the panelists of countries and their
+// records that match cond by one query, streamed as scanCountries
+// streams its one: the countries' panel rows joined to their profiles
+// and, by history's primary key, to their records that match cond (a
+// panelist without one comes once, without a record), sorted by
+// panelist. PostgreSQL reads the records of every panelist of the
+// countries, in parallel workers, as figure 10p's floor does; keep
+// decides here whose records are handed over. The figure's send list
+// had read its panelists' history 500 at a time, a query each from
+// inside the scan, one after the other on one core: 212 statements,
+// 2.8-3.4 s of PostgreSQL's time, 64 of them the history's (1.8 s of a
+// 2.8 s run on the shared machine); this one query took 1.4-1.5 s of
+// PostgreSQL's time in the same conditions (pg_stat_statements), and
+// its EXPLAIN ANALYZE 1.0-1.1 s where the floor's took 0.6-0.8 s: what
+// is left is its sort and the rows it hands over (a panelist's profile
+// with each record, and every complete and verdict for the quality
+// hold, 130,000 rows where the floor returns 33,000).
+//
+// The transaction's planner is set as figure 10p's floor sets its
+// session: no JIT (it compiled for a quarter of a second before each
+// run) and random_page_cost 1.1, the history and the profiles being
+// read by their keys from memory, which makes the profiles of the
+// country's panelists read by key rather than the whole table hashed (a
+// quarter of the query's time). The sort holds every row with its
+// profile: work_mem is raised so that a country of tens of thousands of
+// panelists sorts in memory rather than on disk. A kept visit that stops
+// the scan closes the connection, as scanCountries does.
+func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, cond string, condArgs []any,
+	keep func(m domain.PanelMember, blob []byte) (bool, error), kept func(m domain.PanelMember, records []domain.HistoryRecord) error) error {
+	for _, set := range []string{`SET LOCAL work_mem = '64MB'`, `SET LOCAL jit = off`, `SET LOCAL random_page_cost = 1.1`} {
+		if _, err := tx.ExecContext(ctx, set); err != nil {
+			return err
+		}
+	}
+	query := rebind(`SELECT p.panelist_id, pr.answers, p.country, p.locale,
+			h.subsample_id, h.status_id, h.registered_at, h.event_id, h.category_id, h.research_type_id
+		FROM panel p JOIN profiles pr ON pr.panelist_id = p.panelist_id
+		LEFT JOIN LATERAL (SELECT subsample_id, status_id, registered_at, event_id, category_id, research_type_id
+			FROM history WHERE history.panelist_id = p.panelist_id AND (` + cond + `)) h ON true
+		WHERE p.country = ANY(?) ORDER BY p.panelist_id`)
+	args := append(slices.Clone(condArgs), countries)
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(rebindingConn)
+		if !ok {
+			return fmt.Errorf("not a pgx connection (%T)", dc)
+		}
+		pc := c.Conn.Conn()
+		rows, err := pc.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		codes := textCodes{}
+		var m domain.PanelMember
+		var records []domain.HistoryRecord
+		started, keeping := false, false
+		hand := func() error {
+			if !keeping {
+				return nil
+			}
+			if err := kept(m, records); err != nil {
+				pc.Close(context.WithoutCancel(ctx))
+				return err
+			}
+			return nil
+		}
+		for rows.Next() {
+			v := rows.RawValues()
+			if !started || m.PanelistID != string(v[0]) {
+				if started {
+					if err := hand(); err != nil {
+						return err
+					}
+				}
+				started, records = true, nil
+				m = domain.PanelMember{PanelistID: string(v[0]), Country: codes.ofBytes(v[2]), Locale: codes.ofBytes(v[3])}
+				if keeping, err = keep(m, v[1]); err != nil {
+					pc.Close(context.WithoutCancel(ctx))
+					return err
+				}
+			}
+			if !keeping || v[4] == nil { // NULL: no record
+				continue
+			}
+			r := domain.HistoryRecord{PanelistID: m.PanelistID}
+			if err := rows.Scan(nil, nil, nil, nil, &r.SubsampleID, &r.StatusID, &r.RegisteredAt, &r.EventID, &r.CategoryID, &r.ResearchTypeID); err != nil {
+				return err
+			}
+			records = append(records, r)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if started {
+			return hand()
+		}
+		return nil
+	})
+}
+
+// periodScan: on PostgreSQL the records whose pair has one in the
+// period, by a semi-join (periodRecordsQuery), without JIT, as the
+// floors of figures 15p and 16p run theirs (it compiled for 0.7 s before
+// each run), and with a work_mem that holds more of the period's pairs
+// (a month of the bench scenario is 1,300,000 of them, which spilled to
+// disk by the hundred megabytes in 4 MB).
+func (postgres) periodScan(ctx context.Context, tx *sqlx.Tx, p Period) (string, []any, error) {
+	for _, set := range []string{`SET LOCAL jit = off`, `SET LOCAL work_mem = '128MB'`} {
+		if _, err := tx.ExecContext(ctx, set); err != nil {
+			return "", nil, err
+		}
+	}
+	query, args := periodRecordsQuery(p)
+	return query, args, nil
+}
+
 // freshRows writes by one COPY at flush (pgCopier): the rows of a
 // snapshot's tables went by INSERTs of 64 rows, at 7.5 µs a row where a
 // COPY takes 4, and made the snapshot write 5.8 times as long as a plain

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"fieldboard/rules/domain"
 )
 
 // sqlite is the dialect of a SQLite file, the default: one process, no
@@ -291,6 +294,24 @@ func (sqlite) scanProfiles(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, withP
 // (scanCountriesInChunks).
 func (sqlite) scanCountries(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, countries []string, visit profileVisit) error {
 	return scanCountriesInChunks(ctx, tx, countries, visit)
+}
+
+// joinsHistory: on SQLite the history of a scan's panelists is read
+// apart, by chunks of ids on history's key (ScanPanelistsWithHistory): a
+// join of the profiles and the history is one plan on one core.
+func (sqlite) joinsHistory() bool { return false }
+
+func (sqlite) scanCountriesHistory(context.Context, *sqlx.Conn, *sqlx.Tx, []string, string, []any,
+	func(domain.PanelMember, []byte) (bool, error), func(domain.PanelMember, []domain.HistoryRecord) error) error {
+	return errors.New("SQLite reads the history apart from the profiles")
+}
+
+// periodScan: on SQLite the period's pairs first, then each pair's
+// records by history's key (periodPairsQuery); a semi-join would look up
+// every record before the period's end.
+func (sqlite) periodScan(_ context.Context, _ *sqlx.Tx, p Period) (string, []any, error) {
+	query, args := periodPairsQuery(p)
+	return query, args, nil
 }
 
 // freshRows writes by an inserter, its tail dropping a row met again.

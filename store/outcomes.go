@@ -116,35 +116,20 @@ type Period struct {
 // records oldest first (by time, then status id). An error from fn stops
 // the scan and is returned as is.
 //
-// The pairs are read from the period's records (history_by_time, whose
-// entries name their subsample too), then each pair's records from
-// the history's primary key, in its order, in one read transaction: every
-// record comes from the same snapshot, and memory holds one pair's
-// records at a time.
+// The records are read by one query, the dialect's (periodScan), in
+// history's key order, in one read transaction: every record comes from
+// the same snapshot, and memory holds one pair's records at a time.
 func (s *Store) ScanPeriod(ctx context.Context, p Period, fn func(subsampleID int64, panelistID string, records []domain.HistoryRecord) error) error {
 	tx, err := s.reader.BeginTxx(ctx, s.dialect.snapshotTx())
 	if err != nil {
 		return fmt.Errorf("scan period: begin: %w", err)
 	}
 	defer tx.Rollback()
-	only, onlyArgs := "", []any{}
-	if len(p.Statuses) > 0 {
-		only = " AND status_id IN (" + placeholders(len(p.Statuses)) + ")"
-		onlyArgs = appendIDs(onlyArgs, p.Statuses)
+	query, args, err := s.dialect.periodScan(ctx, tx, p)
+	if err != nil {
+		return fmt.Errorf("scan period: %w", err)
 	}
-	pairs, pairArgs := "", []any{}
-	if p.SubsampleID != 0 {
-		pairs, pairArgs = " AND subsample_id = ?", []any{p.SubsampleID}
-	}
-	args := append(append(append([]any{p.From, p.To}, onlyArgs...), pairArgs...), p.To)
-	args = append(args, onlyArgs...)
-	rows, err := tx.QueryContext(ctx, `
-		WITH pairs AS (
-			SELECT DISTINCT panelist_id, subsample_id FROM history WHERE registered_at >= ? AND registered_at < ?`+only+pairs+`
-		)
-		SELECT h.`+strings.ReplaceAll(historyColumns, ", ", ", h.")+` FROM pairs p CROSS JOIN history h
-		WHERE h.panelist_id = p.panelist_id AND h.subsample_id = p.subsample_id AND h.registered_at < ?`+strings.ReplaceAll(only, "status_id", "h.status_id")+`
-		ORDER BY p.panelist_id, p.subsample_id`, args...)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("scan period: %w", err)
 	}
@@ -177,6 +162,61 @@ func (s *Store) ScanPeriod(ctx context.Context, p Period, fn func(subsampleID in
 		return fmt.Errorf("scan period: %w", err)
 	}
 	return flush()
+}
+
+// periodPairsQuery is ScanPeriod's query on SQLite and its arguments: the
+// pairs are read from the period's records (history_by_time, whose
+// entries name their subsample too), then each pair's records from the
+// history's primary key, in its order.
+func periodPairsQuery(p Period) (string, []any) {
+	only, onlyArgs := periodStatuses(p)
+	pairs, pairArgs := "", []any{}
+	if p.SubsampleID != 0 {
+		pairs, pairArgs = " AND subsample_id = ?", []any{p.SubsampleID}
+	}
+	args := append(append(append([]any{p.From, p.To}, onlyArgs...), pairArgs...), p.To)
+	args = append(args, onlyArgs...)
+	return `
+		WITH pairs AS (
+			SELECT DISTINCT panelist_id, subsample_id FROM history WHERE registered_at >= ? AND registered_at < ?` + only + pairs + `
+		)
+		SELECT h.` + strings.ReplaceAll(historyColumns, ", ", ", h.") + ` FROM pairs p CROSS JOIN history h
+		WHERE h.panelist_id = p.panelist_id AND h.subsample_id = p.subsample_id AND h.registered_at < ?` + strings.ReplaceAll(only, "status_id", "h.status_id") + `
+		ORDER BY p.panelist_id, p.subsample_id`, args
+}
+
+// periodStatuses is the condition on status_id that p's Statuses make,
+// and its arguments.
+func periodStatuses(p Period) (string, []any) {
+	if len(p.Statuses) == 0 {
+		return "", nil
+	}
+	return " AND status_id IN (" + placeholders(len(p.Statuses)) + ")", appendIDs(nil, p.Statuses)
+}
+
+// periodRecordsQuery is ScanPeriod's query on PostgreSQL and its
+// arguments: the records before the period's end of the pairs that have
+// one in the period (an EXISTS, which PostgreSQL makes a semi-join: the
+// period's pairs, from history_by_time, merged along history's primary
+// key), in the key's order. The pairs joined to the history (periodPairsQuery)
+// had each of PostgreSQL's parallel workers hash every pair of the period
+// again, then sort the records: 18-21 s on the shared machine for
+// October 2026 of the bench scenario, this one 9 s (EXPLAIN ANALYZE),
+// where the floor took 11.
+func periodRecordsQuery(p Period) (string, []any) {
+	only, onlyArgs := periodStatuses(p)
+	pairs, pairArgs := "", []any{}
+	if p.SubsampleID != 0 {
+		pairs, pairArgs = " AND h.subsample_id = ?", []any{p.SubsampleID}
+	}
+	args := append(append(append([]any{p.To}, onlyArgs...), pairArgs...), p.From, p.To)
+	args = append(args, onlyArgs...)
+	return `
+		SELECT h.` + strings.ReplaceAll(historyColumns, ", ", ", h.") + ` FROM history h
+		WHERE h.registered_at < ?` + strings.ReplaceAll(only, "status_id", "h.status_id") + pairs + `
+		AND EXISTS (SELECT 1 FROM history m WHERE m.panelist_id = h.panelist_id AND m.subsample_id = h.subsample_id
+			AND m.registered_at >= ? AND m.registered_at < ?` + strings.ReplaceAll(only, "status_id", "m.status_id") + `)
+		ORDER BY h.panelist_id, h.subsample_id`, args
 }
 
 // RouterSends returns the router's decisions that sent a panelist

@@ -172,8 +172,13 @@ var errEnough = errors.New("limit reached")
 // wraps ErrNotSendable with why.
 //
 // The profiles of the panelists of the subsample's countries are scanned
-// once with their panel rows (scanFitting), not the whole panel's; only
-// the panelists who fit a cell have their history read, bulkChunk at a time, so memory does not
+// once with their panel rows, not the whole panel's: only those whose
+// panel row holds one of its countries in a form FitPanel accepts
+// (rules.PanelTarget.CountryForms; a pre-filter never narrower than
+// FitPanel, which still decides each one read; countries it cannot give
+// so have the whole panel read). Only the panelists who fit a cell count
+// their history (store.ScanPanelistsWithHistory: on PostgreSQL one query
+// with the profiles, elsewhere bulkChunk at a time), so memory does not
 // grow with the number of panelists. It is computed in its turn
 // (takeTurn), emit called inside it: a caller that writes to a slow client
 // writes to a file first, or it holds up every other send list and bulk
@@ -198,53 +203,28 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	now := s.now()
 	sent := 0
 	var emitErr error // emit's own, handed back as it is
-	send := func(chunk []fitting) error {
-		locales := make(map[string]string, len(chunk))
-		ids := make([]string, len(chunk))
-		for i, f := range chunk {
-			ids[i], locales[f.id] = f.id, f.panel.Locale
-		}
-		return s.Store.ScanHistory(ctx, slices.Values(ids), filter, func(id string, records []domain.HistoryRecord) error {
-			pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: locales[id]}, RulesUnread: t.unread,
-				Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, records, now)}
-			if !pc.Send() {
-				return nil
-			}
-			link := d.liveLink(pc, id)
-			if link == "" {
-				return nil
-			}
-			if err := emit(id, link); err != nil {
-				emitErr = err
-				return err
-			}
-			if sent++; limit > 0 && sent >= limit {
-				return errEnough
-			}
+	countries, ok := t.panel.CountryForms()
+	err = s.Store.ScanPanelistsWithHistory(ctx, countries, !ok, filter, func(_ string, m domain.PanelMember, p domain.Profile) bool {
+		return d.fitPanel(t, m).Fits && t.quotaVerdict(p, now) == rules.QuotaFits
+	}, func(id string, m domain.PanelMember, records []domain.HistoryRecord) error {
+		pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: d.fitPanel(t, m).Locale}, RulesUnread: t.unread,
+			Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, records, now)}
+		if !pc.Send() {
 			return nil
-		})
-	}
-	// Fitting panelists are collected during the scan, and each chunk of
-	// them has its history read from inside it: a send list holds two
-	// reader connections, which is why one runs at a time.
-	var chunk []fitting
-	flush := func() error {
-		err := send(chunk)
-		chunk = chunk[:0]
-		return err
-	}
-	err = s.scanFitting(ctx, t, func(id string, m domain.PanelMember, p domain.Profile) error {
-		if fit := d.fitPanel(t, m); fit.Fits && t.quotaVerdict(p, now) == rules.QuotaFits {
-			chunk = append(chunk, fitting{id, fit})
 		}
-		if len(chunk) == bulkChunk {
-			return flush()
+		link := d.liveLink(pc, id)
+		if link == "" {
+			return nil
+		}
+		if err := emit(id, link); err != nil {
+			emitErr = err
+			return err
+		}
+		if sent++; limit > 0 && sent >= limit {
+			return errEnough
 		}
 		return nil
 	})
-	if err == nil && len(chunk) > 0 {
-		err = flush()
-	}
 	switch {
 	case errors.Is(err, errEnough):
 		return nil
@@ -252,29 +232,6 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		return fmt.Errorf("send list of subsample %d: %w", subsampleID, err)
 	}
 	return err
-}
-
-// scanFitting scans the profiled panelists who can fit t's countries:
-// only those whose panel row holds one of them in a form FitPanel
-// accepts (rules.PanelTarget.CountryForms, store.ScanPanelistsIn), so
-// that a send list of one country reads that country's rows, not the
-// whole panel. It is a pre-filter, never narrower than FitPanel: every
-// panelist FitPanel would find in t's countries is read, and FitPanel
-// still decides each one read (the caller's fitPanel). Countries it
-// cannot give so have the whole panel read (store.ScanPanelists).
-func (s *Service) scanFitting(ctx context.Context, t *liveTarget, fn func(id string, m domain.PanelMember, p domain.Profile) error) error {
-	countries, ok := t.panel.CountryForms()
-	if !ok {
-		return s.Store.ScanPanelists(ctx, fn)
-	}
-	return s.Store.ScanPanelistsIn(ctx, countries, fn)
-}
-
-// fitting is a panelist of a send list's scan who fits the subsample's
-// country, language and an open quota cell.
-type fitting struct {
-	id    string
-	panel rules.PanelFit
 }
 
 // SendListSize returns how many panelists are on a subsample's send list,

@@ -48,10 +48,11 @@ type Service struct {
 	staleDecisions *Decisions // the cached ones decided as stale, for their staleReason
 	loading        sync.Mutex // one read of the whole snapshot at a time
 	// turn lets one send list, or one chunk of a bulk check, be computed
-	// at a time (takeTurn): each holds two of the store's few reader
-	// connections (a send list its profile scan's and the history's of
-	// each chunk of fitting panelists; a bulk check's chunk its history's
-	// and its profiles'), and pages need the rest.
+	// at a time (takeTurn): each holds up to two of the store's few
+	// reader connections (a send list on SQLite its profile scan's and the
+	// history's of each chunk of fitting panelists, on PostgreSQL one
+	// query's; a bulk check's chunk its history's and its profiles'), and
+	// pages need the rest.
 	turnOnce sync.Once
 	turn     chan struct{}
 	// stale is the events' refresh state of one version (staleReasonOf).

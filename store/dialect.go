@@ -82,6 +82,8 @@ type dialect interface {
 	scanCountries(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, visit profileVisit) error
 	// freshRows is newFreshRows's writer.
 	freshRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter
+	// upsertRows is newUpsertRows's writer.
+	upsertRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string) rowWriter
 }
 
 // historyLoader writes the valid records of a history import, each unless

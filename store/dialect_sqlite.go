@@ -293,6 +293,11 @@ func (sqlite) scanCountries(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, coun
 	return scanCountriesInChunks(ctx, tx, countries, visit)
 }
 
+// upsertRows writes by an inserter.
+func (sqlite) upsertRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string) rowWriter {
+	return newInserter(tx, table, columns, row, tail)
+}
+
 // freshRows writes by an inserter, its tail dropping a row met again.
 func (sqlite) freshRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, _ int) rowWriter {
 	return newInserter(tx, table, columns, row, tail)

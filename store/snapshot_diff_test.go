@@ -69,17 +69,20 @@ func TestSnapshotWrittenOverAnotherIsAsWrittenAlone(t *testing.T) {
 		}
 		sameTables(t, "B over a failed fetch", overTarget, aloneTarget, snapshotTables)
 
-		// A quota whose conditions alone change is written again.
-		c := diffSnapshotB()
-		c.Details[100].Quotas[1].Questions[0].Answers = []domain.QuotaAnswer{{ID: ptr[int64](3)}, {RangeStart: ptr("18"), RangeEnd: ptr("24")}}
-		if _, err := over.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
-			t.Fatal(err)
+		// A quota whose conditions alone change is written again, down
+		// to the end of a range.
+		for _, end := range []string{"24", "34"} {
+			c := diffSnapshotB()
+			c.Details[100].Quotas[1].Questions[0].Answers = []domain.QuotaAnswer{{ID: ptr[int64](1)}, {RangeStart: ptr("18"), RangeEnd: ptr(end)}}
+			if _, err := over.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			cAlone, cTarget := openTarget(t, db)
+			if _, err := cAlone.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			sameTables(t, "conditions changed", overTarget, cTarget, []string{"quotas"})
 		}
-		cAlone, cTarget := openTarget(t, db)
-		if _, err := cAlone.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
-			t.Fatal(err)
-		}
-		sameTables(t, "conditions changed", overTarget, cTarget, []string{"quotas"})
 
 		// And back to A: the subsamples that went live close again.
 		first, firstTarget := openTarget(t, db)

@@ -499,17 +499,19 @@ func snapshotWritePostgres(t *testing.T, s sizes, cluster, target string) Row {
 }
 
 // replacedTables are the tables a snapshot write leaves holding the
-// snapshot's rows alone (those it keeps of earlier snapshots, the
-// categories and topics, are among them: the floor writes them as they
-// are after the write).
+// snapshot's rows alone, or whose rows it may write again whoever they
+// are of (those it keeps of earlier snapshots, the categories, topics
+// and invoice parties, are among them: the floor writes them as they are
+// after the write).
 var replacedTables = []string{"subsamples", "live_subsamples", "live_categories", "live_countries", "live_locales",
 	"categories", "quotas", "eligibility_rules", "subsample_fetches", "subsample_states", "subsample_topics",
-	"subsample_categories", "datasets", "snapshot_version"}
+	"subsample_categories", "invoice_parties", "datasets", "snapshot_version"}
 
 // appendedTables are the tables a snapshot write adds rows to, each with
 // the column its new rows are above the old ones in.
 var appendedTables = []struct{ table, column string }{
-	{"refresh_runs", "run_id"}, {"quota_history", "at"}, {"changes", "change_id"}, {"webhook_deliveries", "delivery_id"},
+	{"refresh_runs", "run_id"}, {"quota_history", "at"}, {"price_history", "from_at"}, {"changes", "change_id"},
+	{"webhook_deliveries", "delivery_id"},
 }
 
 func writtenTables() []string {

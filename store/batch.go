@@ -109,6 +109,15 @@ func newFreshRows(d dialect, conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, 
 	return d.freshRows(conn, tx, table, columns, row, tail, key)
 }
 
+// newUpsertRows returns the writer of rows into table (columns, row and
+// tail as newInserter's), tail an ON CONFLICT clause that decides what a
+// row whose key is stored does; the rows are of distinct keys. The dialect chooses the way: an inserter on SQLite; on
+// PostgreSQL a COPY into a temporary table and one INSERT ... SELECT
+// with tail.
+func newUpsertRows(d dialect, conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string) rowWriter {
+	return d.upsertRows(conn, tx, table, columns, row, tail)
+}
+
 // flushAll flushes inserters in order, the first error stopping it.
 func flushAll(ctx context.Context, inserters ...rowWriter) error {
 	for _, w := range inserters {

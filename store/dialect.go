@@ -102,6 +102,8 @@ type dialect interface {
 	periodScan(ctx context.Context, tx *sqlx.Tx, p Period) (query string, args []any, err error)
 	// freshRows is newFreshRows's writer.
 	freshRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, key int) rowWriter
+	// upsertRows is newUpsertRows's writer.
+	upsertRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string) rowWriter
 }
 
 // historyLoader writes the valid records of a history import, each unless

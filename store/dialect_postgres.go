@@ -617,3 +617,58 @@ func (c *pgCopier) flush(ctx context.Context) error {
 }
 
 func (c *pgCopier) close() {}
+
+// upsertRows writes by one COPY into a temporary table of the columns and
+// one INSERT ... SELECT of its rows with tail at flush (pgUpserter): one
+// round trip for the rows where INSERTs of 64 rows take one each.
+func (postgres) upsertRows(conn *sqlx.Conn, tx *sqlx.Tx, table, columns, _, tail string) rowWriter {
+	c := &pgUpserter{tx: tx, tail: tail, columnList: columns}
+	c.staged = pgCopier{conn: conn, table: "staged_" + table}
+	for column := range strings.SplitSeq(columns, ",") {
+		c.staged.columns = append(c.staged.columns, strings.TrimSpace(column))
+	}
+	c.target = table
+	return c
+}
+
+// pgUpserter stages the rows added in a temporary table, staged_<table>,
+// dropped when the transaction ends, and writes them into the table by
+// one INSERT ... SELECT with the tail (ON CONFLICT ...). The rows are of
+// distinct keys: which of two rows of one key an INSERT ... SELECT meets
+// first is not said.
+type pgUpserter struct {
+	tx                       *sqlx.Tx
+	target, columnList, tail string
+	staged                   pgCopier
+	made                     bool
+}
+
+func (c *pgUpserter) add(ctx context.Context, values ...any) error {
+	return c.staged.add(ctx, values...)
+}
+
+func (c *pgUpserter) flush(ctx context.Context) error {
+	if len(c.staged.rows) == 0 {
+		return nil
+	}
+	if !c.made {
+		if _, err := c.tx.ExecContext(ctx, `CREATE TEMP TABLE `+c.staged.table+` ON COMMIT DROP AS SELECT `+c.columnList+
+			` FROM `+c.target+` WITH NO DATA`); err != nil {
+			return fmt.Errorf("%s: stage: %w", c.target, err)
+		}
+		c.made = true
+	}
+	if err := c.staged.flush(ctx); err != nil {
+		return err
+	}
+	if _, err := c.tx.ExecContext(ctx, `INSERT INTO `+c.target+` (`+c.columnList+`) SELECT `+c.columnList+` FROM `+c.staged.table+
+		` `+c.tail); err != nil {
+		return fmt.Errorf("%s: %w", c.target, err)
+	}
+	if _, err := c.tx.ExecContext(ctx, `TRUNCATE `+c.staged.table); err != nil {
+		return fmt.Errorf("%s: stage: %w", c.target, err)
+	}
+	return nil
+}
+
+func (c *pgUpserter) close() {}

@@ -314,6 +314,11 @@ func (sqlite) periodScan(_ context.Context, _ *sqlx.Tx, p Period) (string, []any
 	return query, args, nil
 }
 
+// upsertRows writes by an inserter.
+func (sqlite) upsertRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string) rowWriter {
+	return newInserter(tx, table, columns, row, tail)
+}
+
 // freshRows writes by an inserter, its tail dropping a row met again.
 func (sqlite) freshRows(_ *sqlx.Conn, tx *sqlx.Tx, table, columns, row, tail string, _ int) rowWriter {
 	return newInserter(tx, table, columns, row, tail)

@@ -42,24 +42,45 @@ func keepPrices(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
 // details give. A value the provider no longer gives (a subsample that
 // left live details, an entity event/all leaves empty) keeps the last one
 // seen, so a month that is over is invoiced to whom it was.
-func keepInvoiceParties(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
+//
+// It writes those of the subsamples whose event-list or live-details row
+// was just written or deleted (moved): the others' are as the last write
+// left them. Their last_seen_at is when they were last written, and for
+// a subsample no longer listed (left) when a snapshot last listed it
+// (lastSeen, the one replaced).
+func keepInvoiceParties(ctx context.Context, tx *sqlx.Tx, moved, left []int64, seenAt time.Time, lastSeen *time.Time) error {
 	const upsert = `
 		ON CONFLICT (subsample_id) DO UPDATE SET event_id = excluded.event_id,
 			billing_entity = CASE WHEN excluded.billing_entity = '' THEN invoice_parties.billing_entity ELSE excluded.billing_entity END,
 			job_book_id = CASE WHEN excluded.job_book_id = '' THEN invoice_parties.job_book_id ELSE excluded.job_book_id END,
 			last_seen_at = excluded.last_seen_at`
-	for _, query := range []string{`
-		INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
-		SELECT s.subsample_id, s.event_id, COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)),
-			COALESCE(TRIM(l.job_book_id), ''), ?
-		FROM subsamples s LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id WHERE true` + upsert, `
-		INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
-		SELECT l.subsample_id, l.event_id, COALESCE(TRIM(l.billing_entity), ''), COALESCE(TRIM(l.job_book_id), ''), ?
-		FROM live_subsamples l WHERE l.subsample_id NOT IN (SELECT subsample_id FROM subsamples)` + upsert,
-	} {
-		if _, err := tx.ExecContext(ctx, query, seenAt); err != nil {
-			return fmt.Errorf("invoice parties: %w", err)
+	err := inChunks(moved, func(ids []any, in string) error {
+		for _, query := range []string{`
+			INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
+			SELECT s.subsample_id, s.event_id, COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)),
+				COALESCE(TRIM(l.job_book_id), ''), ?
+			FROM subsamples s LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
+			WHERE s.subsample_id IN (` + in + `)` + upsert, `
+			INSERT INTO invoice_parties (subsample_id, event_id, billing_entity, job_book_id, last_seen_at)
+			SELECT l.subsample_id, l.event_id, COALESCE(TRIM(l.billing_entity), ''), COALESCE(TRIM(l.job_book_id), ''), ?
+			FROM live_subsamples l WHERE l.subsample_id IN (` + in + `)
+			AND l.subsample_id NOT IN (SELECT subsample_id FROM subsamples)` + upsert,
+		} {
+			if _, err := tx.ExecContext(ctx, query, append([]any{seenAt}, ids...)...); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err == nil && lastSeen != nil {
+		err = inChunks(left, func(ids []any, in string) error {
+			_, err := tx.ExecContext(ctx, `UPDATE invoice_parties SET last_seen_at = ? WHERE subsample_id IN (`+in+`)`,
+				append([]any{*lastSeen}, ids...)...)
+			return err
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("invoice parties: %w", err)
 	}
 	return nil
 }

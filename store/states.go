@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -22,16 +24,31 @@ type SubsampleState = domain.SubsampleState
 type ChangeDetector func(previous, next map[int64]SubsampleState) (kept map[int64]SubsampleState, changes []domain.Change)
 
 // replaceStates stores the states of a complete events snapshot (those
-// detect keeps, with it) and, with detect, appends to the change feed
-// what moved since the previous one, as part of run runID.
+// detect keeps, with it), writing those that differ from the states
+// stored, and, with detect, appends to the change feed what moved since
+// the previous one, as part of run runID.
 func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, runID int64, states map[int64]SubsampleState, detect ChangeDetector) error {
-	var rows []struct {
-		ID int64 `db:"subsample_id"`
+	type storedState struct {
+		ID int64
 		SubsampleState
-		Closed string `db:"closed_quotas"`
+		Closed string
 	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT subsample_id, status, sendability, event_id, country, cpi, currency, field_end,
-		quotas_read, closed_quotas, at_risk FROM subsample_states`); err != nil {
+	var rows []storedState
+	stored, err := tx.QueryContext(ctx, `SELECT subsample_id, status, sendability, event_id, country, cpi, currency, field_end,
+		quotas_read, closed_quotas, at_risk FROM subsample_states`)
+	if err != nil {
+		return fmt.Errorf("previous states: %w", err)
+	}
+	defer stored.Close()
+	for stored.Next() {
+		var r storedState
+		if err := stored.Scan(&r.ID, &r.Status, &r.Sendability, &r.EventID, &r.Country, &r.CPI, &r.Currency, &r.FieldEnd,
+			&r.QuotasRead, &r.Closed, &r.AtRisk); err != nil {
+			return fmt.Errorf("previous states: %w", err)
+		}
+		rows = append(rows, r)
+	}
+	if err := stored.Err(); err != nil {
 		return fmt.Errorf("previous states: %w", err)
 	}
 	var before int
@@ -43,7 +60,9 @@ func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx,
 		previous = make(map[int64]SubsampleState, len(rows))
 	}
 	for _, r := range rows {
-		if err := json.Unmarshal([]byte(r.Closed), &r.ClosedQuotas); err != nil {
+		if r.Closed == "[]" {
+			r.ClosedQuotas = []string{} // as json.Unmarshal reads it, more quickly
+		} else if err := json.Unmarshal([]byte(r.Closed), &r.ClosedQuotas); err != nil {
 			return fmt.Errorf("previous state of subsample %d: closed quotas: %w", r.ID, err)
 		}
 		if previous != nil {
@@ -57,19 +76,41 @@ func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx,
 		}
 		states = kept
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM subsample_states`); err != nil {
+	// Only the states that differ from those stored are written.
+	storedDigests := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		storedDigests[r.ID] = digestOf(stateRow(r.ID, r.SubsampleState, r.Closed)...)
+	}
+	var replaced []int64
+	written := make([][]any, 0, len(states))
+	for _, id := range slices.Sorted(maps.Keys(states)) {
+		closed, err := json.Marshal(nonNilStrings(states[id].ClosedQuotas))
+		if err != nil {
+			return err
+		}
+		row := stateRow(id, states[id], string(closed))
+		if d, ok := storedDigests[id]; ok && d == digestOf(row...) {
+			continue
+		}
+		if _, ok := storedDigests[id]; ok {
+			replaced = append(replaced, id)
+		}
+		written = append(written, row)
+	}
+	for id := range storedDigests {
+		if _, ok := states[id]; !ok {
+			replaced = append(replaced, id)
+		}
+	}
+	slices.Sort(replaced)
+	if err := deleteOf(ctx, tx, "subsample_states", replaced); err != nil {
 		return err
 	}
 	ins := newFreshRows(d, conn, tx, "subsample_states", `subsample_id, status, sendability, event_id, country, cpi, currency,
 		field_end, quotas_read, closed_quotas, at_risk`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "", 0)
 	defer ins.close()
-	for id, st := range states {
-		closed, err := json.Marshal(nonNilStrings(st.ClosedQuotas))
-		if err != nil {
-			return err
-		}
-		if err := ins.add(ctx, id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
-			st.FieldEnd, st.QuotasRead, string(closed), st.AtRisk); err != nil {
+	for _, row := range written {
+		if err := ins.add(ctx, row...); err != nil {
 			return fmt.Errorf("states: %w", err)
 		}
 	}
@@ -77,6 +118,13 @@ func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx,
 		return fmt.Errorf("states: %w", err)
 	}
 	return nil
+}
+
+// stateRow is the row of subsample_states that keeps st, its closed
+// quotas as their JSON.
+func stateRow(id int64, st SubsampleState, closed string) []any {
+	return []any{id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
+		st.FieldEnd, st.QuotasRead, closed, st.AtRisk}
 }
 
 func nonNilStrings(s []string) []string {

@@ -10,24 +10,55 @@ import (
 	"fieldboard/rules/domain"
 )
 
-// keepTopics records what the live subsamples just written are about
-// (research type, categories), keeping what earlier snapshots saw of the
-// others: history records name subsamples long closed.
-func keepTopics(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
-	for _, stmt := range []struct {
-		sql  string
-		args []any
-	}{
-		{`INSERT INTO subsample_topics (subsample_id, research_type_id, last_seen_at)
-			SELECT subsample_id, COALESCE(research_type_id, 0), ? FROM live_subsamples WHERE true
-			ON CONFLICT (subsample_id) DO UPDATE SET research_type_id = excluded.research_type_id, last_seen_at = excluded.last_seen_at`, []any{seenAt}},
-		{`DELETE FROM subsample_categories WHERE subsample_id IN (SELECT subsample_id FROM live_subsamples)`, nil},
-		{`INSERT INTO subsample_categories (subsample_id, category_id)
-			SELECT DISTINCT subsample_id, category_id FROM live_categories WHERE category_id != 0`, nil},
-	} {
-		if _, err := tx.ExecContext(ctx, stmt.sql, stmt.args...); err != nil {
-			return fmt.Errorf("subsample topics: %w", err)
+// keepTopics records what the live subsamples are about (research type,
+// categories), keeping what earlier snapshots saw of the others: history
+// records name subsamples long closed. It writes those of the live
+// subsamples whose live details were just written (written, writeLive):
+// those of the others are as the last write left them. Their last_seen_at
+// is when they were last written, and for a subsample no longer live
+// (left) when a snapshot last listed it (lastSeen, the one replaced).
+func keepTopics(ctx context.Context, tx *sqlx.Tx, written, left []int64, seenAt time.Time, lastSeen *time.Time) error {
+	err := inChunks(written, func(ids []any, in string) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO subsample_topics (subsample_id, research_type_id, last_seen_at)
+			SELECT subsample_id, COALESCE(research_type_id, 0), ? FROM live_subsamples WHERE subsample_id IN (`+in+`)
+			ON CONFLICT (subsample_id) DO UPDATE SET research_type_id = excluded.research_type_id, last_seen_at = excluded.last_seen_at`,
+			append([]any{seenAt}, ids...)...)
+		return err
+	})
+	if err == nil {
+		err = deleteOf(ctx, tx, "subsample_categories", written)
+	}
+	if err == nil {
+		err = inChunks(written, func(ids []any, in string) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO subsample_categories (subsample_id, category_id)
+				SELECT DISTINCT subsample_id, category_id FROM live_categories
+				WHERE category_id != 0 AND subsample_id IN (`+in+`)`, ids...)
+			return err
+		})
+	}
+	if err == nil && lastSeen != nil {
+		err = inChunks(left, func(ids []any, in string) error {
+			_, err := tx.ExecContext(ctx, `UPDATE subsample_topics SET last_seen_at = ? WHERE subsample_id IN (`+in+`)`,
+				append([]any{*lastSeen}, ids...)...)
+			return err
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("subsample topics: %w", err)
+	}
+	return nil
+}
+
+// inChunks calls do with the ids, 500 at a time, as arguments and the
+// placeholders of a list of them.
+func inChunks(ids []int64, do func(args []any, in string) error) error {
+	const chunk = 500
+	for len(ids) > 0 {
+		n := min(chunk, len(ids))
+		if err := do(appendIDs(nil, ids[:n]), placeholders(n)); err != nil {
+			return err
 		}
+		ids = ids[n:]
 	}
 	return nil
 }

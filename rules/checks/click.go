@@ -37,20 +37,27 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 // RouteToken is Route for the invitation token carries, opened at now
 // (invite.Open) with the routing key it names, read with the panelist's
 // rows in one statement (store.PanelistRowsWithKey): a click reads the
-// database once. A token Open refuses is invite.ErrInvalid, whatever the
-// rows read for the panelist it names.
+// database once. A token Open refuses is invite.ErrInvalid, refused
+// before any decision is read; only a failed read answers otherwise.
 func (s *Service) RouteToken(ctx context.Context, token string, now time.Time) (Routed, error) {
 	keyID, panelistID, err := invite.Peek(token)
 	if err != nil {
 		return Routed{}, err
 	}
-	p, err := s.readPanelist(ctx, func() (store.PanelistRows, error) { return s.Store.PanelistRowsWithKey(ctx, panelistID, keyID, now) })
+	read := func() (store.PanelistRows, error) { return s.Store.PanelistRowsWithKey(ctx, panelistID, keyID, now) }
+	rows, err := read()
 	if err != nil {
 		return Routed{}, fmt.Errorf("route a click: %w", err)
 	}
-	inv, err := invite.Open(p.rows.Keys, token, now)
+	// The token is opened before anything is decided: one Open refuses
+	// costs no decisions read and answers as any refused token does.
+	inv, err := invite.Open(rows.Keys, token, now)
 	if err != nil {
 		return Routed{}, err
+	}
+	p, err := s.readPanelist(ctx, rows, read)
+	if err != nil {
+		return Routed{}, fmt.Errorf("route a click: %w", err)
 	}
 	return p.route(inv), nil
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -46,27 +47,36 @@ func (p PanelistCheck) MayEnter() bool { return rules.MayEnter(p.Verdict.State, 
 func (p PanelistCheck) Send() bool { return rules.Send(p.Verdict.State, p.Eligible(), p.Quota) }
 
 // Eligibility checks one panelist against one live subsample, reading only
-// that subsample.
+// that subsample, with the panelist's rows of the same snapshot version
+// (readPanelist's rule).
 func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleID int64) (PanelistCheck, error) {
-	d, err := s.load(ctx, subsampleID)
-	if err == nil {
-		d, err = s.withStaleness(ctx, d, false)
+	for try := 1; ; try++ {
+		d, err := s.load(ctx, subsampleID)
+		if err != nil {
+			return PanelistCheck{}, err
+		}
+		if len(d.reports) == 0 {
+			return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
+		}
+		rows, err := s.Store.PanelistRowsOf(ctx, panelistID)
+		if err != nil {
+			return PanelistCheck{}, fmt.Errorf("check the panelist: %w", err)
+		}
+		if rows.Version != d.version {
+			if try == versionTries {
+				return PanelistCheck{}, fmt.Errorf("check the panelist: %w", errVersionMoving)
+			}
+			continue
+		}
+		if d, err = s.withStaleness(ctx, d, false); err != nil {
+			return PanelistCheck{}, err
+		}
+		checks := (&Panelist{s: s, d: d, rows: rows}).checks()
+		if len(checks) == 0 {
+			return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
+		}
+		return checks[0], nil
 	}
-	if err != nil {
-		return PanelistCheck{}, err
-	}
-	if len(d.reports) == 0 {
-		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
-	}
-	rows, err := s.Store.PanelistRowsOf(ctx, panelistID)
-	if err != nil {
-		return PanelistCheck{}, fmt.Errorf("check the panelist: %w", err)
-	}
-	checks := (&Panelist{s: s, d: d, rows: rows}).checks()
-	if len(checks) == 0 {
-		return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
-	}
-	return checks[0], nil
 }
 
 // PanelistSurveys checks one panelist against every live subsample, in
@@ -112,33 +122,54 @@ type Panelist struct {
 // returns them with the current decisions of that version (Current's):
 // the cached ones while the version is theirs, so a check reads nothing
 // else. When a write moved the version on, the decisions are read again
-// (and, should yet another write come meanwhile, the panelist too), as
-// Current would.
+// and the panelist too, until both are of one version (readPanelist).
 func (s *Service) ReadPanelist(ctx context.Context, panelistID string) (*Panelist, error) {
-	return s.readPanelist(ctx, func() (store.PanelistRows, error) { return s.Store.PanelistRowsOf(ctx, panelistID) })
-}
-
-// readPanelist is ReadPanelist, the rows read by read.
-func (s *Service) readPanelist(ctx context.Context, read func() (store.PanelistRows, error)) (*Panelist, error) {
+	read := func() (store.PanelistRows, error) { return s.Store.PanelistRowsOf(ctx, panelistID) }
 	rows, err := read()
 	if err != nil {
 		return nil, fmt.Errorf("check the panelist: %w", err)
 	}
-	d := s.cachedAt(rows.Version)
-	if d == nil {
-		if d, err = s.current(ctx); err != nil {
-			return nil, err
-		}
-		if d.version != rows.Version {
-			if rows, err = read(); err != nil {
-				return nil, fmt.Errorf("check the panelist: %w", err)
+	return s.readPanelist(ctx, rows, read)
+}
+
+// versionTries is how many times a check reads a panelist and the
+// decisions again when a write moved the version on between the two;
+// past it the check is refused (errVersionMoving) rather than decided on
+// rows and decisions of different versions.
+const versionTries = 5
+
+// errVersionMoving refuses a check whose panelist and decisions could not
+// be read at one snapshot version.
+var errVersionMoving = errors.New("the data changed while the panelist was being checked; try again in a moment")
+
+// readPanelist returns the panelist's rows, first read as rows and read
+// again by read, with the decisions of the same snapshot version: never
+// rows of one version decided on the decisions of another (a quota closed
+// or a rule changed in between would be missed).
+func (s *Service) readPanelist(ctx context.Context, rows store.PanelistRows, read func() (store.PanelistRows, error)) (*Panelist, error) {
+	for try := 1; ; try++ {
+		d := s.cachedAt(rows.Version)
+		if d == nil {
+			var err error
+			if d, err = s.current(ctx); err != nil {
+				return nil, err
 			}
 		}
+		if d.version == rows.Version {
+			d, err := s.withStaleness(ctx, d, true)
+			if err != nil {
+				return nil, err
+			}
+			return &Panelist{s: s, d: d, rows: rows}, nil
+		}
+		if try == versionTries {
+			return nil, fmt.Errorf("check the panelist: %w", errVersionMoving)
+		}
+		var err error
+		if rows, err = read(); err != nil {
+			return nil, fmt.Errorf("check the panelist: %w", err)
+		}
 	}
-	if d, err = s.withStaleness(ctx, d, true); err != nil {
-		return nil, err
-	}
-	return &Panelist{s: s, d: d, rows: rows}, nil
 }
 
 // Decisions are the decisions the panelist is decided on: shared,

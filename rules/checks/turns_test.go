@@ -23,21 +23,25 @@ func oneSendable(t *testing.T) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	now := time.Now()
+	if _, err := st.SaveEvents(ctx, oneSendableSnapshot(time.Now(), 10), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	return &Service{Store: st, Now: time.Now}
+}
+
+// oneSendableSnapshot is oneSendable's snapshot read at now, its total
+// quota with remaining places left.
+func oneSendableSnapshot(now time.Time, remaining int64) store.EventsSnapshot {
 	us := domain.Country{ID: 1, Code: "US", Name: "United States"}
-	snap := store.EventsSnapshot{
+	return store.EventsSnapshot{
 		Run:       store.Run{Dataset: store.DatasetEvents, StartedAt: now, FinishedAt: now},
 		Summaries: []domain.SubsampleSummary{{EventID: 1, SubsampleID: 10, SubsampleStatus: domain.StatusLive, Country: us}},
 		Live: []domain.LiveSubsample{{EventID: 1, SubsampleID: 10, SubsampleStatus: domain.StatusLive, SurveyAPICompatibility: true,
 			TargetedCPI: 2, TargetedCurrency: "USD", Countries: []domain.Country{us},
 			Locales: []domain.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s?p=1&id=", TestingEntryLink: "https://e.test/t?p=1&id="}}}},
 		Details: map[int64]store.SubsampleDetail{10: {FetchedAt: now, Quotas: []domain.Quota{{SubsampleStatus: domain.StatusLive,
-			QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: domain.QuotaTypeCounting, RemainingExclusive: 10}}}},
+			QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: domain.QuotaTypeCounting, RemainingExclusive: remaining}}}},
 	}
-	if _, err := st.SaveEvents(ctx, snap, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	return &Service{Store: st, Now: time.Now}
 }
 
 // waitingForTheTurn counts the goroutines waiting in takeTurn.

@@ -13,7 +13,7 @@ import (
 // once.
 
 // shareStrings holds once the strings the reports repeat (statuses,
-// countries, currencies, event names, and the sentences of their
+// countries, currencies, event names, and the reasons of their
 // verdicts), for as long as the version is decided.
 func (d *Decisions) shareStrings() {
 	seen := map[string]string{}
@@ -33,9 +33,6 @@ func (d *Decisions) shareStrings() {
 		}
 		for j := range r.Verdict.Reasons {
 			once(&r.Verdict.Reasons[j])
-		}
-		for j := range r.Verdict.Checks {
-			once(&r.Verdict.Checks[j].Detail)
 		}
 	}
 }

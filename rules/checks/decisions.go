@@ -73,10 +73,18 @@ type Decisions struct {
 
 // SubsampleReport is a subsample with its sendability verdict and its
 // entry links prepared for sending.
+//
+// The reports a decided snapshot holds (every list's) keep of the verdict
+// its state and reasons, and count its cells: its checks and its quotas'
+// fills are decided only for a subsample asked alone (Service.Subsample),
+// again, from the same facts.
 type SubsampleReport struct {
 	store.SubsampleRow
 	Verdict rules.Verdict
-	Links   []EntryLinks
+	// OpenCells and ClosedCells count the quotas besides the total that
+	// are open and closed (the verdict's Open and Closed).
+	OpenCells, ClosedCells int
+	Links                  []EntryLinks
 	// EPC is the expected earnings per entrant of a live subsample.
 	EPC rules.EPC
 	// Pacing is the pace of a live subsample's total quota; nil when it
@@ -113,7 +121,8 @@ type LiveRow struct {
 }
 
 // SubsampleParts is one subsample as the current snapshot holds it, with
-// its verdict. Quotas and Rules are the snapshot's: read-only.
+// its verdict in full (its checks and quota fills). Quotas and Rules are
+// the snapshot's: read-only.
 type SubsampleParts struct {
 	SubsampleReport
 	Quotas   []domain.Quota
@@ -161,17 +170,26 @@ func defaultLocalesOf(locales []domain.Locale) map[string]string {
 }
 
 // report builds one subsample's report, its entry links prepared for no
-// panelist in particular.
+// panelist in particular, and its verdict as the snapshot holds it: the
+// state and the reasons, the cells counted.
 func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
 	quotas := d.quotas[row.SubsampleID]
-	f := Facts(row, quotas)
-	f.Stale = d.staleReason
-	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(f)}
+	v := d.verdict(row)
+	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Verdict{State: v.State, Reasons: v.Reasons},
+		OpenCells: len(v.Open), ClosedCells: len(v.Closed)}
 	r.Links = d.EntryLinks(&r, "")
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
 	}
 	return r
+}
+
+// verdict decides a subsample's sendability in full: the state, the
+// reasons, every rule's check and the quotas' fills.
+func (d *Decisions) verdict(row store.SubsampleRow) rules.Verdict {
+	f := Facts(row, d.quotas[row.SubsampleID])
+	f.Stale = d.staleReason
+	return rules.Sendability(f)
 }
 
 // EntryLinks prepares a subsample's entry links (rules.EntryLink), filled

@@ -131,6 +131,9 @@ type SubsampleParts struct {
 	// LibraryLocales are the locales whose question library is stored,
 	// lowercase, with when each was read.
 	LibraryLocales map[string]time.Time
+	// Decisions are the decided snapshot they come from, for what a
+	// caller keeps with its version (Memo); nil in parts made otherwise.
+	Decisions *Decisions
 }
 
 // LiveRows are the live subsamples with their verdicts, as the live list

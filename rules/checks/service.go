@@ -225,7 +225,7 @@ func (s *Service) Subsample(ctx context.Context, subsampleID int64) (SubsamplePa
 	if !ok {
 		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotas[subsampleID], Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales}
+	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotas[subsampleID], Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales, Decisions: d}
 	p.Verdict = d.verdict(p.SubsampleRow)
 	for _, j := range d.byEvent[d.reports[i].EventID] {
 		if j != i {

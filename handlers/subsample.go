@@ -39,15 +39,12 @@ func (h *Handler) Subsample(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict, EPC: parts.EPC, Links: parts.Links}
 	still, err := h.subsampleStill(ctx, parts)
 	if err != nil {
 		return err
 	}
-	v.Summary, v.InEventList = still.summary, still.inEventList
-	for _, r := range parts.Siblings {
-		v.Siblings = append(v.Siblings, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
-	}
+	v := still.view
+	v.Page = h.page(fmt.Sprintf("Subsample %d", id), "live")
 	if v.Refresh, err = h.subsampleRefreshView(ctx, id); err != nil {
 		return err
 	}
@@ -55,7 +52,6 @@ func (h *Handler) Subsample(c echo.Context) error {
 		return err
 	}
 	if parts.Live {
-		v.Live = still.live
 		if err := h.fillLiveParts(ctx, &v, parts, still); err != nil {
 			return err
 		}
@@ -78,13 +74,10 @@ func (h *Handler) subsampleOf(c echo.Context) (int64, checks.SubsampleParts, err
 	return id, parts, nil
 }
 
-// fillLiveParts adds what the refresher fetched for a live subsample:
-// quotas with their conditions translated, eligibility rules, the state of
-// the last fetch and the trend of the total quota, paced on the clock.
+// fillLiveParts paces a live subsample's quotas on the clock and draws
+// the trend of its total quota.
 func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, parts checks.SubsampleParts, still *subsampleStill) error {
-	v.Fetch = still.fetch
-	v.LibraryLocale = still.libraryLocale
-	v.Quotas = slices.Clone(still.quotas) // paced below, for this view
+	v.Quotas = slices.Clone(v.Quotas) // the still ones are shared
 	pacing, err := h.SubsampleChecks.QuotaPacing(ctx, parts)
 	if err != nil {
 		return err
@@ -92,8 +85,6 @@ func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, par
 	withPacing(v.Quotas, pacing)
 	withCellTrends(v.Page, v.Quotas, pacing)
 	fillTotalTrend(v, still, pacing)
-	v.Rules = still.rules
-	v.UniqueRule = still.uniqueRule
 	return nil
 }
 
@@ -348,7 +339,7 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := slices.Clone(still.quotas)
+	rows := slices.Clone(still.view.Quotas)
 	withPacing(rows, pacing)
 	lines := make([]formats.Quota, len(rows))
 	for i, q := range rows {

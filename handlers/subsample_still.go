@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"fieldboard/rules"
@@ -15,24 +16,20 @@ import (
 // subsampleStill is what a subsample's page shows that moves only with
 // the snapshot version: its event-list entry, its live details, the state
 // of its last fetch, its quotas with their conditions translated, its
-// rules in words and the stored counts of its total quota. Every write of
-// them moves the version on, so they are read once per version and
-// subsample, and kept with the version's decisions (checks.Memo); a view
-// then reads only what moves between versions (the refresh lease, the
-// invitation clicks of the last 24 hours) and paces the quotas on the
-// clock.
+// rules in words, the stored counts of its total quota, and the parts of
+// the page made of nothing else, rendered (views.SubsampleStill). Every
+// write of them moves the version on, so they are read and rendered once
+// per version and subsample, and kept with the version's decisions
+// (checks.Memo); a view then reads only what moves between versions (the
+// refresh lease, the invitation clicks of the last 24 hours), paces the
+// quotas on the clock and renders the parts those show.
 type subsampleStill struct {
-	summary     domain.SubsampleSummary
-	inEventList bool
-	// The rest is filled for a live subsample only.
-	live          *domain.LiveSubsample
-	fetch         *store.QuotaFetch // nil when never fetched
-	libraryLocale string
-	quotas        []views.QuotaView // without their pace: the caller's copy gets it
-	rules         []rules.RuleSentence
-	uniqueRule    string
-	total         *domain.Quota // the one total quota; nil for none or several
-	totalHistory  []store.QuotaPoint
+	// view is the page's view but for what a view adds: its Page, its
+	// refresh and clicks, the quotas' pace and the total quota's trend.
+	// Its Quotas are shared: a view paces a copy.
+	view         views.SubsampleView
+	total        *domain.Quota // the one total quota; nil for none or several
+	totalHistory []store.QuotaPoint
 }
 
 // maxStillSubsamples bounds the subsamples whose still parts one version
@@ -55,7 +52,8 @@ func (h *Handler) subsampleStill(ctx context.Context, parts checks.SubsamplePart
 	if parts.Decisions == nil {
 		return h.readSubsampleStill(ctx, parts)
 	}
-	cache, _ := checks.Memo(parts.Decisions, "handlers.subsampleStill", func() (*stillCache, error) {
+	// The page's times are in h's time zone.
+	cache, _ := checks.Memo(parts.Decisions, "handlers.subsampleStill "+h.Location.String(), func() (*stillCache, error) {
 		return &stillCache{kept: map[int64]*subsampleStill{}}, nil
 	})
 	id := parts.SubsampleID
@@ -84,45 +82,53 @@ func (h *Handler) subsampleStill(ctx context.Context, parts checks.SubsamplePart
 	return still, nil
 }
 
-// readSubsampleStill reads the still parts of parts' subsample.
+// readSubsampleStill reads the still parts of parts' subsample, and
+// renders them.
 func (h *Handler) readSubsampleStill(ctx context.Context, parts checks.SubsampleParts) (*subsampleStill, error) {
 	id := parts.SubsampleID
+	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict, EPC: parts.EPC, Links: parts.Links}
 	still := &subsampleStill{}
 	var err error
-	if still.summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if v.Summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	still.inEventList = err == nil
-	if !parts.Live {
-		return still, nil
+	v.InEventList = err == nil
+	for _, r := range parts.Siblings {
+		v.Siblings = append(v.Siblings, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
 	}
-	live, err := h.Store.LiveSubsample(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	still.live = &live
-	fetch, err := h.Store.FetchOf(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return nil, err
-	default:
-		still.fetch = &fetch
-	}
-	lib, err := h.quotaLibraryFor(ctx, parts, live.Locales)
-	if err != nil {
-		return nil, err
-	}
-	still.libraryLocale = lib.Locale
-	still.quotas = QuotaViews(parts.Quotas, lib)
-	if parts.RulesOK != nil {
-		still.rules = rules.DescribeRules(parts.Rules)
-	}
-	still.uniqueRule = rules.UniqueEventRule(parts.EventID)
-	if still.total = totalOf(parts.Quotas); still.total != nil {
-		if still.totalHistory, err = h.Store.QuotaHistory(ctx, id, still.total.QuotaID); err != nil {
+	if parts.Live {
+		live, err := h.Store.LiveSubsample(ctx, id)
+		if err != nil {
 			return nil, err
 		}
+		v.Live = &live
+		fetch, err := h.Store.FetchOf(ctx, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			v.Fetch = &fetch
+		}
+		lib, err := h.quotaLibraryFor(ctx, parts, live.Locales)
+		if err != nil {
+			return nil, err
+		}
+		v.LibraryLocale = lib.Locale
+		v.Quotas = QuotaViews(parts.Quotas, lib)
+		if parts.RulesOK != nil {
+			v.Rules = rules.DescribeRules(parts.Rules)
+		}
+		v.UniqueRule = rules.UniqueEventRule(parts.EventID)
+		if still.total = totalOf(parts.Quotas); still.total != nil {
+			if still.totalHistory, err = h.Store.QuotaHistory(ctx, id, still.total.QuotaID); err != nil {
+				return nil, err
+			}
+		}
 	}
+	if v.Still, err = views.RenderSubsampleStill(ctx, v); err != nil {
+		return nil, err
+	}
+	still.view = v
 	return still, nil
 }

@@ -3,6 +3,8 @@ package checks
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strconv"
 	"testing"
 
 	"fieldboard/rules/domain"
@@ -84,4 +86,52 @@ func deepCopy(t *testing.T, q domain.Quota) domain.Quota {
 func show(qs []domain.QuotaQuestion) string {
 	b, _ := json.Marshal(qs)
 	return string(b)
+}
+
+// TestHeldQuotasAreTheQuotas: the quotas a decided snapshot holds
+// (holdQuotas) give back every field of every quota as compactQuotas left
+// it, the lists of questions still shared, a quota without questions
+// still without (nil), one with an empty list still with it. A field
+// lost or swapped would show another count or decide on another cell.
+func TestHeldQuotasAreTheQuotas(t *testing.T) {
+	s := func(v string) *string { return &v }
+	n := func(v int64) *int64 { return &v }
+	gender := []domain.QuotaQuestion{{ID: 42, Operator: "OR", Locale: s("fr-fr"), Answers: []domain.QuotaAnswer{{ID: n(1)}, {ID: n(2)}}}}
+	age := []domain.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{RangeStart: s("18"), RangeEnd: s("34")}}}}
+	quota := func(id int64, questions []domain.QuotaQuestion) domain.Quota {
+		f := float64(id)
+		return domain.Quota{SubsampleStatus: "Live", ActualClientIncidenceRate: f + 0.1, ActualClientConversionRate: f + 0.2,
+			ActualClientAbandonRate: f + 0.3, EstimatedIncidence: f + 0.4, Questions: questions, RemainingExclusive: id + 1,
+			RemainingShared: id + 2, ActualClientLOI: f + 0.5, EstimatedLOI: f + 0.6, AchievedInterviews: id + 3, TableID: id + 4,
+			TableName: "table " + strconv.FormatInt(id%3, 10), QuotaID: id, QuotaName: "quota " + strconv.FormatInt(id, 10), QuotaType: "hard"}
+	}
+	read := map[int64][]domain.Quota{
+		100: {quota(1, nil), quota(2, gender), quota(3, age), quota(4, []domain.QuotaQuestion{})},
+		200: {quota(5, gender), quota(6, slices.Clone(age))},
+	}
+	compacted := compactQuotas(read)
+	want := map[int64][]domain.Quota{}
+	for id, qs := range compacted {
+		for _, q := range qs {
+			want[id] = append(want[id], deepCopy(t, q))
+		}
+	}
+	held := holdQuotas(compacted)
+	for id := range want {
+		got := held.quotas(id)
+		if !reflect.DeepEqual(got, want[id]) {
+			t.Errorf("subsample %d: held %+v, want %+v", id, got, want[id])
+		}
+		for i := range got {
+			if (got[i].Questions == nil) != (want[id][i].Questions == nil) {
+				t.Errorf("subsample %d, quota %d: questions nil %v, want %v", id, got[i].QuotaID, got[i].Questions == nil, want[id][i].Questions == nil)
+			}
+		}
+	}
+	if got := held.quotas(300); got != nil {
+		t.Errorf("a subsample without quotas: %v", got)
+	}
+	if a, b := held.quotas(100)[1].Questions, held.quotas(200)[0].Questions; &a[0] != &b[0] {
+		t.Error("two subsamples' equal questions are held twice")
+	}
 }

@@ -25,7 +25,7 @@ func (s *Service) totalPacing(ctx context.Context, d *Decisions) (map[int64]rule
 		if !r.Live {
 			continue
 		}
-		total, ok := onlyTotal(d.quotas[r.SubsampleID])
+		total, ok := onlyTotal(d.quotasOf(r.SubsampleID))
 		if !ok {
 			continue
 		}
@@ -179,17 +179,21 @@ func onlyTotal(quotas []domain.Quota) (domain.Quota, bool) {
 }
 
 // setPacing gives each live subsample's report, and its row of the live
-// list, its total quota's pace.
+// list, its total quota's pace: one pace for both.
 func (d *Decisions) setPacing(pacing map[int64]rules.Pacing) {
-	d.pacing = pacing
 	for i := range d.reports {
 		if p, ok := pacing[d.reports[i].SubsampleID]; ok {
 			d.reports[i].Pacing = &p
 		}
 	}
+	d.livePacing()
+}
+
+// livePacing gives each row of the live list the pace of its report.
+func (d *Decisions) livePacing() {
 	for i := range d.live {
-		if p, ok := pacing[d.live[i].SubsampleID]; ok {
-			d.live[i].Pacing = &p
+		if j, ok := d.byID[d.live[i].SubsampleID]; ok {
+			d.live[i].Pacing = d.reports[j].Pacing
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -35,6 +37,56 @@ func (d *Decisions) shareStrings() {
 			once(&r.Verdict.Reasons[j])
 		}
 	}
+}
+
+// shareValues points the reports' and the live rows' times, prices,
+// counts and flags at one value for each that repeats (the store reads
+// each into a value of its own): a field's dates, a read's time, a
+// subsample's flags. The values are unchanged; a float is known by its
+// bits, so 0 and -0 stay apart.
+func (d *Decisions) shareValues() {
+	times := map[time.Time]*time.Time{}
+	floats := map[uint64]*float64{}
+	ints := map[int64]*int64{}
+	bools := map[bool]*bool{}
+	for i := range d.reports {
+		row := &d.reports[i].SubsampleRow
+		for _, p := range [...]**time.Time{&row.FieldStart, &row.FieldEnd, &row.QuotasAt} {
+			sharePointer(times, p, func(t time.Time) time.Time { return t })
+		}
+		for _, p := range [...]**float64{&row.CPI, &row.ExpectedLOI, &row.ExpectedIR} {
+			sharePointer(floats, p, math.Float64bits)
+		}
+		sharePointer(ints, &row.ResearchTypeID, func(n int64) int64 { return n })
+		sharePointer(bools, &row.QuotasOK, func(b bool) bool { return b })
+		sharePointer(bools, &row.RulesOK, func(b bool) bool { return b })
+	}
+	for i := range d.live {
+		row := &d.live[i].LiveRow
+		for _, p := range [...]**time.Time{&row.FieldStart, &row.FieldEnd} {
+			sharePointer(times, p, func(t time.Time) time.Time { return t })
+		}
+		for _, p := range [...]**float64{&row.ExpectedLOI, &row.ExpectedIncidence} {
+			sharePointer(floats, p, math.Float64bits)
+		}
+		sharePointer(ints, &row.TotalAchieved, func(n int64) int64 { return n })
+		sharePointer(ints, &row.TotalRemaining, func(n int64) int64 { return n })
+		sharePointer(bools, &row.QuotasOK, func(b bool) bool { return b })
+	}
+}
+
+// sharePointer points *p at the value seen already under key(**p), or
+// keeps it there for the next; nil stays nil.
+func sharePointer[T any, K comparable](seen map[K]*T, p **T, key func(T) K) {
+	if *p == nil {
+		return
+	}
+	k := key(**p)
+	if held, ok := seen[k]; ok {
+		*p = held
+		return
+	}
+	seen[k] = *p
 }
 
 // compactQuotas are quotas just read held in less memory, for as long as
@@ -190,9 +242,11 @@ func holdQuotas(quotas map[int64][]domain.Quota) *heldQuotas {
 	return h
 }
 
-// hold holds d's quotas as heldQuotas once d is decided: quotasOf then
-// gives them back, a subsample's at a time.
+// hold holds d in less memory once it is decided, its live list
+// included: its quotas as heldQuotas (quotasOf then gives them back, a
+// subsample's at a time), the values its rows repeat once.
 func (d *Decisions) hold() {
+	d.shareValues()
 	d.held = holdQuotas(d.read)
 	d.read, d.data.Quotas = nil, nil
 }

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"fieldboard/rules/domain"
+	"fieldboard/store"
 )
 
 // TestCompactQuotasKeepsEveryCellsQuestions: quotas whose questions differ
@@ -133,5 +135,56 @@ func TestHeldQuotasAreTheQuotas(t *testing.T) {
 	}
 	if a, b := held.quotas(100)[1].Questions, held.quotas(200)[0].Questions; &a[0] != &b[0] {
 		t.Error("two subsamples' equal questions are held twice")
+	}
+}
+
+// TestHeldDecisionsDecideAlike: a decided snapshot held in less memory
+// (hold) decides as it did before: every report, every subsample's
+// verdict in full, and, decided again as stale, every report and verdict
+// alike. A quota lost in the holding would change a verdict or a reason.
+func TestHeldDecisionsDecideAlike(t *testing.T) {
+	yes, at, end, cpi := true, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), time.Date(2026, 12, 20, 9, 0, 0, 0, time.UTC), 2.5
+	row := func(id int64) store.SubsampleRow {
+		return store.SubsampleRow{SubsampleID: id, EventID: 1, Status: domain.StatusLive, SummaryStatus: domain.StatusLive, LiveStatus: domain.StatusLive,
+			Live: true, APICompatible: true, CPI: &cpi, Currency: "USD", QuotasOK: &yes, QuotasAt: &at, FieldEnd: &end, RulesOK: &yes}
+	}
+	one := int64(1)
+	gender := []domain.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: &one}}}}
+	total := func(remaining int64) domain.Quota {
+		return domain.Quota{QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: "counting", RemainingExclusive: remaining, ActualClientConversionRate: 40}
+	}
+	cell := func(id, remaining int64) domain.Quota {
+		return domain.Quota{QuotaID: id, TableID: 2, TableName: "Gender", QuotaName: "Male", QuotaType: "hard", RemainingShared: remaining, Questions: gender}
+	}
+	snapshot := func() store.Snapshot {
+		return store.Snapshot{Rows: []store.SubsampleRow{row(10), row(11), row(12), row(13)}, Quotas: compactQuotas(map[int64][]domain.Quota{
+			10: {total(5), cell(2, 3)}, // sendable
+			11: {total(5), cell(2, 0)}, // paused: its hard table is full
+			12: {cell(2, 3)},           // unknown: no total quota
+			13: {total(0), cell(2, 3)}, // paused: the total is full
+		})}
+	}
+	fresh := decide(snapshot(), nil, nil, nil, nil, "")
+	held := decide(snapshot(), nil, nil, nil, nil, "")
+	held.hold()
+	// The reports count the cells the verdict fills (the API's openQuotas
+	// and closedQuotas).
+	for i, want := range [][2]int{{1, 0}, {0, 1}, {1, 0}, {1, 0}} {
+		if r := held.reports[i]; r.OpenCells != want[0] || r.ClosedCells != want[1] {
+			t.Errorf("subsample %d: %d open and %d closed cells, want %d and %d", r.SubsampleID, r.OpenCells, r.ClosedCells, want[0], want[1])
+		}
+	}
+	const why = "The data is too old."
+	for _, pair := range [][2]*Decisions{{fresh, held}, {fresh.decidedStale(why), held.decidedStale(why)}} {
+		want, got := pair[0], pair[1]
+		if !reflect.DeepEqual(got.reports, want.reports) {
+			t.Errorf("reports held %+v, want %+v", got.reports, want.reports)
+		}
+		for _, r := range want.reports {
+			wantV, gotV := want.verdict(r.SubsampleRow, want.quotasOf(r.SubsampleID)), got.verdict(r.SubsampleRow, got.quotasOf(r.SubsampleID))
+			if !reflect.DeepEqual(gotV, wantV) {
+				t.Errorf("subsample %d (stale %q): verdict held %+v, want %+v", r.SubsampleID, want.staleReason, gotV, wantV)
+			}
+		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,9 +121,41 @@ func TestSubsamplePageWork(t *testing.T) {
 	}
 	took := time.Since(start)
 	runtime.ReadMemStats(&after)
+	if path := os.Getenv("BENCH_MEMPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
 	t.Logf("%s (%d bytes): %v a view, %d allocations and %.0f KiB a view, %d collections in %d views",
 		path, len(body), took/views, (after.Mallocs-before.Mallocs)/views, float64(after.TotalAlloc-before.TotalAlloc)/views/1024,
 		after.NumGC-before.NumGC, views)
+
+	// Then as figure 4 loads it: loadWorkers at once, each view timed.
+	var mu sync.Mutex
+	var latencies []time.Duration
+	var wg sync.WaitGroup
+	for range loadWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range views / loadWorkers {
+				start := time.Now()
+				p.get(path)
+				d := time.Since(start)
+				mu.Lock()
+				latencies = append(latencies, d)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(latencies)
+	t.Logf("%d workers at once: p50 %v, p99 %v", loadWorkers, latencies[len(latencies)/2], latencies[len(latencies)*99/100])
 }
 
 // TestPageDigests writes to BENCH_PAGEDIGEST (a file) a digest of the

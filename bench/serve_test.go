@@ -488,7 +488,7 @@ func subsampleWithCells(t *testing.T, st *store.Store, n int) int64 {
 	}
 	best, bestCells := int64(0), -1
 	for _, r := range reports {
-		cells := len(r.Verdict.Open) + len(r.Verdict.Closed)
+		cells := r.OpenCells + r.ClosedCells
 		if bestCells < 0 || abs(cells-n) < abs(bestCells-n) || abs(cells-n) == abs(bestCells-n) && cells > bestCells {
 			best, bestCells = r.SubsampleID, cells
 		}

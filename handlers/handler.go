@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -125,12 +126,26 @@ func varyOnFragment(c echo.Context) {
 // an answer that htmx gets a part of goes through pageOrFragment or its
 // siblings below, which call it.
 func Render(c echo.Context, status int, component templ.Component) error {
-	var buf bytes.Buffer
-	if err := component.Render(c.Request().Context(), &buf); err != nil {
+	buf := renderBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledRender {
+			buf.Reset()
+			renderBuffers.Put(buf)
+		}
+	}()
+	if err := component.Render(c.Request().Context(), buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())
 }
+
+// renderBuffers are Render's buffers, used again by the next answer
+// once the bytes are written, rather than grown anew for every page; one
+// grown past maxPooledRender (a long list, a large page) is left to the
+// collector.
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledRender = 256 << 10
 
 // pageOrFragment answers with a page that htmx may ask a part of, and is
 // the one place that chooses between them: an htmx request that is not

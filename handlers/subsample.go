@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -40,14 +39,12 @@ func (h *Handler) Subsample(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.SubsampleView{Page: h.page(fmt.Sprintf("Subsample %d", id), "live"), Row: parts.SubsampleRow, Verdict: parts.Verdict, EPC: parts.EPC, Links: parts.Links}
-	if v.Summary, err = h.Store.SubsampleSummary(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	still, err := h.subsampleStill(ctx, parts)
+	if err != nil {
 		return err
 	}
-	v.InEventList = err == nil
-	for _, r := range parts.Siblings {
-		v.Siblings = append(v.Siblings, views.SiblingView{SubsampleRow: r.SubsampleRow, Verdict: r.Verdict})
-	}
+	v := still.view
+	v.Page = h.page(fmt.Sprintf("Subsample %d", id), "live")
 	if v.Refresh, err = h.subsampleRefreshView(ctx, id); err != nil {
 		return err
 	}
@@ -55,12 +52,7 @@ func (h *Handler) Subsample(c echo.Context) error {
 		return err
 	}
 	if parts.Live {
-		live, err := h.Store.LiveSubsample(ctx, id)
-		if err != nil {
-			return err
-		}
-		v.Live = &live
-		if err := h.fillLiveParts(ctx, &v, parts); err != nil {
+		if err := h.fillLiveParts(ctx, &v, parts, still); err != nil {
 			return err
 		}
 	}
@@ -82,39 +74,17 @@ func (h *Handler) subsampleOf(c echo.Context) (int64, checks.SubsampleParts, err
 	return id, parts, nil
 }
 
-// fillLiveParts adds what the refresher fetched for a live subsample:
-// quotas with their conditions translated, eligibility rules, the state of
-// the last fetch and the trend of the total quota.
-func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, parts checks.SubsampleParts) error {
-	id := v.Row.SubsampleID
-	fetch, err := h.Store.FetchOf(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return err
-	default:
-		v.Fetch = &fetch
-	}
-
-	lib, err := h.quotaLibraryFor(ctx, parts, v.Live.Locales)
-	if err != nil {
-		return err
-	}
-	v.LibraryLocale = lib.Locale
-	v.Quotas = QuotaViews(parts.Quotas, lib)
+// fillLiveParts paces a live subsample's quotas on the clock and draws
+// the trend of its total quota.
+func (h *Handler) fillLiveParts(ctx context.Context, v *views.SubsampleView, parts checks.SubsampleParts, still *subsampleStill) error {
+	v.Quotas = slices.Clone(v.Quotas) // the still ones are shared
 	pacing, err := h.SubsampleChecks.QuotaPacing(ctx, parts)
 	if err != nil {
 		return err
 	}
 	withPacing(v.Quotas, pacing)
 	withCellTrends(v.Page, v.Quotas, pacing)
-	if err := h.fillTotalTrend(ctx, v, parts.Quotas, pacing); err != nil {
-		return err
-	}
-	if v.Row.RulesOK != nil {
-		v.Rules = rules.DescribeRules(parts.Rules)
-	}
-	v.UniqueRule = rules.UniqueEventRule(v.Row.EventID)
+	fillTotalTrend(v, still, pacing)
 	return nil
 }
 
@@ -152,34 +122,35 @@ func trendOf(p views.Page, points []store.QuotaPoint, pace rules.Pacing) ([]view
 		Value: points[len(points)-1].Achieved + pace.Remaining, When: p.Timestamp(*pace.ProjectedFillAt)}
 }
 
-// fillTotalTrend reads the stored counts of the subsample's total quota
-// (the whole retention, not only pacing's window), and draws its pace's
+// fillTotalTrend draws the stored counts of the subsample's total quota
+// (the whole retention, not only pacing's window), and its pace's
 // projection when it has one.
-func (h *Handler) fillTotalTrend(ctx context.Context, v *views.SubsampleView, quotas []domain.Quota, pacing map[int64]checks.QuotaPace) error {
+func fillTotalTrend(v *views.SubsampleView, still *subsampleStill, pacing map[int64]checks.QuotaPace) {
+	if still.total == nil {
+		return
+	}
+	v.HasTotal = true
+	if pace, ok := pacing[still.total.QuotaID]; ok {
+		v.Pacing = &pace.Pacing
+		v.Trend, v.Projection = trendOf(v.Page, still.totalHistory, pace.Pacing)
+		return
+	}
+	v.Trend, _ = trendOf(v.Page, still.totalHistory, rules.Pacing{})
+}
+
+// totalOf is the subsample's one total quota; nil when it has none or
+// several (none of them is then the one).
+func totalOf(quotas []domain.Quota) *domain.Quota {
 	var total *domain.Quota
 	for i := range quotas {
 		if quotas[i].IsTotal() {
 			if total != nil {
-				return nil // several totals: none of them is the one
+				return nil
 			}
 			total = &quotas[i]
 		}
 	}
-	if total == nil {
-		return nil
-	}
-	history, err := h.Store.QuotaHistory(ctx, v.Row.SubsampleID, total.QuotaID)
-	if err != nil {
-		return err
-	}
-	v.HasTotal = true
-	if pace, ok := pacing[total.QuotaID]; ok {
-		v.Pacing = &pace.Pacing
-		v.Trend, v.Projection = trendOf(v.Page, history, pace.Pacing)
-		return nil
-	}
-	v.Trend, _ = trendOf(v.Page, history, rules.Pacing{})
-	return nil
+	return total
 }
 
 // quotaLibraryFor reads, from the first of the subsample's locales that has a
@@ -356,12 +327,7 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if !parts.Live {
 		return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("Subsample %d is not live in the current snapshot, so its quotas are not read.", id))
 	}
-	live, err := h.Store.LiveSubsample(ctx, id)
-	if err != nil {
-		return err
-	}
-	quotas := parts.Quotas
-	lib, err := h.quotaLibraryFor(ctx, parts, live.Locales)
+	still, err := h.subsampleStill(ctx, parts)
 	if err != nil {
 		return err
 	}
@@ -373,7 +339,7 @@ func (h *Handler) SubsampleQuotasCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := QuotaViews(quotas, lib)
+	rows := slices.Clone(still.view.Quotas)
 	withPacing(rows, pacing)
 	lines := make([]formats.Quota, len(rows))
 	for i, q := range rows {

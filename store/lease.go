@@ -105,11 +105,14 @@ func (s *Store) ReleaseLease(ctx context.Context, l Lease, now time.Time) error 
 	return nil
 }
 
+// leaseOfQuery reads one lease (LeaseOf).
+const leaseOfQuery = `SELECT name, holder, token, acquired_at, expires_at FROM leases WHERE name = ?`
+
 // LeaseOf returns the lease name as it stands, or ErrNotFound when it was
 // never taken.
 func (s *Store) LeaseOf(ctx context.Context, name string) (Lease, error) {
 	var l Lease
-	err := s.reader.GetContext(ctx, &l, `SELECT name, holder, token, acquired_at, expires_at FROM leases WHERE name = ?`, name)
+	err := s.hot.leaseOf.GetContext(ctx, &l, name)
 	if err != nil {
 		return Lease{}, fmt.Errorf("lease %s: %w", name, notFound(err))
 	}

@@ -189,14 +189,17 @@ func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int
 	return out, total, nil
 }
 
+// routingCountsQuery counts one subsample's clicks and redirects since a
+// time (RoutingCounts).
+const routingCountsQuery = `
+	SELECT (SELECT COUNT(*) FROM routing_decisions WHERE intended_subsample = ? AND at >= ?),
+		(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ? AND at >= ? AND outcome != 'answer')`
+
 // RoutingCounts says, for one subsample since a time, how many clicks on
 // invitations for it there were and how many clicks (on any invitation)
 // were sent to it; the next-survey answers that named it are not clicks.
 func (s *Store) RoutingCounts(ctx context.Context, subsampleID int64, since time.Time) (clicks, redirects int, err error) {
-	err = s.reader.QueryRowxContext(ctx, `
-		SELECT (SELECT COUNT(*) FROM routing_decisions WHERE intended_subsample = ? AND at >= ?),
-			(SELECT COUNT(*) FROM routing_decisions WHERE chosen_subsample = ? AND at >= ? AND outcome != 'answer')`,
-		subsampleID, since.UTC(), subsampleID, since.UTC()).Scan(&clicks, &redirects)
+	err = s.hot.routingCounts.QueryRowxContext(ctx, subsampleID, since.UTC(), subsampleID, since.UTC()).Scan(&clicks, &redirects)
 	if err != nil {
 		return 0, 0, fmt.Errorf("routing counts of subsample %d: %w", subsampleID, err)
 	}

@@ -67,6 +67,9 @@ type Store struct {
 // request, a tenth of a next-survey answer's time.
 type hotStatements struct {
 	historyOf, profileOf, panelOf, panelistRows, panelistRowsWithKey, snapshotVersion, tokenOf, routingKeys *sqlx.Stmt
+	// leaseOf and routingCounts are read by every page that shows the
+	// refresh (LeaseOf), and a subsample's page (RoutingCounts).
+	leaseOf, routingCounts *sqlx.Stmt
 }
 
 // prepare prepares the hot statements on the reader pool.
@@ -83,6 +86,8 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 		{&h.snapshotVersion, `SELECT version FROM snapshot_version WHERE id = 1`},
 		{&h.tokenOf, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`},
 		{&h.routingKeys, routingKeysQuery},
+		{&h.leaseOf, leaseOfQuery},
+		{&h.routingCounts, routingCountsQuery},
 	} {
 		stmt, err := reader.PreparexContext(ctx, st.query)
 		if err != nil {

@@ -89,6 +89,41 @@ func TestSubsamplePageOfASendableSubsample(t *testing.T) {
 	}
 }
 
+// TestSubsamplePagesOfOneVersionAreTheirOwn: the pages of one snapshot
+// version, each asked twice (the second from what the version keeps),
+// each show their own subsample, its quotas and its siblings, never
+// another's.
+func TestSubsamplePagesOfOneVersionAreTheirOwn(t *testing.T) {
+	t.Parallel()
+	a := refreshed(t)
+	var all []formats.SubsampleJSON
+	a.getJSON(t, "/api/v1/subsamples", &all)
+	if len(all) > 8 {
+		all = all[:8]
+	}
+	for range 2 {
+		for _, s := range all {
+			resp, body := a.do(t, "GET", fmt.Sprintf("/subsamples/%d", s.SubsampleID), nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("GET /subsamples/%d = %d", s.SubsampleID, resp.StatusCode)
+			}
+			if want := fmt.Sprintf(`<h1><span class="id">%d</span>`, s.SubsampleID); !strings.Contains(body, want) {
+				t.Errorf("the page of subsample %d does not name it", s.SubsampleID)
+			}
+			quotas, err := a.store.QuotasOf(context.Background(), s.SubsampleID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(body, `data-testid="quota-row"`); got != len(quotas) {
+				t.Errorf("the page of subsample %d: %d quota rows, want its %d", s.SubsampleID, got, len(quotas))
+			}
+			if strings.Contains(body, fmt.Sprintf(`href="/subsamples/%d"`, s.SubsampleID)) {
+				t.Errorf("the page of subsample %d lists it among its event's others", s.SubsampleID)
+			}
+		}
+	}
+}
+
 func TestSubsamplePageOfOneThatMayNotBeSent(t *testing.T) {
 	t.Parallel()
 	a := refreshed(t)

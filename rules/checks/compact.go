@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -13,7 +15,7 @@ import (
 // once.
 
 // shareStrings holds once the strings the reports repeat (statuses,
-// countries, currencies, event names, and the sentences of their
+// countries, currencies, event names, and the reasons of their
 // verdicts), for as long as the version is decided.
 func (d *Decisions) shareStrings() {
 	seen := map[string]string{}
@@ -34,10 +36,57 @@ func (d *Decisions) shareStrings() {
 		for j := range r.Verdict.Reasons {
 			once(&r.Verdict.Reasons[j])
 		}
-		for j := range r.Verdict.Checks {
-			once(&r.Verdict.Checks[j].Detail)
-		}
 	}
+}
+
+// shareValues points the reports' and the live rows' times, prices,
+// counts and flags at one value for each that repeats (the store reads
+// each into a value of its own): a field's dates, a read's time, a
+// subsample's flags. The values are unchanged; a float is known by its
+// bits, so 0 and -0 stay apart.
+func (d *Decisions) shareValues() {
+	times := map[time.Time]*time.Time{}
+	floats := map[uint64]*float64{}
+	ints := map[int64]*int64{}
+	bools := map[bool]*bool{}
+	for i := range d.reports {
+		row := &d.reports[i].SubsampleRow
+		for _, p := range [...]**time.Time{&row.FieldStart, &row.FieldEnd, &row.QuotasAt} {
+			sharePointer(times, p, func(t time.Time) time.Time { return t })
+		}
+		for _, p := range [...]**float64{&row.CPI, &row.ExpectedLOI, &row.ExpectedIR} {
+			sharePointer(floats, p, math.Float64bits)
+		}
+		sharePointer(ints, &row.ResearchTypeID, func(n int64) int64 { return n })
+		sharePointer(bools, &row.QuotasOK, func(b bool) bool { return b })
+		sharePointer(bools, &row.RulesOK, func(b bool) bool { return b })
+	}
+	for i := range d.live {
+		row := &d.live[i].LiveRow
+		for _, p := range [...]**time.Time{&row.FieldStart, &row.FieldEnd} {
+			sharePointer(times, p, func(t time.Time) time.Time { return t })
+		}
+		for _, p := range [...]**float64{&row.ExpectedLOI, &row.ExpectedIncidence} {
+			sharePointer(floats, p, math.Float64bits)
+		}
+		sharePointer(ints, &row.TotalAchieved, func(n int64) int64 { return n })
+		sharePointer(ints, &row.TotalRemaining, func(n int64) int64 { return n })
+		sharePointer(bools, &row.QuotasOK, func(b bool) bool { return b })
+	}
+}
+
+// sharePointer points *p at the value seen already under key(**p), or
+// keeps it there for the next; nil stays nil.
+func sharePointer[T any, K comparable](seen map[K]*T, p **T, key func(T) K) {
+	if *p == nil {
+		return
+	}
+	k := key(**p)
+	if held, ok := seen[k]; ok {
+		*p = held
+		return
+	}
+	seen[k] = *p
 }
 
 // compactQuotas are quotas just read held in less memory, for as long as
@@ -117,4 +166,123 @@ func questionsKey(key []byte, questions []domain.QuotaQuestion) []byte {
 		}
 	}
 	return key
+}
+
+// heldQuotas are the quotas of a decided snapshot as it holds them once
+// decided, in about two thirds of the memory of []domain.Quota: every
+// field of every quota, its strings and its list of questions as places
+// in tables that hold each once. quotas gives a subsample's back as
+// compactQuotas left them.
+type heldQuotas struct {
+	bySubsample map[int64][]heldQuota
+	strings     []string
+	questions   [][]domain.QuotaQuestion // places 1 and up; 0 is none (nil)
+}
+
+// heldQuota is one quota of heldQuotas.
+type heldQuota struct {
+	quotaID, tableID, achieved, remainingExclusive, remainingShared       int64
+	incidence, conversion, abandon, estimatedIncidence, loi, estimatedLOI float64
+	// subsampleStatus, tableName, quotaName and quotaType are places in
+	// heldQuotas.strings, questions in heldQuotas.questions.
+	subsampleStatus, tableName, quotaName, quotaType, questions uint32
+}
+
+// holdQuotas holds quotas (compactQuotas') as heldQuotas.
+func holdQuotas(quotas map[int64][]domain.Quota) *heldQuotas {
+	n := 0
+	for _, qs := range quotas {
+		n += len(qs)
+	}
+	h := &heldQuotas{bySubsample: make(map[int64][]heldQuota, len(quotas)), questions: [][]domain.QuotaQuestion{nil}}
+	places := map[string]uint32{}
+	text := func(s string) uint32 {
+		i, ok := places[s]
+		if !ok {
+			i = uint32(len(h.strings))
+			h.strings = append(h.strings, s)
+			places[s] = i
+		}
+		return i
+	}
+	// compactQuotas shares each distinct list: a list is known by its
+	// first question's address and its length.
+	type list struct {
+		first *domain.QuotaQuestion
+		n     int
+	}
+	lists := map[list]uint32{}
+	all := make([]heldQuota, 0, n)
+	for id, qs := range quotas {
+		start := len(all)
+		for i := range qs {
+			q := &qs[i]
+			held := heldQuota{quotaID: q.QuotaID, tableID: q.TableID, achieved: q.AchievedInterviews,
+				remainingExclusive: q.RemainingExclusive, remainingShared: q.RemainingShared,
+				incidence: q.ActualClientIncidenceRate, conversion: q.ActualClientConversionRate, abandon: q.ActualClientAbandonRate,
+				estimatedIncidence: q.EstimatedIncidence, loi: q.ActualClientLOI, estimatedLOI: q.EstimatedLOI,
+				subsampleStatus: text(q.SubsampleStatus), tableName: text(q.TableName), quotaName: text(q.QuotaName), quotaType: text(q.QuotaType)}
+			if q.Questions != nil {
+				key := list{n: len(q.Questions)}
+				if len(q.Questions) > 0 {
+					key.first = &q.Questions[0]
+				}
+				place, ok := lists[key]
+				if !ok || key.first == nil {
+					place = uint32(len(h.questions))
+					h.questions = append(h.questions, q.Questions)
+					lists[key] = place
+				}
+				held.questions = place
+			}
+			all = append(all, held)
+		}
+		h.bySubsample[id] = all[start:len(all):len(all)]
+	}
+	return h
+}
+
+// hold holds d in less memory once it is decided, its live list
+// included: its quotas as heldQuotas (quotasOf then gives them back, a
+// subsample's at a time), the values its rows repeat once.
+func (d *Decisions) hold() {
+	d.shareValues()
+	d.held = holdQuotas(d.read)
+	d.read, d.data.Quotas = nil, nil
+}
+
+// quotasOf are subsampleID's quotas: as the store read them while d is
+// decided, then as it holds them. Read-only.
+func (d *Decisions) quotasOf(subsampleID int64) []domain.Quota {
+	if d.held != nil {
+		return d.held.quotas(subsampleID)
+	}
+	return d.read[subsampleID]
+}
+
+// quotas are subsampleID's quotas, as they were held.
+func (h *heldQuotas) quotas(subsampleID int64) []domain.Quota {
+	held, ok := h.bySubsample[subsampleID]
+	if !ok {
+		return nil
+	}
+	out := make([]domain.Quota, len(held))
+	for i, q := range held {
+		out[i] = domain.Quota{QuotaID: q.quotaID, TableID: q.tableID, AchievedInterviews: q.achieved,
+			RemainingExclusive: q.remainingExclusive, RemainingShared: q.remainingShared,
+			ActualClientIncidenceRate: q.incidence, ActualClientConversionRate: q.conversion, ActualClientAbandonRate: q.abandon,
+			EstimatedIncidence: q.estimatedIncidence, ActualClientLOI: q.loi, EstimatedLOI: q.estimatedLOI,
+			SubsampleStatus: h.strings[q.subsampleStatus], TableName: h.strings[q.tableName], QuotaName: h.strings[q.quotaName], QuotaType: h.strings[q.quotaType],
+			Questions: h.questions[q.questions]}
+	}
+	return out
+}
+
+// all are every subsample's quotas, as they were held.
+func (h *heldQuotas) all() map[int64][]domain.Quota {
+	out := make(map[int64][]domain.Quota, len(h.bySubsample))
+	for id := range h.bySubsample {
+		out[id] = h.quotas(id)
+	}
+	return out
 }

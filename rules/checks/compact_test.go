@@ -3,9 +3,13 @@ package checks
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"fieldboard/rules/domain"
+	"fieldboard/store"
 )
 
 // TestCompactQuotasKeepsEveryCellsQuestions: quotas whose questions differ
@@ -84,4 +88,103 @@ func deepCopy(t *testing.T, q domain.Quota) domain.Quota {
 func show(qs []domain.QuotaQuestion) string {
 	b, _ := json.Marshal(qs)
 	return string(b)
+}
+
+// TestHeldQuotasAreTheQuotas: the quotas a decided snapshot holds
+// (holdQuotas) give back every field of every quota as compactQuotas left
+// it, the lists of questions still shared, a quota without questions
+// still without (nil), one with an empty list still with it. A field
+// lost or swapped would show another count or decide on another cell.
+func TestHeldQuotasAreTheQuotas(t *testing.T) {
+	s := func(v string) *string { return &v }
+	n := func(v int64) *int64 { return &v }
+	gender := []domain.QuotaQuestion{{ID: 42, Operator: "OR", Locale: s("fr-fr"), Answers: []domain.QuotaAnswer{{ID: n(1)}, {ID: n(2)}}}}
+	age := []domain.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{RangeStart: s("18"), RangeEnd: s("34")}}}}
+	quota := func(id int64, questions []domain.QuotaQuestion) domain.Quota {
+		f := float64(id)
+		return domain.Quota{SubsampleStatus: "Live", ActualClientIncidenceRate: f + 0.1, ActualClientConversionRate: f + 0.2,
+			ActualClientAbandonRate: f + 0.3, EstimatedIncidence: f + 0.4, Questions: questions, RemainingExclusive: id + 1,
+			RemainingShared: id + 2, ActualClientLOI: f + 0.5, EstimatedLOI: f + 0.6, AchievedInterviews: id + 3, TableID: id + 4,
+			TableName: "table " + strconv.FormatInt(id%3, 10), QuotaID: id, QuotaName: "quota " + strconv.FormatInt(id, 10), QuotaType: "hard"}
+	}
+	read := map[int64][]domain.Quota{
+		100: {quota(1, nil), quota(2, gender), quota(3, age), quota(4, []domain.QuotaQuestion{})},
+		200: {quota(5, gender), quota(6, slices.Clone(age))},
+	}
+	compacted := compactQuotas(read)
+	want := map[int64][]domain.Quota{}
+	for id, qs := range compacted {
+		for _, q := range qs {
+			want[id] = append(want[id], deepCopy(t, q))
+		}
+	}
+	held := holdQuotas(compacted)
+	for id := range want {
+		got := held.quotas(id)
+		if !reflect.DeepEqual(got, want[id]) {
+			t.Errorf("subsample %d: held %+v, want %+v", id, got, want[id])
+		}
+		for i := range got {
+			if (got[i].Questions == nil) != (want[id][i].Questions == nil) {
+				t.Errorf("subsample %d, quota %d: questions nil %v, want %v", id, got[i].QuotaID, got[i].Questions == nil, want[id][i].Questions == nil)
+			}
+		}
+	}
+	if got := held.quotas(300); got != nil {
+		t.Errorf("a subsample without quotas: %v", got)
+	}
+	if a, b := held.quotas(100)[1].Questions, held.quotas(200)[0].Questions; &a[0] != &b[0] {
+		t.Error("two subsamples' equal questions are held twice")
+	}
+}
+
+// TestHeldDecisionsDecideAlike: a decided snapshot held in less memory
+// (hold) decides as it did before: every report, every subsample's
+// verdict in full, and, decided again as stale, every report and verdict
+// alike. A quota lost in the holding would change a verdict or a reason.
+func TestHeldDecisionsDecideAlike(t *testing.T) {
+	yes, at, end, cpi := true, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), time.Date(2026, 12, 20, 9, 0, 0, 0, time.UTC), 2.5
+	row := func(id int64) store.SubsampleRow {
+		return store.SubsampleRow{SubsampleID: id, EventID: 1, Status: domain.StatusLive, SummaryStatus: domain.StatusLive, LiveStatus: domain.StatusLive,
+			Live: true, APICompatible: true, CPI: &cpi, Currency: "USD", QuotasOK: &yes, QuotasAt: &at, FieldEnd: &end, RulesOK: &yes}
+	}
+	one := int64(1)
+	gender := []domain.QuotaQuestion{{ID: 43, Operator: "OR", Answers: []domain.QuotaAnswer{{ID: &one}}}}
+	total := func(remaining int64) domain.Quota {
+		return domain.Quota{QuotaID: 1, TableID: 1, TableName: "Total Quota", QuotaName: "Total", QuotaType: "counting", RemainingExclusive: remaining, ActualClientConversionRate: 40}
+	}
+	cell := func(id, remaining int64) domain.Quota {
+		return domain.Quota{QuotaID: id, TableID: 2, TableName: "Gender", QuotaName: "Male", QuotaType: "hard", RemainingShared: remaining, Questions: gender}
+	}
+	snapshot := func() store.Snapshot {
+		return store.Snapshot{Rows: []store.SubsampleRow{row(10), row(11), row(12), row(13)}, Quotas: compactQuotas(map[int64][]domain.Quota{
+			10: {total(5), cell(2, 3)}, // sendable
+			11: {total(5), cell(2, 0)}, // paused: its hard table is full
+			12: {cell(2, 3)},           // unknown: no total quota
+			13: {total(0), cell(2, 3)}, // paused: the total is full
+		})}
+	}
+	fresh := decide(snapshot(), nil, nil, nil, nil, "")
+	held := decide(snapshot(), nil, nil, nil, nil, "")
+	held.hold()
+	// The reports count the cells the verdict fills (the API's openQuotas
+	// and closedQuotas).
+	for i, want := range [][2]int{{1, 0}, {0, 1}, {1, 0}, {1, 0}} {
+		if r := held.reports[i]; r.OpenCells != want[0] || r.ClosedCells != want[1] {
+			t.Errorf("subsample %d: %d open and %d closed cells, want %d and %d", r.SubsampleID, r.OpenCells, r.ClosedCells, want[0], want[1])
+		}
+	}
+	const why = "The data is too old."
+	for _, pair := range [][2]*Decisions{{fresh, held}, {fresh.decidedStale(why), held.decidedStale(why)}} {
+		want, got := pair[0], pair[1]
+		if !reflect.DeepEqual(got.reports, want.reports) {
+			t.Errorf("reports held %+v, want %+v", got.reports, want.reports)
+		}
+		for _, r := range want.reports {
+			wantV, gotV := want.verdict(r.SubsampleRow, want.quotasOf(r.SubsampleID)), got.verdict(r.SubsampleRow, got.quotasOf(r.SubsampleID))
+			if !reflect.DeepEqual(gotV, wantV) {
+				t.Errorf("subsample %d (stale %q): verdict held %+v, want %+v", r.SubsampleID, want.staleReason, gotV, wantV)
+			}
+		}
+	}
 }

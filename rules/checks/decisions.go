@@ -20,9 +20,12 @@ import (
 // request of its version shares it: it is read-only, but for Memo.
 type Decisions struct {
 	version int64
-	quotas  map[int64][]domain.Quota
-	rules   map[int64]domain.EligibilityRules
-	links   map[int64][]domain.SubsampleLocale
+	// read are the snapshot's quotas as read, while it is decided; then
+	// nil, and held holds them (hold): quotasOf gives either.
+	read  map[int64][]domain.Quota
+	held  *heldQuotas
+	rules map[int64]domain.EligibilityRules
+	links map[int64][]domain.SubsampleLocale
 	// entry are the provider's entry addresses links must lie under
 	// (Service.EntryURLs); nil checks no host.
 	entry   rules.EntryURLs
@@ -52,9 +55,6 @@ type Decisions struct {
 	// with the whole snapshot.
 	libraryLocales map[string]time.Time
 	live           []LiveRow
-	// pacing is each live subsample's total quota's pace (rules.Pace),
-	// read with the whole snapshot.
-	pacing map[int64]rules.Pacing
 	// targets are the live subsamples prepared for panelist checks, in the
 	// order a panelist's surveys are listed (rank), and book their rules.
 	targets  []liveTarget
@@ -73,10 +73,18 @@ type Decisions struct {
 
 // SubsampleReport is a subsample with its sendability verdict and its
 // entry links prepared for sending.
+//
+// The reports a decided snapshot holds (every list's) keep of the verdict
+// its state and reasons, and count its cells: its checks and its quotas'
+// fills are decided only for a subsample asked alone (Service.Subsample),
+// again, from the same facts.
 type SubsampleReport struct {
 	store.SubsampleRow
 	Verdict rules.Verdict
-	Links   []EntryLinks
+	// OpenCells and ClosedCells count the quotas besides the total that
+	// are open and closed (the verdict's Open and Closed).
+	OpenCells, ClosedCells int
+	Links                  []EntryLinks
 	// EPC is the expected earnings per entrant of a live subsample.
 	EPC rules.EPC
 	// Pacing is the pace of a live subsample's total quota; nil when it
@@ -113,7 +121,8 @@ type LiveRow struct {
 }
 
 // SubsampleParts is one subsample as the current snapshot holds it, with
-// its verdict. Quotas and Rules are the snapshot's: read-only.
+// its verdict in full (its checks and quota fills). Quotas and Rules are
+// the snapshot's: read-only.
 type SubsampleParts struct {
 	SubsampleReport
 	Quotas   []domain.Quota
@@ -122,6 +131,9 @@ type SubsampleParts struct {
 	// LibraryLocales are the locales whose question library is stored,
 	// lowercase, with when each was read.
 	LibraryLocales map[string]time.Time
+	// Decisions are the decided snapshot they come from, for what a
+	// caller keeps with its version (Memo); nil in parts made otherwise.
+	Decisions *Decisions
 }
 
 // LiveRows are the live subsamples with their verdicts, as the live list
@@ -132,7 +144,7 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 // against entry; staleReason says why it is too old to decide on, "" when
 // it is not.
 func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string) *Decisions {
-	d := &Decisions{version: data.Version, quotas: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents, topics: topics,
+	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents, topics: topics,
 		defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
@@ -161,17 +173,26 @@ func defaultLocalesOf(locales []domain.Locale) map[string]string {
 }
 
 // report builds one subsample's report, its entry links prepared for no
-// panelist in particular.
+// panelist in particular, and its verdict as the snapshot holds it: the
+// state and the reasons, the cells counted.
 func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
-	quotas := d.quotas[row.SubsampleID]
-	f := Facts(row, quotas)
-	f.Stale = d.staleReason
-	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Sendability(f)}
+	quotas := d.quotasOf(row.SubsampleID)
+	v := d.verdict(row, quotas)
+	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Verdict{State: v.State, Reasons: v.Reasons},
+		OpenCells: len(v.Open), ClosedCells: len(v.Closed)}
 	r.Links = d.EntryLinks(&r, "")
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
 	}
 	return r
+}
+
+// verdict decides a subsample's sendability in full, on its quotas: the
+// state, the reasons, every rule's check and the quotas' fills.
+func (d *Decisions) verdict(row store.SubsampleRow, quotas []domain.Quota) rules.Verdict {
+	f := Facts(row, quotas)
+	f.Stale = d.staleReason
+	return rules.Sendability(f)
 }
 
 // EntryLinks prepares a subsample's entry links (rules.EntryLink), filled
@@ -223,6 +244,9 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 // why, the reason it is too old to decide on.
 func (d *Decisions) decidedStale(why string) *Decisions {
 	data := d.data
+	if d.held != nil {
+		data.Quotas = d.held.all()
+	}
 	data.Rows = make([]store.SubsampleRow, len(d.reports))
 	for i := range d.reports {
 		data.Rows[i] = d.reports[i].SubsampleRow
@@ -233,19 +257,35 @@ func (d *Decisions) decidedStale(why string) *Decisions {
 	for i := range d.live {
 		rows[i] = d.live[i].LiveRow
 	}
+	for i := range again.reports {
+		again.reports[i].Pacing = d.reports[i].Pacing
+	}
 	again.setLiveRows(rows)
-	again.setPacing(d.pacing)
+	again.livePacing()
+	if d.held != nil {
+		again.hold()
+	}
 	return again
 }
 
 // setLiveRows gives the live list's rows the verdicts just decided for
-// the reports.
+// the reports, and holds once the strings a row and its report share.
 func (d *Decisions) setLiveRows(rows []store.LiveRow) {
 	d.live = make([]LiveRow, len(rows))
 	for i, r := range rows {
 		row := LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}
 		if j, ok := d.byID[r.SubsampleID]; ok {
-			row.Verdict, row.EPC = d.reports[j].Verdict, d.reports[j].EPC
+			report := &d.reports[j]
+			row.Verdict, row.EPC = report.Verdict, report.EPC
+			for _, s := range [...]struct {
+				row    *string
+				report string
+			}{{&row.EventName, report.EventName}, {&row.Name, report.Name},
+				{&row.Status, report.Status}, {&row.Currency, report.Currency}, {&row.ResearchType, report.ResearchType}, {&row.QuotasError, report.QuotasError}} {
+				if *s.row == s.report {
+					*s.row = s.report
+				}
+			}
 		}
 		d.live[i] = row
 	}
@@ -281,7 +321,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 			target:       rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID},
 			rules:        d.rules[r.SubsampleID],
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
-			cells:        cells.Compile(d.quotas[r.SubsampleID]),
+			cells:        cells.Compile(d.quotasOf(r.SubsampleID)),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
 			panel:        panelTarget(countries[r.SubsampleID], r.Links),
 		})

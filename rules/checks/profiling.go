@@ -132,7 +132,7 @@ func profilingTargets(d *Decisions) []rules.ProfilingTarget {
 				continue // never sendable: sendability reads the quotas first
 			}
 			r := t.report
-			room, known := rules.TotalRoom(d.quotas[r.SubsampleID])
+			room, known := rules.TotalRoom(d.quotasOf(r.SubsampleID))
 			price := rules.Price{Currency: r.Currency}
 			if r.CPI != nil {
 				price.CPI, price.Known = *r.CPI, true

@@ -199,6 +199,7 @@ func (s *Service) readWhole(ctx context.Context) (*Decisions, error) {
 		return nil, err
 	}
 	d.setPacing(pacing)
+	d.hold()
 	// Keep it only when nothing was written while it was read: the parts
 	// come from separate reads.
 	if after, err := s.Store.SnapshotVersion(ctx); err == nil && after == d.version {
@@ -220,7 +221,8 @@ func (s *Service) Subsample(ctx context.Context, subsampleID int64) (SubsamplePa
 	if !ok {
 		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotas[subsampleID], Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales}
+	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotasOf(subsampleID), Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales, Decisions: d}
+	p.Verdict = d.verdict(p.SubsampleRow, p.Quotas)
 	for _, j := range d.byEvent[d.reports[i].EventID] {
 		if j != i {
 			p.Siblings = append(p.Siblings, d.reports[j])

@@ -1,11 +1,13 @@
 package checks
 
 import (
+	"slices"
 	"testing"
 	"time"
 	_ "time/tzdata" // Pacific/Auckland whether or not the host has zoneinfo
 
 	"fieldboard/rules"
+	"fieldboard/store"
 )
 
 // TestWithPanelistFillsTheID: a prepared link's empty trailing id gets the
@@ -74,5 +76,46 @@ func TestPanelTargetUsesLiveLinksAlone(t *testing.T) {
 	want := []rules.PanelLocale{{Code: "en-ca", Usable: true}, {Code: "fr-ca", Usable: false, Problem: "not a usable entry link: scheme \"ftp\" is not http or https"}}
 	if len(got.Locales) != 2 || got.Locales[0] != want[0] || got.Locales[1] != want[1] || got.Countries[0] != "CA" {
 		t.Errorf("panelTarget = %+v, want %+v", got, want)
+	}
+}
+
+// TestTrackSinceIsTheStoresAnswer: a subsample's quota counts read once
+// per version since one time, cut for a later one (trackSince), are what
+// the store answers for the later one: the points at or after it and the
+// last one before it, where the count stood then. A point too many would
+// pace on counts the window leaves out; one too few would lose where the
+// count stood.
+func TestTrackSinceIsTheStoresAnswer(t *testing.T) {
+	base := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	var all []store.QuotaPoint
+	for _, m := range []int{0, 10, 20, 21, 40, 90} {
+		all = append(all, store.QuotaPoint{At: base.Add(time.Duration(m) * time.Minute), Achieved: int64(m)})
+	}
+	// answer is Store.QuotaTracks' query on all: at or after the last
+	// point before since, or since when none is before it.
+	answer := func(since time.Time) []store.QuotaPoint {
+		from := since
+		for _, p := range all {
+			if p.At.Before(since) {
+				from = p.At
+			}
+		}
+		var out []store.QuotaPoint
+		for _, p := range all {
+			if !p.At.Before(from) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for read := -5; read <= 95; read += 5 {
+		kept := store.QuotaTrack{QuotaID: 1, Points: answer(base.Add(time.Duration(read) * time.Minute))}
+		for later := read; later <= 100; later++ {
+			since := base.Add(time.Duration(later) * time.Minute)
+			got, want := trackSince(kept, since).Points, answer(since)
+			if !slices.Equal(got, want) {
+				t.Errorf("read since %d min, cut since %d min: %v, want %v", read, later, got, want)
+			}
+		}
 	}
 }

@@ -110,7 +110,7 @@ func Subsample(r checks.SubsampleReport) SubsampleJSON {
 		Status: r.Status, Country: r.CountryCode, CPI: r.CPI, Currency: r.Currency,
 		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
 		Sendability: r.Verdict.State, Reasons: NonNil(r.Verdict.Reasons),
-		OpenQuotas: len(r.Verdict.Open), ClosedQuotas: len(r.Verdict.Closed),
+		OpenQuotas: r.OpenCells, ClosedQuotas: r.ClosedCells,
 		EntryLinks: EntryLinks(r.Links), Pacing: Pacing(r.Pacing),
 	}
 }

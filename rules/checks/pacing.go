@@ -88,6 +88,10 @@ type readTracks struct {
 // earliest since asked: a later since takes of them what the store would
 // answer for it.
 func (s *Service) quotaTracks(ctx context.Context, parts SubsampleParts, since time.Time) (map[int64]store.QuotaTrack, error) {
+	// Cut to the millisecond, as SQLite stores times: the store and
+	// trackSince then compare the same instant, and a view answers as the
+	// first view of its version did.
+	since = since.Truncate(time.Millisecond)
 	if parts.Decisions == nil {
 		return s.Store.QuotaTracks(ctx, parts.SubsampleID, since)
 	}

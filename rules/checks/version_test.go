@@ -3,6 +3,8 @@ package checks
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,5 +47,44 @@ func TestPanelistIsDecidedOnDecisionsOfItsVersion(t *testing.T) {
 	}
 	if reads != versionTries-1 {
 		t.Errorf("the rows were read again %d times before giving up, want %d", reads, versionTries-1)
+	}
+}
+
+// TestQuotaTracksKeptAnswerAsTheStore: the quota counts a subsample page
+// paces on, read once per version and cut for each later view, are what
+// the store answers for the same time, even a time a fraction of a
+// millisecond after a stored count (the reviewer's case: SQLite keeps
+// milliseconds, so its answer there starts a count earlier).
+func TestQuotaTracksKeptAnswerAsTheStore(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	t1 := time.Now().Truncate(time.Millisecond).Add(-time.Hour)
+	t0 := t1.Add(-6 * time.Minute)
+	for i, at := range []time.Time{t0, t1} {
+		if _, err := st.SaveEvents(ctx, oneSendableSnapshot(at, int64(10-i)), 24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &Service{Store: st, Now: time.Now}
+	parts, err := s.Subsample(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := t1.Add(400 * time.Microsecond)
+	first, err := s.quotaTracks(ctx, parts, since) // read from the store and kept
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.quotaTracks(ctx, parts, since) // cut from what was kept
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first[1].Points) != 2 || !slices.Equal(first[1].Points, again[1].Points) {
+		t.Errorf("since %v: the store answered %v, the kept tracks cut %v: want both the counts at %v and %v",
+			since, first[1].Points, again[1].Points, t0, t1)
 	}
 }

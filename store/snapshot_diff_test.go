@@ -84,6 +84,56 @@ func TestSnapshotWrittenOverAnotherIsAsWrittenAlone(t *testing.T) {
 			sameTables(t, "conditions changed", overTarget, cTarget, []string{"quotas"})
 		}
 
+		// A quota whose counts alone move (each of them) is written with
+		// them, and one whose counts and name move, with both.
+		for i, move := range []func(q *domain.Quota){
+			func(q *domain.Quota) { q.AchievedInterviews++ },
+			func(q *domain.Quota) { q.RemainingExclusive++ },
+			func(q *domain.Quota) { q.RemainingShared-- },
+			func(q *domain.Quota) { q.AchievedInterviews++; q.QuotaName = "Men" },
+		} {
+			c := diffSnapshotB()
+			c.Run.FinishedAt = c.Run.FinishedAt.Add(time.Duration(2*i+2) * time.Minute)
+			if _, err := over.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			move(&c.Details[100].Quotas[1])
+			c.Run.FinishedAt = c.Run.FinishedAt.Add(time.Minute)
+			if _, err := over.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			cAlone, cTarget := openTarget(t, db)
+			if _, err := cAlone.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			sameTables(t, fmt.Sprintf("counts moved (%d)", i), overTarget, cTarget, []string{"quotas"})
+		}
+
+		// A state of which one value moves is written with it.
+		for i, move := range []func(st *store.SubsampleState){
+			func(st *store.SubsampleState) { st.AtRisk = "" },
+			func(st *store.SubsampleState) { st.FieldEnd = ptr(st.FieldEnd.Add(time.Hour)) },
+			func(st *store.SubsampleState) { st.CPI = ptr(2.75) },
+			func(st *store.SubsampleState) { st.ClosedQuotas = []string{"1", "3"} },
+			func(st *store.SubsampleState) { st.Sendability = "sendable" },
+		} {
+			c := diffSnapshotB()
+			if _, err := over.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			st := c.States[104]
+			move(&st)
+			c.States[104] = st
+			if _, err := over.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			cAlone, cTarget := openTarget(t, db)
+			if _, err := cAlone.SaveEvents(ctx, c, 7*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			sameTables(t, fmt.Sprintf("state moved (%d)", i), overTarget, cTarget, []string{"subsample_states"})
+		}
+
 		// And back to A: the subsamples that went live close again.
 		first, firstTarget := openTarget(t, db)
 		if _, err := first.SaveEvents(ctx, a, 7*24*time.Hour); err != nil {

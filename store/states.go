@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -77,9 +79,9 @@ func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx,
 		states = kept
 	}
 	// Only the states that differ from those stored are written.
-	storedDigests := make(map[int64]int64, len(rows))
-	for _, r := range rows {
-		storedDigests[r.ID] = digestOf(stateRow(r.ID, r.SubsampleState, r.Closed)...)
+	storedRows := make(map[int64]*storedState, len(rows))
+	for i := range rows {
+		storedRows[rows[i].ID] = &rows[i]
 	}
 	var replaced []int64
 	written := make([][]any, 0, len(states))
@@ -88,16 +90,16 @@ func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx,
 		if err != nil {
 			return err
 		}
-		row := stateRow(id, states[id], string(closed))
-		if d, ok := storedDigests[id]; ok && d == digestOf(row...) {
+		r, ok := storedRows[id]
+		if ok && sameState(r.SubsampleState, r.Closed, states[id], string(closed)) {
 			continue
 		}
-		if _, ok := storedDigests[id]; ok {
+		if ok {
 			replaced = append(replaced, id)
 		}
-		written = append(written, row)
+		written = append(written, stateRow(id, states[id], string(closed)))
 	}
-	for id := range storedDigests {
+	for id := range storedRows {
 		if _, ok := states[id]; !ok {
 			replaced = append(replaced, id)
 		}
@@ -125,6 +127,23 @@ func replaceStates(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx,
 func stateRow(id int64, st SubsampleState, closed string) []any {
 	return []any{id, st.Status, st.Sendability, st.EventID, st.Country, st.CPI, st.Currency,
 		st.FieldEnd, st.QuotasRead, closed, st.AtRisk}
+}
+
+// sameState says whether state a, its closed quotas' JSON closedA, is
+// stored as b with closedB would be: the same values in every column of
+// stateRow (a price by its bits, a field end by its instant).
+func sameState(a SubsampleState, closedA string, b SubsampleState, closedB string) bool {
+	return a.Status == b.Status && a.Sendability == b.Sendability && a.EventID == b.EventID && a.Country == b.Country &&
+		sameFloat(a.CPI, b.CPI) && a.Currency == b.Currency && sameInstant(a.FieldEnd, b.FieldEnd) &&
+		a.QuotasRead == b.QuotasRead && closedA == closedB && a.AtRisk == b.AtRisk
+}
+
+func sameFloat(a, b *float64) bool {
+	return a == nil && b == nil || a != nil && b != nil && math.Float64bits(*a) == math.Float64bits(*b)
+}
+
+func sameInstant(a, b *time.Time) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Equal(*b)
 }
 
 func nonNilStrings(s []string) []string {

@@ -17,16 +17,22 @@ import (
 // sendable subsample, 10, with its total quota open.
 func oneSendable(t *testing.T) *Service {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
+	st := newStore(t)
+	if _, err := st.SaveEvents(context.Background(), oneSendableSnapshot(time.Now(), 10), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	return &Service{Store: st, Now: time.Now}
+}
+
+// newStore is a store on a new SQLite file, closed after the test.
+func newStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := st.SaveEvents(ctx, oneSendableSnapshot(time.Now(), 10), time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	return &Service{Store: st, Now: time.Now}
+	return st
 }
 
 // oneSendableSnapshot is oneSendable's snapshot read at now, its total

@@ -3,7 +3,6 @@ package checks
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -53,15 +52,11 @@ func TestPanelistIsDecidedOnDecisionsOfItsVersion(t *testing.T) {
 // TestQuotaTracksKeptAnswerAsTheStore: the quota counts a subsample page
 // paces on, read once per version and cut for each later view, are what
 // the store answers for the same time, even a time a fraction of a
-// millisecond after a stored count (the reviewer's case: SQLite keeps
-// milliseconds, so its answer there starts a count earlier).
+// millisecond after a stored count (SQLite keeps milliseconds, so its
+// answer there starts a count earlier).
 func TestQuotaTracksKeptAnswerAsTheStore(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newStore(t)
 	t1 := time.Now().Truncate(time.Millisecond).Add(-time.Hour)
 	t0 := t1.Add(-6 * time.Minute)
 	for i, at := range []time.Time{t0, t1} {

@@ -141,16 +141,25 @@ func (postgres) beginImport(context.Context, *sqlx.Conn, *sqlx.Tx) (func(context
 // copyFrom loads rows into table with COPY, on conn, inside the
 // transaction open on it.
 func copyFrom(ctx context.Context, conn *sqlx.Conn, table string, columns []string, rows pgx.CopyFromSource) error {
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(rebindingConn)
-		if !ok {
-			return fmt.Errorf("copy into %s: not a pgx connection (%T)", table, dc)
-		}
-		_, err := c.Conn.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, rows)
+	return onPgx(conn, func(pc *pgx.Conn) error {
+		_, err := pc.CopyFrom(ctx, pgx.Identifier{table}, columns, rows)
 		if err != nil {
 			return fmt.Errorf("copy into %s: %w", table, err)
 		}
 		return nil
+	})
+}
+
+// onPgx runs fn on the pgx connection under conn (sqlx's, from
+// database/sql's pool), for what database/sql cannot do: COPY, and rows
+// streamed as raw values.
+func onPgx(conn *sqlx.Conn, fn func(pc *pgx.Conn) error) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(rebindingConn)
+		if !ok {
+			return fmt.Errorf("not a pgx connection (%T)", dc)
+		}
+		return fn(c.Conn.Conn())
 	})
 }
 
@@ -382,12 +391,7 @@ func (postgres) scanProfiles(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, 
 			FROM profiles pr LEFT JOIN panel p ON p.panelist_id = pr.panelist_id ORDER BY pr.panelist_id`
 	}
 	profiled := map[PanelPlace]int64{} // with a panel row, when counting unprofiled
-	err := conn.Raw(func(dc any) error {
-		c, ok := dc.(rebindingConn)
-		if !ok {
-			return fmt.Errorf("not a pgx connection (%T)", dc)
-		}
-		pc := c.Conn.Conn()
+	err := onPgx(conn, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, query)
 		if err != nil {
 			return err
@@ -418,12 +422,7 @@ func (postgres) scanProfiles(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, 
 // panel's index on country, sorted by panelist id, each joined to its
 // profile. A visit that stops early closes the connection, as there.
 func (postgres) scanCountries(ctx context.Context, conn *sqlx.Conn, _ *sqlx.Tx, countries []string, visit profileVisit) error {
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(rebindingConn)
-		if !ok {
-			return fmt.Errorf("not a pgx connection (%T)", dc)
-		}
-		pc := c.Conn.Conn()
+	return onPgx(conn, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, `SELECT p.panelist_id, pr.answers, p.country, p.locale
 			FROM panel p JOIN profiles pr ON pr.panelist_id = p.panelist_id
 			WHERE p.country = ANY($1) ORDER BY p.panelist_id`, countries)
@@ -489,12 +488,7 @@ func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *s
 			FROM history WHERE history.panelist_id = p.panelist_id AND (` + cond + `)) h ON true
 		WHERE p.country = ANY(?) ORDER BY p.panelist_id`)
 	args := append(slices.Clone(condArgs), countries)
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(rebindingConn)
-		if !ok {
-			return fmt.Errorf("not a pgx connection (%T)", dc)
-		}
-		pc := c.Conn.Conn()
+	return onPgx(conn, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, query, args...)
 		if err != nil {
 			return err

@@ -157,22 +157,28 @@ func addWebhooks(t *testing.T, st *store.Store, at time.Time) {
 }
 
 // saveSnapshot writes snap to st and returns how long it took. With feed
-// it is written as a refresh writes it, which is figure 2: the pacing of
-// the live subsamples' total quotas read first (subsample.at_risk), its
-// states decided on it, and the change feed detected and written with
-// it (changes counts what it found); without, its states are decided
-// without pacing and no feed is written.
+// it is written as a refresh writes it, which is figure 2: its states
+// decided beside the write (EventsSnapshot.Decide) on the pacing of the
+// live subsamples' total quotas (subsample.at_risk), and the change feed
+// detected and written with it (changes counts what it found); without,
+// its states are decided without pacing before the clock starts, and no
+// feed is written.
 func saveSnapshot(t *testing.T, st *store.Store, snap *store.EventsSnapshot, feed bool, changes *int) time.Duration {
 	ctx := context.Background()
-	snap.Detect = nil
-	snap.States = checks.States(*snap, nil)
+	snap.Detect, snap.Decide, snap.States = nil, nil, nil
+	if !feed {
+		snap.States = checks.States(*snap, nil)
+	}
 	start := time.Now()
 	if feed {
-		totals, err := st.TotalQuotaTracks(ctx, snap.FinishedAt.Add(-rules.PaceWindow))
-		if err != nil {
-			t.Fatal(err)
+		read := *snap
+		snap.Decide = func(ctx context.Context) (map[int64]store.SubsampleState, error) {
+			totals, err := st.TotalQuotaTracks(ctx, read.FinishedAt.Add(-rules.PaceWindow))
+			if err != nil {
+				return nil, err
+			}
+			return checks.States(read, totals), nil
 		}
-		snap.States = checks.States(*snap, totals)
 		at := snap.FinishedAt
 		snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
 			kept, found := rules.Detect(previous, next, at)

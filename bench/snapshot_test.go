@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"testing"
@@ -60,6 +62,7 @@ func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 	defer plain.Close()
 	var took, tookPlain []time.Duration
 	var snap store.EventsSnapshot
+	stopProfile := cpuProfile(t, "BENCH_WRITEPROFILE")
 	moved, changes := 0, 0
 	for i := range snapshotWrites {
 		mu.Lock()
@@ -68,7 +71,12 @@ func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 		previous := snap
 		snap = readSnapshot(t, c)
 		moved += movedQuotas(previous, snap)
-		write := func(st *store.Store, feed bool) time.Duration { return saveSnapshot(t, st, &snap, feed, &changes) }
+		write := func(st *store.Store, feed bool) (d time.Duration) {
+			pprof.Do(ctx, pprof.Labels("write", map[bool]string{true: "feed", false: "plain"}[feed]), func(context.Context) {
+				d = saveSnapshot(t, st, &snap, feed, &changes)
+			})
+			return d
+		}
 		if i%2 == 0 {
 			took = append(took, write(st, true))
 			tookPlain = append(tookPlain, write(plain, false))
@@ -77,6 +85,7 @@ func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 			took = append(took, write(st, true))
 		}
 	}
+	stopProfile()
 	if moved == 0 {
 		t.Fatal("figure 2: no quota count moved between the snapshots written")
 	}
@@ -106,6 +115,30 @@ func snapshotWrite(t *testing.T, s sizes, db string) []Row {
 	}
 }
 
+// cpuProfile writes the CPU profile of what runs until the function it
+// returns is called to the file the environment variable env names, if
+// any. Figure 2 labels its writes write=feed and write=plain, for
+// `go tool pprof -tagfocus write=feed -top FILE`.
+func cpuProfile(t *testing.T, env string) func() {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // addWebhooks gives the database of st three webhooks, so each change a
 // snapshot write finds is queued for delivery too, in the same
 // transaction (the worker's sending is not in figure 2: it runs beside
@@ -124,22 +157,28 @@ func addWebhooks(t *testing.T, st *store.Store, at time.Time) {
 }
 
 // saveSnapshot writes snap to st and returns how long it took. With feed
-// it is written as a refresh writes it, which is figure 2: the pacing of
-// the live subsamples' total quotas read first (subsample.at_risk), its
-// states decided on it, and the change feed detected and written with
-// it (changes counts what it found); without, its states are decided
-// without pacing and no feed is written.
+// it is written as a refresh writes it, which is figure 2: its states
+// decided beside the write (EventsSnapshot.Decide) on the pacing of the
+// live subsamples' total quotas (subsample.at_risk), and the change feed
+// detected and written with it (changes counts what it found); without,
+// its states are decided without pacing before the clock starts, and no
+// feed is written.
 func saveSnapshot(t *testing.T, st *store.Store, snap *store.EventsSnapshot, feed bool, changes *int) time.Duration {
 	ctx := context.Background()
-	snap.Detect = nil
-	snap.States = checks.States(*snap, nil)
+	snap.Detect, snap.Decide, snap.States = nil, nil, nil
+	if !feed {
+		snap.States = checks.States(*snap, nil)
+	}
 	start := time.Now()
 	if feed {
-		totals, err := st.TotalQuotaTracks(ctx, snap.FinishedAt.Add(-rules.PaceWindow))
-		if err != nil {
-			t.Fatal(err)
+		read := *snap
+		snap.Decide = func(ctx context.Context) (map[int64]store.SubsampleState, error) {
+			totals, err := st.TotalQuotaTracks(ctx, read.FinishedAt.Add(-rules.PaceWindow))
+			if err != nil {
+				return nil, err
+			}
+			return checks.States(read, totals), nil
 		}
-		snap.States = checks.States(*snap, totals)
 		at := snap.FinishedAt
 		snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
 			kept, found := rules.Detect(previous, next, at)

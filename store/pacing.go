@@ -21,7 +21,9 @@ type QuotaTrack struct {
 // at or after since and the last one before it, which is where the count
 // stood at since. A subsample with several total quotas is left out.
 func (s *Store) TotalQuotaTracks(ctx context.Context, since time.Time) (map[int64]QuotaTrack, error) {
-	tracks, err := s.quotaTracks(ctx, `q.subsample_id IN (SELECT subsample_id FROM live_subsamples) AND `+totalQuotaCondition, since)
+	// The total quotas come from their own index (migration 021), each
+	// then looked up among the live subsamples.
+	tracks, err := s.quotaTracks(ctx, totalQuotaCondition+` AND EXISTS (SELECT 1 FROM live_subsamples l WHERE l.subsample_id = q.subsample_id)`, since)
 	if err != nil {
 		return nil, fmt.Errorf("total quota history: %w", err)
 	}
@@ -58,12 +60,14 @@ func (s *Store) QuotaTracks(ctx context.Context, subsampleID int64, since time.T
 func (s *Store) quotaTracks(ctx context.Context, where string, since time.Time, args ...any) ([]QuotaTrack, error) {
 	// The quotas are chosen first (MATERIALIZED keeps the planner from
 	// walking every quota's whole history instead and then looking each
-	// up), then each one's history read from since by its key.
+	// up), then each one's history read from since by its key. SQLite
+	// takes the tables of a CROSS JOIN in the order written: the quotas
+	// first, by the index where selects on, then each one's fetch.
 	rows, err := s.reader.QueryxContext(ctx, `
 		WITH chosen AS MATERIALIZED (
 			SELECT q.subsample_id, q.quota_id, f.quotas_at
-			FROM quotas q JOIN subsample_fetches f ON f.subsample_id = q.subsample_id
-			WHERE `+where+`)
+			FROM quotas q CROSS JOIN subsample_fetches f
+			WHERE f.subsample_id = q.subsample_id AND `+where+`)
 		SELECT h.subsample_id, h.quota_id, c.quotas_at, h.at, h.achieved, h.remaining_exclusive, h.remaining_shared
 		FROM chosen c
 		JOIN quota_history h ON h.subsample_id = c.subsample_id AND h.quota_id = c.quota_id

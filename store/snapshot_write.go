@@ -35,6 +35,40 @@ type EventsSnapshot struct {
 	// transaction.
 	States map[int64]SubsampleState
 	Detect ChangeDetector
+	// Decide, when set, decides States instead: SaveEvents runs it beside
+	// its write, from its start, and waits for it before it stores the
+	// states. Whatever Decide reads through the store sees the snapshot
+	// being replaced, as a read made before SaveEvents would: the write
+	// commits only after Decide has returned.
+	Decide func(ctx context.Context) (map[int64]SubsampleState, error)
+}
+
+// decided is what EventsSnapshot.Decide returned.
+type decided struct {
+	states map[int64]SubsampleState
+	err    error
+}
+
+// decideBeside runs snap.Decide, when set, beside the caller and returns
+// a function that waits for its states (snap.States when Decide is
+// nil). The wait must come before the write's commit.
+func decideBeside(ctx context.Context, snap EventsSnapshot) func() (map[int64]SubsampleState, error) {
+	if snap.Decide == nil {
+		return func() (map[int64]SubsampleState, error) { return snap.States, nil }
+	}
+	done := make(chan decided, 1)
+	go func() {
+		states, err := snap.Decide(ctx)
+		done <- decided{states, err}
+	}()
+	var got *decided
+	return func() (map[int64]SubsampleState, error) {
+		if got == nil {
+			d := <-done
+			got = &d
+		}
+		return got.states, got.err
+	}
 }
 
 // SubsampleDetail is the result of fetching one subsample's quotas and
@@ -52,6 +86,10 @@ type SubsampleDetail struct {
 // it current. It returns the id of the refresh run it recorded.
 func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention time.Duration) (int64, error) {
 	var runID int64
+	states := decideBeside(ctx, snap)
+	// Decide's reads are done by the time SaveEvents returns, whether or
+	// not the write got as far as the states.
+	defer states()
 	err := s.writeConnTx(ctx, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		// Snapshot writes take turns across instances: each replaces the
 		// rows of the last (newFreshRows).
@@ -145,7 +183,11 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
 		}
-		if err := replaceStates(ctx, s.dialect, conn, tx, runID, snap.States, snap.Detect); err != nil {
+		decided, err := states()
+		if err != nil {
+			return fmt.Errorf("decide the states: %w", err)
+		}
+		if err := replaceStates(ctx, s.dialect, conn, tx, runID, decided, snap.Detect); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, snap.FinishedAt.Add(-retention)); err != nil {

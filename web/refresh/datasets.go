@@ -68,13 +68,18 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	countMalformed(&run, malformed, details)
 	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details,
 		Unreadable: checks.Unreadable(summaries, live, malformed)}
-	// Past the deadline what was read is still paced and written.
+	// Past the deadline what was read is still paced and written. The
+	// states are decided beside the write, on the pacing of the snapshot
+	// it replaces.
 	saving := context.WithoutCancel(ctx)
-	totals, err := ru.store.TotalQuotaTracks(saving, run.FinishedAt.Add(-rules.PaceWindow))
-	if err != nil {
-		return r.fail(ctx, ru, run, c, fmt.Errorf("pace the live subsamples: %w", err))
+	read := snap
+	snap.Decide = func(ctx context.Context) (map[int64]store.SubsampleState, error) {
+		totals, err := ru.store.TotalQuotaTracks(ctx, run.FinishedAt.Add(-rules.PaceWindow))
+		if err != nil {
+			return nil, fmt.Errorf("pace the live subsamples: %w", err)
+		}
+		return checks.States(read, totals), nil
 	}
-	snap.States = checks.States(snap, totals)
 	snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
 		return rules.Detect(previous, next, run.FinishedAt)
 	}

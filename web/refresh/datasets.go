@@ -197,7 +197,7 @@ func (r *Refresher) refreshReference(ctx context.Context, ru *run) error {
 }
 
 // libraryRead is a read of the question library's locales: what
-// fetchLibraries started, done when its reads end.
+// startLibrary started, done when its reads end.
 type libraryRead struct {
 	run     store.Run
 	c       *counter

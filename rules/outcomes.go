@@ -517,6 +517,27 @@ func (p QualityHoldPolicy) Off() bool { return p.Reversals <= 0 || p.Days <= 0 }
 // (RelevantHistory.AnyOf) while the hold is on.
 var ReversalStatuses = []int64{domain.ReturnComplete, domain.ReturnErroneousComplete, domain.ReturnPotentiallyUnengaged}
 
+// Relevant returns r with the records the hold reads at now added, while
+// it is on: the completes and verdicts (ReversalStatuses, AnyOf) of the
+// subsamples on which the panelist has a verdict registered since a day
+// before the hold's window (HeldBy, HeldSince). Only a verdict in the
+// window counts, with the complete it reverses on its subsample, so the
+// completes and verdicts of the other subsamples cannot change what
+// QualityHold decides; the day before the window spares the readers a
+// question of how finely each database keeps a time (QualityHold decides
+// on the records to the nanosecond).
+func (p QualityHoldPolicy) Relevant(r RelevantHistory, now time.Time) RelevantHistory {
+	if p.Off() {
+		return r
+	}
+	r.AnyOf = ReversalStatuses
+	r.HeldBy = []int64{domain.ReturnErroneousComplete, domain.ReturnPotentiallyUnengaged}
+	if limited, cutoff := windowStart(int64(p.Days), now); limited {
+		r.HeldSince = cutoff.Add(-24 * time.Hour)
+	}
+	return r
+}
+
 // KindQualityHold is the kind of the exclusion a quality hold adds.
 const KindQualityHold = "qualityHold"
 

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -16,6 +17,12 @@ import (
 // was never seen too (they match a generic or main entry). An entry that
 // does not apply (0 or null id, placeholder codes) names nothing; a generic
 // or main category entry names every specific category under it.
+//
+// HeldBy, when set, says that of the records of AnyOf only those of a
+// subsample on which the panelist has a record of a status in HeldBy
+// registered at or after HeldSince can matter (the quality hold's:
+// QualityHoldPolicy.Relevant). A reader may still read them all: what
+// can matter is among them.
 type RelevantHistory struct {
 	SubsampleID       int64
 	EventID           int64
@@ -26,6 +33,8 @@ type RelevantHistory struct {
 	CategoryIDs       []int64
 	UnknownCategories bool
 	AnyOf             []int64
+	HeldBy            []int64
+	HeldSince         time.Time
 }
 
 // Relevant returns the history that can matter for target under rules,

@@ -89,12 +89,12 @@ type dialect interface {
 	// scanCountriesHistory reads, in panelist id order in the read
 	// transaction tx open on conn, the profiled panelists whose panel
 	// row's country is one of countries (scanCountries) with their
-	// records that match cond (an SQL condition on history's columns,
-	// with condArgs), in one query: keep is called with each panelist's
-	// panel row and packed profile, and kept, when keep says so, with the
-	// panelist's row and records (in any order). An error from either is
-	// returned as it is.
-	scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, cond string, condArgs []any,
+	// records that join gives in columns (HistoryFilter.panelistRecords
+	// of the panel rows p, with joinArgs), in one query: keep is called
+	// with each panelist's panel row and packed profile, and kept, when
+	// keep says so, with the panelist's row and records (in any order,
+	// each once). An error from either is returned as it is.
+	scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, join, columns string, joinArgs []any,
 		keep func(m domain.PanelMember, blob []byte) (bool, error), kept func(m domain.PanelMember, records []domain.HistoryRecord) error) error
 	// periodScan readies tx for ScanPeriod's query of p and returns it
 	// and its arguments: the records of the pairs with one in the period,

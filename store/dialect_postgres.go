@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -448,11 +449,11 @@ func (postgres) scanCountries(ctx context.Context, conn *sqlx.Conn, _ *sqlx.Tx, 
 func (postgres) joinsHistory() bool { return true }
 
 // scanCountriesHistory reads the panelists of countries and their
-// records that match cond by one query, streamed as scanCountries
-// streams its one: the countries' panel rows joined to their profiles
-// and, by history's primary key, to their records that match cond (a
-// panelist without one comes once, without a record), sorted by
-// panelist. PostgreSQL reads the records of every panelist of the
+// records by one query, streamed as scanCountries streams its one: the
+// countries' panel rows joined to their profiles and, by history's
+// primary key, to their records that join gives
+// (HistoryFilter.panelistRecords: a panelist without one comes once,
+// without a record), sorted by panelist. PostgreSQL reads the records of every panelist of the
 // countries, in parallel workers, as figure 10p's floor does; keep
 // decides here whose records are handed over. The figure's send list
 // had read its panelists' history 500 at a time, a query each from
@@ -461,9 +462,9 @@ func (postgres) joinsHistory() bool { return true }
 // 2.8 s run on the shared machine); this one query took 1.4-1.5 s of
 // PostgreSQL's time in the same conditions (pg_stat_statements), and
 // its EXPLAIN ANALYZE 1.0-1.1 s where the floor's took 0.6-0.8 s: what
-// is left is its sort and the rows it hands over (a panelist's profile
-// with each record, and every complete and verdict for the quality
-// hold, 130,000 rows where the floor returns 33,000).
+// was left was its sort and the rows it handed over (a panelist's
+// profile with each record, and every complete and verdict for the
+// quality hold, 130,000 rows where the floor returns 33,000).
 //
 // The transaction's planner is set as figure 10p's floor sets its
 // session: no JIT (it compiled for a quarter of a second before each
@@ -474,20 +475,26 @@ func (postgres) joinsHistory() bool { return true }
 // profile: work_mem is raised so that a country of tens of thousands of
 // panelists sorts in memory rather than on disk. A kept visit that stops
 // the scan closes the connection, as scanCountries does.
-func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, cond string, condArgs []any,
+//
+// While the quality hold is on, the completes and verdicts come only of
+// the subsamples with a verdict since the hold's window
+// (HistoryFilter.panelistRecords): 40,000 rows where every complete and
+// verdict made 130,000, in a parallel plan that looks each panelist's
+// verdicts up once. A record that comes more than once (a panelist's
+// row comes once per pair of the two joins' records) is handed over
+// once.
+func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, join, columns string, joinArgs []any,
 	keep func(m domain.PanelMember, blob []byte) (bool, error), kept func(m domain.PanelMember, records []domain.HistoryRecord) error) error {
 	for _, set := range []string{`SET LOCAL work_mem = '64MB'`, `SET LOCAL jit = off`, `SET LOCAL random_page_cost = 1.1`} {
 		if _, err := tx.ExecContext(ctx, set); err != nil {
 			return err
 		}
 	}
-	query := rebind(`SELECT p.panelist_id, pr.answers, p.country, p.locale,
-			h.subsample_id, h.status_id, h.registered_at, h.event_id, h.category_id, h.research_type_id
+	query := rebind(`SELECT p.panelist_id, pr.answers, p.country, p.locale, ` + columns + `
 		FROM panel p JOIN profiles pr ON pr.panelist_id = p.panelist_id
-		LEFT JOIN LATERAL (SELECT subsample_id, status_id, registered_at, event_id, category_id, research_type_id
-			FROM history WHERE history.panelist_id = p.panelist_id AND (` + cond + `)) h ON true
+		` + join + `
 		WHERE p.country = ANY(?) ORDER BY p.panelist_id`)
-	args := append(slices.Clone(condArgs), countries)
+	args := append(slices.Clone(joinArgs), countries)
 	return onPgx(conn, func(pc *pgx.Conn) error {
 		rows, err := pc.Query(ctx, query, args...)
 		if err != nil {
@@ -497,10 +504,15 @@ func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *s
 		codes := textCodes{}
 		var m domain.PanelMember
 		var records []domain.HistoryRecord
+		dest := make([]any, len(rows.FieldDescriptions()))
 		started, keeping := false, false
 		hand := func() error {
 			if !keeping {
 				return nil
+			}
+			if len(records) > 1 {
+				slices.SortFunc(records, recordKeyOrder)
+				records = slices.Compact(records)
 			}
 			if err := kept(m, records); err != nil {
 				pc.Close(context.WithoutCancel(ctx))
@@ -523,14 +535,21 @@ func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *s
 					return err
 				}
 			}
-			if !keeping || v[4] == nil { // NULL: no record
+			if !keeping {
 				continue
 			}
-			r := domain.HistoryRecord{PanelistID: m.PanelistID}
-			if err := rows.Scan(nil, nil, nil, nil, &r.SubsampleID, &r.StatusID, &r.RegisteredAt, &r.EventID, &r.CategoryID, &r.ResearchTypeID); err != nil {
-				return err
+			for k := 4; k+6 <= len(v); k += 6 {
+				if v[k] == nil { // NULL: no record
+					continue
+				}
+				r := domain.HistoryRecord{PanelistID: m.PanelistID}
+				clear(dest)
+				dest[k], dest[k+1], dest[k+2], dest[k+3], dest[k+4], dest[k+5] = &r.SubsampleID, &r.StatusID, &r.RegisteredAt, &r.EventID, &r.CategoryID, &r.ResearchTypeID
+				if err := rows.Scan(dest...); err != nil {
+					return err
+				}
+				records = append(records, r)
 			}
-			records = append(records, r)
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -666,3 +685,9 @@ func (c *pgUpserter) flush(ctx context.Context) error {
 }
 
 func (c *pgUpserter) close() {}
+
+// recordKeyOrder orders one panelist's records by history's key, so a
+// record repeated follows itself.
+func recordKeyOrder(a, b domain.HistoryRecord) int {
+	return cmp.Or(cmp.Compare(a.SubsampleID, b.SubsampleID), cmp.Compare(a.StatusID, b.StatusID), a.RegisteredAt.Compare(b.RegisteredAt))
+}

@@ -301,7 +301,7 @@ func (sqlite) scanCountries(ctx context.Context, _ *sqlx.Conn, tx *sqlx.Tx, coun
 // join of the profiles and the history is one plan on one core.
 func (sqlite) joinsHistory() bool { return false }
 
-func (sqlite) scanCountriesHistory(context.Context, *sqlx.Conn, *sqlx.Tx, []string, string, []any,
+func (sqlite) scanCountriesHistory(context.Context, *sqlx.Conn, *sqlx.Tx, []string, string, string, []any,
 	func(domain.PanelMember, []byte) (bool, error), func(domain.PanelMember, []domain.HistoryRecord) error) error {
 	return errors.New("SQLite reads the history apart from the profiles")
 }

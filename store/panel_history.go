@@ -20,7 +20,8 @@ import (
 //
 // On PostgreSQL a scan of countries is one query (the dialect's
 // scanCountriesHistory): the countries' panel rows, their profiles and
-// their records that match filter, joined by history's primary key and
+// their records that match filter (of AnyOf only those HeldBy names:
+// HistoryFilter.panelistRecords), joined by history's primary key and
 // sorted by panelist, which PostgreSQL reads in parallel workers; keep
 // decides here whose records count. Otherwise (SQLite, a filter that
 // matches nothing, the whole panel) the profiles are scanned and the
@@ -30,8 +31,9 @@ import (
 func (s *Store) ScanPanelistsWithHistory(ctx context.Context, countries []string, whole bool, filter HistoryFilter,
 	keep func(panelistID string, m domain.PanelMember, p domain.Profile) bool,
 	fn func(panelistID string, m domain.PanelMember, records []domain.HistoryRecord) error) error {
-	if cond, condArgs := filter.where(); !whole && cond != "" && len(countries) > 0 {
-		done, err := s.scanCountriesHistory(ctx, countries, cond, condArgs, keep, fn)
+	if cond, _ := filter.where(); !whole && cond != "" && len(countries) > 0 {
+		join, columns, joinArgs := filter.panelistRecords("p.panelist_id")
+		done, err := s.scanCountriesHistory(ctx, countries, join, columns, joinArgs, keep, fn)
 		if done {
 			return err
 		}
@@ -85,7 +87,7 @@ const historyChunk = 500
 // dialect's one query, in a read transaction on a connection held for
 // it; done is false when the dialect has no such query (SQLite), and
 // nothing was read.
-func (s *Store) scanCountriesHistory(ctx context.Context, countries []string, cond string, condArgs []any,
+func (s *Store) scanCountriesHistory(ctx context.Context, countries []string, join, columns string, joinArgs []any,
 	keep func(panelistID string, m domain.PanelMember, p domain.Profile) bool,
 	fn func(panelistID string, m domain.PanelMember, records []domain.HistoryRecord) error) (done bool, err error) {
 	if !s.dialect.joinsHistory() {
@@ -105,7 +107,7 @@ func (s *Store) scanCountriesHistory(ctx context.Context, countries []string, co
 	p := domain.Profile{Answers: make(map[int64][]int64, 16)}
 	var arena []int64
 	var fnErr error // fn's own, returned as it is
-	err = s.dialect.scanCountriesHistory(ctx, conn, tx, countries, cond, condArgs, func(m domain.PanelMember, blob []byte) (bool, error) {
+	err = s.dialect.scanCountriesHistory(ctx, conn, tx, countries, join, columns, joinArgs, func(m domain.PanelMember, blob []byte) (bool, error) {
 		clear(p.Answers)
 		p.BirthDate = time.Time{}
 		var err error

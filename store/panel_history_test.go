@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,6 +146,73 @@ func TestScanPanelistsWithHistory(t *testing.T) {
 			return nil
 		}); err != nil || calls == 0 {
 			t.Errorf("after a stopped scan: %d calls, %v", calls, err)
+		}
+	})
+}
+
+// TestScanPanelistsWithHistoryOfTheHold: with HeldBy, of the records of
+// AnyOf those of a subsample on which the panelist has a record of
+// HeldBy since HeldSince count; a scan gives each of them, and each
+// record once, on both databases (PostgreSQL's one query reads only
+// those, by joins that give a record once per verdict and per record of
+// the rules; the other reads give every record of AnyOf besides).
+func TestScanPanelistsWithHistoryOfTheHold(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s := open(t, db)
+		importProfiles(t, s, store.ProfileHeader+"\nH1,43,1\nH2,43,2\nH3,43,1\n")
+		importPanel(t, s, store.PanelHeader+"\nH1,FR,fr-fr\nH2,FR,fr-fr\nH3,FR,fr-fr\n")
+		rec := func(id string, subsample, status int64, d int, event int64) domain.HistoryRecord {
+			return domain.HistoryRecord{PanelistID: id, SubsampleID: subsample, StatusID: status, RegisteredAt: day(d), EventID: event}
+		}
+		importRecords(t, s, []domain.HistoryRecord{
+			// Held on 100: a complete and two verdicts since day 3.
+			rec("H1", 100, 3, 1, 40), rec("H1", 100, 98, 5, 40), rec("H1", 100, 99, 6, 40),
+			// A complete without a verdict, and a verdict before day 3.
+			rec("H1", 200, 3, 2, 40), rec("H1", 300, 3, 1, 40), rec("H1", 300, 99, 2, 40),
+			// On the event the rules name (50), held too.
+			rec("H3", 400, 82, 2, 50), rec("H3", 400, 3, 3, 50), rec("H3", 400, 98, 4, 50),
+		})
+		filter := store.HistoryFilter{EventID: 50, AnyOf: []int64{3, 98, 99}, HeldBy: []int64{98, 99}, HeldSince: day(3)}
+		counts := func(r domain.HistoryRecord, all []domain.HistoryRecord) bool {
+			return r.EventID == 50 || slices.ContainsFunc(all, func(v domain.HistoryRecord) bool {
+				return v.SubsampleID == r.SubsampleID && (v.StatusID == 98 || v.StatusID == 99) && !v.RegisteredAt.Before(day(3))
+			})
+		}
+		show := func(recs []domain.HistoryRecord) string {
+			var out []string
+			for _, r := range recs {
+				out = append(out, fmt.Sprintf("%d/%d/%d", r.SubsampleID, r.StatusID, r.RegisteredAt.Day()))
+			}
+			return strings.Join(out, " ")
+		}
+		want := map[string]string{"H1": "100/99/6 100/98/5 100/3/1", "H2": "", "H3": "400/98/4 400/3/3 400/82/2"}
+		got := map[string]string{}
+		err := s.ScanPanelistsWithHistory(context.Background(), []string{"FR"}, false, filter,
+			func(string, domain.PanelMember, domain.Profile) bool { return true },
+			func(id string, _ domain.PanelMember, recs []domain.HistoryRecord) error {
+				var counted []domain.HistoryRecord
+				for _, r := range recs {
+					if counts(r, recs) {
+						counted = append(counted, r)
+					}
+				}
+				got[id] = show(counted)
+				if db.Name == "postgres" && len(counted) != len(recs) {
+					t.Errorf("%s: %s read; want only %s", id, show(recs), got[id])
+				}
+				for i := 1; i < len(recs); i++ {
+					if recs[i] == recs[i-1] {
+						t.Errorf("%s: %s holds a record twice", id, show(recs))
+					}
+				}
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("the records that count, newest first: %q; want %q", got, want)
 		}
 	})
 }

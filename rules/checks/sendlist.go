@@ -55,8 +55,8 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	if err != nil {
 		return err
 	}
-	filter := s.relevantHistory(d, t)
 	now := s.now()
+	filter := s.relevantHistory(d, t, now)
 	subsampleNotSendable := t.notSendable()
 	results := make([]BulkResult, 0, bulkChunk)
 	// decide decides one chunk into results.
@@ -142,14 +142,12 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 }
 
 // relevantHistory names the history records that can keep a panelist
-// out of t: those its rules can match (rules.Relevant) and, while the
-// quality hold is on, every record the hold reads.
-func (s *Service) relevantHistory(d *Decisions, t *liveTarget) store.HistoryFilter {
+// out of t at now: those its rules can match (rules.Relevant) and, while
+// the quality hold is on, those the hold reads
+// (rules.QualityHoldPolicy.Relevant).
+func (s *Service) relevantHistory(d *Decisions, t *liveTarget, now time.Time) store.HistoryFilter {
 	r := rules.Relevant(t.target, t.rules, d.parents, d.topics)
-	if !s.QualityHold.Off() {
-		r.AnyOf = rules.ReversalStatuses
-	}
-	return store.HistoryFilter(r)
+	return store.HistoryFilter(s.QualityHold.Relevant(r, now))
 }
 
 // eligibility decides, from the records relevantHistory read, whether
@@ -199,8 +197,8 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		return err
 	}
 	defer release()
-	filter := s.relevantHistory(d, t)
 	now := s.now()
+	filter := s.relevantHistory(d, t, now)
 	sent := 0
 	var emitErr error // emit's own, handed back as it is
 	countries, ok := t.panel.CountryForms()

@@ -12,6 +12,7 @@ import (
 	"fieldboard/rules/checks/checkstest"
 	"fieldboard/rules/invite"
 	"fieldboard/store"
+	"fieldboard/store/storetest"
 )
 
 // sendPath is one of the ways the service decides whether a panelist is
@@ -83,26 +84,31 @@ var sendPaths = []sendPath{
 // another country or language, a history on the subsample or on another of
 // its event, and data past the staleness limit each mean no; an open cell,
 // another event's history and data at or just inside the limit still mean
-// yes.
+// yes. It runs on both databases: on PostgreSQL the send list reads its
+// panelists and their records by one query of its own, which reads of
+// the quality hold's records only those of subsamples with a verdict in
+// its window.
 func TestEverySendPathHoldsEveryBoundary(t *testing.T) {
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	checkstest.Build(t, st)
-	for _, c := range checkstest.Cases() {
-		t.Run(c.Name, func(t *testing.T) {
-			now := c.Now()
-			for _, p := range sendPaths {
-				s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
-				if got := p.sent(ctx, t, s, c.Panelist, checkstest.Target); got != c.Sent {
-					t.Errorf("%s: %s sent to subsample %d with data %s old = %v, want %v", p.name, c.Panelist, checkstest.Target, c.Age, got, c.Sent)
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, db.Target(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		checkstest.Build(t, st)
+		for _, c := range checkstest.Cases() {
+			t.Run(c.Name, func(t *testing.T) {
+				now := c.Now()
+				for _, p := range sendPaths {
+					s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+					if got := p.sent(ctx, t, s, c.Panelist, checkstest.Target); got != c.Sent {
+						t.Errorf("%s: %s sent to subsample %d with data %s old = %v, want %v", p.name, c.Panelist, checkstest.Target, c.Age, got, c.Sent)
+					}
 				}
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
 // TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded: a subsample the

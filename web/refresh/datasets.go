@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"fieldboard/client"
 	"fieldboard/rules"
@@ -24,7 +25,11 @@ import (
 // the snapshot is written with those subsamples marked as failed. An
 // element of a list that cannot be read costs its subsample only: it is
 // dropped, the subsample is kept as unknown, and the run counts it.
-func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
+//
+// Once every call is answered and before the snapshot is written, read
+// is called with the live subsamples read (the library is read while
+// the snapshot is written; see refreshLibrary); it returns at once.
+func (r *Refresher) refreshEvents(ctx context.Context, ru *run, read func(live []domain.LiveSubsample)) error {
 	run := store.Run{Dataset: store.DatasetEvents, StartedAt: r.opts.Now()}
 	c := &counter{}
 	ru.setPhase("event lists", 2)
@@ -64,6 +69,9 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run) error {
 	ru.setPhase("saving", 0)
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
+	if read != nil {
+		read(live)
+	}
 	malformed = append(malformed, malformedLive...)
 	countMalformed(&run, malformed, details)
 	snap := store.EventsSnapshot{Run: run, Summaries: summaries, Live: live, Details: details,
@@ -193,11 +201,99 @@ func (r *Refresher) refreshReference(ctx context.Context, ru *run) error {
 	return nil
 }
 
+// libraryRead is a read of the question library's locales: what
+// startLibrary started, done when its reads end.
+type libraryRead struct {
+	run     store.Run
+	c       *counter
+	locales []string
+	libs    []store.LocaleLibrary
+	done    chan struct{}
+}
+
+// libraryLocales returns, sorted, the locales of needed whose library
+// is to be read: all of them when the library is due, otherwise those
+// that have none yet (have).
+func libraryLocales(needed []string, have map[string]time.Time, due bool) []string {
+	var locales []string
+	for _, l := range needed {
+		if _, ok := have[l]; due || !ok {
+			locales = append(locales, l)
+		}
+	}
+	sort.Strings(locales)
+	return slices.Compact(locales)
+}
+
+// readLibraryEarly starts reading the library of the locales of live,
+// the live subsamples an events refresh read and is about to write, as
+// refreshLibrary would read them once they are written (the locales the
+// live tables will hold, lower case, SubsampleLocales). It returns at
+// once, nil when there is nothing to read or the library's locales
+// cannot be read; refreshLibrary waits for the reads and keeps only the
+// locales it would have read.
+func (r *Refresher) readLibraryEarly(ctx context.Context, ru *run, due bool, live []domain.LiveSubsample) *libraryRead {
+	have, err := r.store.LibraryLocales(ctx)
+	if err != nil {
+		return nil
+	}
+	var needed []string
+	for _, l := range live {
+		for _, loc := range l.Locales {
+			if loc.Name != "" {
+				needed = append(needed, strings.ToLower(loc.Name))
+			}
+		}
+	}
+	locales := libraryLocales(needed, have, due)
+	if len(locales) == 0 {
+		return nil
+	}
+	return r.startLibrary(ctx, ru, &counter{}, locales)
+}
+
+// startLibrary starts reading the library of locales, counting its
+// calls in c. Locales are read side by side, so one locale's short tail
+// of answers does not leave the pool idle; every provider call of the
+// read takes a slot of the same pool, so no more than Concurrency calls
+// are ever in flight.
+func (r *Refresher) startLibrary(ctx context.Context, ru *run, c *counter, locales []string) *libraryRead {
+	read := &libraryRead{run: store.Run{Dataset: store.DatasetLibrary, StartedAt: r.opts.Now()}, c: c,
+		locales: locales, libs: make([]store.LocaleLibrary, len(locales)), done: make(chan struct{})}
+	ru.setPhase("question library", len(locales))
+	go func() {
+		defer close(read.done)
+		indexes := make([]int, len(locales))
+		for i := range indexes {
+			indexes[i] = i
+		}
+		slots := make(chan struct{}, r.opts.Concurrency)
+		forEach(ctx, max(1, r.opts.Concurrency/4), indexes, func(i int) {
+			read.libs[i] = r.fetchLibrary(ctx, ru, c, locales[i], slots)
+			ru.step()
+		})
+	}()
+	return read
+}
+
 // refreshLibrary reads the question library of the live subsamples'
-// locales: all of them when the library is due, otherwise only the locales
-// that have none yet. A locale whose questions or answers fail keeps its
-// earlier library.
-func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error {
+// locales (as stored: after the events snapshot this refresh wrote): all
+// of them when the library is due, otherwise only the locales that have
+// none yet. A locale whose questions or answers fail keeps its earlier
+// library.
+//
+// early, when not nil, is the read readLibraryEarly started while the
+// events snapshot was written: a full refresh's library then costs no
+// time of its own but its write, where it was read after the snapshot's
+// write (1 to 2 s of figure 1's refresh). It holds the libraries of
+// the locales the snapshot was to hold; the stored locales decide, as
+// without it: a locale read early that is not among them is dropped,
+// and one among them not read early is read now. The library is written
+// after the snapshot, as before.
+func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool, early *libraryRead) error {
+	if early != nil {
+		<-early.done
+	}
 	needed, err := r.store.SubsampleLocales(ctx)
 	if err != nil {
 		return err
@@ -206,33 +302,18 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 	if err != nil {
 		return err
 	}
-	var locales []string
-	for _, l := range needed {
-		if _, ok := have[l]; due || !ok {
-			locales = append(locales, l)
-		}
-	}
+	locales := libraryLocales(needed, have, due)
 	if len(locales) == 0 {
 		return nil
 	}
-	sort.Strings(locales)
-	run := store.Run{Dataset: store.DatasetLibrary, StartedAt: r.opts.Now()}
-	c := &counter{}
-	ru.setPhase("question library", len(locales))
-	// Locales are read side by side, so one locale's short tail of
-	// answers does not leave the pool idle; every provider call of the
-	// dataset takes a slot of the same pool, so no more than Concurrency
-	// calls are ever in flight.
-	libs := make([]store.LocaleLibrary, len(locales))
-	indexes := make([]int, len(locales))
-	for i := range indexes {
-		indexes[i] = i
+	read := early
+	if read == nil {
+		read = r.startLibrary(ctx, ru, &counter{}, locales)
+		<-read.done
+	} else if !slices.Equal(read.locales, locales) {
+		read = r.keepLibraries(ctx, ru, read, locales)
 	}
-	slots := make(chan struct{}, r.opts.Concurrency)
-	forEach(ctx, max(1, r.opts.Concurrency/4), indexes, func(i int) {
-		libs[i] = r.fetchLibrary(ctx, ru, c, locales[i], slots)
-		ru.step()
-	})
+	run, c, libs := read.run, read.c, read.libs
 	if err := ctx.Err(); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
@@ -258,6 +339,33 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool) error
 		return fmt.Errorf("question library of %s: %w", strings.Join(failed, ", "), firstErr)
 	}
 	return nil
+}
+
+// keepLibraries returns the libraries of locales: those read holds, and
+// the others read now (their calls counted with read's).
+func (r *Refresher) keepLibraries(ctx context.Context, ru *run, read *libraryRead, locales []string) *libraryRead {
+	byLocale := make(map[string]store.LocaleLibrary, len(read.libs))
+	for _, lib := range read.libs {
+		byLocale[lib.Locale] = lib
+	}
+	var missing []string
+	for _, l := range locales {
+		if _, ok := byLocale[l]; !ok {
+			missing = append(missing, l)
+		}
+	}
+	if len(missing) > 0 {
+		more := r.startLibrary(ctx, ru, read.c, missing)
+		<-more.done
+		for _, lib := range more.libs {
+			byLocale[lib.Locale] = lib
+		}
+	}
+	kept := &libraryRead{run: read.run, c: read.c, locales: locales, libs: make([]store.LocaleLibrary, len(locales))}
+	for i, l := range locales {
+		kept.libs[i] = byLocale[l]
+	}
+	return kept
 }
 
 // fetchLibrary reads the questions of one locale and the answers of each.

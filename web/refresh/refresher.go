@@ -368,10 +368,17 @@ func (r *Refresher) execute(ctx context.Context, ru *run, req Request) error {
 	if due(store.DatasetReference) {
 		errs = append(errs, r.refreshReference(ctx, ru))
 	}
+	// The library is read while the events snapshot is written (when the
+	// events were read), and written after it, as before: see
+	// refreshLibrary.
+	libraryDue := due(store.DatasetLibrary)
+	var early *libraryRead
 	if !req.scheduled || due(store.DatasetEvents) {
-		errs = append(errs, r.refreshEvents(ctx, ru))
+		errs = append(errs, r.refreshEvents(ctx, ru, func(live []domain.LiveSubsample) {
+			early = r.readLibraryEarly(ctx, ru, libraryDue, live)
+		}))
 	}
-	errs = append(errs, r.refreshLibrary(ctx, ru, due(store.DatasetLibrary)))
+	errs = append(errs, r.refreshLibrary(ctx, ru, libraryDue, early))
 	return errors.Join(errs...)
 }
 

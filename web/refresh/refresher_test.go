@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/store/storetest"
 )
@@ -454,4 +457,54 @@ func clientOf(t *testing.T, f *fixture) *client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// localesProvider lists a live subsample's locales as the store cannot
+// be told from the list alone: the first live subsample gains a locale
+// whose case only some lower() folds ("Zz-Éé": SQLite's lower() folds
+// ASCII only), and it is listed again, first, with another locale
+// ("yy-yy") that the live tables drop (a subsample listed twice keeps
+// its first element's locales).
+type localesProvider struct{ *client.Client }
+
+func (p localesProvider) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []domain.MalformedElement, error) {
+	live, malformed, err := p.Client.LiveSubsamples(ctx)
+	if err != nil || len(live) == 0 {
+		return live, malformed, err
+	}
+	first := live[0]
+	first.Locales = append(slices.Clone(first.Locales), domain.SubsampleLocale{Name: "Zz-Éé"})
+	again := first
+	again.Locales = []domain.SubsampleLocale{{Name: "yy-yy"}}
+	return append([]domain.LiveSubsample{first, again}, live[1:]...), malformed, nil
+}
+
+// TestLibraryIsReadForTheStoredLocales: the library read while the events
+// snapshot is written is of the locales its live subsamples list, but
+// the locales stored decide, as when it was read after the write: the
+// library is asked for every locale of the live tables, and for no
+// other.
+func TestLibraryIsReadForTheStoredLocales(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	r := New(localesProvider{clientOf(t, f)}, f.store, Options{Now: f.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Concurrency: 4})
+	t.Cleanup(r.Close)
+	err := r.Refresh(ctx, Request{Force: true})
+	if err == nil || !strings.Contains(err.Error(), "question library of") {
+		t.Fatalf("refresh: %v; want the library of the locale the simulator does not know failed", err)
+	}
+	stored, err := f.store.SubsampleLocales(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(stored, "zz-Éé") && !slices.Contains(stored, "zz-éé") || slices.Contains(stored, "yy-yy") {
+		t.Fatalf("stored locales %v: want zz-Éé (or zz-éé) and not yy-yy", stored)
+	}
+	asked, err := f.store.LibraryLocales(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(asked)); !slices.Equal(got, stored) {
+		t.Errorf("the library was asked for %v; want the stored locales %v", got, stored)
+	}
 }

@@ -80,13 +80,13 @@ func (r *Refresher) refreshEvents(ctx context.Context, ru *run, read func(live [
 	// states are decided beside the write, on the pacing of the snapshot
 	// it replaces.
 	saving := context.WithoutCancel(ctx)
-	read := snap
+	fetched := snap
 	snap.Decide = func(ctx context.Context) (map[int64]store.SubsampleState, error) {
 		totals, err := ru.store.TotalQuotaTracks(ctx, run.FinishedAt.Add(-rules.PaceWindow))
 		if err != nil {
 			return nil, fmt.Errorf("pace the live subsamples: %w", err)
 		}
-		return checks.States(read, totals), nil
+		return checks.States(fetched, totals), nil
 	}
 	snap.Detect = func(previous, next map[int64]store.SubsampleState) (map[int64]store.SubsampleState, []domain.Change) {
 		return rules.Detect(previous, next, run.FinishedAt)

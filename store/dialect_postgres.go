@@ -455,16 +455,10 @@ func (postgres) joinsHistory() bool { return true }
 // (HistoryFilter.panelistRecords: a panelist without one comes once,
 // without a record), sorted by panelist. PostgreSQL reads the records of every panelist of the
 // countries, in parallel workers, as figure 10p's floor does; keep
-// decides here whose records are handed over. The figure's send list
-// had read its panelists' history 500 at a time, a query each from
-// inside the scan, one after the other on one core: 212 statements,
-// 2.8-3.4 s of PostgreSQL's time, 64 of them the history's (1.8 s of a
-// 2.8 s run on the shared machine); this one query took 1.4-1.5 s of
-// PostgreSQL's time in the same conditions (pg_stat_statements), and
-// its EXPLAIN ANALYZE 1.0-1.1 s where the floor's took 0.6-0.8 s: what
-// was left was its sort and the rows it handed over (a panelist's
-// profile with each record, and every complete and verdict for the
-// quality hold, 130,000 rows where the floor returns 33,000).
+// decides here whose records are handed over. One query, not a query
+// of history per batch of panelists from inside the scan: PostgreSQL
+// then reads the records in parallel workers rather than one batch
+// after another on one core (bench/README.md, figure 10p).
 //
 // The transaction's planner is set as figure 10p's floor sets its
 // session: no JIT (it compiled for a quarter of a second before each
@@ -478,9 +472,8 @@ func (postgres) joinsHistory() bool { return true }
 //
 // While the quality hold is on, the completes and verdicts come only of
 // the subsamples with a verdict since the hold's window
-// (HistoryFilter.panelistRecords): 40,000 rows where every complete and
-// verdict made 130,000, in a parallel plan that looks each panelist's
-// verdicts up once. A record that comes more than once (a panelist's
+// (HistoryFilter.panelistRecords), by plain joins, which keep the
+// parallel plan, looking each panelist's verdicts up once. A record that comes more than once (a panelist's
 // row comes once per pair of the two joins' records) is handed over
 // once.
 func (postgres) scanCountriesHistory(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx, countries []string, join, columns string, joinArgs []any,

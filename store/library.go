@@ -26,12 +26,11 @@ type LocaleLibrary struct {
 // its rows deleted and its new ones written as a snapshot's replaced
 // tables are (newFreshRows): batchRows to a statement on SQLite, one
 // COPY per locale and table on PostgreSQL. A library is about 60,000
-// rows; on PostgreSQL the 900 multi-row INSERT ... ON CONFLICT statements
-// that wrote them took 0.8 s of a full refresh (pg_stat_statements), a
-// time the refresh adds to its requests' in full, as the library is
-// written after its last answer is read. A question listed twice in a
-// locale, or an answer twice in a question, is written once, as its last
-// listing says (a COPY may not write a key twice, nor one statement).
+// rows, and the refresh adds the time of their write to its requests'
+// in full, as the library is written after its last answer is read. A
+// question listed twice in a locale, or an answer twice in a question,
+// is written once, as its last listing says (a COPY may not write a key
+// twice, nor one statement).
 func (s *Store) SaveLibrary(ctx context.Context, run Run, libs []LocaleLibrary) error {
 	err := s.writeConnTx(ctx, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		// Library writes take turns across instances: each replaces the

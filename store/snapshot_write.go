@@ -36,8 +36,8 @@ type EventsSnapshot struct {
 	States map[int64]SubsampleState
 	Detect ChangeDetector
 	// Decide, when set, decides States instead: SaveEvents runs it beside
-	// its write, from its start, and waits for it before it stores the
-	// states. Whatever Decide reads through the store sees the snapshot
+	// its write, from when the write has its turn (no other snapshot can
+	// commit then), and waits for it before it stores the states. Whatever Decide reads through the store sees the snapshot
 	// being replaced, as a read made before SaveEvents would: the write
 	// commits only after Decide has returned.
 	Decide func(ctx context.Context) (map[int64]SubsampleState, error)
@@ -86,16 +86,18 @@ type SubsampleDetail struct {
 // it current. It returns the id of the refresh run it recorded.
 func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention time.Duration) (int64, error) {
 	var runID int64
-	states := decideBeside(ctx, snap)
-	// Decide's reads are done by the time SaveEvents returns, whether or
-	// not the write got as far as the states.
-	defer states()
 	err := s.writeConnTx(ctx, func(conn *sqlx.Conn, tx *sqlx.Tx) error {
 		// Snapshot writes take turns across instances: each replaces the
 		// rows of the last (newFreshRows).
 		if err := s.dialect.serialize(ctx, tx, "snapshot"); err != nil {
 			return err
 		}
+		// Decided once this write has its turn, so no other snapshot can
+		// commit between what Decide reads and what this write replaces;
+		// its reads are done before the transaction ends, whether or not
+		// the write got as far as the states.
+		states := decideBeside(ctx, snap)
+		defer states()
 		var err error
 		if runID, err = insertRun(ctx, tx, snap.Run, true, "", ""); err != nil {
 			return err

@@ -120,8 +120,8 @@ func Unreadable(summaries []domain.SubsampleSummary, live []domain.LiveSubsample
 //
 // A live subsample whose quotas were read is paced as the live list will
 // pace it once the snapshot is written: its total quota's stored history
-// (totals, from Store.TotalQuotaTracks before the write) and the count
-// this snapshot read.
+// (totals, from Store.TotalQuotaTracks as the write begins, on the
+// snapshot it replaces) and the count this snapshot read.
 func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[int64]store.SubsampleState {
 	summaries, live, details, malformed := snap.Summaries, snap.Live, snap.Details, snap.Unreadable
 	states := make(map[int64]store.SubsampleState, len(summaries)+len(malformed))

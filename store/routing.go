@@ -123,22 +123,19 @@ func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Ti
 }
 
 // RecordRoutings adds decisions to the router's record, in one
-// transaction.
+// transaction, batchRows to a statement (inserter): under load the
+// router's writer records a few hundred decisions a batch.
 func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDecision) error {
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `
-			INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells)
-			VALUES (?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
+		w := newInserter(tx, "routing_decisions", "at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells",
+			"(?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?)", "")
+		defer w.close()
 		for _, d := range decisions {
-			if _, err := stmt.ExecContext(ctx, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells); err != nil {
+			if err := w.add(ctx, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells); err != nil {
 				return err
 			}
 		}
-		return nil
+		return w.flush(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("record %d routing decisions: %w", len(decisions), err)

@@ -67,7 +67,12 @@ func AppendNextSurveys(b []byte, panelistID string, routes []checks.Route) ([]by
 			return fail()
 		}
 		b = append(b, `,"epc":`...)
-		if b, ok = appendJSONFloat(b, EPCValue(r.EPC)); !ok {
+		var epc *float64
+		if r.EPC.Known() {
+			v := math.Round(r.EPC.Value*100) / 100 // EPCValue's, kept on the stack
+			epc = &v
+		}
+		if b, ok = appendJSONFloat(b, epc); !ok {
 			return fail()
 		}
 		b = append(b, `,"currency":`...)

@@ -146,9 +146,11 @@ func (b *RuleBook) CheckTargets(history []domain.HistoryRecord, now time.Time, t
 func (b *RuleBook) CheckTargetsEligible(history []domain.HistoryRecord, now time.Time, targets []int32, fn func(target int, eligible bool) bool) {
 	c := bookCheck{b: b, history: history, now: now}
 	if len(history) > 0 {
-		c.scratch = b.takeScratch()
-		c.lazy = true
-		defer c.release()
+		// Given back by itself, not through c: the history stays where
+		// the caller keeps it (its stack, the router's).
+		s := b.takeScratch()
+		c.scratch, c.lazy = s, true
+		defer b.releaseScratch(s)
 	}
 	for _, i := range targets {
 		if !fn(int(i), c.eligible(int(i))) {
@@ -199,11 +201,17 @@ func (c *bookCheck) release() {
 		return
 	}
 	c.scratch = nil
+	c.b.releaseScratch(s)
+}
+
+// releaseScratch clears what a check decided in s and keeps s for the
+// next check.
+func (b *RuleBook) releaseScratch(s *scratch) {
 	for _, e := range s.decided {
 		s.matched[e], s.exclusions[e] = 0, nil
 	}
 	s.decided = s.decided[:0]
-	c.b.scratch.Put(s)
+	b.scratch.Put(s)
 }
 
 // decide decides entry e against the history, once: 1 + the record it

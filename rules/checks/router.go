@@ -97,8 +97,10 @@ func (p *Panelist) eachOf(places []int32, why bool, fn func(i int, now time.Time
 	now := p.s.now()
 	held := rules.QualityHold(history, p.s.QualityHold, now)
 	if !why {
-		// rules.WithQualityHold's Eligible, without its exclusion.
-		d.book.CheckTargetsEligible(rules.WithTopics(history, d.topics), now, places, func(i int, eligible bool) bool {
+		// Nothing keeps the records past the check: completed on the
+		// stack. rules.WithQualityHold's Eligible, without its exclusion.
+		var buf [48]domain.HistoryRecord
+		d.book.CheckTargetsEligible(rules.WithTopicsIn(buf[:0], history, d.topics), now, places, func(i int, eligible bool) bool {
 			return fn(i, now, d.check(i, member, profile, now, rules.EligibilityResult{Eligible: eligible && held == ""}))
 		})
 		return

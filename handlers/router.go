@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -61,9 +62,45 @@ func (h *Handler) APINextSurveys(c echo.Context) error {
 	}
 	if len(routes) > 0 {
 		h.Routings.Record(domain.RoutingDecision{At: h.Now(), PanelistID: panelistID, Chosen: routes[0].SubsampleID, Outcome: domain.RoutedAnswer,
-			Reason: fmt.Sprintf("Named first of %d surveys by the next-survey answer.", len(routes)), Cells: routes[0].Cells})
+			Reason: namedFirst(len(routes)), Cells: routes[0].Cells})
+	}
+	// The answer c.JSON would write, written by hand (pretty printing
+	// aside, which c.JSON does on ?pretty or in echo's debug mode).
+	if _, pretty := c.QueryParams()["pretty"]; !pretty && !c.Echo().Debug {
+		buf := nextBuffers.Get().(*[]byte)
+		defer nextBuffers.Put(buf)
+		if b, ok := formats.AppendNextSurveys((*buf)[:0], panelistID, routes); ok {
+			*buf = b
+			return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+		}
 	}
 	return c.JSON(http.StatusOK, formats.NextSurveys(panelistID, routes))
+}
+
+// nextBuffers keep the next-survey answers' buffers between answers.
+var nextBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// namedFirstReasons are the routing log's reasons of next-survey answers
+// with up to maxNextLimit surveys, made once.
+var namedFirstReasons = func() []string {
+	out := make([]string, maxNextLimit+1)
+	for n := range out {
+		out[n] = namedFirstReason(n)
+	}
+	return out
+}()
+
+func namedFirstReason(n int) string {
+	return fmt.Sprintf("Named first of %d surveys by the next-survey answer.", n)
+}
+
+// namedFirst is the routing log's reason of a next-survey answer naming
+// n surveys.
+func namedFirst(n int) string {
+	if n < len(namedFirstReasons) {
+		return namedFirstReasons[n]
+	}
+	return namedFirstReason(n)
 }
 
 // onPanelInOtherCase is the id differing from panelistID only in letter

@@ -138,6 +138,27 @@ func (b *RuleBook) CheckTargets(history []domain.HistoryRecord, now time.Time, t
 	}
 }
 
+// CheckTargetsEligible is CheckTargets when only whether the panelist is
+// eligible matters (EligibilityResult.Eligible, handed to fn): the
+// exclusions that would say why not are never built, so a target that
+// excludes the panelist costs no sentence. Each answer is the Eligible of
+// the result CheckTargets gives for the same target.
+func (b *RuleBook) CheckTargetsEligible(history []domain.HistoryRecord, now time.Time, targets []int32, fn func(target int, eligible bool) bool) {
+	c := bookCheck{b: b, history: history, now: now}
+	if len(history) > 0 {
+		// Given back by itself, not through c: the history stays where
+		// the caller keeps it (its stack, the router's).
+		s := b.takeScratch()
+		c.scratch, c.lazy = s, true
+		defer b.releaseScratch(s)
+	}
+	for _, i := range targets {
+		if !fn(int(i), c.eligible(int(i))) {
+			return
+		}
+	}
+}
+
 // bookCheck is one panelist's history applied to a book: which entries
 // matched which record, and which targets any record touches.
 type bookCheck struct {
@@ -180,11 +201,17 @@ func (c *bookCheck) release() {
 		return
 	}
 	c.scratch = nil
+	c.b.releaseScratch(s)
+}
+
+// releaseScratch clears what a check decided in s and keeps s for the
+// next check.
+func (b *RuleBook) releaseScratch(s *scratch) {
 	for _, e := range s.decided {
 		s.matched[e], s.exclusions[e] = 0, nil
 	}
 	s.decided = s.decided[:0]
-	c.b.scratch.Put(s)
+	b.scratch.Put(s)
 }
 
 // decide decides entry e against the history, once: 1 + the record it
@@ -248,6 +275,22 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 		}
 	}
 	return c
+}
+
+// eligible is result(i).Eligible, without building the exclusions: no
+// entry target i uses matched a record, and no record is on its subsample
+// or event.
+func (c *bookCheck) eligible(i int) bool {
+	if len(c.history) == 0 || !c.lazy && !c.touched[i] {
+		return true
+	}
+	t := &c.b.targets[i]
+	for _, u := range t.uses {
+		if c.decide(u.entry) > 0 {
+			return false
+		}
+	}
+	return sameEvent(t.target, c.history) < 0
 }
 
 // result is target i's eligibility under the history.

@@ -81,6 +81,19 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 			if !reflect.DeepEqual(seen, some[:stopAfter]) {
 				t.Fatalf("round %d: CheckTargets looked at %v, want %v", round, seen, some[:stopAfter])
 			}
+			// CheckTargetsEligible: the same targets, each Eligibility's
+			// Eligible, until fn says stop.
+			seen = nil
+			book.CheckTargetsEligible(history, now, some, func(i int, got bool) bool {
+				seen = append(seen, int32(i))
+				if want := Eligibility(targets[i], ruleSets[i], history, parents, now); got != want.Eligible {
+					t.Fatalf("round %d, CheckTargetsEligible target %d: eligible %v, eligibility %+v", round, i, got, want)
+				}
+				return len(seen) < stopAfter
+			})
+			if !reflect.DeepEqual(seen, some[:stopAfter]) {
+				t.Fatalf("round %d: CheckTargetsEligible looked at %v, want %v", round, seen, some[:stopAfter])
+			}
 		}
 	}
 	if excluded < 500 {

@@ -552,6 +552,18 @@ func QualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, now time.T
 		return ""
 	}
 	_, cutoff := windowStart(int64(p.Days), now)
+	// Each reversal counted is a verdict of the window: with fewer of
+	// those than the policy asks, nothing need be paired (most panelists,
+	// on every router's answer).
+	verdicts := 0
+	for i := range history {
+		if r := &history[i]; IsVerdict(r.StatusID) && !r.RegisteredAt.Before(cutoff) && !r.RegisteredAt.After(now) {
+			verdicts++
+		}
+	}
+	if verdicts < p.Reversals {
+		return ""
+	}
 	count := 0
 	bySubsample := completesAndVerdicts(history)
 	for _, records := range bySubsample {

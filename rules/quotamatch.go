@@ -431,6 +431,27 @@ func (c *QuotaCells) Match(p domain.Profile, now time.Time) QuotaMatch {
 	return m
 }
 
+// AppendCells appends to dst the quota ids of the cells the panelist
+// surely falls in, table by table in the provider's order, each table's
+// full cells before its open ones: the Cells of every table of Match, in
+// that order, without the sentences Match writes.
+func (c *QuotaCells) AppendCells(dst []int64, p domain.Profile, now time.Time) []int64 {
+	age := c.ageOf(p, now)
+	for t := range c.tables {
+		cells := c.cells[c.tables[t].lo:c.tables[t].hi]
+		// Each cell once: the full ones (pickFull), then the open ones
+		// (pickOpen).
+		for _, open := range [2]bool{false, true} {
+			for i := range cells {
+				if cell := &cells[i]; (cell.remaining > 0) == open && cell.outcome(p, age) == cellYes {
+					dst = append(dst, cell.quotaID)
+				}
+			}
+		}
+	}
+	return dst
+}
+
 // ageOf is the panelist's age when a cell asks it, -1 otherwise.
 func (c *QuotaCells) ageOf(p domain.Profile, now time.Time) int {
 	if !c.needsAge {

@@ -629,7 +629,8 @@ func matchQuotas(p domain.Profile, quotas []domain.Quota) QuotaMatch {
 // quota types of every kind among them: Verdict and Match agree, Explain
 // says what they say (checkExplained), and a subsample that sendability
 // pauses for a full table of hard quotas, or calls unknown for a table that
-// takes nobody, has no panelist who fits.
+// takes nobody, has no panelist who fits. AppendCells gives Match's cells,
+// table by table, after what it is handed.
 func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 2026))
 	pick := func(n int) int { return rng.IntN(n) }
@@ -687,6 +688,13 @@ func TestQuotaVerdictAgreesOnRandomQuotas(t *testing.T) {
 			m := cells.Match(p, checkDay)
 			if v := cells.Verdict(p, checkDay); v != m.Verdict {
 				t.Fatalf("round %d: Verdict %s, Match %s for %+v on %+v", round, v, m.Verdict, p, quotas)
+			}
+			var matched []int64
+			for _, tm := range m.Tables {
+				matched = append(matched, tm.Cells...)
+			}
+			if got := cells.AppendCells([]int64{-1}, p, checkDay); !slices.Equal(got, append([]int64{-1}, matched...)) {
+				t.Fatalf("round %d: AppendCells %v, want -1 and Match's cells %v for %+v on %+v", round, got, matched, p, quotas)
 			}
 			checkExplained(t, &cells, p, m)
 			if paused && m.Verdict == QuotaFits {

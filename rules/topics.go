@@ -10,6 +10,13 @@ import "fieldboard/rules/domain"
 // one on the record. Records of subsamples never seen stay as they are.
 // When nothing changes, history itself is returned.
 func WithTopics(history []domain.HistoryRecord, topics domain.SubsampleTopics) []domain.HistoryRecord {
+	return WithTopicsIn(nil, history, topics)
+}
+
+// WithTopicsIn is WithTopics, the completed records written in buf's
+// array while it has room (buf's length is ignored): a caller whose
+// records do not outlive the check keeps them on its stack.
+func WithTopicsIn(buf, history []domain.HistoryRecord, topics domain.SubsampleTopics) []domain.HistoryRecord {
 	var out []domain.HistoryRecord
 	for i, rec := range history {
 		t, ok := topics[rec.SubsampleID]
@@ -20,7 +27,10 @@ func WithTopics(history []domain.HistoryRecord, topics domain.SubsampleTopics) [
 			continue
 		}
 		if out == nil {
-			out = append(make([]domain.HistoryRecord, 0, len(history)+len(t.CategoryIDs)), history[:i]...)
+			if out = buf[:0]; cap(out) < len(history)+len(t.CategoryIDs) {
+				out = make([]domain.HistoryRecord, 0, len(history)+len(t.CategoryIDs))
+			}
+			out = append(out, history[:i]...)
 		}
 		if rec.ResearchTypeID == 0 {
 			rec.ResearchTypeID = t.ResearchTypeID

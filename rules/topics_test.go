@@ -37,6 +37,18 @@ func TestWithTopics(t *testing.T) {
 			if got := WithTopics(tt.in, topics); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
+			// WithTopicsIn: the same records, in a buffer with room or
+			// without (then a new array), never in the history's.
+			for _, room := range []int{0, 1, 16} {
+				buf := make([]domain.HistoryRecord, 1, room+1)[1:] // its length is ignored
+				got := WithTopicsIn(buf, tt.in, topics)
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("WithTopicsIn, room for %d: got  %+v\nwant %+v", room, got, tt.want)
+				}
+				if room == 16 && len(tt.want) > len(tt.in) && &got[0] != &buf[:1][0] {
+					t.Error("WithTopicsIn, room for 16: the records are not in the buffer")
+				}
+			}
 		})
 	}
 	same := []domain.HistoryRecord{rec(9, 0, 0)}

@@ -94,25 +94,35 @@ func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRow
 	}
 	defer rows.Close()
 	out := PanelistRows{Member: domain.PanelMember{PanelistID: panelistID}, Profile: domain.Profile{Answers: map[int64][]int64{}},
-		History: []domain.HistoryRecord{}, Version: -1}
-	var (
+		Version: -1}
+	// The records gather here and are copied once, at their number: a
+	// panelist has a few dozen at most, most far fewer.
+	var gathered [32]domain.HistoryRecord
+	history := gathered[:0]
+	// One value scanned into (its fields escape to the heap through Scan
+	// together, not one by one).
+	var v struct {
 		kind, a, b, c, d, e int64
 		at                  sql.NullTime
 		country, locale     string
 		answers             sql.RawBytes
-	)
+	}
+	dest := [...]any{&v.kind, &v.a, &v.b, &v.at, &v.c, &v.d, &v.e, &v.country, &v.locale, &v.answers}
 	for rows.Next() {
-		if err := rows.Scan(&kind, &a, &b, &at, &c, &d, &e, &country, &locale, &answers); err != nil {
+		if err := rows.Scan(dest[:]...); err != nil {
 			return PanelistRows{}, fmt.Errorf("rows of panelist %q: %w", panelistID, err)
 		}
+		kind, a, b, c, d, e, at, country, locale, answers := v.kind, v.a, v.b, v.c, v.d, v.e, v.at, v.country, v.locale, v.answers
 		switch kind {
 		case kindHistory:
-			out.History = append(out.History, domain.HistoryRecord{PanelistID: panelistID, SubsampleID: a, StatusID: b,
+			history = append(history, domain.HistoryRecord{PanelistID: panelistID, SubsampleID: a, StatusID: b,
 				RegisteredAt: at.Time, EventID: c, CategoryID: d, ResearchTypeID: e})
 		case kindPanel:
 			out.Member.Country, out.Member.Locale, out.OnPanel = country, locale, true
 		case kindProfile:
-			if _, err := decodeProfile(answers, &out.Profile, nil); err != nil {
+			// Every answer takes a byte at least: an arena as long as the
+			// blob never grows (decodeProfile).
+			if _, err := decodeProfile(answers, &out.Profile, make([]int64, 0, len(answers))); err != nil {
 				return PanelistRows{}, fmt.Errorf("profile of panelist %q: %w", panelistID, err)
 			}
 		case kindVersion:
@@ -127,6 +137,8 @@ func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRow
 	if out.Version < 0 {
 		return PanelistRows{}, fmt.Errorf("rows of panelist %q: no snapshot version", panelistID)
 	}
+	out.History = make([]domain.HistoryRecord, len(history))
+	copy(out.History, history)
 	slices.SortFunc(out.History, newestFirst)
 	return out, nil
 }

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -123,20 +126,33 @@ func (s *Store) RotateRoutingKey(ctx context.Context, secret []byte, now time.Ti
 }
 
 // RecordRoutings adds decisions to the router's record, in one
-// transaction.
+// transaction: under load the router's writer records a few hundred
+// decisions a batch (web's routing log), so they go many rows to a
+// statement, by statements prepared once on the writer
+// (routingInserts), never parsed again.
 func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDecision) error {
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `
-			INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells)
-			VALUES (?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, d := range decisions {
-			if _, err := stmt.ExecContext(ctx, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells); err != nil {
+	// Prepared before the transaction, which holds SQLite's one writer
+	// connection.
+	stmts, err := s.routingInserts.prepared(ctx, s.writer)
+	if err != nil {
+		return fmt.Errorf("record %d routing decisions: %w", len(decisions), err)
+	}
+	err = inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		args := make([]any, 0, routingInsertRows[0]*routingInsertWidth)
+		for rest := decisions; len(rest) > 0; {
+			k := 0
+			for routingInsertRows[k] > len(rest) {
+				k++
+			}
+			n, stmt := routingInsertRows[k], stmts[k]
+			args = args[:0]
+			for _, d := range rest[:n] {
+				args = append(args, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells)
+			}
+			if _, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...); err != nil {
 				return err
 			}
+			rest = rest[n:]
 		}
 		return nil
 	})
@@ -144,6 +160,40 @@ func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDe
 		return fmt.Errorf("record %d routing decisions: %w", len(decisions), err)
 	}
 	return nil
+}
+
+// routingInsertRows are the sizes of the router's record's INSERTs, in
+// rows, largest first: a batch takes as many of each as fit, in order.
+var routingInsertRows = [...]int{64, 8, 1}
+
+// routingInsertWidth is the parameters of one decision.
+const routingInsertWidth = 7
+
+// routingInserts are the router's record's INSERTs, one per size of
+// routingInsertRows, prepared on the writer when first used.
+type routingInserts struct {
+	mu    sync.Mutex
+	stmts [len(routingInsertRows)]*sql.Stmt
+}
+
+// prepared is the INSERTs, by size (routingInsertRows), prepared on
+// writer the first time.
+func (r *routingInserts) prepared(ctx context.Context, writer *sqlx.DB) ([len(routingInsertRows)]*sql.Stmt, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, rows := range routingInsertRows {
+		if r.stmts[k] != nil {
+			continue
+		}
+		row := "(?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?)"
+		stmt, err := writer.PrepareContext(ctx, `INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells) VALUES `+
+			strings.TrimSuffix(strings.Repeat(row+", ", rows), ", "))
+		if err != nil {
+			return r.stmts, fmt.Errorf("prepare the routing record's insert: %w", err)
+		}
+		r.stmts[k] = stmt
+	}
+	return r.stmts, nil
 }
 
 // RoutingFilter selects decisions of the record; zero fields select all.

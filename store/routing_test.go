@@ -118,6 +118,46 @@ func TestRoutingRecord(t *testing.T) {
 	})
 }
 
+// TestRoutingRecordOfABigBatch: a batch of decisions longer than one
+// statement's rows is kept whole, in order, each with its fields (no
+// subsample kept as none, cells).
+func TestRoutingRecordOfABigBatch(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s, ctx := open(t, db), context.Background()
+		var decisions []domain.RoutingDecision
+		for i := range 2*64 + 5 {
+			d := domain.RoutingDecision{At: t0.Add(time.Duration(i) * time.Second), PanelistID: fmt.Sprintf("P%d", i),
+				Chosen: int64(1000 + i), Outcome: domain.RoutedAnswer, Reason: fmt.Sprintf("reason %d", i), Cells: fmt.Sprintf("%d,%d", i, i+1)}
+			if i%3 == 0 {
+				d.Intended, d.Outcome = int64(2000+i), domain.RoutedIntended
+			}
+			if i%7 == 0 {
+				d.Chosen, d.Cells, d.Outcome = 0, "", domain.RoutedNone
+			}
+			decisions = append(decisions, d)
+		}
+		if err := s.RecordRoutings(ctx, decisions); err != nil {
+			t.Fatal(err)
+		}
+		got, total, err := s.Routings(ctx, store.RoutingFilter{}, 0, 0)
+		if err != nil || total != len(decisions) || len(got) != len(decisions) {
+			t.Fatalf("%d decisions read back (%d in all), %v; want %d", len(got), total, err, len(decisions))
+		}
+		slices.Reverse(got) // newest first
+		for i, d := range got {
+			want := decisions[i]
+			if d.PanelistID != want.PanelistID || d.Intended != want.Intended || d.Chosen != want.Chosen || d.Outcome != want.Outcome ||
+				d.Reason != want.Reason || d.Cells != want.Cells || !d.At.Equal(want.At) {
+				t.Fatalf("decision %d read back = %+v, want %+v", i, d, want)
+			}
+			if i > 0 && d.DecisionID <= got[i-1].DecisionID {
+				t.Fatalf("decision %d has id %d, after %d: not in the order recorded", i, d.DecisionID, got[i-1].DecisionID)
+			}
+		}
+	})
+}
+
 // TestFirstRoutingKeyIsMadeOnce: many first uses at once make one key,
 // and none retires another.
 func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {

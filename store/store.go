@@ -56,6 +56,8 @@ type Store struct {
 	hot    hotStatements
 	// tokens are the bearer tokens TokenOf found lately (auth.go).
 	tokens *tokenCache
+	// routingInserts write the router's record (routing.go).
+	routingInserts *routingInserts
 	// fence, when set, is the lease the refresh's writes are made under
 	// (Fenced).
 	fence *Lease
@@ -114,7 +116,7 @@ func Open(ctx context.Context, target string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	st := &Store{dialect: d, writer: writer, reader: reader, tokens: &tokenCache{}}
+	st := &Store{dialect: d, writer: writer, reader: reader, tokens: &tokenCache{}, routingInserts: &routingInserts{}}
 	if err := writer.PingContext(ctx); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, err)

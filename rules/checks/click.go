@@ -80,7 +80,7 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 			why = fmt.Sprintf("Subsample %d is not live now.", inv.SubsampleID)
 		}
 	}
-	p.eachOf(places, func(i int, now time.Time, pc PanelistCheck) bool {
+	p.eachOf(places, true, func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			if int32(i) == intended && why == "" {
 				why = fmt.Sprintf("Subsample %d would not take the panelist now: %s", inv.SubsampleID, whyNotSent(pc))
@@ -94,7 +94,7 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 			}
 			return true
 		}
-		out.Chosen, out.Link, out.Cells = pc.SubsampleID, link, formatCells(d.targets[i].cellsOf(profile, now))
+		out.Chosen, out.Link, out.Cells = pc.SubsampleID, link, d.targets[i].cellsText(profile, now)
 		switch {
 		case int32(i) == intended && why == "":
 			out.Outcome, out.Reason = domain.RoutedIntended, fmt.Sprintf("Sent to subsample %d, as invited.", pc.SubsampleID)
@@ -113,11 +113,18 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 
 // formatCells writes quota ids as the routing log keeps them: "12,13".
 func formatCells(ids []int64) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.FormatInt(id, 10)
+	if len(ids) == 0 {
+		return ""
 	}
-	return strings.Join(parts, ",")
+	var buf [128]byte
+	b := buf[:0]
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
 }
 
 // whyNotSent says, in one sentence, the first reason the panelist is not

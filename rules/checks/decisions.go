@@ -380,19 +380,6 @@ func (t *liveTarget) quotaVerdict(p domain.Profile, now time.Time) rules.QuotaVe
 	return t.cells.Verdict(p, now)
 }
 
-// cellsOf is the quota cells the panelist surely falls in on t, in the
-// order of its tables; none when its quotas were not read.
-func (t *liveTarget) cellsOf(p domain.Profile, now time.Time) []int64 {
-	if t.quotasUnread != "" {
-		return nil
-	}
-	var out []int64
-	for _, tm := range t.cells.Match(p, now).Tables {
-		out = append(out, tm.Cells...)
-	}
-	return out
-}
-
 // notSendable says why nobody may be sent to t's subsample now, in one
 // sentence that leads a refused send list and every row of a bulk check;
 // "" when it is sendable.

@@ -45,8 +45,14 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		return nil, fmt.Errorf("panelist %q: %w", panelistID, ErrNotOnPanel)
 	}
 	d := p.d
+	places := d.byCountry[p.rows.Member.Country]
 	var routes []Route
-	p.eachOf(d.byCountry[p.rows.Member.Country], func(i int, now time.Time, pc PanelistCheck) bool {
+	if len(places) > 0 {
+		routes = make([]Route, 0, min(limit, len(places)))
+	}
+	// Only whether the panelist is sent matters here: the exclusions'
+	// sentences are not built (eachOf without why).
+	p.eachOf(places, false, func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			return true
 		}
@@ -56,7 +62,7 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		}
 		route := Route{SubsampleReport: pc.SubsampleReport, EntryLink: link}
 		if len(routes) == 0 {
-			route.Cells = formatCells(d.targets[i].cellsOf(p.rows.Profile, now))
+			route.Cells = d.targets[i].cellsText(p.rows.Profile, now)
 		}
 		routes = append(routes, route)
 		return len(routes) < limit
@@ -69,24 +75,51 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 // answer to fn with the subsample's place in EachLive's order, until fn
 // returns false. Any subsample the panelist may enter is among them: the
 // others are not sendable or not of their country. Like EachLive, it fills
-// neither QuotaWhy nor PanelistLinks.
+// neither QuotaWhy nor PanelistLinks; unlike it, it says only whether the
+// panelist is eligible (Eligibility.Eligible), not what excludes them
+// (Eligibility.Exclusions is empty): it serves the subsamples the
+// panelist may enter, whom nothing excludes.
 func (p *Panelist) EachCandidate(fn func(i int, pc PanelistCheck) bool) {
-	p.eachOf(p.d.byCountry[p.rows.Member.Country], func(i int, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
+	p.eachOf(p.d.byCountry[p.rows.Member.Country], false, func(i int, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
 }
 
 // eachOf decides the panelist against the live subsamples at places, in
 // that order, until fn returns false; fn is handed the time of the check
-// too.
-func (p *Panelist) eachOf(places []int32, fn func(i int, now time.Time, pc PanelistCheck) bool) {
+// too. With why, each check's Eligibility holds the exclusions that say
+// why the panelist is not eligible; without, only whether they are
+// (rules.RuleBook.CheckTargetsEligible: the same Eligible, no sentence
+// built).
+func (p *Panelist) eachOf(places []int32, why bool, fn func(i int, now time.Time, pc PanelistCheck) bool) {
 	if len(places) == 0 {
 		return
 	}
 	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
 	now := p.s.now()
 	held := rules.QualityHold(history, p.s.QualityHold, now)
+	if !why {
+		// Nothing keeps the records past the check: completed on the
+		// stack. rules.WithQualityHold's Eligible, without its exclusion.
+		var buf [48]domain.HistoryRecord
+		d.book.CheckTargetsEligible(rules.WithTopicsIn(buf[:0], history, d.topics), now, places, func(i int, eligible bool) bool {
+			return fn(i, now, d.check(i, member, profile, now, rules.EligibilityResult{Eligible: eligible && held == ""}))
+		})
+		return
+	}
 	d.book.CheckTargets(rules.WithTopics(history, d.topics), now, places, func(i int, r rules.EligibilityResult) bool {
 		return fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
+}
+
+// cellsText is the quota cells the panelist surely falls in on t, in the
+// order of its tables (the Cells of rules.QuotaCells.Match, without its
+// sentences), as the routing log keeps them (formatCells); "" when its
+// quotas were not read.
+func (t *liveTarget) cellsText(p domain.Profile, now time.Time) string {
+	if t.quotasUnread != "" {
+		return ""
+	}
+	var ids [16]int64
+	return formatCells(t.cells.AppendCells(ids[:0], p, now))
 }
 
 // check is the panelist's answer on the live subsample at place i, given

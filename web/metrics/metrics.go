@@ -125,8 +125,25 @@ func (m *Metrics) ObserveRefresh(dataset string, took time.Duration, failed bool
 // ObserveRouter counts a router request (route "invitation" or "next")
 // answered with code.
 func (m *Metrics) ObserveRouter(route string, code int, took time.Duration) {
-	m.routerRequests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.routerRequests.WithLabelValues(route, statusLabel(code)).Inc()
 	m.routerDuration.WithLabelValues(route).Observe(took.Seconds())
+}
+
+// statusLabels are the labels of the HTTP status codes, made once: the
+// router's every answer is counted by its code.
+var statusLabels = func() (out [600]string) {
+	for code := range out {
+		out[code] = strconv.Itoa(code)
+	}
+	return out
+}()
+
+// statusLabel is code as a label: strconv.Itoa's.
+func statusLabel(code int) string {
+	if code >= 0 && code < len(statusLabels) {
+		return statusLabels[code]
+	}
+	return strconv.Itoa(code)
 }
 
 // ObserveWebhook counts a webhook attempt's outcome

@@ -293,9 +293,11 @@ func (c *bookCheck) eligible(i int) bool {
 	return sameEvent(t.target, c.history) < 0
 }
 
-// result is target i's eligibility under the history.
+// result is target i's eligibility under the history: eligible decides,
+// and only an excluded target has its exclusions built (the entries
+// decided are kept, so the second walk decides nothing again).
 func (c *bookCheck) result(i int) EligibilityResult {
-	if len(c.history) == 0 || !c.lazy && !c.touched[i] {
+	if c.eligible(i) {
 		return EligibilityResult{Eligible: true}
 	}
 	b, history := c.b, c.history
@@ -323,5 +325,5 @@ func (c *bookCheck) result(i int) EligibilityResult {
 	if m := sameEvent(t.target, history); m >= 0 {
 		out = append(out, uniqueEventExclusion(t.target, history[m]))
 	}
-	return EligibilityResult{Eligible: len(out) == 0, Exclusions: out}
+	return EligibilityResult{Eligible: false, Exclusions: out}
 }

@@ -126,7 +126,7 @@ func TestRoutingRecordOfABigBatch(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s, ctx := open(t, db), context.Background()
 		var decisions []domain.RoutingDecision
-		for i := range 2*64 + 5 {
+		for i := range 2*64 + 8 + 5 { // every statement size: 64, 8 and 1 rows
 			d := domain.RoutingDecision{At: t0.Add(time.Duration(i) * time.Second), PanelistID: fmt.Sprintf("P%d", i),
 				Chosen: int64(1000 + i), Outcome: domain.RoutedAnswer, Reason: fmt.Sprintf("reason %d", i), Cells: fmt.Sprintf("%d,%d", i, i+1)}
 			if i%3 == 0 {

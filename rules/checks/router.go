@@ -48,7 +48,7 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 	places := d.byCountry[p.rows.Member.Country]
 	var routes []Route
 	if len(places) > 0 {
-		routes = make([]Route, 0, min(limit, len(places)))
+		routes = make([]Route, 0, max(0, min(limit, len(places))))
 	}
 	// Only whether the panelist is sent matters here: the exclusions'
 	// sentences are not built (eachOf without why).
@@ -98,10 +98,11 @@ func (p *Panelist) eachOf(places []int32, why bool, fn func(i int, now time.Time
 	held := rules.QualityHold(history, p.s.QualityHold, now)
 	if !why {
 		// Nothing keeps the records past the check: completed on the
-		// stack. rules.WithQualityHold's Eligible, without its exclusion.
+		// stack. A subsample the panelist may not enter carries the
+		// hold's exclusion or none: the sentences are not wanted here.
 		var buf [48]domain.HistoryRecord
 		d.book.CheckTargetsEligible(rules.WithTopicsIn(buf[:0], history, d.topics), now, places, func(i int, eligible bool) bool {
-			return fn(i, now, d.check(i, member, profile, now, rules.EligibilityResult{Eligible: eligible && held == ""}))
+			return fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(rules.EligibilityResult{Eligible: eligible}, held)))
 		})
 		return
 	}

@@ -77,8 +77,8 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 // others are not sendable or not of their country. Like EachLive, it fills
 // neither QuotaWhy nor PanelistLinks; unlike it, it says only whether the
 // panelist is eligible (Eligibility.Eligible), not what excludes them
-// (Eligibility.Exclusions is empty): it serves the subsamples the
-// panelist may enter, whom nothing excludes.
+// (Eligibility.Exclusions holds at most a quality hold's): it serves the
+// subsamples the panelist may enter, whom nothing excludes.
 func (p *Panelist) EachCandidate(fn func(i int, pc PanelistCheck) bool) {
 	p.eachOf(p.d.byCountry[p.rows.Member.Country], false, func(i int, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
 }

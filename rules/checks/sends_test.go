@@ -47,6 +47,18 @@ var sendPaths = []sendPath{
 		}
 		return slices.ContainsFunc(surveys, func(pc checks.PanelistCheck) bool { return pc.SubsampleID == subsampleID && pc.Send() })
 	}},
+	{"a panelist's surveys, the default answer (EachCandidate)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
+		p, err := s.ReadPanelist(ctx, panelistID)
+		if err != nil {
+			t.Fatalf("ReadPanelist(%s): %v", panelistID, err)
+		}
+		sent := false
+		p.EachCandidate(func(_ int, pc checks.PanelistCheck) bool {
+			sent = sent || pc.SubsampleID == subsampleID && pc.Send()
+			return true
+		})
+		return sent
+	}},
 	{"one panelist's eligibility (Eligibility)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {
 		pc, err := s.Eligibility(ctx, panelistID, subsampleID)
 		if err != nil {

@@ -734,7 +734,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	status, message := http.StatusInternalServerError, "Something went wrong on our side; the error is logged."
 	var he *echo.HTTPError
-	if errors.As(err, &he) {
+	switch {
+	case errors.Is(err, checks.ErrVersionMoving):
+		status, message = http.StatusServiceUnavailable, "The data changed while the panelist was being checked; try again in a moment."
+		c.Response().Header().Set("Retry-After", "1")
+	case errors.As(err, &he):
 		status = he.Code
 		if status < 500 {
 			if m, ok := he.Message.(string); ok {
@@ -746,7 +750,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	req := c.Request()
 	defer closeAfterRefusal(c)()
-	if status >= 500 {
+	if status >= 500 && status != http.StatusServiceUnavailable {
 		s.Logger.Error("request failed", "method", req.Method, "path", loggedPath(req), "err", err)
 	} else {
 		s.Logger.Warn("request refused", "method", req.Method, "path", loggedPath(req), "status", status, "err", err)

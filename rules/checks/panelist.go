@@ -64,7 +64,7 @@ func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleI
 		}
 		if rows.Version != d.version {
 			if try == versionTries {
-				return PanelistCheck{}, fmt.Errorf("check the panelist: %w", errVersionMoving)
+				return PanelistCheck{}, fmt.Errorf("check the panelist: %w", ErrVersionMoving)
 			}
 			continue
 		}
@@ -134,13 +134,15 @@ func (s *Service) ReadPanelist(ctx context.Context, panelistID string) (*Panelis
 
 // versionTries is how many times a check reads a panelist and the
 // decisions again when a write moved the version on between the two;
-// past it the check is refused (errVersionMoving) rather than decided on
+// past it the check is refused (ErrVersionMoving) rather than decided on
 // rows and decisions of different versions.
 const versionTries = 5
 
-// errVersionMoving refuses a check whose panelist and decisions could not
-// be read at one snapshot version.
-var errVersionMoving = errors.New("the data changed while the panelist was being checked; try again in a moment")
+// ErrVersionMoving refuses a check whose panelist and decisions could not
+// be read at one snapshot version (snapshots written faster than a check
+// reads them): nothing is wrong with the request, and the same request a
+// moment later is answered; the server answers it 503 with Retry-After.
+var ErrVersionMoving = errors.New("the data changed while the panelist was being checked; try again in a moment")
 
 // readPanelist returns the panelist's rows, first read as rows and read
 // again by read, with the decisions of the same snapshot version: never
@@ -163,7 +165,7 @@ func (s *Service) readPanelist(ctx context.Context, rows store.PanelistRows, rea
 			return &Panelist{s: s, d: d, rows: rows}, nil
 		}
 		if try == versionTries {
-			return nil, fmt.Errorf("check the panelist: %w", errVersionMoving)
+			return nil, fmt.Errorf("check the panelist: %w", ErrVersionMoving)
 		}
 		var err error
 		if rows, err = read(); err != nil {

@@ -41,8 +41,8 @@ func TestPanelistIsDecidedOnDecisionsOfItsVersion(t *testing.T) {
 
 	reads = 0
 	stale := func() (store.PanelistRows, error) { reads++; return before, nil } // a version that never catches up
-	if _, err := s.readPanelist(ctx, before, stale); !errors.Is(err, errVersionMoving) {
-		t.Fatalf("rows whose version never meets the decisions': got %v, want errVersionMoving", err)
+	if _, err := s.readPanelist(ctx, before, stale); !errors.Is(err, ErrVersionMoving) {
+		t.Fatalf("rows whose version never meets the decisions': got %v, want ErrVersionMoving", err)
 	}
 	if reads != versionTries-1 {
 		t.Errorf("the rows were read again %d times before giving up, want %d", reads, versionTries-1)

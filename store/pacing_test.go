@@ -20,14 +20,7 @@ func TestQuotaTracksStartAtTheLastCountBeforeTheWindow(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
-		for _, read := range []struct {
-			after    time.Duration
-			achieved int64
-		}{{0, 40}, {3 * time.Minute, 40}, {6 * time.Minute, 41}, {2 * time.Hour, 41}, {3 * time.Hour, 45}, {4 * time.Hour, 45}} {
-			if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(read.after), read.achieved), 7*24*time.Hour); err != nil {
-				t.Fatal(err)
-			}
-		}
+		saveReads(ctx, t, s, []quotaRead{{0, 40}, {3 * time.Minute, 40}, {6 * time.Minute, 41}, {2 * time.Hour, 41}, {3 * time.Hour, 45}, {4 * time.Hour, 45}})
 		for _, tc := range []struct {
 			since time.Duration
 			want  []int64 // achieved at each point
@@ -78,14 +71,7 @@ func TestStatesDecidedBesideTheWriteSeeTheSnapshotReplaced(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
-		for _, read := range []struct {
-			after    time.Duration
-			achieved int64
-		}{{0, 40}, {2 * time.Hour, 41}} {
-			if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(read.after), read.achieved), 7*24*time.Hour); err != nil {
-				t.Fatal(err)
-			}
-		}
+		saveReads(ctx, t, s, []quotaRead{{0, 40}, {2 * time.Hour, 41}})
 		decided := map[int64]store.SubsampleState{100: {Status: domain.StatusLive, Sendability: "sendable", AtRisk: "decided beside"}}
 		snap := snapshotAt(t0.Add(3*time.Hour), 45)
 		var seen store.QuotaTrack
@@ -126,4 +112,21 @@ func TestStatesDecidedBesideTheWriteSeeTheSnapshotReplaced(t *testing.T) {
 			t.Errorf("after a write whose Decide failed the version is %d (%v), want %d: the snapshot as it was", after, err, before)
 		}
 	})
+}
+
+// quotaRead is a read of subsample 100's quotas: after t0, with the total
+// quota's achieved count.
+type quotaRead struct {
+	after    time.Duration
+	achieved int64
+}
+
+// saveReads writes a snapshot of each read, in order.
+func saveReads(ctx context.Context, t *testing.T, s *store.Store, reads []quotaRead) {
+	t.Helper()
+	for _, read := range reads {
+		if _, err := s.SaveEvents(ctx, snapshotAt(t0.Add(read.after), read.achieved), 7*24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

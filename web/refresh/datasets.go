@@ -283,13 +283,12 @@ func (r *Refresher) startLibrary(ctx context.Context, ru *run, c *counter, local
 // library.
 //
 // early, when not nil, is the read readLibraryEarly started while the
-// events snapshot was written: a full refresh's library then costs no
-// time of its own but its write, where it was read after the snapshot's
-// write (1 to 2 s of figure 1's refresh). It holds the libraries of
-// the locales the snapshot was to hold; the stored locales decide, as
-// without it: a locale read early that is not among them is dropped,
-// and one among them not read early is read now. The library is written
-// after the snapshot, as before.
+// events snapshot was written, so that a full refresh's library costs no
+// time of its own but its write. It holds the libraries of the locales
+// the snapshot was to hold; the stored locales decide, as without it: a
+// locale read early that is not among them is dropped, and one among
+// them not read early is read now. The library is written after the
+// snapshot.
 func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool, early *libraryRead) error {
 	if early != nil {
 		<-early.done

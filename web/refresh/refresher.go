@@ -369,8 +369,7 @@ func (r *Refresher) execute(ctx context.Context, ru *run, req Request) error {
 		errs = append(errs, r.refreshReference(ctx, ru))
 	}
 	// The library is read while the events snapshot is written (when the
-	// events were read), and written after it, as before: see
-	// refreshLibrary.
+	// events were read), and written after it: see refreshLibrary.
 	libraryDue := due(store.DatasetLibrary)
 	var early *libraryRead
 	if !req.scheduled || due(store.DatasetEvents) {

@@ -117,6 +117,14 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
 		},
 		{
+			name:  "a Gender table and an Age table both numbered 2 are not understood: nobody can surely fall in an open cell of it",
+			facts: liveFacts(total(10, 0), inTable(2, "Gender", genderCell(20, "Male", 5, 1)), ageCell(10, "18", "34", 5, 0)),
+			state: Unknown, reasons: []string{"Table Gender (2) has no cell that both has room and is understood, and it holds hard quotas: " +
+				"nobody can surely be counted in it, so nobody can be sent. Cell Male is not understood: table 2 is named both \"Gender\" and \"Age\", " +
+				"so it may be two tables under one number and which cells form one is not known."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
+		},
+		{
 			name:  "a field period whose end is not known decides nothing",
 			facts: withField(liveFacts(threeOpen...), "", "2026-11-20T18:00:00Z"), state: Sendable,
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},

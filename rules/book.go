@@ -248,9 +248,20 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 			}
 		}
 	}
-	broad := false // every generic and main entry decided
+	broad := false   // every generic and main entry decided
+	unknown := false // every entry an unknown (0) research type, category or event may match decided
 	for i := range history {
 		rec := &history[i]
+		if !unknown && (rec.ResearchTypeID == 0 || rec.CategoryID == 0 || rec.EventID == 0) {
+			// A record whose research type, category or event is not
+			// known matches every entry on it (fieldMatches).
+			unknown, broad = true, true
+			for key := range b.byKey {
+				if key.field != matchSubsample {
+					decide(key)
+				}
+			}
+		}
 		decide(bookKey{matchSubsample, rec.SubsampleID})
 		decide(bookKey{matchResearchType, rec.ResearchTypeID})
 		decide(bookKey{matchEvent, rec.EventID})

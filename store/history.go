@@ -69,8 +69,10 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 // HistoryFilter narrows a bulk scan to the records that can matter for one
 // subsample: records whose status is in Statuses AND whose subsample is in
 // SubsampleIDs, research type in ResearchTypeIDs, event in EventIDs or
-// (specific) category in CategoryIDs; plus every record on SubsampleID or
-// EventID (the unique-respondents rule), whatever its status; plus every
+// (specific) category in CategoryIDs; plus every record on SubsampleID,
+// EventID or a subsample of EventSubsampleIDs (the unique-respondents
+// rule, the last those the provider groups in the event), whatever its
+// status; plus every
 // record whose status is in AnyOf, on any subsample (the quality hold).
 // Empty lists match nothing, and an id of 0 adds nothing.
 //
@@ -83,6 +85,7 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 type HistoryFilter struct {
 	SubsampleID       int64
 	EventID           int64
+	EventSubsampleIDs []int64
 	Statuses          []int64
 	SubsampleIDs      []int64
 	ResearchTypeIDs   []int64
@@ -179,6 +182,10 @@ func (f HistoryFilter) whereOf(prefix string, anyOf bool) (string, []any) {
 	if f.EventID != 0 {
 		conds = append(conds, prefix+"event_id = ?")
 		args = append(args, f.EventID)
+	}
+	if len(f.EventSubsampleIDs) > 0 {
+		conds = append(conds, prefix+"subsample_id IN ("+placeholders(len(f.EventSubsampleIDs))+")")
+		args = appendIDs(args, f.EventSubsampleIDs)
 	}
 	if anyOf && len(f.AnyOf) > 0 {
 		conds = append(conds, prefix+"status_id IN ("+placeholders(len(f.AnyOf))+")")

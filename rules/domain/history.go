@@ -59,8 +59,12 @@ type CategoryPath struct{ GenericID, MainID int64 }
 // subsample id, kept across refreshes.
 type SubsampleTopics map[int64]Topics
 
-// Topics are a subsample's research type and specific categories.
+// Topics are a subsample's research type and specific categories, and
+// the events the provider groups it in (EventIDs: event/all's and
+// live-details', of the current snapshot; none for a subsample it does not
+// list).
 type Topics struct {
 	ResearchTypeID int64
 	CategoryIDs    []int64
+	EventIDs       []int64
 }

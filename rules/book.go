@@ -266,11 +266,12 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 		decide(bookKey{matchResearchType, rec.ResearchTypeID})
 		decide(bookKey{matchEvent, rec.EventID})
 		decide(bookKey{matchSpecificCategory, rec.CategoryID})
-		if p, ok := b.parents[rec.CategoryID]; ok {
+		if p, ok := b.parents[rec.CategoryID]; ok && p.Contradiction == "" {
 			decide(bookKey{matchGenericCategory, p.GenericID})
 			decide(bookKey{matchMainCategory, p.MainID})
 		} else if rec.CategoryID != 0 && !broad {
-			// A category never seen matches every generic and main entry.
+			// A category never seen, or named under two parents, matches
+			// every generic and main entry.
 			broad = true
 			for key := range b.byKey {
 				if key.field == matchGenericCategory || key.field == matchMainCategory {

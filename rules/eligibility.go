@@ -61,7 +61,10 @@ type EligibilityResult struct {
 // entry: specificCategoryId against the record's CategoryID; else
 // genericCategoryId against parents[CategoryID].GenericID; else
 // mainCategoryId against parents[CategoryID].MainID. A record whose
-// category is not in parents cannot match a generic or main entry.
+// category is not known (0), not in parents, or in parents with a
+// Contradiction cannot be ruled out by a generic or main entry: it
+// matches it. A record whose research type, category or event is not
+// known (0) matches every research type, category or event entry.
 //
 // Every entry of every array is applied; the result holds one Exclusion per
 // entry that excludes, with the most recent matching record, in the order
@@ -261,10 +264,11 @@ func fieldMatches(rec *domain.HistoryRecord, field match, id int64, parents doma
 		return rec.CategoryID == id || rec.CategoryID == 0
 	case matchGenericCategory, matchMainCategory:
 		p, ok := parents[rec.CategoryID]
-		if !ok {
-			// A category not known (0), or never seen, might be under
-			// the entry's: it matches until it is seen, never silently
-			// not (the reason says so: categoryExclusion).
+		if !ok || p.Contradiction != "" {
+			// A category not known (0), never seen, or named under two
+			// parents might be under the entry's: it matches until it is
+			// seen, and seen alike, never silently not (the reason says
+			// so: categoryExclusion).
 			return true
 		}
 		if field == matchGenericCategory {
@@ -352,7 +356,12 @@ func knownOrNot(what string, id int64) string {
 // (it might be under it), and the reason says that is why.
 func categoryExclusion(level match, index int, rule string, rec domain.HistoryRecord, parents domain.CategoryParents, numDays int64, now time.Time) Exclusion {
 	e := exclusion(KindCategories, index, rule, rec, numDays, now)
-	if _, seen := parents[rec.CategoryID]; !seen && level != matchSpecificCategory && rec.CategoryID != 0 {
+	p, seen := parents[rec.CategoryID]
+	if seen && p.Contradiction != "" && level != matchSpecificCategory {
+		e.Reason = "The category tree contradicts itself: " + p.Contradiction + ", so " +
+			strings.TrimSuffix(e.Reason, ".") + " might fall under this entry: it excludes until the provider names its parents alike."
+	}
+	if !seen && level != matchSpecificCategory && rec.CategoryID != 0 {
 		e.Reason = "Category " + strconv.FormatInt(rec.CategoryID, 10) + "'s parents are unknown, so " +
 			strings.TrimSuffix(e.Reason, ".") + " might fall under this entry: it excludes until the category is seen."
 	}

@@ -315,6 +315,43 @@ func TestUnknownTopicsSayWhy(t *testing.T) {
 	}
 }
 
+// TestContradictedParentsExclude: a category the provider named under two
+// generic categories is not understood: whichever reading an entry needs,
+// a record of it is not ruled out, and the reason says what the tree said.
+// A specific entry still compares it as itself.
+func TestContradictedParentsExclude(t *testing.T) {
+	tree := domain.CategoryParents{55: {GenericID: 12, MainID: 3, Contradiction: "live-details puts category 55 under generic category 12 and main category 3 for one subsample and under generic category 13 and main category 4 for another"}}
+	r := domain.HistoryRecord{SubsampleID: 123, StatusID: 3, CategoryID: 55, RegisteredAt: now.Add(-time.Hour), EventID: 1}
+	for _, tt := range []struct {
+		name     string
+		entry    domain.CategoryRule
+		excludes bool
+	}{
+		{"a generic entry of the other reading (13) excludes", domain.CategoryRule{GenericCategoryID: id64(13), ReturnCodes: []int64{3}}, true},
+		{"a generic entry of the reading kept (12) excludes", domain.CategoryRule{GenericCategoryID: id64(12), ReturnCodes: []int64{3}}, true},
+		{"a main entry of the other reading (4) excludes", domain.CategoryRule{MainCategoryID: id64(4), ReturnCodes: []int64{3}}, true},
+		{"a specific entry of another category does not", domain.CategoryRule{SpecificCategoryID: id64(56), ReturnCodes: []int64{3}}, false},
+		{"a status not in returnCodes does not", domain.CategoryRule{GenericCategoryID: id64(13), ReturnCodes: []int64{82}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rules := domain.EligibilityRules{Categories: []domain.CategoryRule{tt.entry}}
+			res := Eligibility(Target{SubsampleID: 5000, EventID: 777}, rules, []domain.HistoryRecord{r}, tree, now)
+			if res.Eligible == tt.excludes {
+				t.Fatalf("eligible %v, want %v", res.Eligible, !tt.excludes)
+			}
+			if tt.excludes && tt.entry.SpecificCategoryID == nil && !strings.HasPrefix(res.Exclusions[0].Reason, "The category tree contradicts itself: live-details puts category 55 under") {
+				t.Errorf("reason %q, want it to say the tree contradicts itself", res.Exclusions[0].Reason)
+			}
+			book := NewRuleBook([]Target{{SubsampleID: 5000, EventID: 777}}, []domain.EligibilityRules{rules}, tree)
+			book.Check([]domain.HistoryRecord{r}, now, func(_ int, got EligibilityResult) {
+				if got.Eligible != res.Eligible {
+					t.Errorf("the rule book says eligible %v, Eligibility %v", got.Eligible, res.Eligible)
+				}
+			})
+		})
+	}
+}
+
 func TestUnknownParentsSayWhy(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	rules := domain.EligibilityRules{Categories: []domain.CategoryRule{{GenericCategoryID: id64(12), ReturnCodes: []int64{3}}}}

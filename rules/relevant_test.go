@@ -59,3 +59,19 @@ func TestRelevantHistoryOfTopics(t *testing.T) {
 		t.Errorf("subsamples %v, want %v: of research type 7, under generic category 10, or of a category never seen", got.SubsampleIDs, want)
 	}
 }
+
+// TestRelevantHistoryOfTheProvidersGrouping: a bulk check reads every
+// record on a subsample the provider groups in the target's event,
+// whatever its status (unique respondents), and those of an event entry's
+// statuses on a subsample grouped in that event.
+func TestRelevantHistoryOfTheProvidersGrouping(t *testing.T) {
+	topics := domain.SubsampleTopics{5: {EventIDs: []int64{40}}, 6: {EventIDs: []int64{41, 40}}, 7: {EventIDs: []int64{950}}, 8: {EventIDs: []int64{41}}}
+	rules := domain.EligibilityRules{Events: []domain.EventRule{{ID: id64(950), ReturnCodes: []int64{82}}}}
+	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, nil, topics)
+	if !slices.Equal(got.EventSubsampleIDs, []int64{6}) {
+		t.Errorf("subsamples of the target's event: %v, want [6] (grouped in event 40 by one source; the target is read as SubsampleID)", got.EventSubsampleIDs)
+	}
+	if !slices.Equal(got.SubsampleIDs, []int64{7}) || !slices.Equal(got.Statuses, []int64{82}) {
+		t.Errorf("subsamples of event 950: %v with statuses %v, want [7] with [82]", got.SubsampleIDs, got.Statuses)
+	}
+}

@@ -44,9 +44,10 @@ func (s *Store) CountHistory(ctx context.Context) (int64, error) {
 }
 
 // CategoryParents returns the category tree seen in live details: for each
-// specific category, its generic and main categories.
+// specific category, its generic and main categories, and why they are not
+// understood when the last snapshot named it under two.
 func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT category_id, generic_id, main_id FROM categories`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT category_id, generic_id, main_id, contradiction FROM categories`)
 	if err != nil {
 		return nil, fmt.Errorf("category tree: %w", err)
 	}
@@ -55,7 +56,7 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 	for rows.Next() {
 		var id int64
 		var p domain.CategoryPath
-		if err := rows.Scan(&id, &p.GenericID, &p.MainID); err != nil {
+		if err := rows.Scan(&id, &p.GenericID, &p.MainID, &p.Contradiction); err != nil {
 			return nil, fmt.Errorf("category tree: %w", err)
 		}
 		parents[id] = p

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -208,6 +209,29 @@ func allCountries(ctx context.Context, q sqlx.QueryerContext, subsampleID int64)
 	return out, nil
 }
 
+// allEvents reads the events event/all and live-details group every
+// subsample in, each event once, event/all's first.
+func allEvents(ctx context.Context, q sqlx.QueryerContext) (map[int64][]int64, error) {
+	var rows []struct {
+		SubsampleID int64 `db:"subsample_id"`
+		EventID     int64 `db:"event_id"`
+	}
+	err := sqlx.SelectContext(ctx, q, &rows, `
+		SELECT subsample_id, event_id FROM subsamples WHERE event_id != 0
+		UNION ALL
+		SELECT subsample_id, event_id FROM live_subsamples WHERE event_id != 0`)
+	if err != nil {
+		return nil, fmt.Errorf("events of the subsamples: %w", err)
+	}
+	out := make(map[int64][]int64, len(rows))
+	for _, r := range rows {
+		if !slices.Contains(out[r.SubsampleID], r.EventID) {
+			out[r.SubsampleID] = append(out[r.SubsampleID], r.EventID)
+		}
+	}
+	return out, nil
+}
+
 // Snapshot is the current snapshot as ReadSnapshot reads it: the
 // subsamples with their quotas, eligibility rules, entry links and
 // countries, by subsample id.
@@ -218,6 +242,11 @@ type Snapshot struct {
 	Rules     map[int64]domain.EligibilityRules
 	Links     map[int64][]domain.SubsampleLocale
 	Countries map[int64][]string
+	// Events are the events the provider groups each subsample in
+	// (event/all's and live-details', which may differ), for every
+	// subsample, even when one alone is read: a history record on any of
+	// them counts in those events.
+	Events map[int64][]int64
 }
 
 // ReadSnapshot reads every subsample, or only subsampleID when it is not 0,
@@ -250,6 +279,9 @@ func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, 
 	}
 	for i := range d.Rows {
 		d.Rows[i].LiveCountries = d.Countries[d.Rows[i].SubsampleID]
+	}
+	if d.Events, err = allEvents(ctx, tx); err != nil {
+		return d, err
 	}
 	return d, nil
 }

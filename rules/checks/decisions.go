@@ -151,7 +151,7 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 // "" when it is not.
 func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
 	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents,
-		topics: groupedBy(topics, data.Rows), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now}
+		topics: groupedBy(topics, data.Events), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
 	d.byEvent = make(map[int64][]int)
@@ -171,26 +171,20 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 	return d
 }
 
-// groupedBy is topics with, for every subsample of rows, the events the
-// provider groups it in (event/all's and live-details', which may differ):
-// a history record counts in the event its subsample is in as well as in
-// the one it names (rules.WithTopics). topics is not changed: decisions
-// decided again share it with those being read.
-func groupedBy(topics domain.SubsampleTopics, rows []store.SubsampleRow) domain.SubsampleTopics {
-	out := make(domain.SubsampleTopics, len(topics)+len(rows))
+// groupedBy is topics with, for every subsample, the events the provider
+// groups it in (store.Snapshot.Events): a history record counts in the
+// event its subsample is in as well as in the one it names
+// (rules.WithTopics). topics is not changed: decisions decided again share
+// it with those being read.
+func groupedBy(topics domain.SubsampleTopics, events map[int64][]int64) domain.SubsampleTopics {
+	out := make(domain.SubsampleTopics, len(topics)+len(events))
 	for id, t := range topics {
 		out[id] = t
 	}
-	for _, row := range rows {
-		var events []int64
-		for _, e := range [...]int64{row.EventID, row.LiveEventID} {
-			if e != 0 && !slices.Contains(events, e) {
-				events = append(events, e)
-			}
-		}
-		t := out[row.SubsampleID]
-		t.EventIDs = events
-		out[row.SubsampleID] = t
+	for id, in := range events {
+		t := out[id]
+		t.EventIDs = in
+		out[id] = t
 	}
 	return out
 }

@@ -325,3 +325,97 @@ func TestEverySendPathRefusesSourcesThatDisagree(t *testing.T) {
 		})
 	}
 }
+
+// TestEverySendPathDoubtsHistoryItCannotRead: a history record that
+// cannot be read to the end rules its panelist out of the rules that would
+// need it, on every send path, both databases (docs/rules.md, eligibility):
+//   - a research type or a category of 0 on a subsample never seen live
+//     (legacy history) may be the entry's;
+//   - a record naming another event, on a subsample the provider puts in
+//     the target's event, counts in the target's event too (spec rule 5:
+//     "subsamples must be grouped by eventId");
+//   - a category live-details puts under two generic categories, one
+//     subsample each, may be under either.
+//
+// A record read to the end, of another research type, category and
+// event, still sends.
+func TestEverySendPathDoubtsHistoryItCannotRead(t *testing.T) {
+	category := func(specific, generic, main int64) domain.Category {
+		return domain.Category{CategoryID: specific, GenericCategoryID: generic, MainCategoryID: main}
+	}
+	edit := func(snap *store.EventsSnapshot) {
+		snap.Live[0].ResearchTypeID = 8
+		snap.Live[0].Categories = []domain.Category{category(55, 12, 3)}
+		other := snap.Live[0]
+		other.SubsampleID, other.EventID, other.SubsampleName = 30, 3, "Other"
+		other.Categories = []domain.Category{category(55, 13, 4), category(57, 14, 4)}
+		snap.Live = append(snap.Live, other)
+		summary := snap.Summaries[0]
+		summary.SubsampleID, summary.EventID, summary.SubsampleName = 30, 3, "Other"
+		snap.Summaries = append(snap.Summaries, summary)
+		d := snap.Details[checkstest.Target]
+		d.Rules = domain.EligibilityRules{
+			ResearchTypes: []domain.ResearchTypeRule{{ID: ptr(int64(7)), ReturnCodes: []int64{domain.ReturnScreenOut}}},
+			Categories: []domain.CategoryRule{{SpecificCategoryID: ptr(int64(58)), ReturnCodes: []int64{domain.ReturnScreenOut}},
+				{GenericCategoryID: ptr(int64(13)), ReturnCodes: []int64{domain.ReturnScreenOut}}},
+		}
+		snap.Details[checkstest.Target] = d
+	}
+	took := func(id string, subsample, event, category, researchType int64) domain.HistoryRecord {
+		// Screen-outs: the quality hold reads every complete anyway,
+		// and what is asked is whether the rules' own reads find these.
+		return domain.HistoryRecord{PanelistID: id, SubsampleID: subsample, EventID: event, StatusID: domain.ReturnScreenOut,
+			RegisteredAt: checkstest.ReadAt.AddDate(0, 0, -3), CategoryID: category, ResearchTypeID: researchType}
+	}
+	cases := []struct {
+		name   string
+		record domain.HistoryRecord
+		sent   bool
+	}{
+		{"a record read to the end, of another research type, category and event, still sends", took("P-known", 501, 51, 57, 8), true},
+		{"a record of research type 0 on a subsample never seen live may be research type 7's: not sent", took("P-rt-unknown", 502, 52, 57, 0), false},
+		{"a record of category 0 on a subsample never seen live may be category 58's: not sent", took("P-category-unknown", 503, 53, 0, 8), false},
+		{"a record naming event 99 on a subsample the provider puts in the target's event: not sent", took("P-grouped", checkstest.Sibling, 99, 57, 8), false},
+		{"a record of category 55, which live-details puts under generic 12 and under generic 13: not sent", took("P-tree", 504, 54, 55, 8), false},
+	}
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, db.Target(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		checkstest.Build(t, st, edit)
+		var panel []domain.PanelMember
+		var profiles []domain.ProfileRecord
+		var history []domain.HistoryRecord
+		for _, c := range cases {
+			id := c.record.PanelistID
+			panel = append(panel, domain.PanelMember{PanelistID: id, Country: "US", Locale: "en-us"})
+			profiles = append(profiles, domain.ProfileRecord{PanelistID: id, QuestionID: checkstest.GenderQuestion, Value: checkstest.Male})
+			history = append(history, c.record)
+		}
+		if r, err := st.ImportPanel(ctx, slices.Values(panel)); err != nil || r.BadLines > 0 {
+			t.Fatalf("import the panel: %v %+v", err, r)
+		}
+		if r, err := st.ImportProfiles(ctx, slices.Values(profiles), func(int64) bool { return true }); err != nil || r.BadLines > 0 {
+			t.Fatalf("import the profiles: %v %+v", err, r)
+		}
+		if r, err := st.ImportHistory(ctx, history); err != nil || r.BadLines > 0 {
+			t.Fatalf("import the history: %v %+v", err, r)
+		}
+		now := checkstest.ReadAt.Add(time.Minute)
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				for _, p := range sendPaths {
+					s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+					if got := p.sent(ctx, t, s, c.record.PanelistID, checkstest.Target); got != c.sent {
+						t.Errorf("%s: %s sent = %v, want %v", p.name, c.record.PanelistID, got, c.sent)
+					}
+				}
+			})
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -52,8 +52,12 @@ type HistoryRecord struct {
 type CategoryParents map[int64]CategoryPath
 
 // CategoryPath is where a specific category sits: its generic and main
-// categories.
-type CategoryPath struct{ GenericID, MainID int64 }
+// categories. Contradiction, when not "", says why they are not
+// understood: the provider named the category under two of them.
+type CategoryPath struct {
+	GenericID, MainID int64
+	Contradiction     string
+}
 
 // SubsampleTopics is what each subsample was seen to be about, by
 // subsample id, kept across refreshes.

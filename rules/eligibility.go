@@ -348,7 +348,7 @@ func knownOrNot(what string, id int64) string {
 	if id != 0 {
 		return what + " " + strconv.FormatInt(id, 10)
 	}
-	return what + " not known: the record gives none and its subsample was never seen live, so it may be this entry's, and it excludes until it is known"
+	return what + " not known: the record gives none and nothing seen of its subsample says, so it may be this entry's, and it excludes until it is known"
 }
 
 // categoryExclusion is exclusion for a category entry at level: a record

@@ -303,8 +303,8 @@ func TestUnknownTopicsSayWhy(t *testing.T) {
 	r := domain.HistoryRecord{SubsampleID: 123, StatusID: 3, RegisteredAt: now.Add(-time.Hour), EventID: 1}
 	res := Eligibility(Target{SubsampleID: 5000, EventID: 777}, rules, []domain.HistoryRecord{r}, parents, now)
 	want := []string{
-		"Complete on subsample 123 (research type not known: the record gives none and its subsample was never seen live, so it may be this entry's, and it excludes until it is known) on 2026-11-20 (no time limit).",
-		"Complete on subsample 123 (category not known: the record gives none and its subsample was never seen live, so it may be this entry's, and it excludes until it is known) on 2026-11-20 (no time limit).",
+		"Complete on subsample 123 (research type not known: the record gives none and nothing seen of its subsample says, so it may be this entry's, and it excludes until it is known) on 2026-11-20 (no time limit).",
+		"Complete on subsample 123 (category not known: the record gives none and nothing seen of its subsample says, so it may be this entry's, and it excludes until it is known) on 2026-11-20 (no time limit).",
 	}
 	var got []string
 	for _, e := range res.Exclusions {

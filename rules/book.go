@@ -248,18 +248,30 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 			}
 		}
 	}
-	broad := false // every generic and main entry decided
+	broad := false   // every generic and main entry decided
+	unknown := false // every entry an unknown (0) research type, category or event may match decided
 	for i := range history {
 		rec := &history[i]
+		if !unknown && (rec.ResearchTypeID == 0 || rec.CategoryID == 0 || rec.EventID == 0) {
+			// A record whose research type, category or event is not
+			// known matches every entry on it (fieldMatches).
+			unknown, broad = true, true
+			for key := range b.byKey {
+				if key.field != matchSubsample {
+					decide(key)
+				}
+			}
+		}
 		decide(bookKey{matchSubsample, rec.SubsampleID})
 		decide(bookKey{matchResearchType, rec.ResearchTypeID})
 		decide(bookKey{matchEvent, rec.EventID})
 		decide(bookKey{matchSpecificCategory, rec.CategoryID})
-		if p, ok := b.parents[rec.CategoryID]; ok {
+		if p, ok := b.parents[rec.CategoryID]; ok && p.Contradiction == "" {
 			decide(bookKey{matchGenericCategory, p.GenericID})
 			decide(bookKey{matchMainCategory, p.MainID})
 		} else if rec.CategoryID != 0 && !broad {
-			// A category never seen matches every generic and main entry.
+			// A category never seen, or named under two parents, matches
+			// every generic and main entry.
 			broad = true
 			for key := range b.byKey {
 				if key.field == matchGenericCategory || key.field == matchMainCategory {

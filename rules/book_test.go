@@ -23,6 +23,8 @@ func TestRuleBookAgreesWithEligibility(t *testing.T) {
 	for specific := int64(1); specific < 6; specific++ {
 		parents[specific] = domain.CategoryPath{GenericID: specific % 3, MainID: specific % 2}
 	}
+	// Category 5 was named under two parents: not understood.
+	parents[5] = domain.CategoryPath{GenericID: 2, MainID: 1, Contradiction: "live-details puts category 5 under two parents"}
 	var excluded int
 	for round := range 300 {
 		var targets []Target

@@ -61,7 +61,10 @@ type EligibilityResult struct {
 // entry: specificCategoryId against the record's CategoryID; else
 // genericCategoryId against parents[CategoryID].GenericID; else
 // mainCategoryId against parents[CategoryID].MainID. A record whose
-// category is not in parents cannot match a generic or main entry.
+// category is not known (0), not in parents, or in parents with a
+// Contradiction cannot be ruled out by a generic or main entry: it
+// matches it. A record whose research type, category or event is not
+// known (0) matches every research type, category or event entry.
 //
 // Every entry of every array is applied; the result holds one Exclusion per
 // entry that excludes, with the most recent matching record, in the order
@@ -251,18 +254,22 @@ func fieldMatches(rec *domain.HistoryRecord, field match, id int64, parents doma
 	case matchSubsample:
 		return rec.SubsampleID == id
 	case matchResearchType:
-		return rec.ResearchTypeID == id
+		// A record whose research type is not known (0, and its
+		// subsample never seen: WithTopics) may be of the entry's: it
+		// matches, never silently not (the reason says so: exclusion).
+		return rec.ResearchTypeID == id || rec.ResearchTypeID == 0
 	case matchEvent:
-		return rec.EventID == id
+		return rec.EventID == id || rec.EventID == 0
 	case matchSpecificCategory:
-		return rec.CategoryID == id
+		return rec.CategoryID == id || rec.CategoryID == 0
 	case matchGenericCategory, matchMainCategory:
 		p, ok := parents[rec.CategoryID]
-		if !ok {
-			// A category never seen might be under the entry's: it
-			// matches until it is seen, never silently not (the reason
-			// says so: categoryExclusion).
-			return rec.CategoryID != 0
+		if !ok || p.Contradiction != "" {
+			// A category not known (0), never seen, or named under two
+			// parents might be under the entry's: it matches until it is
+			// seen, and seen alike, never silently not (the reason says
+			// so: categoryExclusion).
+			return true
 		}
 		if field == matchGenericCategory {
 			return p.GenericID == id
@@ -317,11 +324,11 @@ func exclusion(kind string, index int, rule string, rec domain.HistoryRecord, nu
 	reason := recordPhrase(rec)
 	switch kind {
 	case KindResearchTypes:
-		reason += " (research type " + strconv.FormatInt(rec.ResearchTypeID, 10) + ")"
+		reason += " (" + knownOrNot("research type", rec.ResearchTypeID) + ")"
 	case KindCategories:
-		reason += " (category " + strconv.FormatInt(rec.CategoryID, 10) + ")"
+		reason += " (" + knownOrNot("category", rec.CategoryID) + ")"
 	case KindEvents:
-		reason += " (event " + strconv.FormatInt(rec.EventID, 10) + ")"
+		reason += " (" + knownOrNot("event", rec.EventID) + ")"
 	}
 	reason += " on " + dateOf(rec)
 	switch limited, _ := windowStart(numDays, now); {
@@ -335,12 +342,26 @@ func exclusion(kind string, index int, rule string, rec domain.HistoryRecord, nu
 	return Exclusion{Kind: kind, Index: index, Rule: rule, Record: rec, Reason: reason + "."}
 }
 
+// knownOrNot is "research type 7", or, for 0, why a record of an unknown
+// one excludes: it may be the entry's.
+func knownOrNot(what string, id int64) string {
+	if id != 0 {
+		return what + " " + strconv.FormatInt(id, 10)
+	}
+	return what + " not known: the record gives none and nothing seen of its subsample says, so it may be this entry's, and it excludes until it is known"
+}
+
 // categoryExclusion is exclusion for a category entry at level: a record
 // whose category's parents were never seen matches a generic or main entry
 // (it might be under it), and the reason says that is why.
 func categoryExclusion(level match, index int, rule string, rec domain.HistoryRecord, parents domain.CategoryParents, numDays int64, now time.Time) Exclusion {
 	e := exclusion(KindCategories, index, rule, rec, numDays, now)
-	if _, seen := parents[rec.CategoryID]; !seen && level != matchSpecificCategory {
+	p, seen := parents[rec.CategoryID]
+	if seen && p.Contradiction != "" && level != matchSpecificCategory {
+		e.Reason = "The category tree contradicts itself: " + p.Contradiction + ", so " +
+			strings.TrimSuffix(e.Reason, ".") + " might fall under this entry: it excludes until the provider names its parents alike."
+	}
+	if !seen && level != matchSpecificCategory && rec.CategoryID != 0 {
 		e.Reason = "Category " + strconv.FormatInt(rec.CategoryID, 10) + "'s parents are unknown, so " +
 			strings.TrimSuffix(e.Reason, ".") + " might fall under this entry: it excludes until the category is seen."
 	}

@@ -99,6 +99,25 @@ func TestEligibility(t *testing.T) {
 			categories(id64(3), nil, nil), []domain.HistoryRecord{inCategory(99)}, []excl{{KindCategories, 0, 123}}},
 		{"a category whose parents were never seen is still compared as itself by a specific entry",
 			categories(nil, nil, id64(98)), []domain.HistoryRecord{inCategory(99)}, nil},
+		// Spec rule 4: each history record holds "the category id ... and
+		// the research type id". A record whose research type or
+		// category is 0 (legacy history), on a subsample never seen live
+		// (WithTopics completes the others), cannot be ruled out.
+		{"a record whose research type is not known (0) matches a research type entry: it may be of it",
+			domain.EligibilityRules{ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), NumDays: 90, ReturnCodes: []int64{3}}}},
+			[]domain.HistoryRecord{with(rec(2, domain.ReturnComplete, daysAgo(5)), func(r *domain.HistoryRecord) { r.ResearchTypeID = 0 })},
+			[]excl{{KindResearchTypes, 0, 2}}},
+		{"a record whose research type is not known still needs a status in returnCodes and a date within numDays",
+			domain.EligibilityRules{ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), NumDays: 90, ReturnCodes: []int64{3}}}},
+			[]domain.HistoryRecord{with(rec(2, domain.ReturnScreenOut, daysAgo(5)), func(r *domain.HistoryRecord) { r.ResearchTypeID = 0 }),
+				with(rec(3, domain.ReturnComplete, daysAgo(91)), func(r *domain.HistoryRecord) { r.ResearchTypeID = 0 })},
+			nil},
+		{"a record whose category is not known (0) matches a specific category entry",
+			categories(nil, nil, id64(55)), []domain.HistoryRecord{inCategory(0)}, []excl{{KindCategories, 0, 123}}},
+		{"a record whose category is not known (0) matches a generic category entry",
+			categories(nil, id64(12), nil), []domain.HistoryRecord{inCategory(0)}, []excl{{KindCategories, 0, 123}}},
+		{"a record whose category is not known (0) matches a main category entry",
+			categories(id64(3), nil, nil), []domain.HistoryRecord{inCategory(0)}, []excl{{KindCategories, 0, 123}}},
 		{"a category entry with all three ids 0 or null applies to nothing",
 			categories(id64(0), nil, id64(0)), []domain.HistoryRecord{inCategory(55)}, nil},
 		{"unique respondents within an event",
@@ -273,6 +292,63 @@ func TestEligibilityAllocatesNothingWhenEligible(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per call in the no-exclusion path, want 0", allocs)
+	}
+}
+
+// TestUnknownTopicsSayWhy: a record that excludes because its research
+// type or category is not known says so.
+func TestUnknownTopicsSayWhy(t *testing.T) {
+	rules := domain.EligibilityRules{ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), ReturnCodes: []int64{3}}},
+		Categories: []domain.CategoryRule{{GenericCategoryID: id64(12), ReturnCodes: []int64{3}}}}
+	r := domain.HistoryRecord{SubsampleID: 123, StatusID: 3, RegisteredAt: now.Add(-time.Hour), EventID: 1}
+	res := Eligibility(Target{SubsampleID: 5000, EventID: 777}, rules, []domain.HistoryRecord{r}, parents, now)
+	want := []string{
+		"Complete on subsample 123 (research type not known: the record gives none and nothing seen of its subsample says, so it may be this entry's, and it excludes until it is known) on 2026-11-20 (no time limit).",
+		"Complete on subsample 123 (category not known: the record gives none and nothing seen of its subsample says, so it may be this entry's, and it excludes until it is known) on 2026-11-20 (no time limit).",
+	}
+	var got []string
+	for _, e := range res.Exclusions {
+		got = append(got, e.Reason)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reasons %q, want %q", got, want)
+	}
+}
+
+// TestContradictedParentsExclude: a category the provider named under two
+// generic categories is not understood: whichever reading an entry needs,
+// a record of it is not ruled out, and the reason says what the tree said.
+// A specific entry still compares it as itself.
+func TestContradictedParentsExclude(t *testing.T) {
+	tree := domain.CategoryParents{55: {GenericID: 12, MainID: 3, Contradiction: "live-details puts category 55 under generic category 12 and main category 3 for one subsample and under generic category 13 and main category 4 for another"}}
+	r := domain.HistoryRecord{SubsampleID: 123, StatusID: 3, CategoryID: 55, RegisteredAt: now.Add(-time.Hour), EventID: 1}
+	for _, tt := range []struct {
+		name     string
+		entry    domain.CategoryRule
+		excludes bool
+	}{
+		{"a generic entry of the other reading (13) excludes", domain.CategoryRule{GenericCategoryID: id64(13), ReturnCodes: []int64{3}}, true},
+		{"a generic entry of the reading kept (12) excludes", domain.CategoryRule{GenericCategoryID: id64(12), ReturnCodes: []int64{3}}, true},
+		{"a main entry of the other reading (4) excludes", domain.CategoryRule{MainCategoryID: id64(4), ReturnCodes: []int64{3}}, true},
+		{"a specific entry of another category does not", domain.CategoryRule{SpecificCategoryID: id64(56), ReturnCodes: []int64{3}}, false},
+		{"a status not in returnCodes does not", domain.CategoryRule{GenericCategoryID: id64(13), ReturnCodes: []int64{82}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rules := domain.EligibilityRules{Categories: []domain.CategoryRule{tt.entry}}
+			res := Eligibility(Target{SubsampleID: 5000, EventID: 777}, rules, []domain.HistoryRecord{r}, tree, now)
+			if res.Eligible == tt.excludes {
+				t.Fatalf("eligible %v, want %v", res.Eligible, !tt.excludes)
+			}
+			if tt.excludes && tt.entry.SpecificCategoryID == nil && !strings.HasPrefix(res.Exclusions[0].Reason, "The category tree contradicts itself: live-details puts category 55 under") {
+				t.Errorf("reason %q, want it to say the tree contradicts itself", res.Exclusions[0].Reason)
+			}
+			book := NewRuleBook([]Target{{SubsampleID: 5000, EventID: 777}}, []domain.EligibilityRules{rules}, tree)
+			book.Check([]domain.HistoryRecord{r}, now, func(_ int, got EligibilityResult) {
+				if got.Eligible != res.Eligible {
+					t.Errorf("the rule book says eligible %v, Eligibility %v", got.Eligible, res.Eligible)
+				}
+			})
+		})
 	}
 }
 

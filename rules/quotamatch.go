@@ -129,7 +129,8 @@ const (
 // empty operator, NOT, AND and the like are not understood); it lists no
 // answers; an answer is neither an answer id nor a range, or both; a range
 // is asked on a question other than the age question (-1), or an answer id
-// on the age question; or a range is not understood (parseAgeRange). The
+// on the age question; or a range is not understood (parseAgeRange); or
+// its table's cells give the table two names (quotaTable.twoNames). The
 // other questions of such a cell are still understood: one the panelist
 // surely fails keeps them out of the cell.
 func CompileQuotas(quotas []domain.Quota) QuotaCells {
@@ -232,6 +233,9 @@ func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 		}
 		t := &c.tables[tableIndex(c.tables, q.TableID)]
 		cell := b.compile(q, cc)
+		if why := t.twoNames(); why != "" && cell.broken == "" {
+			cell.broken = why
+		}
 		c.cells[t.hi] = cell
 		t.hi++
 		for _, k := range cell.conds {

@@ -460,6 +460,20 @@ func TestMatchQuotas(t *testing.T) {
 			quotas: []domain.Quota{genderCell(20, "Male", 5, 1), ageCell(10, "18", "34", 5, 0), genderCell(21, "Female", 0, 2),
 				ageCell(11, "35", "54", 5, 0), total(3, 0)},
 			profile: aged(40, male), want: QuotaFits, tables: []QuotaVerdict{QuotaFits, QuotaFits}, cells: [][]int64{{20}, {11}}},
+
+		// One tableId, two table names: which cells form a table is not
+		// known, so none of its cells is understood and it sends nobody.
+		{name: "a Gender and an Age table both numbered 2: a man in no cell of the Age table is not sent",
+			quotas:  []domain.Quota{inTable(2, "Gender", genderCell(20, "Male", 5, 1)), ageCell(10, "18", "34", 5, 0)},
+			profile: aged(60, male), want: QuotaUnknown, tables: []QuotaVerdict{QuotaUnknown}, cells: [][]int64{nil},
+			reason: `table 2 is named both "Gender" and "Age"`},
+		{name: "a Gender and an Age table both numbered 2: a man of 20 fits both, still not sent",
+			quotas:  []domain.Quota{inTable(2, "Gender", genderCell(20, "Male", 5, 1)), ageCell(10, "18", "34", 5, 0)},
+			profile: aged(20, male), want: QuotaUnknown, tables: []QuotaVerdict{QuotaUnknown}},
+		{name: "one table named in two cases, or not named by a cell, is one table",
+			quotas: []domain.Quota{inTable(2, "Age", genderCell(20, "Male", 5, 1)), ageCell(10, "18", "34", 5, 0),
+				inTable(2, " age", ageCell(11, "35", "54", 5, 0)), inTable(2, "", ageCell(12, "55", "99", 5, 0))},
+			profile: aged(60, male), want: QuotaFits, tables: []QuotaVerdict{QuotaFits}, cells: [][]int64{{20, 12}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

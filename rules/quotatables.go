@@ -25,6 +25,20 @@ type quotaTable struct {
 	// so a panelist in none of its cells is not known to be taken.
 	otherKind bool
 	open      bool // some cell of the table has room (roomOf > 0)
+	// otherName is a second name the table's cells give it ("" when
+	// every cell names it alike, any case, or not at all): one number,
+	// two names, may be two tables, and which cells form one is not known.
+	otherName string
+}
+
+// twoNames says why the table's cells are not understood when they give
+// it two names; "" when they do not.
+func (t *quotaTable) twoNames() string {
+	if t.otherName == "" {
+		return ""
+	}
+	return "table " + strconv.FormatInt(t.id, 10) + " is named both " + strconv.Quote(t.name) + " and " + strconv.Quote(t.otherName) +
+		", so it may be two tables under one number and which cells form one is not known"
 }
 
 // quotaKind is how matching and sendability read a quota's quotaType.
@@ -51,8 +65,8 @@ func kindOf(quotaType string) quotaKind {
 
 // groupTables groups the quotas other than the total (domain.Quota.IsTotal)
 // by tableId, each table where it first appears, with whether it holds a
-// hard quota and whether it has a cell with room; hi is its number of
-// cells, lo is 0. Matching (CompileQuotas) and pausing (Sendability) see
+// hard quota, whether it has a cell with room, and a second name its cells
+// give it, if any; hi is its number of cells, lo is 0. Matching (CompileQuotas) and pausing (Sendability) see
 // the same tables.
 func groupTables(quotas []domain.Quota) []quotaTable {
 	tables := make([]quotaTable, 0, 4)
@@ -65,6 +79,13 @@ func groupTables(quotas []domain.Quota) []quotaTable {
 		if t < 0 {
 			t = len(tables)
 			tables = append(tables, quotaTable{id: q.TableID, name: strings.TrimSpace(q.TableName)})
+		}
+		switch name := strings.TrimSpace(q.TableName); {
+		case name == "" || strings.EqualFold(name, tables[t].name) || tables[t].otherName != "":
+		case tables[t].name == "":
+			tables[t].name = name
+		default:
+			tables[t].otherName = name
 		}
 		tables[t].hi++
 		tables[t].hard = tables[t].hard || kindOf(q.QuotaType) == kindHard

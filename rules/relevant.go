@@ -11,8 +11,9 @@ import (
 // from target, so a bulk check reads only those: records whose status is
 // one of Statuses and that lie on one of the subsamples, research types,
 // events or (specific) categories the applicable entries name, plus any
-// record on target itself or on its event (unique respondents,
-// SubsampleID and EventID), plus every record whose status is one of
+// record on target itself, on its event or on a subsample the provider
+// groups in its event (unique respondents, SubsampleID, EventID and
+// EventSubsampleIDs), plus every record whose status is one of
 // AnyOf (the quality hold's, on any subsample); with UnknownCategories, records whose category
 // was never seen too (they match a generic or main entry). An entry that
 // does not apply (0 or null id, placeholder codes) names nothing; a generic
@@ -26,6 +27,7 @@ import (
 type RelevantHistory struct {
 	SubsampleID       int64
 	EventID           int64
+	EventSubsampleIDs []int64
 	Statuses          []int64
 	SubsampleIDs      []int64
 	ResearchTypeIDs   []int64
@@ -39,7 +41,8 @@ type RelevantHistory struct {
 
 // Relevant returns the history that can matter for target under rules,
 // the records WithTopics completes from topics included: those on
-// subsamples of a research type or a category an entry names.
+// subsamples of a research type or a category an entry names, or that
+// the provider groups in the target's event or an event an entry names.
 func Relevant(target Target, rules domain.EligibilityRules, parents domain.CategoryParents, topics domain.SubsampleTopics) RelevantHistory {
 	r := RelevantHistory{SubsampleID: target.SubsampleID, EventID: target.EventID}
 	addCodes := func(codes []int64) {
@@ -61,9 +64,17 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 	for _, e := range rules.Surveys {
 		add(&r.SubsampleIDs, idOf(e.ID), e.ReturnCodes)
 	}
+	// A record of an unknown (0) research type, category or event may be
+	// any entry's (fieldMatches), whichever it names.
+	unknown := func(ids *[]int64, id int64, codes []int64) {
+		if id != 0 && hasRealCode(codes) && !slices.Contains(*ids, 0) {
+			*ids = append(*ids, 0)
+		}
+	}
 	for _, e := range rules.ResearchTypes {
 		id := idOf(e.ID)
 		add(&r.ResearchTypeIDs, id, e.ReturnCodes)
+		unknown(&r.ResearchTypeIDs, id, e.ReturnCodes)
 		for sub, t := range topics {
 			if id != 0 && t.ResearchTypeID == id {
 				add(&r.SubsampleIDs, sub, e.ReturnCodes)
@@ -71,11 +82,27 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 		}
 	}
 	for _, e := range rules.Events {
-		add(&r.EventIDs, idOf(e.ID), e.ReturnCodes)
+		id := idOf(e.ID)
+		add(&r.EventIDs, id, e.ReturnCodes)
+		unknown(&r.EventIDs, id, e.ReturnCodes)
+		for sub, t := range topics {
+			if id != 0 && slices.Contains(t.EventIDs, id) {
+				add(&r.SubsampleIDs, sub, e.ReturnCodes)
+			}
+		}
+	}
+	if target.EventID != 0 {
+		for sub, t := range topics {
+			if sub != target.SubsampleID && slices.Contains(t.EventIDs, target.EventID) {
+				r.EventSubsampleIDs = append(r.EventSubsampleIDs, sub)
+			}
+		}
+		slices.Sort(r.EventSubsampleIDs)
 	}
 	for i := range rules.Categories {
 		e := &rules.Categories[i]
 		level, id := categoryLevel(e)
+		unknown(&r.CategoryIDs, id, e.ReturnCodes)
 		if level == matchSpecificCategory {
 			add(&r.CategoryIDs, id, e.ReturnCodes)
 			continue

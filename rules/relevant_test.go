@@ -30,11 +30,11 @@ func TestRelevantHistory(t *testing.T) {
 	if len(got.ResearchTypeIDs) != 0 {
 		t.Errorf("research types: %v, want none (returnCodes [0] exclude nothing)", got.ResearchTypeIDs)
 	}
-	if !slices.Equal(got.EventIDs, []int64{950}) {
-		t.Errorf("events: %v, want [950]", got.EventIDs)
+	if !slices.Equal(got.EventIDs, []int64{950, 0}) {
+		t.Errorf("events: %v, want [950 0] (a record of an unknown event may be 950's)", got.EventIDs)
 	}
-	if want := []int64{101, 102, 201}; !slices.Equal(got.CategoryIDs, want) {
-		t.Errorf("categories: %v, want %v (generic 10 and main 1 through the parents)", got.CategoryIDs, want)
+	if want := []int64{0, 101, 102, 201}; !slices.Equal(got.CategoryIDs, want) {
+		t.Errorf("categories: %v, want %v (generic 10 and main 1 through the parents, and 0: a record of an unknown category may be under them)", got.CategoryIDs, want)
 	}
 	if want := []int64{3, 82, 92}; !slices.Equal(got.Statuses, want) {
 		t.Errorf("statuses: %v, want %v", got.Statuses, want)
@@ -57,5 +57,21 @@ func TestRelevantHistoryOfTopics(t *testing.T) {
 	slices.Sort(got.SubsampleIDs)
 	if want := []int64{300, 301, 303}; !slices.Equal(got.SubsampleIDs, want) {
 		t.Errorf("subsamples %v, want %v: of research type 7, under generic category 10, or of a category never seen", got.SubsampleIDs, want)
+	}
+}
+
+// TestRelevantHistoryOfTheProvidersGrouping: a bulk check reads every
+// record on a subsample the provider groups in the target's event,
+// whatever its status (unique respondents), and those of an event entry's
+// statuses on a subsample grouped in that event.
+func TestRelevantHistoryOfTheProvidersGrouping(t *testing.T) {
+	topics := domain.SubsampleTopics{5: {EventIDs: []int64{40}}, 6: {EventIDs: []int64{41, 40}}, 7: {EventIDs: []int64{950}}, 8: {EventIDs: []int64{41}}}
+	rules := domain.EligibilityRules{Events: []domain.EventRule{{ID: id64(950), ReturnCodes: []int64{82}}}}
+	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, nil, topics)
+	if !slices.Equal(got.EventSubsampleIDs, []int64{6}) {
+		t.Errorf("subsamples of the target's event: %v, want [6] (grouped in event 40 by one source; the target is read as SubsampleID)", got.EventSubsampleIDs)
+	}
+	if !slices.Equal(got.SubsampleIDs, []int64{7}) || !slices.Equal(got.Statuses, []int64{82}) {
+		t.Errorf("subsamples of event 950: %v with statuses %v, want [7] with [82]", got.SubsampleIDs, got.Statuses)
 	}
 }

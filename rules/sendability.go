@@ -103,16 +103,32 @@ type SubsampleFacts struct {
 	// Stale says why the snapshot is too old to decide on (Staleness); ""
 	// when it is not. Every subsample is then unknown.
 	Stale string
-	// FieldEnd is the end of the field period (live-details', else
-	// event/all's) and ReadAt when the status was last confirmed (its
-	// quotas' read); nil when not known. A Live subsample whose field
-	// ended before ReadAt disagrees with itself, and is not sendable.
-	FieldEnd, ReadAt *time.Time
+	// Said are what event/all and live-details each said of the other
+	// fields that decide (the event, the country, the field end): a Live
+	// subsample counts only when no two of them disagree.
+	Said []Said
+	// FieldStart and FieldEnd are the field period (live-details', else
+	// event/all's); nil when not known. A Live subsample whose field ends
+	// before it starts is not understood, and one whose field ended
+	// before Now is not sendable.
+	FieldStart, FieldEnd *time.Time
+	// Now is the time of the decision: the clock, not the time the data
+	// was read, says whether the field has ended.
+	Now time.Time
 	// Malformed says why the provider's element for the subsample in
 	// event/all or live-details was dropped as unreadable; "" when it was
 	// not. The subsample is then unknown: what was dropped may be what
 	// decides.
 	Malformed string
+}
+
+// Said is what event/all and live-details each said of one field that
+// decides a subsample's sendability, as a coordinator reads it; "" when
+// the source said nothing of it. They disagree when both said something
+// and not the same.
+type Said struct {
+	Field                 string // "event", "country", "field end"
+	EventAll, LiveDetails string
 }
 
 // ReportedStatus is the status one source gave a subsample.
@@ -217,16 +233,13 @@ func sendability(f SubsampleFacts) Verdict {
 	v := Verdict{Checks: make([]Check, 0, sendabilityChecks)}
 
 	testing := f.Status == domain.StatusLiveForTesting
+	var doubts []string
+	if f.Status == domain.StatusLive {
+		doubts = liveDoubts(&f)
+	}
 	switch {
-	case f.Status == domain.StatusLive && f.NotInEventAll && f.Malformed == "":
-		v.fail(RuleStatus, "The sources disagree on the subsample: live-details says "+f.Status+
-			", but event/all, which lists every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so.")
-	case f.Status == domain.StatusLive && fieldEnded(f.FieldEnd, f.ReadAt):
-		v.fail(RuleStatus, "The data disagrees with itself: the provider says Live, but the field period ended "+
-			f.FieldEnd.Format(fieldTimeLayout)+", before the data was read ("+f.ReadAt.In(f.FieldEnd.Location()).Format(fieldTimeLayout)+
-			"); nobody is sent until the provider closes it or moves its field end.")
-	case f.Status == domain.StatusLive && disagree(f.Reported, domain.StatusLive):
-		v.fail(RuleStatus, "The sources disagree on the status: "+reportedStatuses(f.Reported)+"; a subsample counts as Live only when all say so.")
+	case len(doubts) > 0:
+		v.failAll(RuleStatus, doubts)
 	case f.Status == domain.StatusLive:
 		v.pass(RuleStatus, "Status is Live.")
 	case testing:
@@ -339,14 +352,44 @@ func sendability(f SubsampleFacts) Verdict {
 	return v
 }
 
-// fieldTimeLayout is how a reason writes a field end and a read time.
+// liveDoubts says why a subsample the provider says is Live does not
+// count as Live: the sources disagree on it, on its status or on another
+// field that decides (Said), its field ends before it starts, or its field
+// has ended by the clock. One sentence each; none when it counts as Live.
+func liveDoubts(f *SubsampleFacts) []string {
+	var doubts []string
+	if f.NotInEventAll && f.Malformed == "" {
+		doubts = append(doubts, "The sources disagree on the subsample: live-details says "+f.Status+
+			", but event/all, which lists every subsample with an allocation, does not list it; a subsample counts as Live only when all sources say so.")
+	}
+	if fieldEnded(f.FieldEnd, f.Now) {
+		doubts = append(doubts, "The provider says Live, but the field period ended "+f.FieldEnd.Format(fieldTimeLayout)+
+			" (it is now "+f.Now.In(f.FieldEnd.Location()).Format(fieldTimeLayout)+"); nobody is sent until the provider closes it or moves its field end.")
+	}
+	if disagree(f.Reported, domain.StatusLive) {
+		doubts = append(doubts, "The sources disagree on the status: "+reportedStatuses(f.Reported)+"; a subsample counts as Live only when all say so.")
+	}
+	for _, s := range f.Said {
+		if s.EventAll != "" && s.LiveDetails != "" && s.EventAll != s.LiveDetails {
+			doubts = append(doubts, "The sources disagree on the "+s.Field+": event/all says "+s.EventAll+", live-details says "+
+				s.LiveDetails+"; nobody is sent until they agree.")
+		}
+	}
+	if f.FieldStart != nil && f.FieldEnd != nil && f.FieldEnd.Before(*f.FieldStart) {
+		doubts = append(doubts, "The field period ends "+f.FieldEnd.Format(fieldTimeLayout)+", before it starts ("+
+			f.FieldStart.In(f.FieldEnd.Location()).Format(fieldTimeLayout)+"): the dates are not understood, and nobody is sent until the provider corrects them.")
+	}
+	return doubts
+}
+
+// fieldTimeLayout is how a reason writes a field end and the clock.
 const fieldTimeLayout = "2 Jan 2006 15:04"
 
-// fieldEnded reports whether the field period had ended when the data was
-// read: end strictly before read (a field that ends at the very moment of
-// the read has not ended yet). Either unknown: not ended.
-func fieldEnded(end, read *time.Time) bool {
-	return end != nil && read != nil && !end.IsZero() && read.After(*end)
+// fieldEnded reports whether the field period has ended at now: end
+// strictly before now (a field that ends at this very moment has not ended
+// yet). An unknown end, or no clock: not ended.
+func fieldEnded(end *time.Time, now time.Time) bool {
+	return end != nil && !end.IsZero() && !now.IsZero() && now.After(*end)
 }
 
 // fullHardTables names the quota tables that hold a hard quota and have
@@ -394,6 +437,13 @@ func reportedStatuses(reported []ReportedStatus) string {
 
 func (v *Verdict) pass(rule, detail string) {
 	v.Checks = append(v.Checks, Check{Rule: rule, Outcome: Pass, Detail: detail})
+}
+
+// failAll records a rule that fails for every one of whys: one check,
+// saying all of them, and each a reason.
+func (v *Verdict) failAll(rule string, whys []string) {
+	v.Checks = append(v.Checks, Check{Rule: rule, Outcome: Fail, Detail: strings.Join(whys, " ")})
+	v.Reasons = append(v.Reasons, whys...)
 }
 
 // fail records a failing rule; its detail is also a reason.

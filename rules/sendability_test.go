@@ -100,21 +100,81 @@ func TestSendability(t *testing.T) {
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
-			name:  "debatable, decided: a Live subsample whose field period ended before its data was read is not sendable (the data disagrees with itself)",
+			name:  "debatable, decided: the clock ends a field: a Live subsample whose field period ended a minute ago is not sendable, whenever the data was read",
 			facts: withField(liveFacts(threeOpen...), "2026-11-20T18:00:00Z", "2026-11-20T18:01:00Z"),
-			state: NotSendable, reasons: []string{"The data disagrees with itself: the provider says Live, but the field period ended " +
-				"20 Nov 2026 18:00, before the data was read (20 Nov 2026 18:01); nobody is sent until the provider closes it or moves its field end."},
+			state: NotSendable, reasons: []string{"The provider says Live, but the field period ended " +
+				"20 Nov 2026 18:00 (it is now 20 Nov 2026 18:01); nobody is sent until the provider closes it or moves its field end."},
 			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
 		},
 		{
-			name:  "a field period that ends at the very moment the data was read has not ended: still sendable",
+			name:  "a field period that ends at this very moment has not ended: still sendable",
 			facts: withField(liveFacts(threeOpen...), "2026-11-20T18:00:00Z", "2026-11-20T18:00:00Z"), state: Sendable,
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
 		},
 		{
-			name:  "a field period that ends after the data was read: still sendable (no wrong no)",
+			name:  "a field period that ends after now: still sendable (no wrong no)",
 			facts: withField(liveFacts(threeOpen...), "2026-11-20T18:01:00Z", "2026-11-20T18:00:00Z"), state: Sendable,
 			outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name:  "a Gender table and an Age table both numbered 2 are not understood: nobody can surely fall in an open cell of it",
+			facts: liveFacts(total(10, 0), inTable(2, "Gender", genderCell(20, "Male", 5, 1)), ageCell(10, "18", "34", 5, 0)),
+			state: Unknown, reasons: []string{"Table Gender (2) has no cell that both has room and is understood, and it holds hard quotas: " +
+				"nobody can surely be counted in it, so nobody can be sent. Cell Male is not understood: table 2 is named both \"Gender\" and \"Age\", " +
+				"so it may be two tables under one number and which cells form one is not known."},
+			outcomes: []Outcome{Pass, Pass, Pass, Pass, Unread},
+		},
+		{
+			name: "spec rule 5: \"eventId is returned for each subsample by both\" event/all and live-details: two events are a disagreement, not sendable",
+			facts: func() SubsampleFacts {
+				f := liveFacts(threeOpen...)
+				f.Said = []Said{{Field: "event", EventAll: "501", LiveDetails: "502"}, {Field: "country", EventAll: "FR", LiveDetails: "FR"}}
+				return f
+			}(),
+			state: NotSendable, reasons: []string{"The sources disagree on the event: event/all says 501, live-details says 502; nobody is sent until they agree."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name: "every field that disagrees is a reason, the status's too, in one failing status check",
+			facts: func() SubsampleFacts {
+				f := liveFacts(threeOpen...)
+				f.Reported = []ReportedStatus{{"event/all", "Live"}, {"live-details", "Complete"}}
+				f.Said = []Said{{Field: "country", EventAll: "FR", LiveDetails: "DE"}, {Field: "field end", EventAll: "1 Dec 2026 00:00:00 UTC", LiveDetails: "2 Dec 2026 00:00:00 UTC"}}
+				return f
+			}(),
+			state: NotSendable, reasons: []string{"The sources disagree on the status: event/all says Live, live-details says Complete; a subsample counts as Live only when all say so.",
+				"The sources disagree on the country: event/all says FR, live-details says DE; nobody is sent until they agree.",
+				"The sources disagree on the field end: event/all says 1 Dec 2026 00:00:00 UTC, live-details says 2 Dec 2026 00:00:00 UTC; nobody is sent until they agree."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name: "a field one source says nothing of is no disagreement",
+			facts: func() SubsampleFacts {
+				f := liveFacts(threeOpen...)
+				f.Said = []Said{{Field: "field end", EventAll: "", LiveDetails: "2 Dec 2026 00:00:00 UTC"}}
+				return f
+			}(),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
+		},
+		{
+			name: "a field period that ends before it starts is not understood: not sendable",
+			facts: func() SubsampleFacts {
+				f := withField(liveFacts(threeOpen...), "2026-11-20T18:00:00Z", "2026-11-20T09:00:00Z")
+				start := f.FieldEnd.Add(time.Hour)
+				f.FieldStart = &start
+				return f
+			}(),
+			state: NotSendable, reasons: []string{"The field period ends 20 Nov 2026 18:00, before it starts (20 Nov 2026 19:00): the dates are not understood, and nobody is sent until the provider corrects them."},
+			outcomes: []Outcome{Fail, Pass, Pass, Skipped, Skipped},
+		},
+		{
+			name: "a field period that ends when it starts is understood",
+			facts: func() SubsampleFacts {
+				f := withField(liveFacts(threeOpen...), "2026-11-20T18:00:00Z", "2026-11-20T09:00:00Z")
+				f.FieldStart = f.FieldEnd
+				return f
+			}(),
+			state: Sendable, outcomes: []Outcome{Pass, Pass, Pass, Pass, Pass},
 		},
 		{
 			name:  "a field period whose end is not known decides nothing",
@@ -530,8 +590,8 @@ func TestStaleAndDisagreeingData(t *testing.T) {
 	}
 }
 
-// withField gives f a field end and a read time (RFC 3339; "" for none).
-func withField(f SubsampleFacts, end, read string) SubsampleFacts {
+// withField gives f a field end and the clock (RFC 3339; "" for none).
+func withField(f SubsampleFacts, end, now string) SubsampleFacts {
 	at := func(s string) *time.Time {
 		if s == "" {
 			return nil
@@ -542,6 +602,9 @@ func withField(f SubsampleFacts, end, read string) SubsampleFacts {
 		}
 		return &t
 	}
-	f.FieldEnd, f.ReadAt = at(end), at(read)
+	f.FieldEnd = at(end)
+	if t := at(now); t != nil {
+		f.Now = *t
+	}
 	return f
 }

@@ -7,8 +7,11 @@ import "fieldboard/rules/domain"
 // record with category 0 its subsample's first category, and a record
 // stands once more for each other category of its subsample, so that a
 // category rule compares every category of the subsample, not only the
-// one on the record. Records of subsamples never seen stay as they are.
-// When nothing changes, history itself is returned.
+// one on the record, and once more for each other event the provider
+// groups its subsample in, so that it counts in that event too (spec rule
+// 5: "subsamples must be grouped by eventId"). Records of subsamples never
+// seen stay as they are. When nothing changes, history itself is
+// returned.
 func WithTopics(history []domain.HistoryRecord, topics domain.SubsampleTopics) []domain.HistoryRecord {
 	return WithTopicsIn(nil, history, topics)
 }
@@ -46,6 +49,13 @@ func WithTopicsIn(buf, history []domain.HistoryRecord, topics domain.SubsampleTo
 				out = append(out, other)
 			}
 		}
+		for _, e := range t.EventIDs {
+			if e != rec.EventID {
+				other := rec
+				other.EventID = e
+				out = append(out, other)
+			}
+		}
 	}
 	if out == nil {
 		return history
@@ -60,6 +70,11 @@ func completes(rec domain.HistoryRecord, t domain.Topics) bool {
 	}
 	for _, c := range t.CategoryIDs {
 		if c != rec.CategoryID {
+			return true
+		}
+	}
+	for _, e := range t.EventIDs {
+		if e != rec.EventID {
 			return true
 		}
 	}

@@ -13,6 +13,8 @@ func TestWithTopics(t *testing.T) {
 	topics := domain.SubsampleTopics{
 		7: {ResearchTypeID: 4, CategoryIDs: []int64{55, 56}},
 		8: {ResearchTypeID: 0, CategoryIDs: nil},
+		// the provider groups 10 in event 1 (event/all) and 2 (live-details)
+		10: {ResearchTypeID: 5, CategoryIDs: []int64{60}, EventIDs: []int64{1, 2}},
 	}
 	rec := func(sub, cat, rt int64) domain.HistoryRecord {
 		return domain.HistoryRecord{PanelistID: "P1", SubsampleID: sub, StatusID: 3, RegisteredAt: at, EventID: 1, CategoryID: cat, ResearchTypeID: rt}
@@ -28,6 +30,8 @@ func TestWithTopics(t *testing.T) {
 			[]domain.HistoryRecord{rec(7, 56, 9)}, []domain.HistoryRecord{rec(7, 56, 9), rec(7, 55, 9)}},
 		{"records of subsamples never seen stay as they are",
 			[]domain.HistoryRecord{rec(9, 0, 0), rec(8, 0, 0)}, []domain.HistoryRecord{rec(9, 0, 0), rec(8, 0, 0)}},
+		{"spec rule 5, \"subsamples must be grouped by eventId\": a record stands once more for every other event the provider groups its subsample in",
+			[]domain.HistoryRecord{rec(10, 60, 5)}, []domain.HistoryRecord{rec(10, 60, 5), func() domain.HistoryRecord { r := rec(10, 60, 5); r.EventID = 2; return r }()}},
 		{"records before and after a completed one keep their order",
 			[]domain.HistoryRecord{rec(9, 1, 1), rec(7, 55, 4), rec(7, 0, 2), rec(8, 3, 3)},
 			[]domain.HistoryRecord{rec(9, 1, 1), rec(7, 55, 4), rec(7, 56, 4), rec(7, 55, 2), rec(7, 56, 2), rec(8, 3, 3)}},

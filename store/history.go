@@ -44,9 +44,10 @@ func (s *Store) CountHistory(ctx context.Context) (int64, error) {
 }
 
 // CategoryParents returns the category tree seen in live details: for each
-// specific category, its generic and main categories.
+// specific category, its generic and main categories, and why they are not
+// understood when the last snapshot named it under two.
 func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT category_id, generic_id, main_id FROM categories`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT category_id, generic_id, main_id, contradiction FROM categories`)
 	if err != nil {
 		return nil, fmt.Errorf("category tree: %w", err)
 	}
@@ -55,7 +56,7 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 	for rows.Next() {
 		var id int64
 		var p domain.CategoryPath
-		if err := rows.Scan(&id, &p.GenericID, &p.MainID); err != nil {
+		if err := rows.Scan(&id, &p.GenericID, &p.MainID, &p.Contradiction); err != nil {
 			return nil, fmt.Errorf("category tree: %w", err)
 		}
 		parents[id] = p
@@ -69,8 +70,10 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 // HistoryFilter narrows a bulk scan to the records that can matter for one
 // subsample: records whose status is in Statuses AND whose subsample is in
 // SubsampleIDs, research type in ResearchTypeIDs, event in EventIDs or
-// (specific) category in CategoryIDs; plus every record on SubsampleID or
-// EventID (the unique-respondents rule), whatever its status; plus every
+// (specific) category in CategoryIDs; plus every record on SubsampleID,
+// EventID or a subsample of EventSubsampleIDs (the unique-respondents
+// rule, the last those the provider groups in the event), whatever its
+// status; plus every
 // record whose status is in AnyOf, on any subsample (the quality hold).
 // Empty lists match nothing, and an id of 0 adds nothing.
 //
@@ -83,6 +86,7 @@ func (s *Store) CategoryParents(ctx context.Context) (domain.CategoryParents, er
 type HistoryFilter struct {
 	SubsampleID       int64
 	EventID           int64
+	EventSubsampleIDs []int64
 	Statuses          []int64
 	SubsampleIDs      []int64
 	ResearchTypeIDs   []int64
@@ -179,6 +183,10 @@ func (f HistoryFilter) whereOf(prefix string, anyOf bool) (string, []any) {
 	if f.EventID != 0 {
 		conds = append(conds, prefix+"event_id = ?")
 		args = append(args, f.EventID)
+	}
+	if len(f.EventSubsampleIDs) > 0 {
+		conds = append(conds, prefix+"subsample_id IN ("+placeholders(len(f.EventSubsampleIDs))+")")
+		args = appendIDs(args, f.EventSubsampleIDs)
 	}
 	if anyOf && len(f.AnyOf) > 0 {
 		conds = append(conds, prefix+"status_id IN ("+placeholders(len(f.AnyOf))+")")

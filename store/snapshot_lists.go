@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -168,10 +169,12 @@ func writeLive(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, liv
 	}
 	listed := make(map[int64]*liveRecord, len(live))
 	var order []int64
-	// The category tree: each category once, as the last subsample
+	// The category tree: each category once, as the first subsample
 	// listing it names it (an upsert may not write a row twice in one
-	// statement).
+	// statement), with why it is not understood when another names it
+	// under other parents.
 	tree := map[int64]domain.Category{}
+	contradictions := map[int64]string{}
 	var treeOrder []int64
 	for _, l := range live {
 		r := listed[l.SubsampleID]
@@ -195,10 +198,16 @@ func writeLive(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, liv
 					c.GenericCategoryID, c.GenericCategory, c.CategoryID, c.Category})
 			}
 			if c.CategoryID != 0 {
-				if _, ok := tree[c.CategoryID]; !ok {
+				first, ok := tree[c.CategoryID]
+				switch {
+				case !ok:
 					treeOrder = append(treeOrder, c.CategoryID)
+					tree[c.CategoryID] = c
+				case first.GenericCategoryID != c.GenericCategoryID || first.MainCategoryID != c.MainCategoryID:
+					if contradictions[c.CategoryID] == "" {
+						contradictions[c.CategoryID] = categoryContradiction(first, c)
+					}
 				}
-				tree[c.CategoryID] = c
 			}
 		}
 		for i, c := range l.Countries {
@@ -253,10 +262,11 @@ func writeLive(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, liv
 		`(?, ?, ?, ?, ?, ?)`, "", 0)
 	insLocale := newFreshRows(d, conn, tx, "live_locales", `subsample_id, position, locale, live_link, testing_link`,
 		`(?, ?, ?, ?, ?)`, "", 0)
-	upsertCategory := newInserter(tx, "categories", `category_id, category, generic_id, generic, main_id, main, last_seen_at`,
-		`(?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (category_id) DO UPDATE SET category = excluded.category,
+	upsertCategory := newInserter(tx, "categories", `category_id, category, generic_id, generic, main_id, main, last_seen_at, contradiction`,
+		`(?, ?, ?, ?, ?, ?, ?, ?)`, `ON CONFLICT (category_id) DO UPDATE SET category = excluded.category,
 			generic_id = excluded.generic_id, generic = excluded.generic,
-			main_id = excluded.main_id, main = excluded.main, last_seen_at = excluded.last_seen_at`)
+			main_id = excluded.main_id, main = excluded.main, last_seen_at = excluded.last_seen_at,
+			contradiction = excluded.contradiction`)
 	all := []rowWriter{insLive, insCategory, insCountry, insLocale, upsertCategory}
 	defer closeInserters(all...)
 	for _, id := range changed {
@@ -278,9 +288,18 @@ func writeLive(ctx context.Context, d dialect, conn *sqlx.Conn, tx *sqlx.Tx, liv
 	for _, id := range treeOrder {
 		c := tree[id]
 		if err := upsertCategory.add(ctx, c.CategoryID, c.Category, c.GenericCategoryID,
-			c.GenericCategory, c.MainCategoryID, c.MainCategory, seenAt); err != nil {
+			c.GenericCategory, c.MainCategoryID, c.MainCategory, seenAt, contradictions[id]); err != nil {
 			return nil, nil, err
 		}
 	}
 	return changed, gone, flushAll(ctx, all...)
+}
+
+// categoryContradiction says that live-details named one category under
+// two parents, a and b, as a coordinator reads it.
+func categoryContradiction(a, b domain.Category) string {
+	path := func(c domain.Category) string {
+		return "generic category " + strconv.FormatInt(c.GenericCategoryID, 10) + " and main category " + strconv.FormatInt(c.MainCategoryID, 10)
+	}
+	return "live-details puts category " + strconv.FormatInt(a.CategoryID, 10) + " under " + path(a) + " for one subsample and under " + path(b) + " for another"
 }

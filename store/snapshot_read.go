@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,22 +23,32 @@ type SubsampleRow struct {
 	Status      string `db:"status"`
 	// SummaryStatus and LiveStatus are what event/all and live-details
 	// each said; "" when the subsample is not in that list.
-	SummaryStatus  string     `db:"summary_status"`
-	LiveStatus     string     `db:"live_status"`
-	CountryCode    string     `db:"country_code"`
-	CountryName    string     `db:"country_name"`
-	FieldStart     *time.Time `db:"field_start"`
-	FieldEnd       *time.Time `db:"field_end"`
-	Live           bool       `db:"live"` // listed by live-details
-	APICompatible  bool       `db:"api_compatible"`
-	Currency       string     `db:"currency"`
-	CPI            *float64   `db:"cpi"`
-	ExpectedLOI    *float64   `db:"expected_loi"`
-	ExpectedIR     *float64   `db:"expected_incidence"`
-	ResearchType   string     `db:"research_type"`
-	ResearchTypeID *int64     `db:"research_type_id"`
-	QuotasOK       *bool      `db:"quotas_ok"` // nil when never fetched
-	QuotasError    string     `db:"quotas_error"`
+	SummaryStatus string     `db:"summary_status"`
+	LiveStatus    string     `db:"live_status"`
+	CountryCode   string     `db:"country_code"`
+	CountryName   string     `db:"country_name"`
+	FieldStart    *time.Time `db:"field_start"`
+	FieldEnd      *time.Time `db:"field_end"`
+	// LiveEventID, SummaryFieldEnd and LiveFieldEnd are what live-details
+	// and event/all each said of the event and the field end (EventID and
+	// CountryCode are event/all's when it lists the subsample); 0 or nil
+	// when the subsample is not in that list or the list gave none.
+	// LiveCountries are the country codes live-details lists, in its
+	// order (ReadSnapshot fills them; Snapshot.Countries holds them too).
+	LiveEventID     int64      `db:"live_event_id"`
+	SummaryFieldEnd *time.Time `db:"summary_field_end"`
+	LiveFieldEnd    *time.Time `db:"live_field_end"`
+	LiveCountries   []string   `db:"-"`
+	Live            bool       `db:"live"` // listed by live-details
+	APICompatible   bool       `db:"api_compatible"`
+	Currency        string     `db:"currency"`
+	CPI             *float64   `db:"cpi"`
+	ExpectedLOI     *float64   `db:"expected_loi"`
+	ExpectedIR      *float64   `db:"expected_incidence"`
+	ResearchType    string     `db:"research_type"`
+	ResearchTypeID  *int64     `db:"research_type_id"`
+	QuotasOK        *bool      `db:"quotas_ok"` // nil when never fetched
+	QuotasError     string     `db:"quotas_error"`
 	// QuotasAt is when the quotas were last read (nil when never): the
 	// latest moment the provider is known to have said the subsample's
 	// status.
@@ -56,6 +67,7 @@ const subsampleRowsQuery = `
 		COALESCE(l.status, s.status) AS status, s.status AS summary_status, COALESCE(l.status, '') AS live_status,
 		s.country_code, s.country_name,
 		COALESCE(l.field_start, s.field_start) AS field_start, COALESCE(l.field_end, s.field_end) AS field_end,
+		COALESCE(l.event_id, 0) AS live_event_id, s.field_end AS summary_field_end, l.field_end AS live_field_end,
 		l.subsample_id IS NOT NULL AS live, COALESCE(l.api_compatible, false) AS api_compatible,
 		COALESCE(l.currency, '') AS currency, l.cpi, l.expected_loi, l.expected_incidence,
 		COALESCE(l.research_type, '') AS research_type, l.research_type_id,
@@ -68,11 +80,14 @@ const subsampleRowsQuery = `
 	SELECT l.subsample_id, l.event_id, l.name, l.event_name, l.status, '', l.status,
 		COALESCE((SELECT code FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
 		COALESCE((SELECT name FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
-		l.field_start, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
+		l.field_start, l.field_end, l.event_id, s.field_end, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
 		l.research_type, l.research_type_id,
 		f.quotas_ok, COALESCE(f.quotas_error, ''), f.quotas_at, f.rules_ok, COALESCE(f.rules_error, ''), ''
 	FROM live_subsamples l
 	LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
+	-- no row: event/all does not list the subsample; joined so that its
+	-- field end is NULL with its column's type (SQLite reads a time by it)
+	LEFT JOIN subsamples s ON 1 = 0
 	WHERE l.subsample_id NOT IN (SELECT subsample_id FROM subsamples)`
 
 // SubsampleRows returns every subsample of the current snapshot, by event
@@ -194,6 +209,29 @@ func allCountries(ctx context.Context, q sqlx.QueryerContext, subsampleID int64)
 	return out, nil
 }
 
+// allEvents reads the events event/all and live-details group every
+// subsample in, each event once, event/all's first.
+func allEvents(ctx context.Context, q sqlx.QueryerContext) (map[int64][]int64, error) {
+	var rows []struct {
+		SubsampleID int64 `db:"subsample_id"`
+		EventID     int64 `db:"event_id"`
+	}
+	err := sqlx.SelectContext(ctx, q, &rows, `
+		SELECT subsample_id, event_id FROM subsamples WHERE event_id != 0
+		UNION ALL
+		SELECT subsample_id, event_id FROM live_subsamples WHERE event_id != 0`)
+	if err != nil {
+		return nil, fmt.Errorf("events of the subsamples: %w", err)
+	}
+	out := make(map[int64][]int64, len(rows))
+	for _, r := range rows {
+		if !slices.Contains(out[r.SubsampleID], r.EventID) {
+			out[r.SubsampleID] = append(out[r.SubsampleID], r.EventID)
+		}
+	}
+	return out, nil
+}
+
 // Snapshot is the current snapshot as ReadSnapshot reads it: the
 // subsamples with their quotas, eligibility rules, entry links and
 // countries, by subsample id.
@@ -204,6 +242,11 @@ type Snapshot struct {
 	Rules     map[int64]domain.EligibilityRules
 	Links     map[int64][]domain.SubsampleLocale
 	Countries map[int64][]string
+	// Events are the events the provider groups each subsample in
+	// (event/all's and live-details', which may differ), for every
+	// subsample, even when one alone is read: a history record on any of
+	// them counts in those events.
+	Events map[int64][]int64
 }
 
 // ReadSnapshot reads every subsample, or only subsampleID when it is not 0,
@@ -232,6 +275,12 @@ func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, 
 		return d, err
 	}
 	if d.Countries, err = allCountries(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	for i := range d.Rows {
+		d.Rows[i].LiveCountries = d.Countries[d.Rows[i].SubsampleID]
+	}
+	if d.Events, err = allEvents(ctx, tx); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -51,7 +51,7 @@ func (d *Decisions) shareValues() {
 	bools := map[bool]*bool{}
 	for i := range d.reports {
 		row := &d.reports[i].SubsampleRow
-		for _, p := range [...]**time.Time{&row.FieldStart, &row.FieldEnd, &row.QuotasAt} {
+		for _, p := range [...]**time.Time{&row.FieldStart, &row.FieldEnd, &row.SummaryFieldEnd, &row.LiveFieldEnd, &row.QuotasAt} {
 			sharePointer(times, p, func(t time.Time) time.Time { return t })
 		}
 		for _, p := range [...]**float64{&row.CPI, &row.ExpectedLOI, &row.ExpectedIR} {

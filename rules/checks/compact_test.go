@@ -164,8 +164,8 @@ func TestHeldDecisionsDecideAlike(t *testing.T) {
 			13: {total(0), cell(2, 3)}, // paused: the total is full
 		})}
 	}
-	fresh := decide(snapshot(), nil, nil, nil, nil, "")
-	held := decide(snapshot(), nil, nil, nil, nil, "")
+	fresh := decide(snapshot(), nil, nil, nil, nil, "", time.Time{})
+	held := decide(snapshot(), nil, nil, nil, nil, "", time.Time{})
 	held.hold()
 	// The reports count the cells the verdict fills (the API's openQuotas
 	// and closedQuotas).
@@ -175,7 +175,7 @@ func TestHeldDecisionsDecideAlike(t *testing.T) {
 		}
 	}
 	const why = "The data is too old."
-	for _, pair := range [][2]*Decisions{{fresh, held}, {fresh.decidedStale(why), held.decidedStale(why)}} {
+	for _, pair := range [][2]*Decisions{{fresh, held}, {fresh.decidedAt(why, time.Time{}), held.decidedAt(why, time.Time{})}} {
 		want, got := pair[0], pair[1]
 		if !reflect.DeepEqual(got.reports, want.reports) {
 			t.Errorf("reports held %+v, want %+v", got.reports, want.reports)

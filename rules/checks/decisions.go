@@ -33,6 +33,12 @@ type Decisions struct {
 	// topics are what every subsample seen was about, to complete history
 	// records (rules.WithTopics).
 	topics domain.SubsampleTopics
+	// now is the clock the verdicts were decided at, and ended how many
+	// of the snapshot's field ends, fieldEnds (sorted), lay before it
+	// (endedBy): the verdicts hold until a field ends.
+	now       time.Time
+	ended     int
+	fieldEnds []time.Time
 	// defaultLocales are each country's default locale (upper-case
 	// country, lower-case locale), from the provider's locales list.
 	defaultLocales map[string]string
@@ -140,24 +146,47 @@ type SubsampleParts struct {
 // shows them: read-only.
 func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
-// decide makes the decisions of what the store read, its links checked
-// against entry; staleReason says why it is too old to decide on, "" when
-// it is not.
-func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string) *Decisions {
-	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents, topics: topics,
-		defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales}
+// decide makes the decisions of what the store read at now, its links
+// checked against entry; staleReason says why it is too old to decide on,
+// "" when it is not.
+func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
+	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents,
+		topics: groupedBy(topics, data.Events), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
 	d.byEvent = make(map[int64][]int)
 	for i, row := range data.Rows {
+		if row.FieldEnd != nil {
+			d.fieldEnds = append(d.fieldEnds, *row.FieldEnd)
+		}
 		d.reports[i] = d.report(row)
 		d.byID[row.SubsampleID] = i
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
+	slices.SortFunc(d.fieldEnds, time.Time.Compare)
+	d.ended = d.endedBy(now)
 	d.shareStrings()
 	d.prepareTargets(data.Countries)
 	d.data.Rows = nil // the reports hold them
 	return d
+}
+
+// groupedBy is topics with, for every subsample, the events the provider
+// groups it in (store.Snapshot.Events): a history record counts in the
+// event its subsample is in as well as in the one it names
+// (rules.WithTopics). topics is not changed: decisions decided again share
+// it with those being read.
+func groupedBy(topics domain.SubsampleTopics, events map[int64][]int64) domain.SubsampleTopics {
+	out := make(domain.SubsampleTopics, len(topics)+len(events))
+	for id, t := range topics {
+		out[id] = t
+	}
+	for id, in := range events {
+		t := out[id]
+		t.EventIDs = in
+		out[id] = t
+	}
+	return out
 }
 
 // defaultLocalesOf are each country's default locale in the provider's
@@ -190,7 +219,7 @@ func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
 // verdict decides a subsample's sendability in full, on its quotas: the
 // state, the reasons, every rule's check and the quotas' fills.
 func (d *Decisions) verdict(row store.SubsampleRow, quotas []domain.Quota) rules.Verdict {
-	f := Facts(row, quotas)
+	f := Facts(row, quotas, d.now)
 	f.Stale = d.staleReason
 	return rules.Sendability(f)
 }
@@ -240,9 +269,22 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 	return nil
 }
 
-// decidedStale decides d's snapshot again, every subsample unknown for
-// why, the reason it is too old to decide on.
-func (d *Decisions) decidedStale(why string) *Decisions {
+// endedBy is how many of the snapshot's field ends lie before now: when
+// it is not d.ended, a field has ended (or, on a clock set back, not yet)
+// since d was decided, and d's verdicts no longer hold.
+func (d *Decisions) endedBy(now time.Time) int {
+	n, _ := slices.BinarySearchFunc(d.fieldEnds, now, func(end, now time.Time) int {
+		if end.Before(now) {
+			return -1
+		}
+		return 1
+	})
+	return n
+}
+
+// decidedAt decides d's snapshot again at now, every subsample unknown
+// for why, the reason it is too old to decide on, when it is not "".
+func (d *Decisions) decidedAt(why string, now time.Time) *Decisions {
 	data := d.data
 	if d.held != nil {
 		data.Quotas = d.held.all()
@@ -251,7 +293,7 @@ func (d *Decisions) decidedStale(why string) *Decisions {
 	for i := range d.reports {
 		data.Rows[i] = d.reports[i].SubsampleRow
 	}
-	again := decide(data, d.entry, d.parents, d.topics, d.locales, why)
+	again := decide(data, d.entry, d.parents, d.topics, d.locales, why, now)
 	again.libraryLocales = d.libraryLocales
 	rows := make([]store.LiveRow, len(d.live))
 	for i := range d.live {

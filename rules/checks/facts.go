@@ -14,11 +14,13 @@ import (
 )
 
 // Facts gathers what sendability is decided on (rules.Sendability) for
-// one subsample of a snapshot and its quotas. It is the one builder of
-// sendability facts: the checks decide the stored snapshot with it, and
-// the refresher the snapshot it is about to write (States).
-func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
+// one subsample of a snapshot and its quotas, at now. It is the one
+// builder of sendability facts: the checks decide the stored snapshot with
+// it, at the clock, and the refresher the snapshot it is about to write
+// (States), at the end of its read.
+func Facts(row store.SubsampleRow, quotas []domain.Quota, now time.Time) rules.SubsampleFacts {
 	f := rules.SubsampleFacts{
+		Now:           now,
 		Status:        row.Status,
 		APICompatible: row.APICompatible,
 		Currency:      row.Currency,
@@ -37,12 +39,13 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 	if row.QuotasOK == nil {
 		f.QuotasError = "not read yet"
 	}
-	if f.QuotasLoaded {
-		f.FieldEnd, f.ReadAt = row.FieldEnd, row.QuotasAt
-	}
+	f.FieldStart, f.FieldEnd = row.FieldStart, row.FieldEnd
 	// event/all lists every subsample with an allocation: one live-details
 	// alone lists is a disagreement.
 	f.NotInEventAll = row.SummaryStatus == ""
+	if !f.NotInEventAll {
+		f.Said = saidOf(row)
+	}
 	// What each source said, so that a subsample counts as Live only when
 	// all of them say so.
 	if row.SummaryStatus != "" {
@@ -61,6 +64,38 @@ func Facts(row store.SubsampleRow, quotas []domain.Quota) rules.SubsampleFacts {
 		}
 	}
 	return f
+}
+
+// saidOf is what event/all and live-details each said of a subsample
+// both list, of the fields that decide besides its status: its event, its
+// country (live-details' every country, once each, in upper case) and its
+// field end (in UTC, to the second).
+func saidOf(row store.SubsampleRow) []rules.Said {
+	var countries []string
+	for _, c := range row.LiveCountries {
+		if c = strings.ToUpper(strings.TrimSpace(c)); c != "" && !slices.Contains(countries, c) {
+			countries = append(countries, c)
+		}
+	}
+	return []rules.Said{
+		{Field: "event", EventAll: idOrEmpty(row.EventID), LiveDetails: idOrEmpty(row.LiveEventID)},
+		{Field: "country", EventAll: strings.ToUpper(strings.TrimSpace(row.CountryCode)), LiveDetails: strings.Join(countries, ", ")},
+		{Field: "field end", EventAll: timeOrEmpty(row.SummaryFieldEnd), LiveDetails: timeOrEmpty(row.LiveFieldEnd)},
+	}
+}
+
+func idOrEmpty(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+func timeOrEmpty(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2 Jan 2006 15:04:05 UTC")
 }
 
 // Unreadable says, for each subsample that a malformed element of
@@ -123,27 +158,39 @@ func Unreadable(summaries []domain.SubsampleSummary, live []domain.LiveSubsample
 // (totals, from Store.TotalQuotaTracks as the write begins, on the
 // snapshot it replaces) and the count this snapshot read.
 func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[int64]store.SubsampleState {
-	summaries, live, details, malformed := snap.Summaries, snap.Live, snap.Details, snap.Unreadable
-	states := make(map[int64]store.SubsampleState, len(summaries)+len(malformed))
-	summaryStatus := make(map[int64]string, len(summaries))
-	for _, s := range summaries {
+	live, details, malformed := snap.Live, snap.Details, snap.Unreadable
+	// The states are the snapshot's as it was read: at the end of its run.
+	now := snap.FinishedAt
+	states := make(map[int64]store.SubsampleState, len(snap.Summaries)+len(malformed))
+	summaries := make(map[int64]store.SubsampleRow, len(snap.Summaries))
+	for _, s := range snap.Summaries {
 		row := store.SubsampleRow{SubsampleID: s.SubsampleID, EventID: s.EventID, Status: s.SubsampleStatus, SummaryStatus: s.SubsampleStatus,
-			Malformed: malformed[s.SubsampleID]}
-		summaryStatus[s.SubsampleID] = s.SubsampleStatus
-		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil)).State),
+			CountryCode: s.Country.Code, FieldStart: timeOrNil(s.FieldStartDate.Time), FieldEnd: timeOrNil(s.FieldEndDate.Time),
+			SummaryFieldEnd: timeOrNil(s.FieldEndDate.Time), Malformed: malformed[s.SubsampleID]}
+		summaries[s.SubsampleID] = row
+		states[s.SubsampleID] = store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, nil, now)).State),
 			EventID: s.EventID, Country: s.Country.Code, FieldEnd: timeOrNil(s.FieldEndDate.Time)}
 	}
 	for _, l := range live {
 		d, fetched := details[l.SubsampleID]
 		read := fetched && d.QuotasErr == nil
-		row := store.SubsampleRow{
-			SubsampleID: l.SubsampleID, EventID: l.EventID, Status: l.SubsampleStatus, Live: true,
-			SummaryStatus: summaryStatus[l.SubsampleID], LiveStatus: l.SubsampleStatus,
-			APICompatible: l.SurveyAPICompatibility, CPI: &l.TargetedCPI, Currency: l.TargetedCurrency, QuotasOK: &read,
-			Malformed: malformed[l.SubsampleID],
-			// As the stored snapshot will read them: live-details' field
-			// end, else event/all's; the quotas' read time.
-			FieldEnd: cmp.Or(timeOrNil(l.FieldEndDate.Time), states[l.SubsampleID].FieldEnd),
+		// As the stored snapshot will read it (store.SubsampleRow):
+		// event/all's event and country when it lists the subsample,
+		// live-details' field period, else event/all's.
+		row := summaries[l.SubsampleID]
+		if row.SummaryStatus == "" {
+			row.SubsampleID, row.EventID, row.Malformed = l.SubsampleID, l.EventID, malformed[l.SubsampleID]
+			if len(l.Countries) > 0 {
+				row.CountryCode = l.Countries[0].Code
+			}
+		}
+		row.Status, row.Live, row.LiveStatus, row.LiveEventID = l.SubsampleStatus, true, l.SubsampleStatus, l.EventID
+		row.APICompatible, row.CPI, row.Currency, row.QuotasOK = l.SurveyAPICompatibility, &l.TargetedCPI, l.TargetedCurrency, &read
+		row.FieldStart = cmp.Or(timeOrNil(l.FieldStartDate.Time), row.FieldStart)
+		row.FieldEnd = cmp.Or(timeOrNil(l.FieldEndDate.Time), row.FieldEnd)
+		row.LiveFieldEnd = timeOrNil(l.FieldEndDate.Time)
+		for _, c := range l.Countries {
+			row.LiveCountries = append(row.LiveCountries, c.Code)
 		}
 		if read {
 			row.QuotasAt = &d.FetchedAt
@@ -156,7 +203,7 @@ func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[in
 		}
 		// The field end as the live list reads it: live-details', else
 		// event/all's.
-		st := store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas)).State),
+		st := store.SubsampleState{Status: row.Status, Sendability: string(rules.Sendability(Facts(row, d.Quotas, now)).State),
 			EventID: l.EventID, Country: states[l.SubsampleID].Country, CPI: row.CPI, Currency: l.TargetedCurrency,
 			FieldEnd: cmp.Or(timeOrNil(l.FieldEndDate.Time), states[l.SubsampleID].FieldEnd), QuotasRead: read}
 		if st.Country == "" && len(l.Countries) > 0 {
@@ -173,7 +220,7 @@ func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[in
 	// A subsample known only by its malformed elements is unknown.
 	for id, why := range malformed {
 		if _, ok := states[id]; !ok {
-			states[id] = store.SubsampleState{Sendability: string(rules.Sendability(Facts(store.SubsampleRow{SubsampleID: id, Malformed: why}, nil)).State)}
+			states[id] = store.SubsampleState{Sendability: string(rules.Sendability(Facts(store.SubsampleRow{SubsampleID: id, Malformed: why}, nil, now)).State)}
 		}
 	}
 	return states

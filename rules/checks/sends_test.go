@@ -5,11 +5,13 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/checkstest"
+	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/store/storetest"
@@ -123,43 +125,57 @@ func TestEverySendPathHoldsEveryBoundary(t *testing.T) {
 	})
 }
 
-// TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded: a subsample the
-// provider still says is Live, but whose field period ended before the
-// data was read, disagrees with itself (docs/rules.md, decided cases):
-// no path sends anyone there. A field that ends at the very moment of the
-// read, or later, still sends the panelist of an open cell.
-func TestEverySendPathRefusesALiveSubsampleWhoseFieldEnded(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		fieldEnd time.Time
-		sent     bool
-	}{
-		{"a field end a minute before the read sends nobody", checkstest.ReadAt.Add(-time.Minute), false},
-		{"a field end at the very moment of the read still sends", checkstest.ReadAt, true},
-		{"a field end a day after the read still sends", checkstest.ReadAt.Add(24 * time.Hour), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			st, err := store.Open(ctx, filepath.Join(t.TempDir(), "fb.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			checkstest.Build(t, st, func(snap *store.EventsSnapshot) {
-				for i := range snap.Live {
-					snap.Live[i].FieldEndDate.Time = tc.fieldEnd
-				}
-			})
-			now := checkstest.ReadAt.Add(time.Minute)
-			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
-			for _, p := range sendPaths {
-				if got := p.sent(ctx, t, s, "P-open", checkstest.Target); got != tc.sent {
-					t.Errorf("%s: P-open sent to subsample %d, whose field ends %s, read at %s = %v, want %v",
-						p.name, checkstest.Target, tc.fieldEnd.Format(time.RFC3339), checkstest.ReadAt.Format(time.RFC3339), got, tc.sent)
-				}
+// TestEverySendPathStopsWhenTheFieldEnds: the clock, not the time the
+// data was read, ends a field (docs/rules.md, decided cases): a subsample
+// the provider still says is Live is sent to until its field end, and from
+// the minute after it no path sends anyone there, though no refresh came
+// between, the service's decisions of the snapshot kept from before. A
+// field that ends at this very moment has not ended.
+func TestEverySendPathStopsWhenTheFieldEnds(t *testing.T) {
+	fieldEnd := checkstest.ReadAt.Add(10 * time.Minute) // after the read, before the staleness limit
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, db.Target(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		checkstest.Build(t, st, func(snap *store.EventsSnapshot) {
+			for i := range snap.Live {
+				snap.Live[i].FieldEndDate.Time = fieldEnd
 			}
 		})
-	}
+		// One service, its clock moved on: what it decided before the
+		// field end must not send after it.
+		now := checkstest.ReadAt.Add(time.Minute)
+		s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+		for _, tc := range []struct {
+			name string
+			now  time.Time
+			sent bool
+		}{
+			{"nine minutes before the field end, sent", fieldEnd.Add(-9 * time.Minute), true},
+			{"at the very moment of the field end, still sent", fieldEnd, true},
+			{"a minute after the field end, with no refresh between, nobody is sent", fieldEnd.Add(time.Minute), false},
+			{"the clock set back before the field end, sent again", fieldEnd.Add(-time.Minute), true},
+		} {
+			now = tc.now
+			for _, p := range sendPaths {
+				if got := p.sent(ctx, t, s, "P-open", checkstest.Target); got != tc.sent {
+					t.Errorf("%s: %s: P-open sent to subsample %d, whose field ends %s, at %s = %v, want %v",
+						tc.name, p.name, checkstest.Target, fieldEnd.Format(time.RFC3339), tc.now.Format(time.RFC3339), got, tc.sent)
+				}
+			}
+			if tc.sent {
+				continue
+			}
+			r, err := s.Subsample(ctx, checkstest.Target)
+			want := "The provider says Live, but the field period ended 20 Nov 2026 09:10 (it is now 20 Nov 2026 09:11)"
+			if err != nil || r.Verdict.State != "not_sendable" || len(r.Verdict.Reasons) == 0 || !strings.HasPrefix(r.Verdict.Reasons[0], want) {
+				t.Errorf("%s: the subsample's verdict %s %q (%v), want not_sendable saying %q", tc.name, r.Verdict.State, r.Verdict.Reasons, err, want)
+			}
+		}
+	})
 }
 
 // TestSendListErrors: an error of the caller's emit comes back as it was
@@ -233,3 +249,173 @@ func TestSendListFindsTheCountryInAnyCase(t *testing.T) {
 		})
 	}
 }
+
+// TestEverySendPathRefusesSourcesThatDisagree: status, event, country and
+// field end, read from event/all and from live-details, must agree, and a
+// field must not end before it starts; otherwise the subsample is not
+// sendable, whatever path asks, and its verdict says what each source
+// said (docs/rules.md, "Every field that decides, from every source").
+// The same field said alike by both still sends. Both databases.
+func TestEverySendPathRefusesSourcesThatDisagree(t *testing.T) {
+	day := checkstest.ReadAt.Add(24 * time.Hour)
+	summary := func(snap *store.EventsSnapshot) *domain.SubsampleSummary {
+		for i := range snap.Summaries {
+			if snap.Summaries[i].SubsampleID == checkstest.Target {
+				return &snap.Summaries[i]
+			}
+		}
+		panic("the world lists its target")
+	}
+	for _, tc := range []struct {
+		name   string
+		edit   func(*store.EventsSnapshot)
+		sent   bool
+		reason string // the verdict's reason, when not sent
+	}{
+		{"live-details puts the subsample in another event than event/all: nobody is sent", func(snap *store.EventsSnapshot) {
+			snap.Live[0].EventID = 7
+		}, false, "The sources disagree on the event: event/all says 1, live-details says 7; nobody is sent until they agree."},
+		{"event/all fields the subsample in another country than live-details: nobody is sent", func(snap *store.EventsSnapshot) {
+			summary(snap).Country = domain.Country{ID: 2, Code: "CA", Name: "Canada"}
+		}, false, "The sources disagree on the country: event/all says CA, live-details says US; nobody is sent until they agree."},
+		{"event/all and live-details end the field on different days: nobody is sent", func(snap *store.EventsSnapshot) {
+			summary(snap).FieldEndDate.Time = day.Add(24 * time.Hour)
+			snap.Live[0].FieldEndDate.Time = day
+		}, false, "The sources disagree on the field end: event/all says 22 Nov 2026 09:00:00 UTC, live-details says 21 Nov 2026 09:00:00 UTC; nobody is sent until they agree."},
+		{"a field that ends before it starts: nobody is sent", func(snap *store.EventsSnapshot) {
+			snap.Live[0].FieldStartDate.Time, snap.Live[0].FieldEndDate.Time = day.Add(time.Hour), day
+			summary(snap).FieldStartDate.Time, summary(snap).FieldEndDate.Time = day.Add(time.Hour), day
+		}, false, "The field period ends 21 Nov 2026 09:00, before it starts (21 Nov 2026 10:00): the dates are not understood, and nobody is sent until the provider corrects them."},
+		{"both sources say the same event, country (in another case) and field period: sent", func(snap *store.EventsSnapshot) {
+			summary(snap).Country.Code = "us"
+			snap.Live[0].FieldStartDate.Time, snap.Live[0].FieldEndDate.Time = day.Add(-48*time.Hour), day
+			summary(snap).FieldStartDate.Time, summary(snap).FieldEndDate.Time = day.Add(-48*time.Hour), day.In(time.FixedZone("CET", 3600))
+		}, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+				ctx := context.Background()
+				st, err := store.Open(ctx, db.Target(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				checkstest.Build(t, st, tc.edit)
+				now := checkstest.ReadAt.Add(time.Minute)
+				s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+				for _, p := range sendPaths {
+					if got := p.sent(ctx, t, s, "P-open", checkstest.Target); got != tc.sent {
+						t.Errorf("%s: P-open sent = %v, want %v", p.name, got, tc.sent)
+					}
+				}
+				r, err := s.Subsample(ctx, checkstest.Target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.reason != "" && !slices.Contains(r.Verdict.Reasons, tc.reason) {
+					t.Errorf("verdict %s %q, want the reason %q", r.Verdict.State, r.Verdict.Reasons, tc.reason)
+				}
+				// The refresher's states, the change feed's, say the same.
+				snap := checkstest.Snapshot()
+				tc.edit(&snap)
+				if got := checks.States(snap, nil)[checkstest.Target].Sendability; got != string(r.Verdict.State) {
+					t.Errorf("the refresher's state %s, the checks' %s", got, r.Verdict.State)
+				}
+			})
+		})
+	}
+}
+
+// TestEverySendPathDoubtsHistoryItCannotRead: a history record that
+// cannot be read to the end rules its panelist out of the rules that would
+// need it, on every send path, both databases (docs/rules.md, eligibility):
+//   - a research type or a category of 0 on a subsample never seen live
+//     (legacy history) may be the entry's;
+//   - a record naming another event, on a subsample the provider puts in
+//     the target's event, counts in the target's event too (spec rule 5:
+//     "subsamples must be grouped by eventId");
+//   - a category live-details puts under two generic categories, one
+//     subsample each, may be under either.
+//
+// A record read to the end, of another research type, category and
+// event, still sends.
+func TestEverySendPathDoubtsHistoryItCannotRead(t *testing.T) {
+	category := func(specific, generic, main int64) domain.Category {
+		return domain.Category{CategoryID: specific, GenericCategoryID: generic, MainCategoryID: main}
+	}
+	edit := func(snap *store.EventsSnapshot) {
+		snap.Live[0].ResearchTypeID = 8
+		snap.Live[0].Categories = []domain.Category{category(55, 12, 3)}
+		other := snap.Live[0]
+		other.SubsampleID, other.EventID, other.SubsampleName = 30, 3, "Other"
+		other.Categories = []domain.Category{category(55, 13, 4), category(57, 14, 4)}
+		snap.Live = append(snap.Live, other)
+		summary := snap.Summaries[0]
+		summary.SubsampleID, summary.EventID, summary.SubsampleName = 30, 3, "Other"
+		snap.Summaries = append(snap.Summaries, summary)
+		d := snap.Details[checkstest.Target]
+		d.Rules = domain.EligibilityRules{
+			ResearchTypes: []domain.ResearchTypeRule{{ID: ptr(int64(7)), ReturnCodes: []int64{domain.ReturnScreenOut}}},
+			Categories: []domain.CategoryRule{{SpecificCategoryID: ptr(int64(58)), ReturnCodes: []int64{domain.ReturnScreenOut}},
+				{GenericCategoryID: ptr(int64(13)), ReturnCodes: []int64{domain.ReturnScreenOut}}},
+		}
+		snap.Details[checkstest.Target] = d
+	}
+	took := func(id string, subsample, event, category, researchType int64) domain.HistoryRecord {
+		// Screen-outs: the quality hold reads every complete anyway,
+		// and what is asked is whether the rules' own reads find these.
+		return domain.HistoryRecord{PanelistID: id, SubsampleID: subsample, EventID: event, StatusID: domain.ReturnScreenOut,
+			RegisteredAt: checkstest.ReadAt.AddDate(0, 0, -3), CategoryID: category, ResearchTypeID: researchType}
+	}
+	cases := []struct {
+		name   string
+		record domain.HistoryRecord
+		sent   bool
+	}{
+		{"a record read to the end, of another research type, category and event, still sends", took("P-known", 501, 51, 57, 8), true},
+		{"a record of research type 0 on a subsample never seen live may be research type 7's: not sent", took("P-rt-unknown", 502, 52, 57, 0), false},
+		{"a record of category 0 on a subsample never seen live may be category 58's: not sent", took("P-category-unknown", 503, 53, 0, 8), false},
+		{"a record naming event 99 on a subsample the provider puts in the target's event: not sent", took("P-grouped", checkstest.Sibling, 99, 57, 8), false},
+		{"a record of category 55, which live-details puts under generic 12 and under generic 13: not sent", took("P-tree", 504, 54, 55, 8), false},
+	}
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, db.Target(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		checkstest.Build(t, st, edit)
+		var panel []domain.PanelMember
+		var profiles []domain.ProfileRecord
+		var history []domain.HistoryRecord
+		for _, c := range cases {
+			id := c.record.PanelistID
+			panel = append(panel, domain.PanelMember{PanelistID: id, Country: "US", Locale: "en-us"})
+			profiles = append(profiles, domain.ProfileRecord{PanelistID: id, QuestionID: checkstest.GenderQuestion, Value: checkstest.Male})
+			history = append(history, c.record)
+		}
+		if r, err := st.ImportPanel(ctx, slices.Values(panel)); err != nil || r.BadLines > 0 {
+			t.Fatalf("import the panel: %v %+v", err, r)
+		}
+		if r, err := st.ImportProfiles(ctx, slices.Values(profiles), func(int64) bool { return true }); err != nil || r.BadLines > 0 {
+			t.Fatalf("import the profiles: %v %+v", err, r)
+		}
+		if r, err := st.ImportHistory(ctx, history); err != nil || r.BadLines > 0 {
+			t.Fatalf("import the history: %v %+v", err, r)
+		}
+		now := checkstest.ReadAt.Add(time.Minute)
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				for _, p := range sendPaths {
+					s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
+					if got := p.sent(ctx, t, s, c.record.PanelistID, checkstest.Target); got != c.sent {
+						t.Errorf("%s: %s sent = %v, want %v", p.name, c.record.PanelistID, got, c.sent)
+					}
+				}
+			})
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -45,7 +45,7 @@ type Service struct {
 
 	mu             sync.Mutex
 	cached         *Decisions // nil until the first read
-	staleDecisions *Decisions // the cached ones decided as stale, for their staleReason
+	staleDecisions *Decisions // the cached ones decided again, as stale or since a field ended (withStaleness)
 	loading        sync.Mutex // one read of the whole snapshot at a time
 	// turn lets one send list, or one chunk of a bulk check, be computed
 	// at a time (takeTurn): each holds up to two of the store's few
@@ -74,21 +74,29 @@ func (s *Service) Current(ctx context.Context) (*Decisions, error) {
 	return s.withStaleness(ctx, d, true)
 }
 
-// withStaleness returns d, or d decided again with every subsample unknown
-// when the snapshot is too old to decide on; with keep, that one is kept
-// for the next call of the same version and reason.
+// withStaleness returns d when it still holds at the clock, or d decided
+// again: with every subsample unknown when the snapshot is too old to
+// decide on, and at the clock when a field has ended since d was decided
+// (Decisions.endedBy), so a field that ends between two refreshes stops
+// every send at that minute. With keep, that one is kept for the next
+// call of the same version, reason and ended fields.
 func (s *Service) withStaleness(ctx context.Context, d *Decisions, keep bool) (*Decisions, error) {
 	why, err := s.staleReasonOf(ctx, d.version)
-	if err != nil || why == "" {
-		return d, err
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	ended := d.endedBy(now)
+	if why == "" && ended == d.ended {
+		return d, nil
 	}
 	if !keep {
-		return d.decidedStale(why), nil
+		return d.decidedAt(why, now), nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.staleDecisions == nil || s.staleDecisions.version != d.version || s.staleDecisions.staleReason != why {
-		s.staleDecisions = d.decidedStale(why)
+	if again := s.staleDecisions; again == nil || again.version != d.version || again.staleReason != why || again.ended != ended {
+		s.staleDecisions = d.decidedAt(why, now)
 	}
 	return s.staleDecisions, nil
 }
@@ -176,7 +184,7 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
-	return decide(data, s.EntryURLs, parents, topics, locales, ""), nil
+	return decide(data, s.EntryURLs, parents, topics, locales, "", s.Now()), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written
@@ -263,7 +271,9 @@ func (s *Service) MustBeLive(ctx context.Context, subsampleID int64) error {
 func (s *Service) liveTarget(ctx context.Context, subsampleID int64) (*Decisions, *liveTarget, error) {
 	d, err := s.cachedOr(ctx, func() (*Decisions, error) { return s.load(ctx, subsampleID) })
 	if err == nil {
-		d, err = s.withStaleness(ctx, d, false)
+		// The whole snapshot's decisions decided again are kept; one
+		// subsample's read alone is not.
+		d, err = s.withStaleness(ctx, d, s.cachedAt(d.version) == d)
 	}
 	if err != nil {
 		return nil, nil, err

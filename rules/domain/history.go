@@ -52,15 +52,23 @@ type HistoryRecord struct {
 type CategoryParents map[int64]CategoryPath
 
 // CategoryPath is where a specific category sits: its generic and main
-// categories.
-type CategoryPath struct{ GenericID, MainID int64 }
+// categories. Contradiction, when not "", says why they are not
+// understood: the provider named the category under two of them.
+type CategoryPath struct {
+	GenericID, MainID int64
+	Contradiction     string
+}
 
 // SubsampleTopics is what each subsample was seen to be about, by
 // subsample id, kept across refreshes.
 type SubsampleTopics map[int64]Topics
 
-// Topics are a subsample's research type and specific categories.
+// Topics are a subsample's research type and specific categories, and
+// the events the provider groups it in (EventIDs: event/all's and
+// live-details', of the current snapshot; none for a subsample it does not
+// list).
 type Topics struct {
 	ResearchTypeID int64
 	CategoryIDs    []int64
+	EventIDs       []int64
 }

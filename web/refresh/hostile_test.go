@@ -160,9 +160,13 @@ func (f *hostileFixture) view(t *testing.T) view {
 
 // verdictOf decides a row's sendability as the checks service does
 // (checks.Facts): quotas count as loaded only when the last read of them
-// succeeded.
+// succeeded; the field end is judged at that read.
 func verdictOf(row store.SubsampleRow, quotas []domain.Quota) rules.Verdict {
-	return rules.Sendability(checks.Facts(row, quotas))
+	var now time.Time
+	if row.QuotasAt != nil {
+		now = *row.QuotasAt
+	}
+	return rules.Sendability(checks.Facts(row, quotas, now))
 }
 
 // sendable returns the ids of the subsamples decided sendable.

@@ -140,7 +140,7 @@ func members() []member {
 func Build(t testing.TB, st *store.Store, edits ...func(*store.EventsSnapshot)) {
 	t.Helper()
 	ctx := context.Background()
-	snap := snapshot()
+	snap := Snapshot()
 	for _, edit := range edits {
 		edit(&snap)
 	}
@@ -168,9 +168,9 @@ func Build(t testing.TB, st *store.Store, edits ...func(*store.EventsSnapshot)) 
 	}
 }
 
-// snapshot is the world's events as a refresh at ReadAt would have read
-// them.
-func snapshot() store.EventsSnapshot {
+// Snapshot is the world's events as a refresh at ReadAt would have read
+// them, before Build's edits.
+func Snapshot() store.EventsSnapshot {
 	us := domain.Country{ID: 1, Code: "US", Name: "United States"}
 	link := func(locale string) domain.SubsampleLocale {
 		return domain.SubsampleLocale{Name: locale, LiveEntryLink: "https://e.test/s10?l=" + locale + "&id=", TestingEntryLink: "https://e.test/t10?l=" + locale + "&id="}

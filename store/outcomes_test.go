@@ -37,7 +37,8 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 		save(t0.Add(3*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCurrency = " EUR " })
 		save(t0.Add(4*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCurrency = "GBP" }) // the currency alone changed: a point
 		save(t0.Add(5*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCPI = 0 })          // no price: no point
-		save(t0.Add(6*time.Hour), func(snap *store.EventsSnapshot) { snap.Live, snap.Details = nil, nil })
+		save(t0.Add(6*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCurrency = " " })   // a CPI but no currency: no price, no point
+		save(t0.Add(7*time.Hour), func(snap *store.EventsSnapshot) { snap.Live, snap.Details = nil, nil })
 
 		prices, err := s.PriceHistory(ctx)
 		if err != nil {

@@ -20,62 +20,84 @@ import (
 // only in its fragment (?p=AB#CD&rType=2&id=, a hash-routed
 // /s/#/start?p=T&id=) never reaches the provider with the id.
 func TestWithPanelistFillsTheID(t *testing.T) {
-	raws := []string{
-		"https://e.test/s?p=abc%2Bdef&rType=2&id=",
-		"https://e.test/s?p=abc&rType=3&SAPI=0&ID=",
-		"https://e.test/s?p=abc&id=#top",
-		"https://e.test/s?p=abc&id=#/start?x=1&id=",
-		"https://e.test/s?p=abc&id=#",
-		"https://e.test/s?p=AB#CD&rType=2&id=",
-		"https://e.test/s/#/start?p=abc&id=",
-		"https://user@e.test/s?p=abc&id=",
-		"https://e.test/s?p=abc",
-	}
-	ids := []string{"P1", "P 1/x", "ü&=?#"}
-	for _, raw := range raws {
+	for _, raw := range quickFillSeeds {
 		for _, api := range []bool{true, false} {
-			prepared := EntryLinks{Locale: "en-us"}
-			var err error
-			if prepared.Live, err = rules.EntryLink(raw, api, ""); err != nil {
-				prepared.LiveProblem = err.Error()
-			}
-			prepared.Testing, prepared.TestingProblem = prepared.Live, prepared.LiveProblem
-			for _, id := range ids {
-				want := EntryLinks{Locale: "en-us"}
-				if want.Live, err = rules.EntryLink(raw, api, id); err != nil {
-					want.LiveProblem = err.Error()
-				}
-				want.Testing, want.TestingProblem = want.Live, want.LiveProblem
-				slow := 0
-				got := withPanelist([]EntryLinks{prepared}, id, func() []EntryLinks {
-					slow++
-					return []EntryLinks{want}
-				})
-				if len(got) != 1 || got[0] != want {
-					t.Errorf("%s (API %v) for %q: got %+v, want %+v", raw, api, id, got, want)
-				}
-				if wantSlow := prepared.Problem() != ""; (slow == 1) != wantSlow || slow > 1 {
-					t.Errorf("%s (API %v) for %q: prepared again %d times, want %v", raw, api, id, slow, wantSlow)
-				}
-				pc := PanelistCheck{SubsampleReport: &SubsampleReport{Links: []EntryLinks{prepared}}, Panel: rules.PanelFit{Locale: "EN-US"}}
-				if prepared.Problem() == "" {
-					if link := (&Decisions{}).liveLink(pc, id); link != want.Live {
-						t.Errorf("%s (API %v): the router sends %q to %q, rules.EntryLink gives %q", raw, api, id, link, want.Live)
-					}
-				}
-				if want.Live == "" {
+			for _, id := range []string{"P1", "P 1/x", "ü&=?#"} {
+				link := quickFillAgrees(t, raw, api, id)
+				if link == "" {
 					continue
 				}
-				u, err := url.Parse(want.Live)
+				u, err := url.Parse(link)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if q := u.Query(); len(q["id"])+len(q["ID"]) != 1 || q.Get("id")+q.Get("ID") != id || strings.Contains(u.Fragment, id) {
-					t.Errorf("%s for %q: %s does not carry the id once in its query alone", raw, id, want.Live)
+					t.Errorf("%s for %q: %s does not carry the id once in its query alone", raw, id, link)
 				}
 			}
 		}
 	}
+}
+
+// FuzzQuickFill: on any provider link and panelist id, the send path's
+// quick fill agrees with rules.EntryLink (quickFillAgrees).
+func FuzzQuickFill(f *testing.F) {
+	for _, raw := range quickFillSeeds {
+		f.Add(raw, true, "P 1/x")
+	}
+	f.Fuzz(func(t *testing.T, raw string, api bool, id string) {
+		quickFillAgrees(t, raw, api, id)
+	})
+}
+
+var quickFillSeeds = []string{
+	"https://e.test/s?p=abc%2Bdef&rType=2&id=",
+	"https://e.test/s?p=abc&rType=3&SAPI=0&ID=",
+	"https://e.test/s?p=abc&id=#top",
+	"https://e.test/s?p=abc&id=#/start?x=1&id=",
+	"https://e.test/s?p=abc&id=#",
+	"https://e.test/s?p=abc&id=##id=",
+	"https://e.test/s?p=AB#CD&rType=2&id=",
+	"https://e.test/s/#/start?p=abc&id=",
+	"https://user@e.test/s?p=abc&id=",
+	"https://e.test/s?p=abc",
+}
+
+// quickFillAgrees checks that raw, prepared by rules.EntryLink for nobody
+// and filled for id by withPanelist and by the router's liveLink, is the
+// link rules.EntryLink prepares for id, and that only a link with a
+// problem is prepared again; it returns that link ("" when refused).
+func quickFillAgrees(t *testing.T, raw string, api bool, id string) string {
+	t.Helper()
+	prepared := EntryLinks{Locale: "en-us"}
+	var err error
+	if prepared.Live, err = rules.EntryLink(raw, api, ""); err != nil {
+		prepared.LiveProblem = err.Error()
+	}
+	prepared.Testing, prepared.TestingProblem = prepared.Live, prepared.LiveProblem
+	want := EntryLinks{Locale: "en-us"}
+	if want.Live, err = rules.EntryLink(raw, api, id); err != nil {
+		want.LiveProblem = err.Error()
+	}
+	want.Testing, want.TestingProblem = want.Live, want.LiveProblem
+	slow := 0
+	got := withPanelist([]EntryLinks{prepared}, id, func() []EntryLinks {
+		slow++
+		return []EntryLinks{want}
+	})
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("%q (API %v) for %q: withPanelist gives %+v, rules.EntryLink %+v", raw, api, id, got, want)
+	}
+	if wantSlow := prepared.Problem() != ""; (slow == 1) != wantSlow || slow > 1 {
+		t.Errorf("%q (API %v) for %q: prepared again %d times, want %v", raw, api, id, slow, wantSlow)
+	}
+	if prepared.Problem() == "" {
+		pc := PanelistCheck{SubsampleReport: &SubsampleReport{Links: []EntryLinks{prepared}}, Panel: rules.PanelFit{Locale: "EN-US"}}
+		if link := (&Decisions{}).liveLink(pc, id); link != want.Live {
+			t.Errorf("%q (API %v): the router sends %q to %q, rules.EntryLink gives %q", raw, api, id, link, want.Live)
+		}
+	}
+	return want.Live
 }
 
 // TestChecksCountAgesOnTheProvidersDay: at 23:30 UTC it is already the

@@ -19,9 +19,19 @@ var ErrBadEntryLink = errors.New("not a usable entry link")
 // with an empty id parameter. EntryLink:
 //
 //   - accepts only absolute http and https links with a host (the scheme in
-//     any case); anything else (javascript:, ftp:, relative, unparsable,
-//     a query net/url cannot parse) is an error wrapping ErrBadEntryLink,
+//     any case) and no user info (https://user@host/...: the provider's
+//     links carry none, and a browser would send it to whatever host
+//     follows); anything else (javascript:, ftp:, relative, unparsable, a
+//     query net/url cannot parse) is an error wrapping ErrBadEntryLink,
 //     never a link;
+//   - accepts only a link whose query ends with the empty id parameter, its
+//     name in any ASCII case (id, ID, Id, iD; not a name that equals id only
+//     by Unicode folding), as the spec's do: a link without one, with
+//     another parameter after it, or with its id= in the fragment (after a
+//     #, which never reaches the provider: ?p=AB#CD&rType=2&id=, or a
+//     hash-routed /s/#/start?p=T&id=) is an error, since where the provider
+//     reads the id is then not known. An id parameter that already carries
+//     a value is an error too: what a value there means is not known;
 //   - keeps everything but the query byte-for-byte, and keeps every other
 //     query parameter in its original order and encoding (the token p may
 //     hold escapes such as %2B that must survive exactly); empty segments
@@ -31,21 +41,51 @@ var ErrBadEntryLink = errors.New("not a usable entry link")
 //     1 where it stands (SAPI in ASCII letters of any case: "ſapi", with a
 //     long s, is another parameter); for a subsample that is not API
 //     compatible, the parameters are left as the provider sent them;
-//   - finds the id parameter whatever its ASCII case (id, ID, Id, iD; not a
-//     name that equals id only by Unicode folding), and puts it last, so a
-//     router that appends a respondent id still works, adding an empty
-//     "id=" when the link has none. The provider's spelling of the key is
-//     kept byte for byte ("ID=" stays "ID=", an escaped "%49d=" stays
-//     "%49d="); the id is filled, never added a second time. With
-//     panelistID non-empty, its value is set to it, escaped with
-//     url.QueryEscape ("P 1/x" becomes "P+1%2Fx"); with panelistID empty,
-//     it stays empty. Several empty id parameters, in any case, collapse
-//     into one, spelled as the last one. An id parameter that already
-//     carries a value is an error: the spec's links end with an empty id,
-//     and what a value there means is not known;
+//   - keeps the provider's spelling of the id key byte for byte ("ID="
+//     stays "ID=", an escaped "%49d=" stays "%49d="); several empty id
+//     parameters collapse into the last one. The panelist id is filled in
+//     by FillEntryLink, the one place that decides where it goes: with
+//     panelistID empty, the id stays empty.
 //
 // A fragment (#...) stays at the very end, after the query.
 func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error) {
+	prepared, err := prepareEntryLink(raw, apiCompatible)
+	if err != nil {
+		return "", err
+	}
+	link, _ := FillEntryLink(prepared, panelistID) // prepared by prepareEntryLink: ok
+	return link, nil
+}
+
+// FillEntryLink fills the empty id of a link EntryLink prepared for nobody
+// (its query's last parameter, before any fragment) with panelistID,
+// escaped with url.QueryEscape ("P 1/x" becomes "P+1%2Fx"): the link
+// EntryLink prepares for the panelist, without parsing it again. The id
+// goes into the query, never into the fragment, however the fragment
+// ends. ok is false, and the link "", when prepared is not such a link
+// (its part before the first # does not end in "=").
+func FillEntryLink(prepared, panelistID string) (link string, ok bool) {
+	rest, fragment, hasFragment := strings.Cut(prepared, "#")
+	if !strings.HasSuffix(rest, "=") || !strings.Contains(rest, "?") {
+		return "", false
+	}
+	if panelistID == "" {
+		return prepared, true
+	}
+	id := url.QueryEscape(panelistID)
+	var b strings.Builder
+	b.Grow(len(prepared) + len(id))
+	b.WriteString(rest)
+	b.WriteString(id)
+	if hasFragment {
+		b.WriteByte('#')
+		b.WriteString(fragment)
+	}
+	return b.String(), true
+}
+
+// prepareEntryLink is EntryLink for nobody: the link with its id empty.
+func prepareEntryLink(raw string, apiCompatible bool) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -60,6 +100,10 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 	if u.Opaque != "" || u.Host == "" {
 		return "", fmt.Errorf("%w: %q has no host", ErrBadEntryLink, raw)
 	}
+	if u.User != nil {
+		// Not quoted: the user info may hold a password.
+		return "", fmt.Errorf("%w: the link carries user info before its host %s; the provider's entry links carry none", ErrBadEntryLink, strconv.Quote(u.Hostname()))
+	}
 	if _, err := url.ParseQuery(u.RawQuery); err != nil {
 		return "", fmt.Errorf("%w: query: %w", ErrBadEntryLink, err)
 	}
@@ -68,9 +112,10 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 	// splits the same way: the fragment first, then the query.
 	rest, fragment, hasFragment := strings.Cut(raw, "#")
 	base, query, _ := strings.Cut(rest, "?")
+	endsWithID := endsWithEmptyID(query)
 
 	var b strings.Builder
-	b.Grow(len(raw) + len("?&SAPI=1&id=") + 3*len(panelistID))
+	b.Grow(len(raw) + len("&SAPI=1"))
 	b.WriteString(base)
 	sep := byte('?')
 	write := func(param string) {
@@ -79,7 +124,7 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 		sep = '&'
 	}
 
-	idKey, idValue, sapiSeen := "id", "", false // idValue: the panelist's
+	idKey, sapiSeen := "", false
 	for query != "" {
 		var param string
 		param, query, _ = strings.Cut(query, "&")
@@ -107,18 +152,33 @@ func EntryLink(raw string, apiCompatible bool, panelistID string) (string, error
 			write(param)
 		}
 	}
+	if !endsWithID {
+		why := "its query does not end with the empty id parameter the provider's entry links end with (…&id=)"
+		if hasFragment && endsWithEmptyID(fragment[strings.LastIndexByte(fragment, '?')+1:]) {
+			why += "; its id= is in the fragment, after #, which never reaches the provider"
+		}
+		return "", fmt.Errorf("%w: %s", ErrBadEntryLink, why)
+	}
 	if apiCompatible && !sapiSeen {
 		write("SAPI=1")
 	}
-	if panelistID != "" {
-		idValue = url.QueryEscape(panelistID)
-	}
-	write(idKey + "=" + idValue)
+	write(idKey + "=")
 	if hasFragment {
 		b.WriteByte('#')
 		b.WriteString(fragment)
 	}
 	return b.String(), nil
+}
+
+// endsWithEmptyID reports whether a raw query's last parameter, empty
+// segments aside, is an empty id ("id=", or "id" alone, the name in any
+// ASCII case, escaped or not).
+func endsWithEmptyID(query string) bool {
+	query = strings.TrimRight(query, "&")
+	last := query[strings.LastIndexByte(query, '&')+1:]
+	rawKey, rawValue, _ := strings.Cut(last, "=")
+	key, err := url.QueryUnescape(rawKey)
+	return err == nil && rawValue == "" && isParamName(key, "id")
 }
 
 // isParamName reports whether a parameter name (unescaped) is name in any

@@ -8,8 +8,11 @@ import (
 )
 
 // FuzzEntryLink checks EntryLink's contract on any input: no panic; either
-// an error wrapping ErrBadEntryLink and no link, or an absolute http or
-// https link that parses, keeps the provider's address and fragment, has
+// an error wrapping ErrBadEntryLink and no link, or, for a link whose
+// query ended with an empty id and which had no user info, an absolute
+// http or https link that parses, keeps the provider's address and
+// fragment, has no user info, is the link prepared for nobody filled by
+// FillEntryLink (the send path's quick fill), has
 // exactly one SAPI parameter set to 1 when the subsample is API compatible
 // (and the provider's own parameters otherwise), and ends with the one id
 // parameter (in any ASCII case, spelled as the provider's last one, "id"
@@ -39,6 +42,13 @@ func FuzzEntryLink(f *testing.F) {
 		{"https://entry.example.com/s?p=%zz&id=", true, ""},
 		{"https://[::1]:443/s?p=tok#a?b&id=", true, "x"},
 		{"https://user:pass@entry.example.com/s?p=tok", true, ""},
+		{"https://user@entry.example.com/s?p=tok&id=", true, "P1"},
+		{base + "?p=AB#CD&rType=2&id=", true, "P1"},
+		{"https://entry.example.com/s/#/start?p=tok&id=", false, "P1"},
+		{base + "?p=tok&id=#/start?x=1&id=", true, "P 1/x"},
+		{base + "?p=tok&id=#", true, "P1"},
+		{base + "?p=tok&id=##id=", false, "#"},
+		{base + "?p=tok&id", true, "P1"},
 		{"", true, ""},
 	} {
 		f.Add(seed.raw, seed.api, seed.panelist)
@@ -54,6 +64,19 @@ func FuzzEntryLink(f *testing.F) {
 		in, err := url.Parse(strings.TrimSpace(raw))
 		if err != nil {
 			t.Fatalf("EntryLink accepted %q, which does not parse: %v", raw, err)
+		}
+		if in.User != nil {
+			t.Fatalf("EntryLink accepted %q, which has user info", raw)
+		}
+		if query := strings.TrimRight(in.RawQuery, "&"); !asciiNamed(unescaped(strings.TrimSuffix(query[strings.LastIndexByte(query, '&')+1:], "=")), "id") {
+			t.Fatalf("EntryLink accepted %q, whose query does not end with an empty id", raw)
+		}
+		prepared, err := EntryLink(raw, api, "")
+		if err != nil {
+			t.Fatalf("EntryLink(%q) for nobody: %v; for %q it gave %q", raw, err, panelist, got)
+		}
+		if filled, ok := FillEntryLink(prepared, panelist); !ok || filled != got {
+			t.Fatalf("FillEntryLink(%q, %q) = %q, %v; EntryLink gives %q", prepared, panelist, filled, ok, got)
 		}
 		out, err := url.Parse(got)
 		if err != nil {

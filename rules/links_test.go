@@ -24,14 +24,6 @@ func TestEntryLink(t *testing.T) {
 			base + "?p=abc%2Bdef&rType=2&id=", true, "P 1/x", base + "?p=abc%2Bdef&rType=2&SAPI=1&id=P+1%2Fx"},
 		{"token p keeps its bytes: no re-encoding or re-sorting",
 			base + "?rType=3&p=a%2Fb+c%3D%3D~*&id=", true, "42", base + "?rType=3&p=a%2Fb+c%3D%3D~*&SAPI=1&id=42"},
-		{"link without query gets SAPI and id",
-			base, true, "", base + "?SAPI=1&id="},
-		{"link with an empty query",
-			base + "?", true, "", base + "?SAPI=1&id="},
-		{"link without id gets an empty id last",
-			base + "?p=tok", false, "", base + "?p=tok&id="},
-		{"id not last is moved to the end",
-			base + "?id=&p=tok&rType=1", true, "", base + "?p=tok&rType=1&SAPI=1&id="},
 		{"an existing SAPI parameter is not duplicated",
 			base + "?p=tok&SAPI=1&id=", true, "", base + "?p=tok&SAPI=1&id="},
 		{"an existing SAPI in another case and value is set to 1 where it stands",
@@ -43,7 +35,11 @@ func TestEntryLink(t *testing.T) {
 		{"several id parameters collapse into one",
 			base + "?id=&p=tok&id=", true, "7", base + "?p=tok&SAPI=1&id=7"},
 		{"empty segments are dropped",
-			base + "?p=tok&&rType=2&", true, "", base + "?p=tok&rType=2&SAPI=1&id="},
+			base + "?p=tok&&rType=2&id=&", true, "", base + "?p=tok&rType=2&SAPI=1&id="},
+		{"an id without = is the empty id",
+			base + "?p=tok&id", false, "P1", base + "?p=tok&id=P1"},
+		{"the id goes into the query, not into a fragment that also ends in id=",
+			base + "?p=tok&id=#/start?x=1&id=", true, "P 1", base + "?p=tok&SAPI=1&id=P+1#/start?x=1&id="},
 		{"a fragment stays at the very end",
 			base + "?p=tok&id=#top", true, "", base + "?p=tok&SAPI=1&id=#top"},
 		{"surrounding spaces are trimmed",
@@ -52,10 +48,10 @@ func TestEntryLink(t *testing.T) {
 			base + "?pid=3&ids=x&i=1&d=2&p=tok&id=", false, "", base + "?pid=3&ids=x&i=1&d=2&p=tok&id="},
 		{"the id parameter is found whatever its ASCII case: ID= is filled, never added twice",
 			base + "?p=tok&ID=", true, "7", base + "?p=tok&SAPI=1&ID=7"},
-		{"the provider's spelling of the key is kept and that parameter put last: Id=",
-			base + "?Id=&p=tok&rType=1", true, "", base + "?p=tok&rType=1&SAPI=1&Id="},
+		{"the provider's spelling of the key is kept: Id=",
+			base + "?p=tok&rType=1&Id=", true, "", base + "?p=tok&rType=1&SAPI=1&Id="},
 		{"the provider's spelling of the key is kept byte for byte: an escaped %49D",
-			base + "?%49D=&p=tok", false, "P 1/x", base + "?p=tok&%49D=P+1%2Fx"},
+			base + "?p=tok&%49D=", false, "P 1/x", base + "?p=tok&%49D=P+1%2Fx"},
 		{"several empty id parameters (any case) collapse into one, spelled as the last one, filled with the panelist id",
 			base + "?ID=&pid=3&p=tok&iD=", true, "7", base + "?pid=3&p=tok&SAPI=1&iD=7"},
 		{"a name equal to id only by Unicode folding (dotless ı) is another parameter",
@@ -121,6 +117,63 @@ func TestEntryLinkRejects(t *testing.T) {
 	}
 }
 
+// TestEntryLinkRefusesWhatTheSpecDoesNotDescribe: the spec's entry links
+// "are absolute addresses under {entry_url}. Their query string carries an
+// opaque token parameter p, may carry rType, and ends with an empty id
+// parameter." A link whose query does not end so is not usable, with the
+// reason, whether or not --entry-url is set: the id would go where the
+// provider may not read it (a fragment never reaches the provider), and
+// the complete could not be credited. User info is refused always.
+func TestEntryLinkRefusesWhatTheSpecDoesNotDescribe(t *testing.T) {
+	const (
+		base       = "https://entry.example.com/survey/start"
+		noIDLast   = "its query does not end with the empty id parameter"
+		inFragment = "its id= is in the fragment, after #, which never reaches the provider"
+	)
+	tests := []struct {
+		name, raw string
+		why       []string // what the error says
+	}{
+		{"an id= after the # (the token cut at an unescaped #) is in the fragment",
+			base + "?p=AB#CD&rType=2&id=", []string{noIDLast, inFragment}},
+		{"a hash-routed link carries its whole query in the fragment",
+			"https://entry.example.com/s/#/start?p=tok&id=", []string{noIDLast, inFragment}},
+		{"a hash-routed link whose fragment starts with the query",
+			"https://entry.example.com/s#?p=tok&rType=2&ID=", []string{noIDLast, inFragment}},
+		{"a link without query", base, []string{noIDLast}},
+		{"a link with an empty query", base + "?", []string{noIDLast}},
+		{"a link without id", base + "?p=tok&rType=2", []string{noIDLast}},
+		{"an id that is not the last parameter", base + "?id=&p=tok&rType=1", []string{noIDLast}},
+		{"an escaped %49D that is not last", base + "?%49D=&p=tok", []string{noIDLast}},
+		{"a name equal to id only by Unicode folding (dotless ı) is no id", base + "?p=tok&%C4%B1d=", []string{noIDLast}},
+		{"user info before the host", "https://user@entry.example.com/s?p=tok&id=",
+			[]string{`the link carries user info before its host "entry.example.com"`}},
+		{"user info with a password, which the reason does not repeat", "https://user:secret@entry.example.com/s?p=tok&id=",
+			[]string{"the link carries user info"}},
+		{"an empty user info", "https://@entry.example.com/s?p=tok&id=", []string{"the link carries user info"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, api := range []bool{true, false} {
+				for _, panelist := range []string{"", "P1"} {
+					got, err := EntryLink(tt.raw, api, panelist)
+					if err == nil || got != "" || !errors.Is(err, ErrBadEntryLink) {
+						t.Fatalf("EntryLink(%q, %v, %q) = %q, %v; want no link and an error wrapping ErrBadEntryLink", tt.raw, api, panelist, got, err)
+					}
+					for _, why := range tt.why {
+						if !strings.Contains(err.Error(), why) {
+							t.Errorf("EntryLink(%q): %v; want it to say %q", tt.raw, err, why)
+						}
+					}
+					if strings.Contains(err.Error(), "secret") {
+						t.Errorf("EntryLink(%q): %v repeats the password", tt.raw, err)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestEntryLinkDoubt: the spec's entry links "are absolute addresses under
 // {entry_url}" and end "with an empty id parameter". A link that is not
 // (another host, plain http where the address is https, an id that
@@ -154,8 +207,8 @@ func TestEntryLinkDoubt(t *testing.T) {
 			"not a usable entry link: https://evil.example.net is not under the provider's entry address (https://survey.provider.test/start)"},
 		{"a host that only ends like the provider's is another host",
 			provider, "https://evilsurvey.provider.test/start?p=tok&id=", "is not under the provider's entry address"},
-		{"user info before the host is not under the address",
-			provider, "https://survey.provider.test@evil.example.net/start?p=tok&id=", "is not under"},
+		{"user info before the host is refused: the browser goes to the host after the @",
+			provider, "https://survey.provider.test@evil.example.net/start?p=tok&id=", `the link carries user info before its host "evil.example.net"`},
 		{"a path that climbs out of the address's with a dot segment is not under it",
 			provider, "https://survey.provider.test/start/../admin?p=tok&id=", "is not under"},
 		{"an escaped dot segment climbs out too",

@@ -62,6 +62,19 @@ func TestPace(t *testing.T) {
 			rateFrom: 19, rateTo: 22.5, fillWithin: [2]float64{4.5, 5.3}, atRisk: true, intervalHas: 20,
 		},
 		{
+			// Projected at the rate (about 21 an hour) 100 more are reached
+			// in 4.7 hours, before the field end; at the low end (about
+			// 17.6) only in 5.7 hours, after it.
+			name:   "steady, the field ends in 5.2 hours: reached by then at the rate, not at the interval's low end: at risk",
+			points: steady(), remaining: 100, fieldEnd: hoursFromNow(5.2),
+			rateFrom: 19, rateTo: 22.5, fillWithin: [2]float64{4.5, 5.3}, atRisk: true, intervalHas: 20,
+		},
+		{
+			name:   "steady, the field ends in 6 hours: reached by then even at the interval's low end: not at risk",
+			points: steady(), remaining: 100, fieldEnd: hoursFromNow(6),
+			rateFrom: 19, rateTo: 22.5, fillWithin: [2]float64{4.5, 5.3}, intervalHas: 20,
+		},
+		{
 			name: "stalled: 20 an hour, then nothing for the last 12 hours",
 			points: func() []PacePoint {
 				var pairs []float64

@@ -20,12 +20,13 @@ import (
 
 // keepPrices adds a price point, from seenAt, for each live subsample
 // whose currency or CPI is not its last point's (or that has none). A CPI
-// that is not above 0 is no price.
+// that is not above 0, or a blank currency, is no price (rules.PriceKnown):
+// it adds no point, so the last one holds.
 func keepPrices(ctx context.Context, tx *sqlx.Tx, seenAt time.Time) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO price_history (subsample_id, from_at, currency, cpi)
 		SELECT l.subsample_id, ?, TRIM(l.currency), l.cpi FROM live_subsamples l
-		WHERE l.cpi > 0 AND NOT EXISTS (
+		WHERE l.cpi > 0 AND TRIM(l.currency) <> '' AND NOT EXISTS (
 			SELECT 1 FROM price_history p
 			WHERE p.subsample_id = l.subsample_id AND p.currency = TRIM(l.currency) AND p.cpi = l.cpi
 			AND p.from_at = (SELECT MAX(q.from_at) FROM price_history q WHERE q.subsample_id = l.subsample_id))

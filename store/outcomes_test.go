@@ -35,8 +35,10 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 		save(t0.Add(time.Hour), nil) // the same price: no point
 		save(t0.Add(2*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCPI = 3 })
 		save(t0.Add(3*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCurrency = " EUR " })
-		save(t0.Add(4*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCPI = 0 }) // no price: no point
-		save(t0.Add(5*time.Hour), func(snap *store.EventsSnapshot) { snap.Live, snap.Details = nil, nil })
+		save(t0.Add(4*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCurrency = "GBP" }) // the currency alone changed: a point
+		save(t0.Add(5*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCPI = 0 })          // no price: no point
+		save(t0.Add(6*time.Hour), func(snap *store.EventsSnapshot) { snap.Live[0].TargetedCurrency = " " })   // a CPI but no currency: no price, no point
+		save(t0.Add(7*time.Hour), func(snap *store.EventsSnapshot) { snap.Live, snap.Details = nil, nil })
 
 		prices, err := s.PriceHistory(ctx)
 		if err != nil {
@@ -47,6 +49,7 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 			{SubsampleID: 100, Currency: "USD", CPI: 2.5, From: finished(0)},
 			{SubsampleID: 100, Currency: "USD", CPI: 3, From: finished(2)},
 			{SubsampleID: 100, Currency: "EUR", CPI: 2.5, From: finished(3)},
+			{SubsampleID: 100, Currency: "GBP", CPI: 2.5, From: finished(4)},
 		}
 		got := prices[100]
 		for i := range got {
@@ -67,7 +70,7 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 		if prices, err = s.PriceHistory(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got := prices[100]; len(got) != 4 || got[0].CPI != 2 || got[2].Currency != "USD" {
+		if got := prices[100]; len(got) != 5 || got[0].CPI != 2 || got[2].Currency != "USD" {
 			t.Errorf("price history after adding = %+v, want the added point first and the refresh's kept", got)
 		}
 
@@ -81,6 +84,46 @@ func TestPriceHistoryKeepsEachChange(t *testing.T) {
 		}
 		if !reflect.DeepEqual(parties, wantParties) {
 			t.Errorf("invoice parties = %+v, want %+v", parties, wantParties)
+		}
+	})
+}
+
+// TestInvoicePartyIsLiveDetailsFirst: a subsample is invoiced to live
+// details' billing entity when they name one, else to the event list's;
+// the event list's never wins over live details'.
+func TestInvoicePartyIsLiveDetailsFirst(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		for i, step := range []struct {
+			name string
+			live string // live details' billing entity of subsample 100
+			want map[int64]domain.InvoiceParty
+		}{
+			{"live details name one: theirs", "Acme US", map[int64]domain.InvoiceParty{
+				100: {BillingEntity: "Acme US", JobBookID: "J-1", EventID: 10},
+				101: {BillingEntity: "Acme UK", EventID: 10}, // not live: the event list's
+			}},
+			{"live details leave it empty: the event list's", " ", map[int64]domain.InvoiceParty{
+				100: {BillingEntity: "Acme Global", JobBookID: "J-1", EventID: 10},
+				101: {BillingEntity: "Acme UK", EventID: 10},
+			}},
+		} {
+			snap := snapshotAt(t0.Add(time.Duration(i)*time.Hour), 40)
+			snap.Summaries[0].BillingEntity = "Acme Global"
+			snap.Summaries[1].BillingEntity = "Acme UK"
+			snap.Live[0].BillingEntity = ptr(step.live)
+			snap.Live[0].JobBookID = ptr("J-1")
+			if _, err := s.SaveEvents(ctx, snap, 30*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			parties, err := s.InvoiceParties(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(parties, step.want) {
+				t.Errorf("%s: invoice parties = %+v, want %+v", step.name, parties, step.want)
+			}
 		}
 	})
 }

@@ -257,6 +257,24 @@ func TestDoubtIsNoSend(t *testing.T) {
 				editList(t, a, livePath, id, withLiveLink("https://survey.provider.test/start?p=tok&id=abc"))
 			},
 			[]string{"D-woman-30"}, rules.Sendable, `its id parameter already carries a value ("abc")`},
+		{"5: an entry link whose id= is in its fragment, which never reaches the provider",
+			func() {
+				serveQuotas(t, a, id, valid...)
+				editList(t, a, livePath, id, withLiveLink("https://survey.provider.test/start?p=AB#CD&rType=2&id="))
+			},
+			[]string{"D-woman-30"}, rules.Sendable, "its id= is in the fragment, after #, which never reaches the provider"},
+		{"5: a hash-routed entry link, its query in the fragment",
+			func() {
+				serveQuotas(t, a, id, valid...)
+				editList(t, a, livePath, id, withLiveLink("https://survey.provider.test/start/#/s?p=tok&id="))
+			},
+			[]string{"D-woman-30"}, rules.Sendable, "its query does not end with the empty id parameter"},
+		{"5: an entry link with user info, on the provider's host",
+			func() {
+				serveQuotas(t, a, id, valid...)
+				editList(t, a, livePath, id, withLiveLink("https://user@survey.provider.test/start?p=tok&id="))
+			},
+			[]string{"D-woman-30"}, rules.Sendable, `the link carries user info before its host "survey.provider.test"`},
 		{"6: a subsample live-details lists and event/all does not",
 			func() {
 				serveQuotas(t, a, id, valid...)

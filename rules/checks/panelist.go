@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"fieldboard/rules"
@@ -205,20 +203,25 @@ func (d *Decisions) LiveCount() int { return len(d.targets) }
 // LiveReport is the live subsample at place i of EachLive's order.
 func (d *Decisions) LiveReport(i int) *SubsampleReport { return d.targets[i].report }
 
-// withPanelist fills the empty trailing id of prepared links with
-// panelistID, query-escaped, as rules.EntryLink would, without parsing
-// each link again. A link that does not end in an empty id (it has a
-// fragment) is prepared again by slow().
+// withPanelist fills the empty id of prepared links with panelistID
+// (rules.FillEntryLink: into the query, never into a fragment), without
+// parsing each link again. Links with a problem, or not prepared by
+// rules.EntryLink for nobody, are prepared again by slow().
 func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLinks) []EntryLinks {
-	id := url.QueryEscape(panelistID)
 	out := make([]EntryLinks, len(links))
 	for i, l := range links {
-		if l.Problem() != "" || !strings.HasSuffix(l.Live, "id=") || l.Testing != "" && !strings.HasSuffix(l.Testing, "id=") {
+		if l.Problem() != "" {
 			return slow()
 		}
-		out[i] = EntryLinks{Locale: l.Locale, Live: l.Live + id}
+		live, ok := rules.FillEntryLink(l.Live, panelistID)
+		if !ok {
+			return slow()
+		}
+		out[i] = EntryLinks{Locale: l.Locale, Live: live}
 		if l.Testing != "" {
-			out[i].Testing = l.Testing + id
+			if out[i].Testing, ok = rules.FillEntryLink(l.Testing, panelistID); !ok {
+				return slow()
+			}
 		}
 	}
 	return out

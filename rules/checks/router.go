@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -136,14 +135,15 @@ func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profi
 // none, which rules.FitPanel's choice of a usable locale rules out: a
 // guard, never a decision.
 func (d *Decisions) liveLink(pc PanelistCheck, panelistID string) string {
-	// The live link alone, as PanelistLinks fills it (withPanelist), when
-	// it is prepared with an empty trailing id: its testing link, which
-	// makes PanelistLinks prepare both again when it has a problem or a
-	// fragment, does not matter here.
+	// The live link alone, filled as PanelistLinks fills it
+	// (rules.FillEntryLink): its testing link, which makes PanelistLinks
+	// prepare both again when it has a problem, does not matter here.
 	for _, l := range pc.Links {
 		if pc.Panel.Locale != "" && strings.EqualFold(l.Locale, pc.Panel.Locale) {
-			if l.LiveProblem == "" && strings.HasSuffix(l.Live, "id=") {
-				return l.Live + url.QueryEscape(panelistID)
+			if l.LiveProblem == "" {
+				if link, ok := rules.FillEntryLink(l.Live, panelistID); ok {
+					return link
+				}
 			}
 			break
 		}

@@ -33,6 +33,13 @@ func TestRouterOrder(t *testing.T) {
 		{9, []string{"CA"}, "CAD", 4.0, rules.Unknown},
 		{10, []string{"CA"}, "USD", 0.5, rules.Sendable},
 		{11, []string{"fr", "FR"}, "EUR", 1.0, rules.Sendable}, // listed twice, in lower case once: one candidate of France
+		// Britain is priced in GBP (three of five live subsamples), though
+		// most of its sendable ones are in USD: GBP leads.
+		{20, []string{"GB"}, "GBP", 1.0, rules.Sendable},
+		{21, []string{"GB"}, "GBP", 9.0, rules.Paused},
+		{22, []string{"GB"}, "GBP", 9.0, rules.Unknown},
+		{23, []string{"GB"}, "USD", 5.0, rules.Sendable},
+		{24, []string{"GB"}, "USD", 4.0, rules.Sendable},
 	}
 	d := &Decisions{}
 	for _, s := range subs {
@@ -59,6 +66,11 @@ func TestRouterOrder(t *testing.T) {
 	// France: two EUR subsamples and one CAD.
 	if got, want := ids("FR"), []int64{7, 11, 8}; !slices.Equal(got, want) {
 		t.Errorf("France's candidates = %v, want %v", got, want)
+	}
+	// Britain: GBP is the currency of its live subsamples, counted
+	// sendable or not, not of its sendable ones alone (USD's two).
+	if got, want := ids("GB"), []int64{20, 23, 24}; !slices.Equal(got, want) {
+		t.Errorf("Britain's candidates = %v, want %v: GBP leads, the currency of most of its live subsamples", got, want)
 	}
 	if got := ids("DE"); got != nil {
 		t.Errorf("Germany has no subsample, yet candidates %v", got)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/checkstest"
 	"fieldboard/rules/domain"
@@ -119,6 +120,56 @@ func TestEverySendPathHoldsEveryBoundary(t *testing.T) {
 					if got := p.sent(ctx, t, s, c.Panelist, checkstest.Target); got != c.Sent {
 						t.Errorf("%s: %s sent to subsample %d with data %s old = %v, want %v", p.name, c.Panelist, checkstest.Target, c.Age, got, c.Sent)
 					}
+				}
+			})
+		}
+	})
+}
+
+// TestEverySendPathHoldsTheConfiguredQualityHold: a panelist is held for
+// quality under the policy the service is given (--hold-reversals,
+// --hold-days), on every send path, never under the default 3 in 90
+// days. The world's P-held has three reversed completes, the oldest at
+// the first instant of the default's 90 days, the others 10 days and a
+// day before the read; P-two-reversed two, 20 and 10 days before.
+func TestEverySendPathHoldsTheConfiguredQualityHold(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, db.Target(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		checkstest.Build(t, st)
+		now := checkstest.ReadAt.Add(time.Minute)
+		for _, tc := range []struct {
+			name     string
+			policy   rules.QualityHoldPolicy
+			panelist string
+			wantSent bool
+		}{
+			{"two reversals in 90 days hold P-two-reversed", rules.QualityHoldPolicy{Reversals: 2, Days: 90}, "P-two-reversed", false},
+			{"two reversals in 15 days do not: its first is 20 days old", rules.QualityHoldPolicy{Reversals: 2, Days: 15}, "P-two-reversed", true},
+			{"four reversals in 90 days do not hold P-held's three", rules.QualityHoldPolicy{Reversals: 4, Days: 90}, "P-held", true},
+			{"three reversals in 30 days do not hold P-held: one is 90 days old", rules.QualityHoldPolicy{Reversals: 3, Days: 30}, "P-held", true},
+			{"the hold turned off (0 days) holds nobody", rules.QualityHoldPolicy{Reversals: 3, Days: 0}, "P-held", true},
+			{"the hold turned off (0 reversals) holds nobody", rules.QualityHoldPolicy{Reversals: 0, Days: 90}, "P-held", true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				for _, p := range sendPaths {
+					s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: tc.policy}
+					if got := p.sent(ctx, t, s, tc.panelist, checkstest.Target); got != tc.wantSent {
+						t.Errorf("%s: %s sent to subsample %d under a hold of %d reversals in %d days = %v, want %v",
+							p.name, tc.panelist, checkstest.Target, tc.policy.Reversals, tc.policy.Days, got, tc.wantSent)
+					}
+				}
+				rows, err := st.PanelistRowsOf(ctx, tc.panelist)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held := (&checks.Service{Store: st, Now: func() time.Time { return now }, QualityHold: tc.policy}).HeldForQuality(rows.History)
+				if (held != "") == tc.wantSent {
+					t.Errorf("HeldForQuality(%s) = %q under %+v, want held %v", tc.panelist, held, tc.policy, !tc.wantSent)
 				}
 			})
 		}

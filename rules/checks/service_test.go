@@ -1,7 +1,9 @@
 package checks
 
 import (
+	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // Pacific/Auckland whether or not the host has zoneinfo
@@ -10,39 +12,92 @@ import (
 	"fieldboard/store"
 )
 
-// TestWithPanelistFillsTheID: a prepared link's empty trailing id gets the
-// panelist's id, query-escaped, as the README's entry-link rules say; a
-// link whose id is not last (a fragment follows) is prepared again.
+// TestWithPanelistFillsTheID: the send path's quick fill of a prepared
+// link (withPanelist, and the router's liveLink) gives what
+// rules.EntryLink gives for the panelist: the id, query-escaped, in the
+// query, never in a fragment, even one that ends in id= too. A link with
+// a problem is prepared again, and stays refused: a link whose id= is
+// only in its fragment (?p=AB#CD&rType=2&id=, a hash-routed
+// /s/#/start?p=T&id=) never reaches the provider with the id.
 func TestWithPanelistFillsTheID(t *testing.T) {
-	links := []struct {
-		prepared, fragment string // as rules.EntryLink prepares it for nobody, its fragment apart
-	}{
-		{"https://e.test/s?p=abc%2Bdef&rType=2&SAPI=1&id=", ""},
-		{"https://e.test/s?p=abc&rType=3&SAPI=1&id=", ""},
-		{"https://e.test/s?p=abc&SAPI=1&id=", ""},
-		{"https://e.test/s?p=abc&SAPI=1&id=", "#top"},
-	}
-	ids := []struct{ panelist, escaped string }{
-		{"P1", "P1"},
-		{"P 1/x", "P+1%2Fx"},
-		{"ü&=?", "%C3%BC%26%3D%3F"},
-	}
-	for _, id := range ids {
-		for _, l := range links {
-			want := l.prepared + id.escaped + l.fragment
-			slow := 0
-			got := withPanelist([]EntryLinks{{Locale: "en-us", Live: l.prepared + l.fragment, Testing: l.prepared + l.fragment}}, id.panelist, func() []EntryLinks {
-				slow++
-				return []EntryLinks{{Locale: "en-us", Live: want, Testing: want}}
-			})
-			if len(got) != 1 || got[0].Live != want || got[0].Testing != want || got[0].Locale != "en-us" {
-				t.Errorf("%s%s for %q: got %+v, want live and testing %s", l.prepared, l.fragment, id.panelist, got, want)
-			}
-			if wantSlow := l.fragment != ""; (slow == 1) != wantSlow || slow > 1 {
-				t.Errorf("%s%s for %q: prepared again %d times, want %v", l.prepared, l.fragment, id.panelist, slow, wantSlow)
+	for _, raw := range quickFillSeeds {
+		for _, api := range []bool{true, false} {
+			for _, id := range []string{"P1", "P 1/x", "ü&=?#"} {
+				link := quickFillAgrees(t, raw, api, id)
+				if link == "" {
+					continue
+				}
+				u, err := url.Parse(link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q := u.Query(); len(q["id"])+len(q["ID"]) != 1 || q.Get("id")+q.Get("ID") != id || strings.Contains(u.Fragment, id) {
+					t.Errorf("%s for %q: %s does not carry the id once in its query alone", raw, id, link)
+				}
 			}
 		}
 	}
+}
+
+// FuzzQuickFill: on any provider link and panelist id, the send path's
+// quick fill agrees with rules.EntryLink (quickFillAgrees).
+func FuzzQuickFill(f *testing.F) {
+	for _, raw := range quickFillSeeds {
+		f.Add(raw, true, "P 1/x")
+	}
+	f.Fuzz(func(t *testing.T, raw string, api bool, id string) {
+		quickFillAgrees(t, raw, api, id)
+	})
+}
+
+var quickFillSeeds = []string{
+	"https://e.test/s?p=abc%2Bdef&rType=2&id=",
+	"https://e.test/s?p=abc&rType=3&SAPI=0&ID=",
+	"https://e.test/s?p=abc&id=#top",
+	"https://e.test/s?p=abc&id=#/start?x=1&id=",
+	"https://e.test/s?p=abc&id=#",
+	"https://e.test/s?p=abc&id=##id=",
+	"https://e.test/s?p=AB#CD&rType=2&id=",
+	"https://e.test/s/#/start?p=abc&id=",
+	"https://user@e.test/s?p=abc&id=",
+	"https://e.test/s?p=abc",
+}
+
+// quickFillAgrees checks that raw, prepared by rules.EntryLink for nobody
+// and filled for id by withPanelist and by the router's liveLink, is the
+// link rules.EntryLink prepares for id, and that only a link with a
+// problem is prepared again; it returns that link ("" when refused).
+func quickFillAgrees(t *testing.T, raw string, api bool, id string) string {
+	t.Helper()
+	prepared := EntryLinks{Locale: "en-us"}
+	var err error
+	if prepared.Live, err = rules.EntryLink(raw, api, ""); err != nil {
+		prepared.LiveProblem = err.Error()
+	}
+	prepared.Testing, prepared.TestingProblem = prepared.Live, prepared.LiveProblem
+	want := EntryLinks{Locale: "en-us"}
+	if want.Live, err = rules.EntryLink(raw, api, id); err != nil {
+		want.LiveProblem = err.Error()
+	}
+	want.Testing, want.TestingProblem = want.Live, want.LiveProblem
+	slow := 0
+	got := withPanelist([]EntryLinks{prepared}, id, func() []EntryLinks {
+		slow++
+		return []EntryLinks{want}
+	})
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("%q (API %v) for %q: withPanelist gives %+v, rules.EntryLink %+v", raw, api, id, got, want)
+	}
+	if wantSlow := prepared.Problem() != ""; (slow == 1) != wantSlow || slow > 1 {
+		t.Errorf("%q (API %v) for %q: prepared again %d times, want %v", raw, api, id, slow, wantSlow)
+	}
+	if prepared.Problem() == "" {
+		pc := PanelistCheck{SubsampleReport: &SubsampleReport{Links: []EntryLinks{prepared}}, Panel: rules.PanelFit{Locale: "EN-US"}}
+		if link := (&Decisions{}).liveLink(pc, id); link != want.Live {
+			t.Errorf("%q (API %v): the router sends %q to %q, rules.EntryLink gives %q", raw, api, id, link, want.Live)
+		}
+	}
+	return want.Live
 }
 
 // TestChecksCountAgesOnTheProvidersDay: at 23:30 UTC it is already the

@@ -118,6 +118,56 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 	})
 }
 
+// TestWrongSendsAreThoseOfThePeriod: "a wrong send is a screen-out (82)
+// or quota full (83) registered within 7 days after Fieldboard sent the
+// panelist there", counted in the period it was registered in. Q7 was
+// sent to Target, screened out and then filled a quota there on the
+// world's first day, and came back the next day: a period from that day
+// scans Q7's records on Target, the earlier ones with them, yet neither
+// the screen-out nor the quota full is one of its wrong sends.
+func TestWrongSendsAreThoseOfThePeriod(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		s := world(t, db)
+		ctx := context.Background()
+		rec := func(status int64, when time.Time) domain.HistoryRecord {
+			return domain.HistoryRecord{PanelistID: "Q7", SubsampleID: checkstest.Target, EventID: checkstest.Event, StatusID: status, RegisteredAt: when}
+		}
+		if r, err := s.Store.ImportHistory(ctx, []domain.HistoryRecord{
+			rec(domain.ReturnScreenOut, at(3*time.Hour)), rec(domain.ReturnQuotaFull, at(4*time.Hour)),
+			rec(domain.ReturnInSurvey, at(26*time.Hour)),
+		}); err != nil || r.BadLines > 0 {
+			t.Fatalf("import: %v %+v", err, r)
+		}
+		if err := s.Store.RecordRoutings(ctx, []domain.RoutingDecision{
+			{At: at(2 * time.Hour), PanelistID: "Q7", Intended: checkstest.Target, Chosen: checkstest.Target, Outcome: domain.RoutedIntended, Reason: "sent", Cells: "1"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		day1 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+		for _, period := range []struct {
+			name     string
+			from     time.Time
+			wrong    int // Target's
+			fullOpen int
+		}{
+			// Q3's quota full, Q6's screen-out and Q7's two.
+			{"the first day, when they were registered", day1, 4, 2},
+			{"from the next day", day1.AddDate(0, 0, 1), 0, 0},
+		} {
+			for _, group := range []outcomes.Grouping{outcomes.BySubsample, outcomes.ByDay} {
+				rep, err := s.Outcomes(ctx, outcomes.Query{From: period.from, To: day1.AddDate(0, 0, 10), Group: group})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Total.WrongSends != period.wrong || len(rep.FullOnOpenCells) != period.fullOpen {
+					t.Errorf("%s, by %s: %d wrong sends and %d quota fulls on cells judged open %+v; want %d and %d",
+						period.name, group, rep.Total.WrongSends, len(rep.FullOnOpenCells), rep.FullOnOpenCells, period.wrong, period.fullOpen)
+				}
+			}
+		}
+	})
+}
+
 func TestInvoiceOfAMonth(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := world(t, db)

@@ -36,6 +36,9 @@ func TestWebhookCommands(t *testing.T) {
 		{"--url", "https://93.184.216.34/hook", "--events", "subsample.sendable,subsample.bogus"},
 		{"--url", "https://93.184.216.34/hook", "--country", "USA"},
 		{"--url", "ftp://93.184.216.34/hook"},
+		{"--url", "https://93.184.216.34:0/hook"},
+		{"--url", "https://93.184.216.34:99999/hook"},
+		{"--url", "http://127.0.0.1:0/hook", "--allow-private"},
 		{},
 	} {
 		err := runWebhook(ctx, append([]string{"add", "--db", db}, args...), &out, &errOut)

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -299,14 +300,19 @@ func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (i
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp.StatusCode, 0, nil
 	}
-	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at), fmt.Errorf("answered %s", resp.Status)
+	// The code and its standard words: the receiver's own reason phrase
+	// is not repeated on the pages that list every subscription.
+	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at),
+		fmt.Errorf("%s", strings.TrimSpace(fmt.Sprintf("answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))))
 }
 
 // deliveryError is how a failed attempt is recorded, for the webhooks
 // page and webhook list: what went wrong, never an address, as the guard
 // says (Guard). A lookup's error names the resolver; a refused
 // connection, the address a name resolved to; a read or write error,
-// this server's own address and the receiver's. The log has them.
+// this server's own address and the receiver's. The log has them. It
+// is cut at maxDeliveryError bytes: an error may quote a malformed
+// answer, as long as the receiver made it.
 func deliveryError(err error) string {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
@@ -314,9 +320,22 @@ func deliveryError(err error) string {
 	case errors.Is(err, ErrInsideAddress), errors.As(err, &dnsErr):
 		return "no answer: the host is not a public address, or could not be resolved; nothing was sent"
 	case errors.As(err, &opErr) && opErr.Err != nil:
-		return "no answer: " + opErr.Op + ": " + withoutAddresses(opErr.Err.Error())
+		return cut("no answer: "+opErr.Op+": "+withoutAddresses(opErr.Err.Error()), maxDeliveryError)
 	}
-	return withoutAddresses(err.Error())
+	return cut(withoutAddresses(err.Error()), maxDeliveryError)
+}
+
+// maxDeliveryError is the most of a delivery's error recorded, in bytes.
+const maxDeliveryError = 160
+
+// cut is s if it has at most n bytes, or its first whole runes and "…"
+// in n bytes.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = strings.ToValidUTF8(s[:n-len("…")], "")
+	return s + "…"
 }
 
 // anAddress is an IPv4 address, or an IPv6 one in brackets, with or

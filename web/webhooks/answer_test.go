@@ -11,6 +11,23 @@ import (
 	"fieldboard/web/webhooks"
 )
 
+// TestHugeAnswerHeaderFailsTheAttempt: an answer whose header runs to a
+// megabyte is not read to its end: the attempt fails, to be retried, as
+// one with no answer would, and the error says why.
+func TestHugeAnswerHeaderFailsTheAttempt(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	r := newReceiver(t, 200)
+	r.header.Set("X-Padding", strings.Repeat("x", 1<<20))
+	id := f.subscribe(r)
+	f.queueTest(id)
+	f.sendDue()
+	for _, d := range f.deliveries(id) {
+		if d.Status != store.DeliveryPending || d.LastStatusCode != 0 || !strings.Contains(d.LastError, "headers exceeded") {
+			t.Errorf("after an answer with a megabyte of header: %+v; want it retried, saying the header was too long", d)
+		}
+	}
+}
+
 // TestReceiversWordsAreNotRecorded: what a delivery's error records of
 // the answer is its status code and the standard words for it, never the
 // receiver's own (a reason phrase of its choosing, or a malformed answer

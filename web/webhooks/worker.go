@@ -57,6 +57,9 @@ type Worker struct {
 	sending map[int64]bool // the subscriptions a lane sends
 }
 
+// maxAnswerHeader is the most of an answer's header read, in bytes.
+const maxAnswerHeader = 64 << 10
+
 // lease is how long a claimed delivery is held for its attempt: the
 // timeout and a margin. A worker killed meanwhile leaves it due again
 // once the lease ends.
@@ -72,19 +75,22 @@ func (w *Worker) now() time.Time {
 }
 
 // httpClient sends through the guard, with no proxy (a proxy would hide
-// the address from it) and no redirects (a 3xx is an answer that is not
-// 2xx, retried).
+// the address from it), no redirects (a 3xx is an answer that is not
+// 2xx, retried) and at most maxAnswerHeader bytes of an answer's header
+// read (more fails the attempt), so that no receiver makes the worker
+// hold megabytes for each of its attempts.
 func (w *Worker) httpClient() *http.Client {
 	w.clientOnce.Do(func() {
 		dialer := &net.Dialer{Timeout: w.timeout(), Control: w.Guard.control, Resolver: w.Guard.resolver()}
 		w.client = &http.Client{
 			Timeout: w.timeout(),
 			Transport: &http.Transport{
-				Proxy:               nil,
-				DialContext:         dialer.DialContext,
-				TLSHandshakeTimeout: w.timeout(),
-				MaxIdleConnsPerHost: 4,
-				IdleConnTimeout:     time.Minute,
+				Proxy:                  nil,
+				DialContext:            dialer.DialContext,
+				TLSHandshakeTimeout:    w.timeout(),
+				MaxIdleConnsPerHost:    4,
+				MaxResponseHeaderBytes: maxAnswerHeader,
+				IdleConnTimeout:        time.Minute,
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}

@@ -187,12 +187,50 @@ func queueDeliveries(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64) e
 	return nil
 }
 
+// DueWebhooks are the enabled subscriptions with a pending delivery due
+// at now, the one due the longest first: the worker sends each one's
+// deliveries apart from the others' (ClaimDeliveryOf).
+func (s *Store) DueWebhooks(ctx context.Context, now time.Time) ([]int64, error) {
+	var ids []int64
+	if err := s.reader.SelectContext(ctx, &ids, `
+		SELECT d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s USING (subscription_id)
+		WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.disabled_at IS NULL
+		GROUP BY d.subscription_id ORDER BY MIN(d.next_attempt_at), d.subscription_id`, now.UTC()); err != nil {
+		return nil, fmt.Errorf("webhooks with a delivery due: %w", err)
+	}
+	return ids, nil
+}
+
 // ClaimDeliveries returns up to limit pending deliveries due at now, of
 // enabled subscriptions, the longest due first, and moves each one's next
 // attempt to now+lease, so that no other worker claims it meanwhile and,
 // if this one dies before recording the outcome, it is sent again after
 // the lease (at least once).
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]DueDelivery, error) {
+	out, err := s.claimDeliveries(ctx, now, lease, limit, "")
+	if err != nil {
+		return nil, fmt.Errorf("claim webhook deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// ClaimDeliveryOf is the delivery of subscription id due at now the
+// longest, claimed as ClaimDeliveries claims, or ErrNotFound when none is
+// due (or the subscription is disabled).
+func (s *Store) ClaimDeliveryOf(ctx context.Context, id int64, now time.Time, lease time.Duration) (DueDelivery, error) {
+	out, err := s.claimDeliveries(ctx, now, lease, 1, " AND d.subscription_id = ?", id)
+	if err == nil && len(out) == 0 {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return DueDelivery{}, fmt.Errorf("claim a delivery of webhook %d: %w", id, err)
+	}
+	return out[0], nil
+}
+
+// claimDeliveries is ClaimDeliveries of the deliveries that also meet
+// and, a condition on d (the delivery) with its arguments.
+func (s *Store) claimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, and string, args ...any) ([]DueDelivery, error) {
 	var out []DueDelivery
 	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
 		var rows []struct {
@@ -213,8 +251,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 				COALESCE(c.quota_id, '') AS quota_id, COALESCE(c.before_value, '') AS before_value, COALESCE(c.after_value, '') AS after_value
 			FROM webhook_deliveries d JOIN webhook_subscriptions s USING (subscription_id)
 			LEFT JOIN changes c ON c.change_id = d.change_id
-			WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.disabled_at IS NULL
-			ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?`+s.dialect.lockRows("d"), now.UTC(), limit); err != nil {
+			WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND s.disabled_at IS NULL`+and+`
+			ORDER BY d.next_attempt_at, d.delivery_id LIMIT ?`+s.dialect.lockRows("d"), append(append([]any{now.UTC()}, args...), limit)...); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -230,10 +268,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("claim webhook deliveries: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // DeliveryAttempt is the outcome of one attempt at a delivery.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -305,6 +306,65 @@ func TestDisabledWebhookKeepsNothingPending(t *testing.T) {
 		}
 		if _, err := s.QueueWebhookTest(ctx, id+1, "msg_4", t0); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("a test event for an unknown subscription: %v", err)
+		}
+	})
+}
+
+// TestDeliveriesAreClaimedBySubscription: DueWebhooks lists the enabled
+// subscriptions with a delivery due, the one due the longest first, and
+// ClaimDeliveryOf claims a subscription's delivery due the longest, never
+// another's, leasing it; ErrNotFound once none of it is due.
+func TestDeliveriesAreClaimedBySubscription(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s := open(t, db)
+		var subs []int64
+		for _, host := range []string{"a", "b", "c"} {
+			id, err := s.AddWebhook(ctx, store.WebhookSubscription{URL: "https://" + host + ".example/hook", Secret: "whsec_c2VjcmV0", CreatedAt: t0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			subs = append(subs, id)
+		}
+		a, b, c := subs[0], subs[1], subs[2]
+		for _, q := range []struct {
+			sub int64
+			msg string
+			at  time.Time
+		}{{b, "b1", t0}, {a, "a1", t0.Add(time.Second)}, {b, "b2", t0.Add(2 * time.Second)}, {a, "a2", t0.Add(3 * time.Second)}, {c, "c1", t0.Add(time.Hour)}} {
+			if _, err := s.QueueWebhookTest(ctx, q.sub, q.msg, q.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if due, err := s.DueWebhooks(ctx, t0.Add(time.Minute)); err != nil || !slices.Equal(due, []int64{b, a}) {
+			t.Errorf("due a minute on: %v, %v; want b then a (c is due in an hour)", due, err)
+		}
+		for _, want := range []string{"a1", "a2"} {
+			d, err := s.ClaimDeliveryOf(ctx, a, t0.Add(time.Minute), time.Minute)
+			if err != nil || d.MessageID != want || d.SubscriptionID != a || d.URL != "https://a.example/hook" || d.Secret == "" {
+				t.Errorf("claimed %+v, %v; want a's %s with its address and secret", d, err, want)
+			}
+		}
+		if d, err := s.ClaimDeliveryOf(ctx, a, t0.Add(time.Minute), time.Minute); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a third claim of a: %+v, %v; want ErrNotFound (both are leased)", d, err)
+		}
+		if due, err := s.DueWebhooks(ctx, t0.Add(time.Minute)); err != nil || !slices.Equal(due, []int64{b}) {
+			t.Errorf("due once a's are claimed: %v, %v; want b", due, err)
+		}
+		d, err := s.ClaimDeliveryOf(ctx, b, t0.Add(time.Minute), time.Minute)
+		if err != nil || d.MessageID != "b1" {
+			t.Fatalf("claimed %+v, %v; want b1", d, err)
+		}
+		if err := s.RecordDeliveryAttempt(ctx, d.ID, store.DeliveryAttempt{At: t0.Add(time.Minute), StatusCode: 410, Error: "410 Gone",
+			Status: store.DeliveryFailed, Disable: true}); err != nil {
+			t.Fatal(err)
+		}
+		if due, err := s.DueWebhooks(ctx, t0.Add(2*time.Hour)); err != nil || !slices.Equal(due, []int64{a, c}) {
+			t.Errorf("due two hours on, b disabled: %v, %v; want a (its leases ended), then c", due, err)
+		}
+		if d, err := s.ClaimDeliveryOf(ctx, b, t0.Add(2*time.Hour), time.Minute); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a claim of the disabled b: %+v, %v; want ErrNotFound", d, err)
 		}
 	})
 }

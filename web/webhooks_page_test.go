@@ -19,7 +19,8 @@ import (
 )
 
 // TestWebhooksPage: a subscription added on the page shows its secret
-// once and never again; an inside address is refused unless allowed; a
+// once and never again; an inside address is refused unless allowed, a
+// port outside 1 to 65535 always, saying which ports are; a
 // test event is queued and listed with its status; removal takes it off.
 func TestWebhooksPage(t *testing.T) {
 	t.Parallel()
@@ -56,6 +57,16 @@ func TestWebhooksPage(t *testing.T) {
 	for _, bad := range []url.Values{{"url": {"ftp://x"}}, {"url": {receiver.URL}, "events": {"subsample.moved"}}, {"url": {receiver.URL}, "country": {"France"}}} {
 		if resp, body := form(a, "/webhooks", bad); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "Not added") {
 			t.Errorf("add %v: %d, want 422 saying why", bad, resp.StatusCode)
+		}
+	}
+	// A port no server listens on is refused, saying which ports are.
+	for _, port := range []string{"0", "99999"} {
+		bad := url.Values{"url": {"http://127.0.0.1:" + port + "/hook"}}
+		resp, body := form(a, "/webhooks", bad)
+		refusal := regexp.MustCompile(`role="alert">([^<]*)<`).FindStringSubmatch(body)
+		if want := "Not added: the URL: the port must be from 1 to 65535, not " + port + "."; resp.StatusCode != http.StatusUnprocessableEntity ||
+			refusal == nil || refusal[1] != want || strings.Contains(body, "whsec_") {
+			t.Errorf("add %v: %d, refusal %q; want 422 and %q", bad, resp.StatusCode, refusal, want)
 		}
 	}
 	// A refusal keeps what was typed in the form, to correct.

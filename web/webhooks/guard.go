@@ -171,8 +171,9 @@ func (g Guard) checkIP(ip netip.Addr, port uint16) error {
 }
 
 // CheckURL says whether raw may be subscribed: an absolute http or https
-// URL without credentials whose host resolves to outside addresses only.
-// A name refused is a *HostError.
+// URL without credentials, its port (when it names one) from 1 to 65535,
+// whose host resolves to outside addresses only. A name refused is a
+// *HostError.
 func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -187,16 +188,21 @@ func (g Guard) CheckURL(ctx context.Context, raw string) error {
 	if u.Fragment != "" {
 		return fmt.Errorf("the URL must not have a fragment (#)")
 	}
-	if g.AllowPrivate {
-		return nil
-	}
-	host, port := u.Hostname(), uint16(80)
+	port := uint16(80)
 	if u.Scheme == "https" {
 		port = 443
 	}
-	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+	if named := u.Port(); named != "" { // digits only, as url.Parse checks
+		p, err := strconv.ParseUint(named, 10, 16)
+		if err != nil || p == 0 {
+			return fmt.Errorf("the port must be from 1 to 65535, not %s", named)
+		}
 		port = uint16(p)
 	}
+	if g.AllowPrivate {
+		return nil
+	}
+	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return g.checkIP(ip, port)
 	}

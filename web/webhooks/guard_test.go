@@ -64,7 +64,8 @@ var insideAddresses = []struct{ name, host string }{
 // TestGuardRefusesInsideAddresses: at subscription, the addresses that
 // are not globally reachable are refused, literal or resolved
 // (localhost), IPv6 ones that carry an inside IPv4 address too, as are
-// URLs that are not http or https or that carry credentials;
+// URLs that are not http or https, that carry credentials, or whose port
+// is outside 1 to 65535 (allowed private addresses or not);
 // --allow-private-webhooks lets the inside ones through; outside
 // addresses, the registries' global exceptions and IPv6 ones carrying an
 // outside IPv4 address pass.
@@ -86,6 +87,26 @@ func TestGuardRefusesInsideAddresses(t *testing.T) {
 	for _, u := range []string{"ftp://93.184.216.34/", "93.184.216.34/hook", "https://user:pw@93.184.216.34/", "https:///x", "http://93.184.216.34/#frag"} {
 		if err := (webhooks.Guard{AllowPrivate: true}).CheckURL(ctx, u); err == nil {
 			t.Errorf("%s was accepted", u)
+		}
+	}
+	for _, c := range []struct{ url, port string }{
+		{"http://93.184.216.34:0/hook", "0"},
+		{"https://93.184.216.34:99999/hook", "99999"},
+		{"https://93.184.216.34:65536/hook", "65536"},
+		{"http://[2606:4700::1111]:0/", "0"},
+		{"http://127.0.0.1:0/hook", "0"}, // with private addresses allowed too
+		{"http://hooks.example:000/hook", "000"},
+	} {
+		for _, g := range []webhooks.Guard{{}, {AllowPrivate: true}} {
+			want := "the port must be from 1 to 65535, not " + c.port
+			if err := g.CheckURL(ctx, c.url); err == nil || err.Error() != want {
+				t.Errorf("%s (private allowed: %v): %v, want %q", c.url, g.AllowPrivate, err, want)
+			}
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:1/", "http://127.0.0.1:65535/", "http://127.0.0.1:/", "http://127.0.0.1:08080/"} {
+		if err := (webhooks.Guard{AllowPrivate: true}).CheckURL(ctx, u); err != nil {
+			t.Errorf("%s with private addresses allowed: %v, want accepted (ports 1 to 65535, or none)", u, err)
 		}
 	}
 	for _, c := range []struct{ name, url string }{

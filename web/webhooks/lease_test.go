@@ -37,7 +37,7 @@ func oneWorkerSends(t *testing.T, path string) {
 		stores[i] = st
 		logger := slog.New(slog.DiscardHandler)
 		workers[i] = &webhooks.Worker{Store: st, Logger: logger, Guard: webhooks.Guard{AllowPrivate: true},
-			Tick: 10 * time.Millisecond, Batch: 1,
+			Tick: 10 * time.Millisecond,
 			// The default TTL (30 s): the lease passes on by its release,
 			// never by running out, so no renewal has to beat a short
 			// deadline on a loaded machine.

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,11 +21,14 @@ import (
 	"fieldboard/web/lease"
 )
 
-// Worker sends the queue of deliveries the store keeps: each due one is
-// attempted once per turn, and its outcome recorded before it counts as
-// sent, so a worker that dies mid-queue sends again, after restart, what
-// it had not recorded (at least once, never lost). Fields with zero values
-// take the defaults in brackets.
+// Worker sends the queue of deliveries the store keeps. Each subscription
+// is sent apart from the others, in a lane of its own: one delivery at a
+// time, the longest due first, so a slow or silent receiver delays its
+// own deliveries only. Each due delivery is attempted once per turn, and
+// its outcome recorded before it counts as sent, so a worker that dies
+// mid-queue sends again, after restart, what it had not recorded (at
+// least once, never lost). Fields with zero values take the defaults in
+// brackets.
 type Worker struct {
 	Store  *store.Store
 	Logger *slog.Logger
@@ -33,10 +37,9 @@ type Worker struct {
 	Now func() time.Time
 	// Timeout bounds one attempt, from connecting to the answer's end [15s].
 	Timeout time.Duration
-	// Tick is how often the queue is looked at [1s]; Batch how many
-	// deliveries one turn claims, sent side by side [16].
-	Tick  time.Duration
-	Batch int
+	// Tick is how often the queue is looked at for subscriptions with a
+	// delivery due and no lane sending them [1s].
+	Tick time.Duration
 	// Lease, when set, makes Run send only while this instance holds the
 	// webhooks lease (store.LeaseWebhooks), for several instances on one
 	// database: one sends the queue, the others wait to take over.
@@ -49,7 +52,13 @@ type Worker struct {
 
 	clientOnce sync.Once
 	client     *http.Client
+
+	mu      sync.Mutex
+	sending map[int64]bool // the subscriptions a lane sends
 }
+
+// maxAnswerHeader is the most of an answer's header read, in bytes.
+const maxAnswerHeader = 64 << 10
 
 // lease is how long a claimed delivery is held for its attempt: the
 // timeout and a margin. A worker killed meanwhile leaves it due again
@@ -66,19 +75,22 @@ func (w *Worker) now() time.Time {
 }
 
 // httpClient sends through the guard, with no proxy (a proxy would hide
-// the address from it) and no redirects (a 3xx is an answer that is not
-// 2xx, retried).
+// the address from it), no redirects (a 3xx is an answer that is not
+// 2xx, retried) and at most maxAnswerHeader bytes of an answer's header
+// read (more fails the attempt), so that no receiver makes the worker
+// hold megabytes for each of its attempts.
 func (w *Worker) httpClient() *http.Client {
 	w.clientOnce.Do(func() {
 		dialer := &net.Dialer{Timeout: w.timeout(), Control: w.Guard.control, Resolver: w.Guard.resolver()}
 		w.client = &http.Client{
 			Timeout: w.timeout(),
 			Transport: &http.Transport{
-				Proxy:               nil,
-				DialContext:         dialer.DialContext,
-				TLSHandshakeTimeout: w.timeout(),
-				MaxIdleConnsPerHost: 4,
-				IdleConnTimeout:     time.Minute,
+				Proxy:                  nil,
+				DialContext:            dialer.DialContext,
+				TLSHandshakeTimeout:    w.timeout(),
+				MaxIdleConnsPerHost:    4,
+				MaxResponseHeaderBytes: maxAnswerHeader,
+				IdleConnTimeout:        time.Minute,
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
@@ -86,9 +98,11 @@ func (w *Worker) httpClient() *http.Client {
 	return w.client
 }
 
-// Run sends the queue every Tick until ctx is done; with a Lease, only
-// while it holds the webhooks lease, which it takes when it is free and
-// gives up on the way out.
+// Run looks at the queue every Tick until ctx is done, and starts a lane
+// for each subscription with a delivery due that no lane sends yet,
+// without waiting for it; with a Lease, only while it holds the webhooks
+// lease, which it takes when it is free and gives up on the way out, once
+// its lanes have stopped.
 func (w *Worker) Run(ctx context.Context) {
 	tick := cmp.Or(w.Tick, time.Second)
 	t := time.NewTimer(0)
@@ -99,6 +113,13 @@ func (w *Worker) Run(ctx context.Context) {
 			tenure.Release()
 		}
 	}()
+	var lanes sync.WaitGroup
+	defer lanes.Wait() // before the lease is released
+	logged := func(sub int64, _ int, err error) {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			w.Logger.Warn("webhook deliveries", "webhook", sub, "err", err)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -108,6 +129,7 @@ func (w *Worker) Run(ctx context.Context) {
 		sendCtx := ctx
 		if w.Lease != nil {
 			if tenure != nil && tenure.Context().Err() != nil {
+				lanes.Wait()     // they stop with the tenure
 				tenure.Release() // lost: what it had claimed is sent again when the claims end
 				tenure = nil
 			}
@@ -128,46 +150,97 @@ func (w *Worker) Run(ctx context.Context) {
 			}
 			sendCtx = tenure.Context()
 		}
-		if _, err := w.SendDue(sendCtx); err != nil && !errors.Is(err, context.Canceled) {
+		if err := w.startLanes(sendCtx, &lanes, logged); err != nil && !errors.Is(err, context.Canceled) {
 			w.Logger.Warn("webhook deliveries", "err", err)
 		}
 		t.Reset(tick)
 	}
 }
 
-// SendDue claims the deliveries due now, attempts each once, side by
-// side, records each outcome, and returns how many it attempted; it goes
-// on while a full batch was due.
+// SendDue sends, in a lane for each, the due deliveries of every
+// subscription with one due now, waits until the lanes have nothing
+// more due, and returns how many attempts they recorded.
 func (w *Worker) SendDue(ctx context.Context) (int, error) {
-	batch := cmp.Or(w.Batch, 16)
+	var lanes sync.WaitGroup
+	var mu sync.Mutex
+	sent, errs := 0, []error(nil)
+	err := w.startLanes(ctx, &lanes, func(_ int64, n int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent += n
+		errs = append(errs, err)
+	})
+	lanes.Wait()
+	return sent, errors.Join(append(errs, err)...)
+}
+
+// startLanes starts a lane (sendOf) for each subscription with a
+// delivery due now that no lane sends yet, each added to lanes and told
+// to finished when it stops.
+func (w *Worker) startLanes(ctx context.Context, lanes *sync.WaitGroup, finished func(sub int64, attempts int, err error)) error {
+	subs, err := w.Store.DueWebhooks(ctx, w.now())
+	if err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		if !w.takeLane(sub) {
+			continue
+		}
+		lanes.Add(1)
+		go func() {
+			defer lanes.Done()
+			n, err := w.sendOf(ctx, sub)
+			w.mu.Lock()
+			delete(w.sending, sub)
+			w.mu.Unlock()
+			finished(sub, n, err)
+		}()
+	}
+	return nil
+}
+
+// takeLane marks subscription sub as sent by a lane, unless one sends it
+// already.
+func (w *Worker) takeLane(sub int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sending[sub] {
+		return false
+	}
+	if w.sending == nil {
+		w.sending = map[int64]bool{}
+	}
+	w.sending[sub] = true
+	return true
+}
+
+// sendOf is a subscription's lane: it claims the subscription's delivery
+// due the longest, attempts it, records the outcome, and goes on while
+// one is due (none is once a 410 has disabled the subscription). It
+// returns how many attempts it recorded.
+func (w *Worker) sendOf(ctx context.Context, sub int64) (int, error) {
 	sent := 0
-	for {
-		due, err := w.Store.ClaimDeliveries(ctx, w.now(), w.lease(), batch)
+	for ctx.Err() == nil {
+		d, err := w.Store.ClaimDeliveryOf(ctx, sub, w.now(), w.lease())
+		if errors.Is(err, store.ErrNotFound) {
+			return sent, nil
+		}
 		if err != nil {
 			return sent, err
 		}
-		var wg sync.WaitGroup
-		errs := make([]error, len(due))
-		for i, d := range due {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a := w.attempt(ctx, d)
-				if ctx.Err() != nil && a.Status != store.DeliveryDelivered {
-					return // cut short by shutdown: not an attempt; sent again when the lease ends
-				}
-				errs[i] = w.Store.RecordDeliveryAttempt(context.WithoutCancel(ctx), d.ID, a)
-				if w.Observe != nil && errs[i] == nil {
-					w.Observe(outcomeOf(a))
-				}
-			}()
+		a := w.attempt(ctx, d)
+		if ctx.Err() != nil && a.Status != store.DeliveryDelivered {
+			break // cut short by shutdown: not an attempt; sent again when the claim ends
 		}
-		wg.Wait()
-		sent += len(due)
-		if err := errors.Join(errs...); err != nil || len(due) < batch || ctx.Err() != nil {
-			return sent, cmp.Or(err, ctx.Err())
+		if err := w.Store.RecordDeliveryAttempt(context.WithoutCancel(ctx), d.ID, a); err != nil {
+			return sent, err
+		}
+		sent++
+		if w.Observe != nil {
+			w.Observe(outcomeOf(a))
 		}
 	}
+	return sent, ctx.Err()
 }
 
 // attempt posts d once and says what came of it. The log names the
@@ -233,14 +306,19 @@ func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (i
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp.StatusCode, 0, nil
 	}
-	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at), fmt.Errorf("answered %s", resp.Status)
+	// The code and its standard words: the receiver's own reason phrase
+	// is not repeated on the pages that list every subscription.
+	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), at),
+		fmt.Errorf("%s", strings.TrimSpace(fmt.Sprintf("answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))))
 }
 
 // deliveryError is how a failed attempt is recorded, for the webhooks
 // page and webhook list: what went wrong, never an address, as the guard
 // says (Guard). A lookup's error names the resolver; a refused
 // connection, the address a name resolved to; a read or write error,
-// this server's own address and the receiver's. The log has them.
+// this server's own address and the receiver's. The log has them. It
+// is cut at maxDeliveryError bytes: an error may quote a malformed
+// answer, as long as the receiver made it.
 func deliveryError(err error) string {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
@@ -248,9 +326,22 @@ func deliveryError(err error) string {
 	case errors.Is(err, ErrInsideAddress), errors.As(err, &dnsErr):
 		return "no answer: the host is not a public address, or could not be resolved; nothing was sent"
 	case errors.As(err, &opErr) && opErr.Err != nil:
-		return "no answer: " + opErr.Op + ": " + withoutAddresses(opErr.Err.Error())
+		return cut("no answer: "+opErr.Op+": "+withoutAddresses(opErr.Err.Error()), maxDeliveryError)
 	}
-	return withoutAddresses(err.Error())
+	return cut(withoutAddresses(err.Error()), maxDeliveryError)
+}
+
+// maxDeliveryError is the most of a delivery's error recorded, in bytes.
+const maxDeliveryError = 160
+
+// cut is s if it has at most n bytes, or its first whole runes and "…"
+// in n bytes.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = strings.ToValidUTF8(s[:n-len("…")], "")
+	return s + "…"
 }
 
 // anAddress is an IPv4 address, or an IPv6 one in brackets, with or

@@ -492,7 +492,12 @@ func redact(s, secret string) string {
 // decode unmarshals a 2xx body. encoding/json ignores unknown fields and
 // matches keys case-insensitively, as the spec requires.
 func decode(data []byte, contentType string, out any) error {
-	err := json.Unmarshal(data, out)
+	var err error
+	if d, ok := out.(bodyDecoder); ok {
+		err = d.decodeBody(data)
+	} else {
+		err = json.Unmarshal(data, out)
+	}
 	var malformed *MalformedListError
 	if err == nil || errors.As(err, &malformed) {
 		return err // a list's elements say what is wrong with them in words

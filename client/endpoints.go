@@ -120,6 +120,7 @@ func (c *Client) Questions(ctx context.Context, locale string) ([]domain.Questio
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales/"+url.PathEscape(locale)+"/questions", nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -135,6 +136,7 @@ func (c *Client) Answers(ctx context.Context, locale string, questionID int64) (
 	if err := c.call(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -144,6 +146,7 @@ func (c *Client) Countries(ctx context.Context) ([]domain.Country, error) {
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/countries", nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -153,6 +156,7 @@ func (c *Client) Locales(ctx context.Context) ([]domain.Locale, error) {
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales", nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -165,6 +169,7 @@ func (c *Client) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, err
 		return nil, err
 	}
 	out = nonNil(out)
+	capStrings(&out)
 	for i := range out {
 		out[i].StatusName = domain.NormalizeStatus(out[i].StatusName)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -247,5 +248,50 @@ func TestDecodeStringsAreCapped(t *testing.T) {
 	qs, err := c.Questions(ctx, "nl-nl")
 	if err != nil || len(qs) != 1 || len(qs[0].Text) > maxTextBytes+len("…") {
 		t.Fatalf("a question's text of %d bytes read as %d bytes, %v", len(long), len(qs[0].Text), err)
+	}
+}
+
+// TestDecodeProviderSpellings: a locale the provider writes en_US is the
+// panel's en-us (domain.ParseLocale), and a field end given as a date alone
+// is the end of that day in the provider's zone, its start the start.
+func TestDecodeProviderSpellings(t *testing.T) {
+	ctx := context.Background()
+	loc := amsterdam(t)
+	body := "[" + liveElement(t, map[string]string{
+		"locales":        `[{"name": "en_US", "liveEntryLink": "https://e.example/?id=", "testingEntryLink": ""}, {"name": "Klingon", "liveEntryLink": "https://e.example/?id=", "testingEntryLink": ""}]`,
+		"fieldStartDate": `"2026-12-01"`, "fieldEndDate": `"2026-12-06"`,
+	}) + "]"
+	c := serveJSON(t, http.MethodPost, "/supplier/v1/event/live-details", body, loc)
+	got, malformed, err := c.LiveSubsamples(ctx)
+	if err != nil || len(got) != 1 || len(malformed) != 0 {
+		t.Fatalf("kept %d, malformed %+v, %v", len(got), malformed, err)
+	}
+	if l := got[0].Locales; l[0].Name != "en-us" || l[1].Name != "Klingon" {
+		t.Errorf("locales %q and %q; want en-us, and a code not in the language-country form kept as sent", l[0].Name, l[1].Name)
+	}
+	wantStart := time.Date(2026, 12, 1, 0, 0, 0, 0, loc)
+	wantEnd := time.Date(2026, 12, 6, 23, 59, 59, int(999*time.Millisecond), loc)
+	if s, e := got[0].FieldStartDate.Time, got[0].FieldEndDate.Time; !s.Equal(wantStart) || !e.Equal(wantEnd) {
+		t.Errorf("field %s to %s; want %s to %s", s, e, wantStart, wantEnd)
+	}
+
+	summary := `[{"subsampleId": 11, "eventId": 1, "subsampleStatus": "Live", "fieldStartDate": "2026-12-01", "fieldEndDate": "2026-12-06"},
+		{"subsampleId": 12, "eventId": 1, "subsampleStatus": "Live", "fieldEndDate": "2026-12-06T10:00:00.000"}]`
+	c = serveJSON(t, http.MethodPost, "/supplier/v1/event/all", summary, loc)
+	all, _, err := c.AllSubsamples(ctx)
+	if err != nil || len(all) != 2 {
+		t.Fatal(all, err)
+	}
+	if e := all[0].FieldEndDate.Time; !e.Equal(wantEnd) || !all[0].FieldStartDate.Time.Equal(wantStart) {
+		t.Errorf("event/all field end %s; want %s", e, wantEnd)
+	}
+	if e := all[1].FieldEndDate.Time; !e.Equal(time.Date(2026, 12, 6, 10, 0, 0, 0, loc)) {
+		t.Errorf("an end with a time: %s; want it as given", e)
+	}
+
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/locales", `[{"id": 1, "locale": "EN_us", "shortLocale": "en"}]`, nil)
+	locales, err := c.Locales(ctx)
+	if err != nil || len(locales) != 1 || locales[0].Locale != "en-us" {
+		t.Errorf("locales %+v, %v; want en-us", locales, err)
 	}
 }

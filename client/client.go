@@ -19,10 +19,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"fieldboard/rules/domain"
 )
@@ -437,7 +440,7 @@ func (c *Client) snippet(body []byte) string {
 
 // redact replaces the configured header values in s, and each of their
 // words of 8 bytes or more (the token of "Bearer <token>"), with
-// [redacted].
+// [redacted], in every form a provider may echo them (secretForms).
 func (c *Client) redact(s string) string {
 	for _, values := range c.header {
 		for _, v := range values {
@@ -482,11 +485,95 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
+// redact replaces each form of secret in s, in any case, with [redacted].
 func redact(s, secret string) string {
 	if strings.TrimSpace(secret) == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, secret, "[redacted]")
+	for _, form := range secretForms(secret) {
+		s = replaceFold(s, form, "[redacted]")
+	}
+	return s
+}
+
+// secretForms are the ways a secret may be echoed: as it is, JSON-escaped
+// (with "/" as "\/" or not, every other character as \uXXXX), URL-encoded
+// as a query or a path, or every other byte as %XX. replaceFold matches
+// each in any case, which covers the hex digits of the escapes too.
+func secretForms(secret string) []string {
+	quoted, _ := json.Marshal(secret)
+	escaped := string(quoted[1 : len(quoted)-1])
+	var uEsc, pctEsc strings.Builder
+	for _, r := range secret {
+		if r < utf8.RuneSelf && isAlnum(byte(r)) {
+			uEsc.WriteRune(r)
+			continue
+		}
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&uEsc, "\\u%04x\\u%04x", r1, r2)
+		} else {
+			fmt.Fprintf(&uEsc, "\\u%04x", r)
+		}
+	}
+	for i := 0; i < len(secret); i++ {
+		if isAlnum(secret[i]) {
+			pctEsc.WriteByte(secret[i])
+		} else {
+			fmt.Fprintf(&pctEsc, "%%%02x", secret[i])
+		}
+	}
+	forms := []string{secret, escaped, strings.ReplaceAll(escaped, "/", `\/`),
+		url.QueryEscape(secret), url.PathEscape(secret), uEsc.String(), pctEsc.String()}
+	slices.Sort(forms)
+	return slices.Compact(forms)
+}
+
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
+// replaceFold replaces every occurrence of old in s, its ASCII letters in
+// any case, with repl.
+func replaceFold(s, old, repl string) string {
+	if old == "" || len(old) > len(s) {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+len(old) <= len(s); {
+		if equalFoldASCII(s[i:i+len(old)], old) {
+			b.WriteString(s[last:i])
+			b.WriteString(repl)
+			i += len(old)
+			last = i
+			continue
+		}
+		i++
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// equalFoldASCII compares a and b, of one length, ASCII letters in any
+// case.
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // decode unmarshals a 2xx body. encoding/json ignores unknown fields and

@@ -295,3 +295,31 @@ func TestDecodeProviderSpellings(t *testing.T) {
 		t.Errorf("locales %+v, %v; want en-us", locales, err)
 	}
 }
+
+// TestBodyCapPerEndpoint: one subsample's quotas or rules, and the
+// reference lists, are read up to caps of their own, far below the event
+// lists' (a 60 MiB quota answer raised the process to 470 MB).
+func TestBodyCapPerEndpoint(t *testing.T) {
+	ctx := context.Background()
+	padded := func(n int) string { return "[" + strings.Repeat(" ", n) + "]" }
+	c := serveJSON(t, http.MethodGet, "/supplier/v1/subsamples/90001/quotas", padded(maxSubsampleBodyBytes), nil)
+	if _, err := c.Quotas(ctx, 90001); err == nil || !strings.Contains(err.Error(), "response larger than 4194304 bytes") {
+		t.Errorf("quotas of %d bytes: %v; want the body refused", maxSubsampleBodyBytes+2, err)
+	}
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/subsamples/90001/eligibility-rules", `{"surveys": [], "researchTypes": [], "categories": [], "events": []`+strings.Repeat(" ", maxSubsampleBodyBytes)+`}`, nil)
+	if _, err := c.EligibilityRules(ctx, 90001); err == nil || !strings.Contains(err.Error(), "response larger than") {
+		t.Errorf("rules beyond the cap: %v; want the body refused", err)
+	}
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/countries", padded(maxReferenceBodyBytes), nil)
+	if _, err := c.Countries(ctx); err == nil || !strings.Contains(err.Error(), "response larger than") {
+		t.Errorf("countries beyond the cap: %v; want the body refused", err)
+	}
+	c = serveJSON(t, http.MethodPost, "/supplier/v1/event/all", padded(maxSubsampleBodyBytes), nil)
+	if _, _, err := c.AllSubsamples(ctx); err != nil {
+		t.Errorf("an event list of %d bytes: %v; want it read under the general cap", maxSubsampleBodyBytes+2, err)
+	}
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/subsamples/90001/quotas", padded(maxSubsampleBodyBytes-2), nil)
+	if _, err := c.Quotas(ctx, 90001); err != nil {
+		t.Errorf("quotas of exactly the cap: %v", err)
+	}
+}

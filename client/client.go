@@ -82,7 +82,9 @@ type Config struct {
 	// read; default UTC.
 	Location *time.Location
 	// MaxBodyBytes caps a response body; a larger body is an error, never
-	// silently truncated. Default 64 MiB.
+	// silently truncated. Default 64 MiB. The answers of one subsample,
+	// of the library and the reference lists have lower caps of their own
+	// (maxBodyOf).
 	MaxBodyBytes int64
 	// HTTPClient is optional. The default keeps connections alive (64 idle
 	// per host) and refuses redirects to another host, which would otherwise
@@ -239,7 +241,7 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fail(0, 0, err)
 	}
 	for attempt := 1; ; attempt++ {
-		r := c.attempt(ctx, method, path, body)
+		r := c.attempt(ctx, method, path, body, min(c.maxBody, maxBodyOf(path)))
 		if r.err == nil {
 			if err := decode(r.body, r.contentType, out); err != nil {
 				return fail(attempt, r.status, err)
@@ -288,9 +290,35 @@ func (c *Client) delay(n int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
+// Bounds of a response body by what the endpoint holds, below
+// Config.MaxBodyBytes, which alone bounds the two event lists (every
+// subsample of the supplier): one subsample's quotas or rules, a
+// locale's questions or one question's answers, and the reference lists
+// are far smaller, and a body near the general cap would cost hundreds of
+// megabytes to read.
+const (
+	maxSubsampleBodyBytes = 4 << 20  // a subsample's quotas or eligibility rules
+	maxLibraryBodyBytes   = 16 << 20 // a locale's questions, a question's answers
+	maxReferenceBodyBytes = 4 << 20  // countries, locales, survey statuses
+)
+
+// maxBodyOf is the bound of the body of the endpoint at path (escaped,
+// from /supplier/v1/).
+func maxBodyOf(path string) int64 {
+	switch {
+	case strings.HasPrefix(path, "/supplier/v1/event/"):
+		return math.MaxInt64 - 1
+	case strings.HasPrefix(path, "/supplier/v1/subsamples/"):
+		return maxSubsampleBodyBytes
+	case strings.HasPrefix(path, "/supplier/v1/locales/"):
+		return maxLibraryBodyBytes
+	}
+	return maxReferenceBodyBytes
+}
+
 // attempt sends one request and reads its body within the per-attempt
 // timeout.
-func (c *Client) attempt(parent context.Context, method, path string, body []byte) attemptResult {
+func (c *Client) attempt(parent context.Context, method, path string, body []byte, maxBody int64) attemptResult {
 	ctx, cancel := context.WithTimeoutCause(parent, c.timeout, ErrAttemptTimeout)
 	defer cancel()
 	// timedOut turns an error caused by the attempt's own deadline into
@@ -342,13 +370,13 @@ func (c *Client) attempt(parent context.Context, method, path string, body []byt
 		return r
 	}
 
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		err = transportError(err)
 		return attemptResult{status: resp.StatusCode, err: timedOut(fmt.Errorf("reading response: %w", err)), retryable: true}
 	}
-	if int64(len(data)) > c.maxBody {
-		return attemptResult{status: resp.StatusCode, err: fmt.Errorf("response larger than %d bytes", c.maxBody)}
+	if int64(len(data)) > maxBody {
+		return attemptResult{status: resp.StatusCode, err: fmt.Errorf("response larger than %d bytes", maxBody)}
 	}
 	return attemptResult{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: data}
 }

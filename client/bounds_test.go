@@ -102,6 +102,8 @@ func TestDecodeNumbersAreBounded(t *testing.T) {
 		{"an incidence beyond 100 percent", map[string]string{"expectedIncidenceRate": "101"}, "expectedIncidenceRate 101 is outside 0 to 100"},
 		{"a research type id beyond 2^53-1", map[string]string{"researchTypeId": "9223372036854775807"}, "researchTypeId 9223372036854775807 is outside"},
 		{"an event id written 5001.0 is 5001", map[string]string{"eventId": "5001.0"}, ""},
+		{"more locales than the bound", map[string]string{"locales": "[" + strings.TrimSuffix(strings.Repeat(`{"name": "nl-nl", "liveEntryLink": "https://e.example/?id=", "testingEntryLink": ""},`, domain.MaxLocales+1), ",") + "]"},
+			"it lists 101 locales, more than 100"},
 		{"an entry link longer than the bound is never cut, its element is malformed",
 			map[string]string{"locales": `[{"name": "nl-nl", "liveEntryLink": "https://e.example/?` + strings.Repeat("a", domain.MaxLinkBytes) + `", "testingEntryLink": ""}]`},
 			"locales[0].liveEntryLink is 8211 bytes long, more than 8192"},

@@ -36,6 +36,10 @@ const (
 	// MaxReturnCodes bounds the returnCodes of one eligibility entry; each
 	// code is a status id, from 0 (the placeholder) to MaxID.
 	MaxReturnCodes = 1_000
+	// MaxLocales bounds the locales of one live subsample, a target of
+	// one country or locale: more languages than any survey is translated
+	// into, and each locale's library is a read of its own.
+	MaxLocales = 100
 	// MaxLinkBytes bounds an entry link: a longer one is not a link a
 	// survey platform hands out, and is never shortened, which would break
 	// it.
@@ -112,6 +116,9 @@ func (s LiveSubsample) OutOfBounds() string {
 	b.float("targetedCPI", s.TargetedCPI, 0, MaxCPI)
 	b.optFloat("expectedClientLoi", s.ExpectedClientLOI, 0, MaxLOIMinutes)
 	b.optFloat("expectedIncidenceRate", s.ExpectedIncidenceRate, 0, MaxRate)
+	if b.why == "" && len(s.Locales) > MaxLocales {
+		b.why = fmt.Sprintf("it lists %d locales, more than %d", len(s.Locales), MaxLocales)
+	}
 	for i, l := range s.Locales {
 		b.link(fmt.Sprintf("locales[%d].liveEntryLink", i), l.LiveEntryLink)
 		b.link(fmt.Sprintf("locales[%d].testingEntryLink", i), l.TestingEntryLink)

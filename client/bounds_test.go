@@ -325,3 +325,27 @@ func TestBodyCapPerEndpoint(t *testing.T) {
 		t.Errorf("quotas of exactly the cap: %v", err)
 	}
 }
+
+// TestDecodeReferenceNumbers: the library and reference lists read their
+// ids into the same ranges, whole numbers written with a fraction
+// included; an id outside its range fails the list, as a wrong type does.
+func TestDecodeReferenceNumbers(t *testing.T) {
+	ctx := context.Background()
+	c := serveJSON(t, http.MethodGet, "/supplier/v1/locales/nl-nl/questions/43/answers", `[{"id": 58.0, "name": "Male"}, {"id": 6e1, "name": "NULL VALUE"}]`, nil)
+	answers, err := c.Answers(ctx, "nl-nl", 43)
+	if err != nil || len(answers) != 2 || answers[0].ID != 58 || answers[1].ID != 60 {
+		t.Errorf("answers %+v, %v; want ids 58 and 60", answers, err)
+	}
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/locales/nl-nl/questions", `[{"id": -1, "name": "agerange"}, {"id": 100000000000000000, "name": "GENDER"}]`, nil)
+	if _, err := c.Questions(ctx, "nl-nl"); err == nil || !strings.Contains(err.Error(), "element 2: id 100000000000000000 is outside") {
+		t.Errorf("questions with an id beyond 2^53-1: %v", err)
+	}
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/countries", `[{"id": -5, "code": "NL"}]`, nil)
+	if _, err := c.Countries(ctx); err == nil || !strings.Contains(err.Error(), "element 1: id -5 is outside") {
+		t.Errorf("a country id below 0: %v", err)
+	}
+	c = serveJSON(t, http.MethodGet, "/supplier/v1/survey-statuses", `[{"id": 3.5, "statusName": "Live"}]`, nil)
+	if _, err := c.SurveyStatuses(ctx); err == nil {
+		t.Error("a status id of 3.5 was read")
+	}
+}

@@ -91,8 +91,6 @@ func decodeElements[T any](list string, raws []json.RawMessage, required require
 	objs := make([]map[string]json.RawMessage, len(raws))
 	reasons := make([]string, len(raws))
 	for i, raw := range raws {
-		raw = wholeNumbers(raw)
-		raws[i] = raw
 		obj, dup, ok := object(raw)
 		var syntax any
 		switch {

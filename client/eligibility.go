@@ -48,7 +48,6 @@ var eligibilityArrays = []struct {
 func (e *eligibilityRules) UnmarshalJSON(body []byte) error { return e.decodeBody(body) }
 
 func (e *eligibilityRules) decodeBody(body []byte) error {
-	body = wholeNumbers(body)
 	obj, dup, ok := object(body)
 	if !ok {
 		if !json.Valid(body) {

@@ -183,3 +183,42 @@ func (r EligibilityRules) OutOfBounds() string {
 	}
 	return b.why
 }
+
+// OutOfBounds names q's id when it is outside its range (the age range
+// question is -1), or "".
+func (q Question) OutOfBounds() string {
+	var b bounds
+	if q.ID != AgeRangeQuestionID {
+		b.id("id", q.ID)
+	}
+	return b.why
+}
+
+// OutOfBounds names a's id when it is outside its range, or "".
+func (a Answer) OutOfBounds() string {
+	var b bounds
+	b.id("id", a.ID)
+	return b.why
+}
+
+// OutOfBounds names c's id when it is outside its range, or "".
+func (c Country) OutOfBounds() string {
+	var b bounds
+	b.id("id", c.ID)
+	return b.why
+}
+
+// OutOfBounds names the first of l's ids outside its range, or "".
+func (l Locale) OutOfBounds() string {
+	var b bounds
+	b.id("id", l.ID)
+	b.id("countryId", l.CountryID)
+	return b.why
+}
+
+// OutOfBounds names s's id when it is outside its range, or "".
+func (s SurveyStatus) OutOfBounds() string {
+	var b bounds
+	b.id("id", s.ID)
+	return b.why
+}

@@ -62,7 +62,8 @@ var malformedBodies = []struct{ body, contentType string }{
 	{"[] trailing", "application/json"},
 	{"[]", "application/json; charset=\"unterminated"},
 	{"[{\"subsampleId\": 7, \"targetedCPI\": NaN}, {\"subsampleId\": 8}]", "application/json"},
-	{"[{\"remainingExclusive\": 9223372036854775807, \"remainingShared\": 10.0}]", "application/json"},
+	{"[{\"quotaId\": 1, \"tableId\": 1, \"quotaType\": \"counting\", \"remainingExclusive\": 9223372036854775807, \"remainingShared\": 10.0, \"questions\": [], " +
+		"\"subsampleId\": 7, \"eventId\": 9007199254740993, \"subsampleStatus\": \"Live\"}]", "application/json"},
 	{"[{\"id\": 1.0e2, \"quotaId\": -0.0, \"tableId\": 1E1}]", "application/json"},
 	{"[{\"name\": \"[1,{\\\"a\\\":\"}, Infinity, -Infinity]", "application/json"},
 }
@@ -288,7 +289,9 @@ func FuzzDecodeEligibilityRules(f *testing.F) {
 func FuzzDecodeQuestions(f *testing.F) {
 	questions := func(c *Client, ctx context.Context) ([]domain.Question, error) { return c.Questions(ctx, "nl-nl") }
 	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions", questionsJSON, questions,
-		func(got []domain.Question) error { return errors.Join(listOK("questions", got), boundsOK("questions", got)) })
+		func(got []domain.Question) error {
+			return errors.Join(listOK("questions", got), boundsOK("questions", got))
+		})
 }
 
 func FuzzDecodeAnswers(f *testing.F) {
@@ -299,7 +302,9 @@ func FuzzDecodeAnswers(f *testing.F) {
 
 func FuzzDecodeCountries(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/countries", countriesJSON, (*Client).Countries,
-		func(got []domain.Country) error { return errors.Join(listOK("countries", got), boundsOK("countries", got)) })
+		func(got []domain.Country) error {
+			return errors.Join(listOK("countries", got), boundsOK("countries", got))
+		})
 }
 
 func FuzzDecodeLocales(f *testing.F) {

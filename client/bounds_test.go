@@ -349,3 +349,17 @@ func TestDecodeReferenceNumbers(t *testing.T) {
 		t.Error("a status id of 3.5 was read")
 	}
 }
+
+func TestWholeNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		`[10.0, 10.5, -3.00, 1e1, 2.50e1, 1.5e-3, 0.0, -0.0]`: `[10, 10.5, -3, 10, 25, 1.5e-3, 0, 0]`,
+		`{"a": "10.0", "b\"10.0": 7.0}`:                       `{"a": "10.0", "b\"10.0": 7}`,
+		`[9223372036854775807.0, 9223372036854775808.0]`:      `[9223372036854775807, 9223372036854775808.0]`,
+		`[1e99999999, 1.0e400, NaN, -Infinity, 12]`:           `[1e99999999, 1.0e400, NaN, -Infinity, 12]`,
+		`["unterminated 1.0`:                                  `["unterminated 1.0`,
+	} {
+		if got := string(wholeNumbers([]byte(in))); got != want {
+			t.Errorf("wholeNumbers(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

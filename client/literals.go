@@ -50,10 +50,24 @@ func wholeNumbers(raw []byte) []byte {
 // its size in memory to look at, and is out of every range anyway.
 func integral(lit []byte) ([]byte, bool) {
 	e := bytes.IndexAny(lit, "eE")
-	if bytes.IndexByte(lit, '.') < 0 && e < 0 {
+	dot := bytes.IndexByte(lit, '.')
+	switch {
+	case dot < 0 && e < 0, !json.Valid(lit):
+		// An integer already, or not a number JSON allows (1., 01.0):
+		// left for the decoder to refuse.
 		return nil, false
-	}
-	if e >= 0 && len(bytes.TrimLeft(lit[e+1:], "+-")) > 2 {
+	case e < 0:
+		// The common case, a price or a rate: whole only when every digit
+		// of the fraction is 0, and then its integer part.
+		if len(bytes.TrimRight(lit[dot+1:], "0")) > 0 {
+			return nil, false
+		}
+		n, err := strconv.ParseInt(string(lit[:dot]), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		return strconv.AppendInt(nil, n, 10), true
+	case len(bytes.TrimLeft(lit[e+1:], "+-")) > 2:
 		return nil, false
 	}
 	var r big.Rat

@@ -357,6 +357,7 @@ func TestWholeNumbers(t *testing.T) {
 		`[9223372036854775807.0, 9223372036854775808.0]`:      `[9223372036854775807, 9223372036854775808.0]`,
 		`[1e99999999, 1.0e400, NaN, -Infinity, 12]`:           `[1e99999999, 1.0e400, NaN, -Infinity, 12]`,
 		`["unterminated 1.0`:                                  `["unterminated 1.0`,
+		`[1., 01.0, 1.0.0, -.0, 01e1]`:                        `[1., 01.0, 1.0.0, -.0, 01e1]`,
 	} {
 		if got := string(wholeNumbers([]byte(in))); got != want {
 			t.Errorf("wholeNumbers(%s) = %s, want %s", in, got, want)

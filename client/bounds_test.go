@@ -230,7 +230,8 @@ func TestDecodeBadLiteralCostsItsElement(t *testing.T) {
 func TestDecodeStringsAreCapped(t *testing.T) {
 	ctx := context.Background()
 	long := strings.Repeat("é", maxTextBytes) // two bytes each
-	body := "[" + liveElement(t, map[string]string{"subsampleName": `"` + long + `"`, "primaryProjectManager": `"` + long + `"`}) + "]"
+	body := "[" + liveElement(t, map[string]string{"subsampleName": `"` + long + `"`, "primaryProjectManager": `"` + long + `"`,
+		"completesAutoIncrementSchedule": `{"interviews": "` + long + `"}`}) + "]"
 	c := serveJSON(t, http.MethodPost, "/supplier/v1/event/live-details", body, nil)
 	got, malformed, err := c.LiveSubsamples(ctx)
 	if err != nil || len(got) != 1 || len(malformed) != 0 {
@@ -240,6 +241,9 @@ func TestDecodeStringsAreCapped(t *testing.T) {
 		if len(s) > maxTextBytes+len("…") || !strings.HasSuffix(s, "…") || !strings.HasPrefix(long, strings.TrimSuffix(s, "…")) {
 			t.Errorf("%s of %d bytes: %d bytes, ends %q; want it cut to %d and an ellipsis", name, len(long), len(s), s[len(s)-8:], maxTextBytes)
 		}
+	}
+	if s := string(got[0].CompletesAutoIncrementSchedule); s != `"(8209 bytes, more than the 4096 kept)"` {
+		t.Errorf("a schedule of 8209 bytes kept as %.80q", s)
 	}
 	if got[0].Locales[0].LiveEntryLink == "" || strings.HasSuffix(got[0].Locales[0].LiveEntryLink, "…") {
 		t.Errorf("entry link %q", got[0].Locales[0].LiveEntryLink)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -165,7 +166,7 @@ const maxTextBytes = 4 << 10
 var uncut = map[string]bool{"LiveEntryLink": true, "TestingEntryLink": true}
 
 // capStrings cuts, in place, every string reachable from v (a pointer)
-// that is longer than maxTextBytes.
+// that is longer than maxTextBytes, and replaces raw JSON that is.
 func capStrings(v any) {
 	capValue(reflect.ValueOf(v))
 }
@@ -182,7 +183,13 @@ func capValue(v reflect.Value) {
 		}
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return // json.RawMessage: kept as sent, bounded by the body
+			// json.RawMessage (the auto-increment schedule): kept as sent,
+			// or, when longer than the bound, a JSON string saying so.
+			if v.Len() > maxTextBytes && v.CanSet() {
+				cut, _ := json.Marshal(fmt.Sprintf("(%d bytes, more than the %d kept)", v.Len(), maxTextBytes))
+				v.SetBytes(cut)
+			}
+			return
 		}
 		for i := range v.Len() {
 			capValue(v.Index(i))

@@ -19,10 +19,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"fieldboard/rules/domain"
 )
@@ -79,7 +82,9 @@ type Config struct {
 	// read; default UTC.
 	Location *time.Location
 	// MaxBodyBytes caps a response body; a larger body is an error, never
-	// silently truncated. Default 64 MiB.
+	// silently truncated. Default 64 MiB. The answers of one subsample,
+	// of the library and the reference lists have lower caps of their own
+	// (maxBodyOf).
 	MaxBodyBytes int64
 	// HTTPClient is optional. The default keeps connections alive (64 idle
 	// per host) and refuses redirects to another host, which would otherwise
@@ -236,7 +241,7 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fail(0, 0, err)
 	}
 	for attempt := 1; ; attempt++ {
-		r := c.attempt(ctx, method, path, body)
+		r := c.attempt(ctx, method, path, body, min(c.maxBody, maxBodyOf(path)))
 		if r.err == nil {
 			if err := decode(r.body, r.contentType, out); err != nil {
 				return fail(attempt, r.status, err)
@@ -285,9 +290,35 @@ func (c *Client) delay(n int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
+// Bounds of a response body by what the endpoint holds, below
+// Config.MaxBodyBytes, which alone bounds the two event lists (every
+// subsample of the supplier): one subsample's quotas or rules, a
+// locale's questions or one question's answers, and the reference lists
+// are far smaller, and a body near the general cap would cost hundreds of
+// megabytes to read.
+const (
+	maxSubsampleBodyBytes = 4 << 20  // a subsample's quotas or eligibility rules
+	maxLibraryBodyBytes   = 16 << 20 // a locale's questions, a question's answers
+	maxReferenceBodyBytes = 4 << 20  // countries, locales, survey statuses
+)
+
+// maxBodyOf is the bound of the body of the endpoint at path (escaped,
+// from /supplier/v1/).
+func maxBodyOf(path string) int64 {
+	switch {
+	case strings.HasPrefix(path, "/supplier/v1/event/"):
+		return math.MaxInt64 - 1
+	case strings.HasPrefix(path, "/supplier/v1/subsamples/"):
+		return maxSubsampleBodyBytes
+	case strings.HasPrefix(path, "/supplier/v1/locales/"):
+		return maxLibraryBodyBytes
+	}
+	return maxReferenceBodyBytes
+}
+
 // attempt sends one request and reads its body within the per-attempt
 // timeout.
-func (c *Client) attempt(parent context.Context, method, path string, body []byte) attemptResult {
+func (c *Client) attempt(parent context.Context, method, path string, body []byte, maxBody int64) attemptResult {
 	ctx, cancel := context.WithTimeoutCause(parent, c.timeout, ErrAttemptTimeout)
 	defer cancel()
 	// timedOut turns an error caused by the attempt's own deadline into
@@ -339,13 +370,13 @@ func (c *Client) attempt(parent context.Context, method, path string, body []byt
 		return r
 	}
 
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		err = transportError(err)
 		return attemptResult{status: resp.StatusCode, err: timedOut(fmt.Errorf("reading response: %w", err)), retryable: true}
 	}
-	if int64(len(data)) > c.maxBody {
-		return attemptResult{status: resp.StatusCode, err: fmt.Errorf("response larger than %d bytes", c.maxBody)}
+	if int64(len(data)) > maxBody {
+		return attemptResult{status: resp.StatusCode, err: fmt.Errorf("response larger than %d bytes", maxBody)}
 	}
 	return attemptResult{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: data}
 }
@@ -437,7 +468,7 @@ func (c *Client) snippet(body []byte) string {
 
 // redact replaces the configured header values in s, and each of their
 // words of 8 bytes or more (the token of "Bearer <token>"), with
-// [redacted].
+// [redacted], in every form a provider may echo them (secretForms).
 func (c *Client) redact(s string) string {
 	for _, values := range c.header {
 		for _, v := range values {
@@ -482,17 +513,107 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
+// redact replaces each form of secret in s, in any case, with [redacted].
 func redact(s, secret string) string {
 	if strings.TrimSpace(secret) == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, secret, "[redacted]")
+	for _, form := range secretForms(secret) {
+		s = replaceFold(s, form, "[redacted]")
+	}
+	return s
+}
+
+// secretForms are the ways a secret may be echoed: as it is, JSON-escaped
+// (with "/" as "\/" or not, every other character as \uXXXX), URL-encoded
+// as a query or a path, or every other byte as %XX. replaceFold matches
+// each in any case, which covers the hex digits of the escapes too.
+func secretForms(secret string) []string {
+	quoted, _ := json.Marshal(secret)
+	escaped := string(quoted[1 : len(quoted)-1])
+	var uEsc, pctEsc strings.Builder
+	for _, r := range secret {
+		if r < utf8.RuneSelf && isAlnum(byte(r)) {
+			uEsc.WriteRune(r)
+			continue
+		}
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&uEsc, "\\u%04x\\u%04x", r1, r2)
+		} else {
+			fmt.Fprintf(&uEsc, "\\u%04x", r)
+		}
+	}
+	for i := 0; i < len(secret); i++ {
+		if isAlnum(secret[i]) {
+			pctEsc.WriteByte(secret[i])
+		} else {
+			fmt.Fprintf(&pctEsc, "%%%02x", secret[i])
+		}
+	}
+	forms := []string{secret, escaped, strings.ReplaceAll(escaped, "/", `\/`),
+		url.QueryEscape(secret), url.PathEscape(secret), uEsc.String(), pctEsc.String()}
+	slices.Sort(forms)
+	return slices.Compact(forms)
+}
+
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
+// replaceFold replaces every occurrence of old in s, its ASCII letters in
+// any case, with repl.
+func replaceFold(s, old, repl string) string {
+	if old == "" || len(old) > len(s) {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+len(old) <= len(s); {
+		if equalFoldASCII(s[i:i+len(old)], old) {
+			b.WriteString(s[last:i])
+			b.WriteString(repl)
+			i += len(old)
+			last = i
+			continue
+		}
+		i++
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// equalFoldASCII compares a and b, of one length, ASCII letters in any
+// case.
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // decode unmarshals a 2xx body. encoding/json ignores unknown fields and
 // matches keys case-insensitively, as the spec requires.
 func decode(data []byte, contentType string, out any) error {
-	err := json.Unmarshal(data, out)
+	data = wholeNumbers(data)
+	var err error
+	if d, ok := out.(bodyDecoder); ok {
+		err = d.decodeBody(data)
+	} else if err = json.Unmarshal(data, out); err == nil {
+		err = referenceBounds(out)
+	}
 	var malformed *MalformedListError
 	if err == nil || errors.As(err, &malformed) {
 		return err // a list's elements say what is wrong with them in words
@@ -504,6 +625,34 @@ func decode(data []byte, contentType string, out any) error {
 		what = domain.Clip(mt, maxMediaTypeBytes) + " response"
 	}
 	return &decodeError{what: what, err: err}
+}
+
+// referenceBounds says which element of a library or reference list
+// holds an id outside its range (domain's OutOfBounds): the list is read
+// whole or not at all, as when an element has a wrong type.
+func referenceBounds(out any) error {
+	switch v := out.(type) {
+	case *[]domain.Question:
+		return listBounds(*v)
+	case *[]domain.Answer:
+		return listBounds(*v)
+	case *[]domain.Country:
+		return listBounds(*v)
+	case *[]domain.Locale:
+		return listBounds(*v)
+	case *[]domain.SurveyStatus:
+		return listBounds(*v)
+	}
+	return nil
+}
+
+func listBounds[T bounded](list []T) error {
+	for i, e := range list {
+		if why := e.OutOfBounds(); why != "" {
+			return fmt.Errorf("element %d: %s", i+1, why)
+		}
+	}
+	return nil
 }
 
 // Bounds of a decode error's message, which is shown on the dashboard and

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -501,6 +503,33 @@ func TestSecretsStayOutOfErrors(t *testing.T) {
 		_, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = header }).Countries(context.Background())
 		if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "[redacted]") {
 			t.Errorf("error %q", err)
+		}
+	})
+	t.Run("echoed escaped, encoded or in another case", func(t *testing.T) {
+		const key = "Ab/Cd+Ef=Gh&Ij<Kl>Mn" // every escape changes it
+		quoted, _ := json.Marshal(key)
+		forms := map[string]string{
+			"JSON-escaped":               string(quoted[1 : len(quoted)-1]),
+			"JSON-escaped with \\/":      strings.ReplaceAll(string(quoted[1:len(quoted)-1]), "/", `\/`),
+			"every character \\u":        `Ab\u002fCd\u002BEf\u003dGh\u0026Ij\u003cKl\u003eMn`,
+			"query-encoded":              url.QueryEscape(key),
+			"path-encoded":               url.PathEscape(key),
+			"percent-encoded in lower":   strings.ToLower(url.QueryEscape(key)),
+			"upper case":                 strings.ToUpper(key),
+			"lower case":                 strings.ToLower(key),
+			"a configured word, encoded": url.QueryEscape("Zz/" + secret),
+		}
+		for name, echoed := range forms {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `{"error": "key %s is not valid"}`, echoed)
+			}))
+			h := http.Header{"X-Api-Key": {key}, "Authorization": {"Bearer Zz/" + secret}}
+			_, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = h; cfg.MaxAttempts = 1 }).Countries(context.Background())
+			srv.Close()
+			if err == nil || strings.Contains(err.Error(), echoed) || !strings.Contains(err.Error(), "[redacted]") {
+				t.Errorf("%s (%s): error %q", name, echoed, err)
+			}
 		}
 	})
 	t.Run("network error", func(t *testing.T) {

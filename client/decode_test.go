@@ -375,7 +375,7 @@ func TestDecode(t *testing.T) {
 		{
 			name: "eligibility-rules: null arrays are empty",
 			path: "/supplier/v1/subsamples/1/eligibility-rules", method: http.MethodGet,
-			body: `{"surveys": null, "researchTypes": [], "categories": null}`,
+			body: `{"surveys": null, "researchTypes": [], "categories": null, "events": null}`,
 			check: func(t *testing.T, c *Client) {
 				got, err := c.EligibilityRules(ctx, 1)
 				if err != nil {
@@ -557,7 +557,7 @@ func TestDecodeDoubtIsMalformed(t *testing.T) {
 		{"eligibility: an entry that applies without returnCodes is not read",
 			"eligibility-rules", rules(`{"id": 9001, "numDays": 0}`), "surveys[0] applies but has no returnCodes"},
 		{"eligibility: a category entry that applies by its specific id without returnCodes is not read",
-			"eligibility-rules", `{"categories": [{"mainCategoryId": null, "specificCategoryId": 12, "numDays": 0}]}`,
+			"eligibility-rules", `{"surveys": [], "researchTypes": [], "categories": [{"mainCategoryId": null, "specificCategoryId": 12, "numDays": 0}], "events": []}`,
 			"categories[0] applies but has no returnCodes"},
 		{"eligibility: an entry that does not apply (id 0) may lack returnCodes: it excludes nobody anyway",
 			"eligibility-rules", rules(`{"id": 0, "numDays": 0}`), ""},

@@ -92,7 +92,10 @@ func decodeElements[T any](list string, raws []json.RawMessage, required require
 	reasons := make([]string, len(raws))
 	for i, raw := range raws {
 		obj, dup, ok := object(raw)
+		var syntax any
 		switch {
+		case !json.Valid(raw):
+			reasons[i] = "it is not valid JSON: " + json.Unmarshal(raw, &syntax).Error()
 		case !ok:
 			reasons[i] = "it is " + jsonKind(raw) + ", not an object"
 		case dup != "":
@@ -116,13 +119,20 @@ func decodeElements[T any](list string, raws []json.RawMessage, required require
 		if reason == "" {
 			if err := json.Unmarshal(raw, &v); err != nil {
 				reason = typeReason[T](obj, err)
+			} else if b, ok := any(v).(bounded); ok {
+				reason = b.OutOfBounds()
 			}
 		}
 		switch {
 		case reason == "skip":
 		case reason != "":
-			bad = append(bad, domain.MalformedElement{List: list, Index: i, SubsampleID: subsampleIDOf(obj), Reason: reason})
+			id := subsampleIDOf(obj)
+			if obj == nil {
+				id = subsampleIDInBroken(raw)
+			}
+			bad = append(bad, domain.MalformedElement{List: list, Index: i, SubsampleID: id, Reason: reason})
 		default:
+			capStrings(&v)
 			out = append(out, v)
 		}
 	}
@@ -411,10 +421,20 @@ type elements[T any] struct {
 	malformed []domain.MalformedElement
 }
 
-func (l *elements[T]) UnmarshalJSON(body []byte) error {
+func (l *elements[T]) UnmarshalJSON(body []byte) error { return l.decodeBody(body) }
+
+// decodeBody reads the list. A body that is not valid JSON is still split
+// into its elements when its brackets and strings close: a literal JSON
+// does not know (NaN, Infinity) costs its element only.
+func (l *elements[T]) decodeBody(body []byte) error {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(body, &raws); err != nil {
-		return err
+		var syntax *json.SyntaxError
+		split, splitErr := splitArray(body)
+		if !errors.As(err, &syntax) || splitErr != nil {
+			return err
+		}
+		raws = split
 	}
 	l.items, l.malformed = decodeElements[T](l.list, raws, l.required, l.check, l.keyed)
 	for i := range l.malformed {
@@ -433,6 +453,14 @@ func (l *elements[T]) UnmarshalJSON(body []byte) error {
 	}
 	return nil
 }
+
+// bounded is a resource whose numbers have ranges (domain.MaxCompletes
+// and the others): a value outside them makes its element malformed.
+type bounded interface{ OutOfBounds() string }
+
+// bodyDecoder is a decoding target that reads a body encoding/json would
+// refuse whole.
+type bodyDecoder interface{ decodeBody(body []byte) error }
 
 // anyNamed reports whether one of ms names its subsample.
 func anyNamed(ms []domain.MalformedElement) bool {

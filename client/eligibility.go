@@ -17,6 +17,9 @@ const listEligibility = "eligibility rules"
 // that cannot be read rightly fails the whole answer with a
 // *MalformedListError (Index -1), and the subsample's rules are not read,
 // so nobody is sent to it until they are:
+//   - a body that is not an object (null included), or an object without
+//     one of the four arrays: it says nothing of whom the rules exclude,
+//     and reading it as "no rules" would send everyone;
 //   - a key given twice with different values anywhere in the object (the
 //     spec's Id/id and NumDays/numDays denote one field: encoding/json
 //     would keep the last value without a word);
@@ -24,9 +27,8 @@ const listEligibility = "eligibility rules"
 //     ids, neither 0 nor null: evaluation rule 1) without returnCodes, or
 //     with returnCodes null: "every entry has ... returnCodes", and which
 //     statuses the entry excludes is then not known. An entry that does
-//     not apply excludes nobody whatever its codes.
-//
-// A body that is not an object decodes as encoding/json decodes it.
+//     not apply excludes nobody whatever its codes;
+//   - a number outside its range (domain.EligibilityRules.OutOfBounds).
 type eligibilityRules struct {
 	rules domain.EligibilityRules
 }
@@ -43,22 +45,51 @@ var eligibilityArrays = []struct {
 	{"events", []string{"id"}},
 }
 
-func (e *eligibilityRules) UnmarshalJSON(body []byte) error {
+func (e *eligibilityRules) UnmarshalJSON(body []byte) error { return e.decodeBody(body) }
+
+func (e *eligibilityRules) decodeBody(body []byte) error {
 	obj, dup, ok := object(body)
 	if !ok {
-		return json.Unmarshal(body, &e.rules)
+		if !json.Valid(body) {
+			return json.Unmarshal(body, &e.rules) // the syntax error
+		}
+		return unreadRules("the answer is " + jsonKind(body) + ", not the object with the four arrays of rules")
 	}
 	why := ""
 	if dup != "" {
 		why = dup + " appears twice, with different values"
-	} else {
+	} else if why = missingArray(obj); why == "" {
 		why = missingReturnCodes(obj)
 	}
 	if why != "" {
-		return &MalformedListError{List: listEligibility, Total: 1,
-			Elements: []domain.MalformedElement{{List: listEligibility, Index: -1, Reason: why}}}
+		return unreadRules(why)
 	}
-	return json.Unmarshal(body, &e.rules)
+	if err := json.Unmarshal(body, &e.rules); err != nil {
+		return err
+	}
+	if why := e.rules.OutOfBounds(); why != "" {
+		return unreadRules(why)
+	}
+	capStrings(&e.rules)
+	return nil
+}
+
+// unreadRules is the error of rules that cannot be read rightly.
+func unreadRules(why string) error {
+	return &MalformedListError{List: listEligibility, Total: 1,
+		Elements: []domain.MalformedElement{{List: listEligibility, Index: -1, Reason: why}}}
+}
+
+// missingArray names the first of the four arrays obj lacks: an answer
+// without them says nothing of what it excludes ({} is not "no rules").
+// An array given as null is the empty one, as everywhere in the client.
+func missingArray(obj map[string]json.RawMessage) string {
+	for _, a := range eligibilityArrays {
+		if _, ok := lookup(obj, a.name); !ok {
+			return a.name + " is missing: which panelists the rules exclude is not known"
+		}
+	}
+	return ""
 }
 
 // missingReturnCodes names the first entry that applies and has no

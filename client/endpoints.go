@@ -31,7 +31,7 @@ func (c *Client) AllSubsamples(ctx context.Context) ([]domain.SubsampleSummary, 
 		s := &out[i]
 		s.SubsampleStatus = domain.NormalizeStatus(s.SubsampleStatus)
 		s.FieldStartDate = s.FieldStartDate.PlaceIn(c.loc)
-		s.FieldEndDate = s.FieldEndDate.PlaceIn(c.loc)
+		s.FieldEndDate = s.FieldEndDate.PlaceEndIn(c.loc)
 	}
 	return out, l.malformed, nil
 }
@@ -51,10 +51,13 @@ func (c *Client) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []
 		s := &out[i]
 		s.SubsampleStatus = domain.NormalizeStatus(s.SubsampleStatus)
 		s.FieldStartDate = s.FieldStartDate.PlaceIn(c.loc)
-		s.FieldEndDate = s.FieldEndDate.PlaceIn(c.loc)
+		s.FieldEndDate = s.FieldEndDate.PlaceEndIn(c.loc)
 		s.Categories = nonNil(s.Categories)
 		s.Countries = nonNil(s.Countries)
 		s.Locales = nonNil(s.Locales)
+		for j := range s.Locales {
+			s.Locales[j].Name = panelLocale(s.Locales[j].Name)
+		}
 	}
 	return out, l.malformed, nil
 }
@@ -120,6 +123,7 @@ func (c *Client) Questions(ctx context.Context, locale string) ([]domain.Questio
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales/"+url.PathEscape(locale)+"/questions", nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -135,6 +139,7 @@ func (c *Client) Answers(ctx context.Context, locale string, questionID int64) (
 	if err := c.call(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -144,6 +149,7 @@ func (c *Client) Countries(ctx context.Context) ([]domain.Country, error) {
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/countries", nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
 	return nonNil(out), nil
 }
 
@@ -153,7 +159,21 @@ func (c *Client) Locales(ctx context.Context) ([]domain.Locale, error) {
 	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales", nil, &out); err != nil {
 		return nil, err
 	}
+	capStrings(&out)
+	for i := range out {
+		out[i].Locale = panelLocale(out[i].Locale)
+	}
 	return nonNil(out), nil
+}
+
+// panelLocale writes a locale code of the provider as a panel locale is
+// written (domain.ParseLocale: en_US is en-us), so that the two compare;
+// a code that is not in the language-country form is kept as sent.
+func panelLocale(code string) string {
+	if l, err := domain.ParseLocale(code); err == nil && l != "" {
+		return l
+	}
+	return code
 }
 
 // SurveyStatuses lists the subsample statuses (GET /supplier/v1/survey-statuses),
@@ -165,6 +185,7 @@ func (c *Client) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, err
 		return nil, err
 	}
 	out = nonNil(out)
+	capStrings(&out)
 	for i := range out {
 		out[i].StatusName = domain.NormalizeStatus(out[i].StatusName)
 	}

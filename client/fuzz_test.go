@@ -24,7 +24,7 @@ import (
 //     not be decoded, in one line of bounded length;
 //   - a result is sane: no nil list at any level (a provider's null is an
 //     empty list), status names normalised, dates placed in the provider's
-//     zone.
+//     zone, every number in its range (domain's OutOfBounds).
 //
 // Seeds: the fixtures of decode_test.go, the malformed bodies below, and a
 // real body of the simulator in testdata/fuzz/<target>/simulator.
@@ -61,6 +61,21 @@ var malformedBodies = []struct{ body, contentType string }{
 	{"Service temporarily unavailable", "text/plain"},
 	{"[] trailing", "application/json"},
 	{"[]", "application/json; charset=\"unterminated"},
+	{"[{\"subsampleId\": 7, \"targetedCPI\": NaN}, {\"subsampleId\": 8}]", "application/json"},
+	{"[{\"quotaId\": 1, \"tableId\": 1, \"quotaType\": \"counting\", \"remainingExclusive\": 9223372036854775807, \"remainingShared\": 10.0, \"questions\": [], " +
+		"\"subsampleId\": 7, \"eventId\": 9007199254740993, \"subsampleStatus\": \"Live\"}]", "application/json"},
+	{"[{\"id\": 1.0e2, \"quotaId\": -0.0, \"tableId\": 1E1}]", "application/json"},
+	{"[{\"name\": \"[1,{\\\"a\\\":\"}, Infinity, -Infinity]", "application/json"},
+}
+
+// boundsOK fails for an element of list with a number outside its range.
+func boundsOK[T bounded](what string, list []T) error {
+	for i, e := range list {
+		if why := e.OutOfBounds(); why != "" {
+			return fmt.Errorf("%s[%d]: %s", what, i, why)
+		}
+	}
+	return nil
 }
 
 // bodyTransport answers every request with status 200 and one body.
@@ -200,7 +215,7 @@ func FuzzDecodeAllSubsamples(f *testing.F) {
 	fuzzEndpoint(f, "POST /supplier/v1/event/all", allSubsamplesJSON, listCall((*Client).AllSubsamples),
 		func(l listing[domain.SubsampleSummary]) error {
 			got := l.items
-			err := errors.Join(listOK("subsamples", got), malformedOK(domain.ListEventAll, l.malformed))
+			err := errors.Join(listOK("subsamples", got), boundsOK("subsamples", got), malformedOK(domain.ListEventAll, l.malformed))
 			for i, s := range got {
 				err = errors.Join(err,
 					statusOK(fmt.Sprintf("[%d].subsampleStatus", i), s.SubsampleStatus),
@@ -215,7 +230,7 @@ func FuzzDecodeLiveSubsamples(f *testing.F) {
 	fuzzEndpoint(f, "POST /supplier/v1/event/live-details", liveDetailsJSON, listCall((*Client).LiveSubsamples),
 		func(l listing[domain.LiveSubsample]) error {
 			got := l.items
-			err := errors.Join(listOK("subsamples", got), malformedOK(domain.ListLiveDetails, l.malformed))
+			err := errors.Join(listOK("subsamples", got), boundsOK("subsamples", got), malformedOK(domain.ListLiveDetails, l.malformed))
 			for i, s := range got {
 				at := func(field string) string { return fmt.Sprintf("[%d].%s", i, field) }
 				err = errors.Join(err,
@@ -234,7 +249,7 @@ func FuzzDecodeQuotas(f *testing.F) {
 	quotas := func(c *Client, ctx context.Context) ([]domain.Quota, error) { return c.Quotas(ctx, 90001) }
 	fuzzEndpoint(f, "GET /supplier/v1/subsamples/90001/quotas", quotasJSON, quotas,
 		func(got []domain.Quota) error {
-			err := listOK("quotas", got)
+			err := errors.Join(listOK("quotas", got), boundsOK("quotas", got))
 			for i, q := range got {
 				err = errors.Join(err,
 					statusOK(fmt.Sprintf("[%d].subsampleStatus", i), q.SubsampleStatus),
@@ -254,7 +269,7 @@ func FuzzDecodeEligibilityRules(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/subsamples/90001/eligibility-rules", eligibilityJSON, eligibility,
 		func(got domain.EligibilityRules) error {
 			err := errors.Join(listOK("surveys", got.Surveys), listOK("researchTypes", got.ResearchTypes),
-				listOK("categories", got.Categories), listOK("events", got.Events))
+				listOK("categories", got.Categories), listOK("events", got.Events), boundsOK("rules", []domain.EligibilityRules{got}))
 			for i, r := range got.Surveys {
 				err = errors.Join(err, listOK(fmt.Sprintf("surveys[%d].returnCodes", i), r.ReturnCodes))
 			}
@@ -274,29 +289,33 @@ func FuzzDecodeEligibilityRules(f *testing.F) {
 func FuzzDecodeQuestions(f *testing.F) {
 	questions := func(c *Client, ctx context.Context) ([]domain.Question, error) { return c.Questions(ctx, "nl-nl") }
 	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions", questionsJSON, questions,
-		func(got []domain.Question) error { return listOK("questions", got) })
+		func(got []domain.Question) error {
+			return errors.Join(listOK("questions", got), boundsOK("questions", got))
+		})
 }
 
 func FuzzDecodeAnswers(f *testing.F) {
 	answers := func(c *Client, ctx context.Context) ([]domain.Answer, error) { return c.Answers(ctx, "nl-nl", 43) }
 	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions/43/answers", answersJSON, answers,
-		func(got []domain.Answer) error { return listOK("answers", got) })
+		func(got []domain.Answer) error { return errors.Join(listOK("answers", got), boundsOK("answers", got)) })
 }
 
 func FuzzDecodeCountries(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/countries", countriesJSON, (*Client).Countries,
-		func(got []domain.Country) error { return listOK("countries", got) })
+		func(got []domain.Country) error {
+			return errors.Join(listOK("countries", got), boundsOK("countries", got))
+		})
 }
 
 func FuzzDecodeLocales(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/locales", localesJSON, (*Client).Locales,
-		func(got []domain.Locale) error { return listOK("locales", got) })
+		func(got []domain.Locale) error { return errors.Join(listOK("locales", got), boundsOK("locales", got)) })
 }
 
 func FuzzDecodeSurveyStatuses(f *testing.F) {
 	fuzzEndpoint(f, "GET /supplier/v1/survey-statuses", statusesJSON, (*Client).SurveyStatuses,
 		func(got []domain.SurveyStatus) error {
-			err := listOK("statuses", got)
+			err := errors.Join(listOK("statuses", got), boundsOK("statuses", got))
 			for i, s := range got {
 				err = errors.Join(err, statusOK(fmt.Sprintf("[%d].statusName", i), s.StatusName))
 			}

@@ -267,8 +267,14 @@ func TestHostileHugeBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dc.Countries(context.Background()); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("response larger than %d bytes", client.DefaultMaxBodyBytes)) {
-		t.Errorf("with the default cap: %v", err)
+	// The event lists are bounded by the general cap alone; the reference
+	// lists by a lower one of their own.
+	s.FailPath(pathAll, sim.FailHugeBody)
+	if _, _, err := dc.AllSubsamples(context.Background()); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("response larger than %d bytes", client.DefaultMaxBodyBytes)) {
+		t.Errorf("event/all with the default cap: %v", err)
+	}
+	if _, err := dc.Countries(context.Background()); err == nil || !strings.Contains(err.Error(), "response larger than 4194304 bytes") {
+		t.Errorf("countries with the default cap: %v", err)
 	}
 
 	s.ClearFailures()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,8 +132,7 @@ func (f HistoryFilter) panelistRecords(panelist string) (join, columns string, a
 	if len(f.HeldBy) == 0 || len(f.AnyOf) == 0 {
 		return join, h, ruledArgs
 	}
-	args = append(ruledArgs, appendIDs(nil, f.AnyOf)...)
-	args = appendIDs(args, f.HeldBy)
+	args = ruledArgs
 	since := ""
 	if !f.HeldSince.IsZero() {
 		since = " AND v.registered_at >= ?"
@@ -140,19 +140,21 @@ func (f HistoryFilter) panelistRecords(panelist string) (join, columns string, a
 	}
 	join += `
 		LEFT JOIN (history v JOIN history h2 ON h2.panelist_id = v.panelist_id AND h2.subsample_id = v.subsample_id
-			AND h2.status_id IN (` + placeholders(len(f.AnyOf)) + `))
-		ON v.panelist_id = ` + panelist + ` AND v.status_id IN (` + placeholders(len(f.HeldBy)) + `)` + since
+			AND h2.status_id IN (` + idList(f.AnyOf) + `))
+		ON v.panelist_id = ` + panelist + ` AND v.status_id IN (` + idList(f.HeldBy) + `)` + since
 	return join, h + `, ` + strings.ReplaceAll(h, "h.", "h2."), args
 }
 
 // whereOf is where with each column of history named after prefix ("h."),
-// the records of AnyOf included when anyOf is set.
+// the records of AnyOf included when anyOf is set. The filter's ids are
+// written into the statement (idList), not bound one variable each: the
+// provider's rules may list more return codes and ids than SQLite
+// (32,766) or PostgreSQL (65,535) bind in one statement.
 func (f HistoryFilter) whereOf(prefix string, anyOf bool) (string, []any) {
 	var conds []string
 	var args []any
 	if len(f.Statuses) > 0 {
 		var targets []string
-		var targetArgs []any
 		for _, c := range []struct {
 			column string
 			ids    []int64
@@ -163,17 +165,14 @@ func (f HistoryFilter) whereOf(prefix string, anyOf bool) (string, []any) {
 			{"category_id", f.CategoryIDs},
 		} {
 			if len(c.ids) > 0 {
-				targets = append(targets, prefix+c.column+" IN ("+placeholders(len(c.ids))+")")
-				targetArgs = appendIDs(targetArgs, c.ids)
+				targets = append(targets, prefix+c.column+" IN ("+idList(c.ids)+")")
 			}
 		}
 		if f.UnknownCategories {
 			targets = append(targets, "("+prefix+"category_id != 0 AND "+prefix+"category_id NOT IN (SELECT category_id FROM categories))")
 		}
 		if len(targets) > 0 {
-			conds = append(conds, "("+prefix+"status_id IN ("+placeholders(len(f.Statuses))+") AND ("+strings.Join(targets, " OR ")+"))")
-			args = appendIDs(args, f.Statuses)
-			args = append(args, targetArgs...)
+			conds = append(conds, "("+prefix+"status_id IN ("+idList(f.Statuses)+") AND ("+strings.Join(targets, " OR ")+"))")
 		}
 	}
 	if f.SubsampleID != 0 {
@@ -189,10 +188,23 @@ func (f HistoryFilter) whereOf(prefix string, anyOf bool) (string, []any) {
 		args = appendIDs(args, f.EventSubsampleIDs)
 	}
 	if anyOf && len(f.AnyOf) > 0 {
-		conds = append(conds, prefix+"status_id IN ("+placeholders(len(f.AnyOf))+")")
-		args = appendIDs(args, f.AnyOf)
+		conds = append(conds, prefix+"status_id IN ("+idList(f.AnyOf)+")")
 	}
 	return strings.Join(conds, " OR "), args
+}
+
+// idList writes ids as the items of an SQL IN list, "3, 82, 83": integers
+// formatted here hold nothing but digits and a sign, so they are safe in
+// the statement's text, and cost no bound variable.
+func idList(ids []int64) string {
+	b := make([]byte, 0, len(ids)*8)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
 }
 
 func placeholders(n int) string {

@@ -45,6 +45,16 @@ type LiveRow struct {
 // sending rule): quotaType counting, table Total Quota, no conditions.
 const totalQuotaCondition = `lower(q.quota_type) = 'counting' AND lower(trim(q.table_name)) = 'total quota' AND q.questions IN ('[]', 'null')`
 
+// remainingSum is a quota's remainingExclusive + remainingShared as
+// domain.Quota.Remaining adds them: a sum beyond 64 bits stops at the
+// largest or smallest integer, where SQLite would turn it into a float
+// that no longer scans and PostgreSQL fail the statement. CASE evaluates
+// the addition only when it cannot overflow.
+const remainingSum = `CASE
+	WHEN q.remaining_exclusive > 0 AND q.remaining_shared > 9223372036854775807 - q.remaining_exclusive THEN 9223372036854775807
+	WHEN q.remaining_exclusive < 0 AND q.remaining_shared < (-9223372036854775807 - 1) - q.remaining_exclusive THEN -9223372036854775807 - 1
+	ELSE q.remaining_exclusive + q.remaining_shared END`
+
 // LiveRows returns every live subsample of the current snapshot, by event
 // and subsample id.
 func (s *Store) LiveRows(ctx context.Context) ([]LiveRow, error) {
@@ -63,7 +73,7 @@ func liveRows(ctx context.Context, q sqlx.QueryerContext) ([]LiveRow, error) {
 			t.achieved AS total_achieved, t.remaining AS total_remaining, f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error
 		FROM live_subsamples l
 		LEFT JOIN (
-			SELECT q.subsample_id, MIN(q.achieved) AS achieved, MIN(q.remaining_exclusive + q.remaining_shared) AS remaining
+			SELECT q.subsample_id, MIN(q.achieved) AS achieved, MIN(`+remainingSum+`) AS remaining
 			FROM quotas q WHERE `+totalQuotaCondition+` GROUP BY q.subsample_id
 		) t ON t.subsample_id = l.subsample_id
 		LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id

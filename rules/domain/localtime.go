@@ -122,11 +122,15 @@ var wallClock = time.FixedZone("provider", 0)
 // decodes to the zero time.
 type LocalTime struct {
 	time.Time
+	// dateOnly marks a value given as a date alone, until PlaceEndIn
+	// reads it as the end of that day.
+	dateOnly bool
 }
 
 // UnmarshalJSON decodes a zone-less date-time as wall clock, to be placed
 // in the provider's zone by PlaceIn. A date alone, which some systems
-// send for a field day, is read as its midnight.
+// send for a field day, is read as its midnight, its start; PlaceEndIn
+// reads it as the day's end.
 func (t *LocalTime) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		t.Time = time.Time{}
@@ -140,14 +144,15 @@ func (t *LocalTime) UnmarshalJSON(b []byte) error {
 		t.Time = time.Time{}
 		return nil
 	}
-	if _, _, _, ok := ParseDate(s); ok {
+	_, _, _, dateOnly := ParseDate(s)
+	if dateOnly {
 		s += "T00:00:00"
 	}
 	parsed, err := ParseLocalTime(s, wallClock)
 	if err != nil {
 		return fmt.Errorf("date: %w", err)
 	}
-	t.Time = parsed
+	t.Time, t.dateOnly = parsed, dateOnly
 	return nil
 }
 
@@ -168,5 +173,20 @@ func (t LocalTime) PlaceIn(loc *time.Location) LocalTime {
 	}
 	y, mo, d := t.Date()
 	h, mi, s := t.Clock()
-	return LocalTime{time.Date(y, mo, d, h, mi, s, t.Nanosecond(), loc)}
+	return LocalTime{Time: time.Date(y, mo, d, h, mi, s, t.Nanosecond(), loc)}
+}
+
+// PlaceEndIn places an end in loc as PlaceIn does, but for a date given
+// alone, which is the end of that day in loc (its last millisecond, the
+// provider's precision), not its start: a field ending 2026-12-06 is open
+// all that day.
+func (t LocalTime) PlaceEndIn(loc *time.Location) LocalTime {
+	if !t.dateOnly || t.IsZero() {
+		return t.PlaceIn(loc)
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	y, mo, d := t.Date()
+	return LocalTime{Time: time.Date(y, mo, d+1, 0, 0, 0, 0, loc).Add(-time.Millisecond)}
 }

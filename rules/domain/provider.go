@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -168,8 +169,21 @@ const (
 )
 
 // Remaining is the number of completes still needed on the quota, exclusive
-// and shared allocation together (the spec's Quota sending rule).
-func (q Quota) Remaining() int64 { return q.RemainingExclusive + q.RemainingShared }
+// and shared allocation together (the spec's Quota sending rule). The
+// client bounds both counts (MaxCompletes); a sum beyond 64 bits, of
+// counts read before those bounds, stops at the largest or smallest
+// int64 instead of wrapping to the other sign, so a cell with more than
+// it can count is open, never full.
+func (q Quota) Remaining() int64 {
+	a, b := q.RemainingExclusive, q.RemainingShared
+	switch {
+	case a > 0 && b > math.MaxInt64-a:
+		return math.MaxInt64
+	case a < 0 && b < math.MinInt64-a:
+		return math.MinInt64
+	}
+	return a + b
+}
 
 // IsTotal reports whether q is the subsample's total quota: quotaType
 // counting, table name Total Quota and no conditions.

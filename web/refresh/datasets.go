@@ -211,18 +211,45 @@ type libraryRead struct {
 	done    chan struct{}
 }
 
+// maxLibraryLocales bounds the locales one library read takes, each a
+// call for its questions and one for each question's answers: more than
+// the language-country pairs any provider sells in.
+const maxLibraryLocales = 300
+
 // libraryLocales returns, sorted, the locales of needed whose library
 // is to be read: all of them when the library is due, otherwise those
-// that have none yet (have).
-func libraryLocales(needed []string, have map[string]time.Time, due bool) []string {
+// that have none yet (have). Only the locales the provider's locales list
+// names (known, lower case as strings.ToLower has it, which folds more
+// than SQLite's lower()) have a library; a code it does not name is
+// not asked for, unless the list was never read (known empty). At most
+// maxLibraryLocales are read, the first in order.
+func libraryLocales(needed []string, have map[string]time.Time, known map[string]bool, due bool) []string {
 	var locales []string
 	for _, l := range needed {
+		if len(known) > 0 && !known[strings.ToLower(l)] {
+			continue
+		}
 		if _, ok := have[l]; due || !ok {
 			locales = append(locales, l)
 		}
 	}
 	sort.Strings(locales)
-	return slices.Compact(locales)
+	locales = slices.Compact(locales)
+	return locales[:min(len(locales), maxLibraryLocales)]
+}
+
+// knownLocales is the set of the provider's locale codes, lower case, as
+// the stored locales list has them; empty when it was never read.
+func (r *Refresher) knownLocales(ctx context.Context) (map[string]bool, error) {
+	list, err := r.store.Locales(ctx)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool, len(list))
+	for _, l := range list {
+		known[strings.ToLower(l.Locale)] = true
+	}
+	return known, nil
 }
 
 // readLibraryEarly starts reading the library of the locales of live,
@@ -237,6 +264,10 @@ func (r *Refresher) readLibraryEarly(ctx context.Context, ru *run, due bool, liv
 	if err != nil {
 		return nil
 	}
+	known, err := r.knownLocales(ctx)
+	if err != nil {
+		return nil
+	}
 	var needed []string
 	for _, l := range live {
 		for _, loc := range l.Locales {
@@ -245,7 +276,7 @@ func (r *Refresher) readLibraryEarly(ctx context.Context, ru *run, due bool, liv
 			}
 		}
 	}
-	locales := libraryLocales(needed, have, due)
+	locales := libraryLocales(needed, have, known, due)
 	if len(locales) == 0 {
 		return nil
 	}
@@ -301,7 +332,11 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool, early
 	if err != nil {
 		return err
 	}
-	locales := libraryLocales(needed, have, due)
+	known, err := r.knownLocales(ctx)
+	if err != nil {
+		return err
+	}
+	locales := libraryLocales(needed, have, known, due)
 	if len(locales) == 0 {
 		return nil
 	}

@@ -479,6 +479,13 @@ func (p localesProvider) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsa
 	return append([]domain.LiveSubsample{first, again}, live[1:]...), malformed, nil
 }
 
+// Locales lists the two locales LiveSubsamples adds as the provider's:
+// the library is read only for the locales the provider lists.
+func (p localesProvider) Locales(ctx context.Context) ([]domain.Locale, error) {
+	list, err := p.Client.Locales(ctx)
+	return append(list, domain.Locale{ID: 9001, Locale: "Zz-Éé"}, domain.Locale{ID: 9002, Locale: "yy-yy"}), err
+}
+
 // TestLibraryIsReadForTheStoredLocales: the library read while the events
 // snapshot is written is of the locales its live subsamples list, but
 // the locales stored decide, as when it was read after the write: the

@@ -231,7 +231,7 @@ func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[in
 func closedQuotas(quotas []domain.Quota) []string {
 	var closed []string
 	for _, q := range quotas {
-		if q.RemainingExclusive+q.RemainingShared <= 0 {
+		if q.Remaining() <= 0 {
 			closed = append(closed, strconv.FormatInt(q.QuotaID, 10))
 		}
 	}

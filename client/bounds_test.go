@@ -158,6 +158,10 @@ func TestDecodeEligibilityUnread(t *testing.T) {
 			"surveys[0].id 9223372036854775807 is outside"},
 		{"a return code below 0", `{"surveys": [{"id": 9, "numDays": 0, "returnCodes": [3, -2]}], ` + others + `}`,
 			"surveys[0].returnCodes -2 is outside"},
+		{"an entry that applies with no return codes listed", `{"surveys": [{"id": 9, "numDays": 0, "returnCodes": []}], ` + others + `}`,
+			"surveys[0] applies but its returnCodes are empty"},
+		{"a category entry that applies with no return codes listed", `{"surveys": [], "researchTypes": [], "categories": [{"mainCategoryId": null, "genericCategoryId": null, "specificCategoryId": 12, "numDays": 30, "returnCodes": [ ]}], "events": []}`,
+			"categories[0] applies but its returnCodes are empty"},
 		{"more return codes than the bound", `{"surveys": [{"id": 9, "numDays": 0, "returnCodes": [` + strings.Repeat("3,", domain.MaxReturnCodes) + `3]}], ` + others + `}`,
 			"surveys[0] has 1001 returnCodes, more than 1000"},
 	}
@@ -171,6 +175,14 @@ func TestDecodeEligibilityUnread(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("an entry that does not apply may list no return codes: read", func(t *testing.T) {
+		c := serveJSON(t, http.MethodGet, "/supplier/v1/subsamples/90001/eligibility-rules",
+			`{"surveys": [{"id": 0, "numDays": 0, "returnCodes": []}], `+others+`}`, nil)
+		if got, err := c.EligibilityRules(ctx, 90001); err != nil || len(got.Surveys) != 1 {
+			t.Fatalf("got %s, %v; want the placeholder entry read", mustJSON(t, got), err)
+		}
+	})
 
 	t.Run("numDays 30.0 and an id 9.0e1 are whole numbers: read", func(t *testing.T) {
 		c := serveJSON(t, http.MethodGet, "/supplier/v1/subsamples/90001/eligibility-rules",

@@ -134,7 +134,7 @@ const eligibilityJSON = `{
   "researchTypes": [{"id": 9, "NumDays": 14, "returnCodes": [2, 3]},
                     {"Id": 0, "numDays": 0, "returnCodes": [0]}],
   "categories": [{"mainCategoryId": 1, "genericCategoryId": null, "specificCategoryId": 123, "NumDays": 7, "returnCodes": [3]}],
-  "events": [{"Id": 5001, "name": "Snack tracker", "numDays": 0, "returnCodes": []}, {"Id": 0, "numDays": 0, "returnCodes": null}],
+  "events": [{"Id": 5001, "name": "Snack tracker", "numDays": 0, "returnCodes": [0]}, {"Id": 0, "numDays": 0, "returnCodes": null}],
   "unknown": []
 }`
 
@@ -360,7 +360,7 @@ func TestDecode(t *testing.T) {
 						{MainCategoryID: ptr[int64](1), SpecificCategoryID: ptr[int64](123), NumDays: 7, ReturnCodes: []int64{3}},
 					},
 					Events: []domain.EventRule{
-						{ID: ptr[int64](5001), Name: ptr("Snack tracker"), NumDays: 0, ReturnCodes: []int64{}},
+						{ID: ptr[int64](5001), Name: ptr("Snack tracker"), NumDays: 0, ReturnCodes: []int64{0}},
 						{ID: ptr[int64](0), NumDays: 0, ReturnCodes: []int64{}},
 					},
 				}

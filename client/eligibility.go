@@ -24,10 +24,11 @@ const listEligibility = "eligibility rules"
 //     spec's Id/id and NumDays/numDays denote one field: encoding/json
 //     would keep the last value without a word);
 //   - an entry that applies (an id, or for categories one of the three
-//     ids, neither 0 nor null: evaluation rule 1) without returnCodes, or
-//     with returnCodes null: "every entry has ... returnCodes", and which
-//     statuses the entry excludes is then not known. An entry that does
-//     not apply excludes nobody whatever its codes;
+//     ids, neither 0 nor null: evaluation rule 1) without returnCodes,
+//     with returnCodes null, or with an empty list: "every entry has ...
+//     returnCodes", and the spec writes "no status" as the placeholder 0,
+//     so which statuses such an entry excludes is not known. An entry
+//     that does not apply excludes nobody whatever its codes;
 //   - a number outside its range (domain.EligibilityRules.OutOfBounds).
 type eligibilityRules struct {
 	rules domain.EligibilityRules
@@ -93,7 +94,7 @@ func missingArray(obj map[string]json.RawMessage) string {
 }
 
 // missingReturnCodes names the first entry that applies and has no
-// returnCodes, or null ones: "events[0] has no returnCodes".
+// returnCodes, null ones or an empty list: "events[0] has no returnCodes".
 func missingReturnCodes(obj map[string]json.RawMessage) string {
 	for _, a := range eligibilityArrays {
 		raw, ok := lookup(obj, a.name)
@@ -108,12 +109,22 @@ func missingReturnCodes(obj map[string]json.RawMessage) string {
 			if !applies(entry, a.ids) {
 				continue
 			}
-			if codes, ok := lookup(entry, "returnCodes"); !ok || isNull(codes) {
+			codes, ok := lookup(entry, "returnCodes")
+			if !ok || isNull(codes) {
 				return fmt.Sprintf("%s[%d] applies but has no returnCodes: which statuses it excludes is not known", a.name, i)
+			}
+			if isEmptyList(codes) {
+				return fmt.Sprintf("%s[%d] applies but its returnCodes are empty: the specification writes \"no status\" as 0, so which statuses it excludes is not known", a.name, i)
 			}
 		}
 	}
 	return ""
+}
+
+// isEmptyList reports whether raw is the JSON list [] (spaces allowed).
+func isEmptyList(raw json.RawMessage) bool {
+	var items []json.RawMessage
+	return json.Unmarshal(raw, &items) == nil && items != nil && len(items) == 0
 }
 
 // applies reports whether one of an entry's ids is neither 0 nor null

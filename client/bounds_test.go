@@ -263,7 +263,7 @@ func TestDecodeStringsAreCapped(t *testing.T) {
 
 	questions := `[{"type": "Single Punch", "id": 43, "name": "GENDER", "text": "` + long + `"}]`
 	c = serveJSON(t, http.MethodGet, "/supplier/v1/locales/nl-nl/questions", questions, nil)
-	qs, err := c.Questions(ctx, "nl-nl")
+	qs, _, err := c.Questions(ctx, "nl-nl")
 	if err != nil || len(qs) != 1 || len(qs[0].Text) > maxTextBytes+len("…") {
 		t.Fatalf("a question's text of %d bytes read as %d bytes, %v", len(long), len(qs[0].Text), err)
 	}
@@ -308,7 +308,7 @@ func TestDecodeProviderSpellings(t *testing.T) {
 	}
 
 	c = serveJSON(t, http.MethodGet, "/supplier/v1/locales", `[{"id": 1, "locale": "EN_us", "shortLocale": "en"}]`, nil)
-	locales, err := c.Locales(ctx)
+	locales, _, err := c.Locales(ctx)
 	if err != nil || len(locales) != 1 || locales[0].Locale != "en-us" {
 		t.Errorf("locales %+v, %v; want en-us", locales, err)
 	}
@@ -329,7 +329,7 @@ func TestBodyCapPerEndpoint(t *testing.T) {
 		t.Errorf("rules beyond the cap: %v; want the body refused", err)
 	}
 	c = serveJSON(t, http.MethodGet, "/supplier/v1/countries", padded(maxReferenceBodyBytes), nil)
-	if _, err := c.Countries(ctx); err == nil || !strings.Contains(err.Error(), "response larger than") {
+	if _, _, err := c.Countries(ctx); err == nil || !strings.Contains(err.Error(), "response larger than") {
 		t.Errorf("countries beyond the cap: %v; want the body refused", err)
 	}
 	c = serveJSON(t, http.MethodPost, "/supplier/v1/event/all", padded(maxSubsampleBodyBytes), nil)
@@ -344,24 +344,26 @@ func TestBodyCapPerEndpoint(t *testing.T) {
 
 // TestDecodeReferenceNumbers: the library and reference lists read their
 // ids into the same ranges, whole numbers written with a fraction
-// included; an id outside its range fails the list, as a wrong type does.
+// included; an id outside its range costs its element, as a wrong type
+// does, and a list with nothing else fails.
 func TestDecodeReferenceNumbers(t *testing.T) {
 	ctx := context.Background()
 	c := serveJSON(t, http.MethodGet, "/supplier/v1/locales/nl-nl/questions/43/answers", `[{"id": 58.0, "name": "Male"}, {"id": 6e1, "name": "NULL VALUE"}]`, nil)
-	answers, err := c.Answers(ctx, "nl-nl", 43)
+	answers, _, err := c.Answers(ctx, "nl-nl", 43)
 	if err != nil || len(answers) != 2 || answers[0].ID != 58 || answers[1].ID != 60 {
 		t.Errorf("answers %+v, %v; want ids 58 and 60", answers, err)
 	}
 	c = serveJSON(t, http.MethodGet, "/supplier/v1/locales/nl-nl/questions", `[{"id": -1, "name": "agerange"}, {"id": 100000000000000000, "name": "GENDER"}]`, nil)
-	if _, err := c.Questions(ctx, "nl-nl"); err == nil || !strings.Contains(err.Error(), "element 2: id 100000000000000000 is outside") {
-		t.Errorf("questions with an id beyond 2^53-1: %v", err)
+	qs, malformed, err := c.Questions(ctx, "nl-nl")
+	if err != nil || len(qs) != 1 || len(malformed) != 1 || !strings.Contains(malformed[0].String(), "nl-nl questions element 2: id 100000000000000000 is outside") {
+		t.Errorf("questions with an id beyond 2^53-1: kept %+v, dropped %v, %v; want agerange kept and element 2 dropped", qs, malformed, err)
 	}
 	c = serveJSON(t, http.MethodGet, "/supplier/v1/countries", `[{"id": -5, "code": "NL"}]`, nil)
-	if _, err := c.Countries(ctx); err == nil || !strings.Contains(err.Error(), "element 1: id -5 is outside") {
-		t.Errorf("a country id below 0: %v", err)
+	if _, _, err := c.Countries(ctx); err == nil || !strings.Contains(err.Error(), "countries element 1 of 1 could not be read: id -5 is outside") {
+		t.Errorf("a country id below 0, alone: %v; want the list failed", err)
 	}
 	c = serveJSON(t, http.MethodGet, "/supplier/v1/survey-statuses", `[{"id": 3.5, "statusName": "Live"}]`, nil)
-	if _, err := c.SurveyStatuses(ctx); err == nil {
+	if _, _, err := c.SurveyStatuses(ctx); err == nil {
 		t.Error("a status id of 3.5 was read")
 	}
 }

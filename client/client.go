@@ -611,8 +611,8 @@ func decode(data []byte, contentType string, out any) error {
 	var err error
 	if d, ok := out.(bodyDecoder); ok {
 		err = d.decodeBody(data)
-	} else if err = json.Unmarshal(data, out); err == nil {
-		err = referenceBounds(out)
+	} else {
+		err = json.Unmarshal(data, out)
 	}
 	var malformed *MalformedListError
 	if err == nil || errors.As(err, &malformed) {
@@ -625,34 +625,6 @@ func decode(data []byte, contentType string, out any) error {
 		what = domain.Clip(mt, maxMediaTypeBytes) + " response"
 	}
 	return &decodeError{what: what, err: err}
-}
-
-// referenceBounds says which element of a library or reference list
-// holds an id outside its range (domain's OutOfBounds): the list is read
-// whole or not at all, as when an element has a wrong type.
-func referenceBounds(out any) error {
-	switch v := out.(type) {
-	case *[]domain.Question:
-		return listBounds(*v)
-	case *[]domain.Answer:
-		return listBounds(*v)
-	case *[]domain.Country:
-		return listBounds(*v)
-	case *[]domain.Locale:
-		return listBounds(*v)
-	case *[]domain.SurveyStatus:
-		return listBounds(*v)
-	}
-	return nil
-}
-
-func listBounds[T bounded](list []T) error {
-	for i, e := range list {
-		if why := e.OutOfBounds(); why != "" {
-			return fmt.Errorf("element %d: %s", i+1, why)
-		}
-	}
-	return nil
 }
 
 // Bounds of a decode error's message, which is shown on the dashboard and

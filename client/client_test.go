@@ -136,7 +136,7 @@ func TestRetries(t *testing.T) {
 				}
 			})
 			start := time.Now()
-			got, err := c.Countries(context.Background())
+			got, _, err := c.Countries(context.Background())
 			elapsed := time.Since(start)
 			if n := int(h.requests.Load()); n != tt.wantReqs {
 				t.Errorf("%d requests, want %d", n, tt.wantReqs)
@@ -190,7 +190,7 @@ func TestNetworkErrorsAreRetried(t *testing.T) {
 			_, _ = io.WriteString(w, `[{"id": 1, "statusName": "Live"}]`)
 		}))
 		defer srv.Close()
-		got, err := testClient(t, srv.URL, nil).SurveyStatuses(context.Background())
+		got, _, err := testClient(t, srv.URL, nil).SurveyStatuses(context.Background())
 		if err != nil || len(got) != 1 {
 			t.Fatalf("got %v, %v; want one status", got, err)
 		}
@@ -202,7 +202,7 @@ func TestNetworkErrorsAreRetried(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		url := srv.URL
 		srv.Close()
-		_, err := testClient(t, url, nil).Locales(context.Background())
+		_, _, err := testClient(t, url, nil).Locales(context.Background())
 		e := asError(t, err)
 		if e.StatusCode != 0 || e.Attempts != 3 || e.Endpoint != "GET /supplier/v1/locales" {
 			t.Errorf("*Error = %+v", e)
@@ -319,7 +319,7 @@ func TestParentContext(t *testing.T) {
 		c := testClient(t, srv.URL, func(cfg *Config) { cfg.Timeout = 5 * time.Second })
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		_, err := c.Countries(ctx)
+		_, _, err := c.Countries(ctx)
 		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrAttemptTimeout) {
 			t.Errorf("error %v, want context.DeadlineExceeded only", err)
 		}
@@ -337,7 +337,7 @@ func TestParentContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		start := time.Now()
-		_, err := c.Countries(ctx)
+		_, _, err := c.Countries(ctx)
 		if elapsed := time.Since(start); elapsed > time.Second {
 			t.Errorf("took %s: it waited for the deadline", elapsed)
 		}
@@ -352,7 +352,7 @@ func TestParentContext(t *testing.T) {
 		defer srv.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := testClient(t, srv.URL, nil).Countries(ctx)
+		_, _, err := testClient(t, srv.URL, nil).Countries(ctx)
 		if !errors.Is(err, context.Canceled) || h.requests.Load() != 0 {
 			t.Errorf("error %v after %d requests", err, h.requests.Load())
 		}
@@ -366,7 +366,7 @@ func TestUndecodableResponses(t *testing.T) {
 	}{
 		{"truncated JSON", "application/json", `[{"id": 1,`, "GET /supplier/v1/countries: decoding response: "},
 		{"object for an array", "application/json", `{"id": 1}`, "GET /supplier/v1/countries: decoding response: "},
-		{"wrong field type", "application/json", `[{"id": "one"}]`, "GET /supplier/v1/countries: decoding response: "},
+		{"wrong field type, alone", "application/json", `[{"id": "one"}]`, "GET /supplier/v1/countries: countries element 1 of 1 could not be read: id is a string"},
 		{"empty body", "application/json", ``, "GET /supplier/v1/countries: decoding response: "},
 		{"an HTML page", "text/html; charset=utf-8", `<html>login</html>`, "GET /supplier/v1/countries: decoding text/html response: "},
 	}
@@ -379,7 +379,7 @@ func TestUndecodableResponses(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			}))
 			defer srv.Close()
-			_, err := testClient(t, srv.URL, nil).Countries(context.Background())
+			_, _, err := testClient(t, srv.URL, nil).Countries(context.Background())
 			if err == nil || !strings.HasPrefix(err.Error(), tt.wantIn) {
 				t.Errorf("error %q, want it to start with %q", err, tt.wantIn)
 			}
@@ -400,13 +400,13 @@ func TestBodyCap(t *testing.T) {
 	defer srv.Close()
 
 	atCap := testClient(t, srv.URL, func(cfg *Config) { cfg.MaxBodyBytes = int64(len(body)) })
-	if got, err := atCap.Countries(context.Background()); err != nil || len(got) != 1 {
+	if got, _, err := atCap.Countries(context.Background()); err != nil || len(got) != 1 {
 		t.Errorf("body of exactly the cap: got %v, %v", got, err)
 	}
 
 	requests.Store(0)
 	under := testClient(t, srv.URL, func(cfg *Config) { cfg.MaxBodyBytes = int64(len(body)) - 1 })
-	_, err := under.Countries(context.Background())
+	_, _, err := under.Countries(context.Background())
 	want := fmt.Sprintf("GET /supplier/v1/countries: response larger than %d bytes", len(body)-1)
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
@@ -450,11 +450,11 @@ func TestRequestHeaders(t *testing.T) {
 	if _, _, err := c.AllSubsamples(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Countries(ctx); err != nil {
+	if _, _, err := c.Countries(ctx); err != nil {
 		t.Fatal(err)
 	}
 	custom := testClient(t, srv.URL, func(cfg *Config) { cfg.UserAgent = "fieldboard/1.2" })
-	if _, err := custom.Locales(ctx); err != nil {
+	if _, _, err := custom.Locales(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -482,7 +482,7 @@ func TestBaseURLPathPrefix(t *testing.T) {
 		_, _ = io.WriteString(w, `[]`)
 	}))
 	defer srv.Close()
-	if _, err := testClient(t, srv.URL+"/provider/", nil).SurveyStatuses(context.Background()); err != nil {
+	if _, _, err := testClient(t, srv.URL+"/provider/", nil).SurveyStatuses(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := path.Load(); got != "/provider/supplier/v1/survey-statuses" {
@@ -500,7 +500,7 @@ func TestSecretsStayOutOfErrors(t *testing.T) {
 			fmt.Fprintf(w, "bad credentials: %s / %s", r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"))
 		}))
 		defer srv.Close()
-		_, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = header }).Countries(context.Background())
+		_, _, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = header }).Countries(context.Background())
 		if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "[redacted]") {
 			t.Errorf("error %q", err)
 		}
@@ -525,7 +525,7 @@ func TestSecretsStayOutOfErrors(t *testing.T) {
 				fmt.Fprintf(w, `{"error": "key %s is not valid"}`, echoed)
 			}))
 			h := http.Header{"X-Api-Key": {key}, "Authorization": {"Bearer Zz/" + secret}}
-			_, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = h; cfg.MaxAttempts = 1 }).Countries(context.Background())
+			_, _, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = h; cfg.MaxAttempts = 1 }).Countries(context.Background())
 			srv.Close()
 			if err == nil || strings.Contains(err.Error(), echoed) || !strings.Contains(err.Error(), "[redacted]") {
 				t.Errorf("%s (%s): error %q", name, echoed, err)
@@ -535,7 +535,7 @@ func TestSecretsStayOutOfErrors(t *testing.T) {
 	t.Run("network error", func(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		srv.Close()
-		_, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = header; cfg.MaxAttempts = 1 }).Countries(context.Background())
+		_, _, err := testClient(t, srv.URL, func(cfg *Config) { cfg.Header = header; cfg.MaxAttempts = 1 }).Countries(context.Background())
 		if err == nil || strings.Contains(err.Error(), secret) {
 			t.Errorf("error %q", err)
 		}
@@ -562,7 +562,7 @@ func TestErrorBodySnippet(t *testing.T) {
 		_, _ = io.WriteString(w, body)
 	}))
 	defer srv.Close()
-	_, err := testClient(t, srv.URL, nil).Countries(context.Background())
+	_, _, err := testClient(t, srv.URL, nil).Countries(context.Background())
 	msg := err.Error()
 	if strings.ContainsAny(msg, "\r\n\t\x00") {
 		t.Errorf("error is not one line: %q", msg)
@@ -595,7 +595,7 @@ func TestConnectionsAreReused(t *testing.T) {
 	defer srv.Close()
 	c := testClient(t, srv.URL, nil)
 	for range 5 {
-		if _, err := c.Countries(context.Background()); err != nil {
+		if _, _, err := c.Countries(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}

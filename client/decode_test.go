@@ -390,7 +390,7 @@ func TestDecode(t *testing.T) {
 			name: "questions: the agerange question and unknown fields",
 			path: "/supplier/v1/locales/nl-nl/questions", method: http.MethodGet, body: questionsJSON,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Questions(ctx, "nl-nl")
+				got, _, err := c.Questions(ctx, "nl-nl")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -407,7 +407,7 @@ func TestDecode(t *testing.T) {
 			name: "questions: the locale is path-escaped",
 			path: "/supplier/v1/locales/pt%2Fbr%20x/questions", method: http.MethodGet, body: `null`,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Questions(ctx, "pt/br x")
+				got, _, err := c.Questions(ctx, "pt/br x")
 				if err != nil || got == nil || len(got) != 0 {
 					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
 				}
@@ -417,7 +417,7 @@ func TestDecode(t *testing.T) {
 			name: "answers: the NULL VALUE entry is kept",
 			path: "/supplier/v1/locales/nl-nl/questions/43/answers", method: http.MethodGet, body: answersJSON,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Answers(ctx, "nl-nl", 43)
+				got, _, err := c.Answers(ctx, "nl-nl", 43)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -430,7 +430,7 @@ func TestDecode(t *testing.T) {
 			name: "answers: null is an empty list",
 			path: "/supplier/v1/locales/nl-nl/questions/-1/answers", method: http.MethodGet, body: `null`,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Answers(ctx, "nl-nl", -1)
+				got, _, err := c.Answers(ctx, "nl-nl", -1)
 				if err != nil || got == nil || len(got) != 0 {
 					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
 				}
@@ -440,7 +440,7 @@ func TestDecode(t *testing.T) {
 			name: "countries: empty regionName",
 			path: "/supplier/v1/countries", method: http.MethodGet, body: countriesJSON,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Countries(ctx)
+				got, _, err := c.Countries(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -454,7 +454,7 @@ func TestDecode(t *testing.T) {
 			name: "locales: every field, unknown ignored",
 			path: "/supplier/v1/locales", method: http.MethodGet, body: localesJSON,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Locales(ctx)
+				got, _, err := c.Locales(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -469,7 +469,7 @@ func TestDecode(t *testing.T) {
 			name: "survey-statuses: live for testing in lower case is normalised",
 			path: "/supplier/v1/survey-statuses", method: http.MethodGet, body: statusesJSON,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.SurveyStatuses(ctx)
+				got, _, err := c.SurveyStatuses(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -485,7 +485,7 @@ func TestDecode(t *testing.T) {
 			name: "countries: null is an empty list",
 			path: "/supplier/v1/countries", method: http.MethodGet, body: ` null `,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Countries(ctx)
+				got, _, err := c.Countries(ctx)
 				if err != nil || got == nil || len(got) != 0 {
 					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
 				}
@@ -495,7 +495,7 @@ func TestDecode(t *testing.T) {
 			name: "locales: an empty array stays empty",
 			path: "/supplier/v1/locales", method: http.MethodGet, body: `[]`,
 			check: func(t *testing.T, c *Client) {
-				got, err := c.Locales(ctx)
+				got, _, err := c.Locales(ctx)
 				if err != nil || got == nil || len(got) != 0 {
 					t.Errorf("got %#v, %v; want an empty, non-nil slice", got, err)
 				}

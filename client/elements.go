@@ -81,8 +81,8 @@ func lookup(obj map[string]json.RawMessage, key string) (json.RawMessage, bool) 
 // decodeElements decodes each of raws into a T. An element that is not an
 // object, has a key twice (in any case, with different values), lacks a
 // field of required, fails check (when given) or does not decode is left
-// out and reported as malformed, with its subsample id when that can be
-// read. When keyed, the elements are subsamples: one listed twice the same
+// out and reported as malformed, with its subsample id when the elements
+// are subsamples (keyed) and it can be read. When keyed, the elements are subsamples: one listed twice the same
 // way is kept once, one listed twice differently is malformed at each
 // place, as the list disagrees with itself.
 func decodeElements[T any](list string, raws []json.RawMessage, required requiredFields, check func(obj map[string]json.RawMessage) string, keyed bool) ([]T, []domain.MalformedElement) {
@@ -126,9 +126,13 @@ func decodeElements[T any](list string, raws []json.RawMessage, required require
 		switch {
 		case reason == "skip":
 		case reason != "":
-			id := subsampleIDOf(obj)
-			if obj == nil {
+			var id int64
+			switch {
+			case !keyed:
+			case obj == nil:
 				id = subsampleIDInBroken(raw)
+			default:
+				id = subsampleIDOf(obj)
 			}
 			bad = append(bad, domain.MalformedElement{List: list, Index: i, SubsampleID: id, Reason: reason})
 		default:

@@ -114,56 +114,45 @@ func (c *Client) EligibilityRules(ctx context.Context, subsampleID int64) (domai
 }
 
 // Questions lists the standard questions of a locale such as "en-us"
-// (GET /supplier/v1/locales/{locale}/questions).
-func (c *Client) Questions(ctx context.Context, locale string) ([]domain.Question, error) {
+// (GET /supplier/v1/locales/{locale}/questions). Like every reference
+// list, it is read element by element (referenceList): an element that
+// cannot be read is left out and returned as malformed, and only a list
+// nothing of which can be read fails the call.
+func (c *Client) Questions(ctx context.Context, locale string) ([]domain.Question, []domain.MalformedElement, error) {
 	if locale == "" {
-		return nil, errors.New("questions: empty locale")
+		return nil, nil, errors.New("questions: empty locale")
 	}
-	var out []domain.Question
-	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales/"+url.PathEscape(locale)+"/questions", nil, &out); err != nil {
-		return nil, err
-	}
-	capStrings(&out)
-	return nonNil(out), nil
+	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions"
+	return referenceList[domain.Question](ctx, c, domain.Clip(locale, maxListLocaleBytes)+" questions", path)
 }
 
 // Answers lists the answers of one library question in a locale
 // (GET /supplier/v1/locales/{locale}/questions/{questionId}/answers),
-// the NULL VALUE entry included (see domain.Answer.IsNullValue).
-func (c *Client) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error) {
+// the NULL VALUE entry included (see domain.Answer.IsNullValue), read
+// element by element as Questions is.
+func (c *Client) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, []domain.MalformedElement, error) {
 	if locale == "" {
-		return nil, errors.New("answers: empty locale")
+		return nil, nil, errors.New("answers: empty locale")
 	}
-	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions/" + strconv.FormatInt(questionID, 10) + "/answers"
-	var out []domain.Answer
-	if err := c.call(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return nil, err
-	}
-	capStrings(&out)
-	return nonNil(out), nil
+	id := strconv.FormatInt(questionID, 10)
+	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions/" + id + "/answers"
+	return referenceList[domain.Answer](ctx, c, "answers of "+domain.Clip(locale, maxListLocaleBytes)+" question "+id, path)
 }
 
-// Countries lists all countries (GET /supplier/v1/countries).
-func (c *Client) Countries(ctx context.Context) ([]domain.Country, error) {
-	var out []domain.Country
-	if err := c.call(ctx, http.MethodGet, "/supplier/v1/countries", nil, &out); err != nil {
-		return nil, err
-	}
-	capStrings(&out)
-	return nonNil(out), nil
+// Countries lists all countries (GET /supplier/v1/countries), read
+// element by element as Questions is.
+func (c *Client) Countries(ctx context.Context) ([]domain.Country, []domain.MalformedElement, error) {
+	return referenceList[domain.Country](ctx, c, ListCountries, "/supplier/v1/countries")
 }
 
-// Locales lists all locales (GET /supplier/v1/locales).
-func (c *Client) Locales(ctx context.Context) ([]domain.Locale, error) {
-	var out []domain.Locale
-	if err := c.call(ctx, http.MethodGet, "/supplier/v1/locales", nil, &out); err != nil {
-		return nil, err
-	}
-	capStrings(&out)
+// Locales lists all locales (GET /supplier/v1/locales), read element by
+// element as Questions is, each code written as a panel locale is.
+func (c *Client) Locales(ctx context.Context) ([]domain.Locale, []domain.MalformedElement, error) {
+	out, malformed, err := referenceList[domain.Locale](ctx, c, ListLocales, "/supplier/v1/locales")
 	for i := range out {
 		out[i].Locale = panelLocale(out[i].Locale)
 	}
-	return nonNil(out), nil
+	return out, malformed, err
 }
 
 // panelLocale writes a locale code of the provider as a panel locale is
@@ -177,19 +166,41 @@ func panelLocale(code string) string {
 }
 
 // SurveyStatuses lists the subsample statuses (GET /supplier/v1/survey-statuses),
-// names normalised: the provider's "live for testing" becomes
-// StatusLiveForTesting.
-func (c *Client) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error) {
-	var out []domain.SurveyStatus
-	if err := c.call(ctx, http.MethodGet, "/supplier/v1/survey-statuses", nil, &out); err != nil {
-		return nil, err
-	}
-	out = nonNil(out)
-	capStrings(&out)
+// read element by element as Questions is, names normalised: the
+// provider's "live for testing" becomes StatusLiveForTesting.
+func (c *Client) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, []domain.MalformedElement, error) {
+	out, malformed, err := referenceList[domain.SurveyStatus](ctx, c, ListSurveyStatuses, "/supplier/v1/survey-statuses")
 	for i := range out {
 		out[i].StatusName = domain.NormalizeStatus(out[i].StatusName)
 	}
-	return out, nil
+	return out, malformed, err
+}
+
+// The names of the reference lists in their malformed elements; a
+// library list is named by its locale ("es-us questions", "answers of
+// es-us question 12").
+const (
+	ListCountries      = "countries"
+	ListLocales        = "locales"
+	ListSurveyStatuses = "survey-statuses"
+)
+
+// maxListLocaleBytes bounds the locale a library list's name quotes: the
+// locale is ours to ask for, but comes from the provider's live-details.
+const maxListLocaleBytes = 20
+
+// referenceList reads a list of the reference data or of the library
+// (GET path) element by element (elements[T]): an element that is not an
+// object, holds a bad literal or a value of the wrong type, or an id out
+// of its range (T's OutOfBounds) is left out and returned as malformed;
+// strings are capped. No element names a subsample, so a list nothing of
+// which can be read fails the call as a *MalformedListError.
+func referenceList[T any](ctx context.Context, c *Client, list, path string) ([]T, []domain.MalformedElement, error) {
+	l := elements[T]{list: list, redact: c.redact}
+	if err := c.call(ctx, http.MethodGet, path, nil, &l); err != nil {
+		return nil, nil, err
+	}
+	return nonNil(l.items), l.malformed, nil
 }
 
 func subsamplePath(id int64, resource string) string {

@@ -287,36 +287,44 @@ func FuzzDecodeEligibilityRules(f *testing.F) {
 }
 
 func FuzzDecodeQuestions(f *testing.F) {
-	questions := func(c *Client, ctx context.Context) ([]domain.Question, error) { return c.Questions(ctx, "nl-nl") }
-	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions", questionsJSON, questions,
-		func(got []domain.Question) error {
-			return errors.Join(listOK("questions", got), boundsOK("questions", got))
+	questions := func(c *Client, ctx context.Context) ([]domain.Question, []domain.MalformedElement, error) {
+		return c.Questions(ctx, "nl-nl")
+	}
+	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions", questionsJSON, listCall(questions),
+		func(l listing[domain.Question]) error {
+			return errors.Join(listOK("questions", l.items), boundsOK("questions", l.items), malformedOK("nl-nl questions", l.malformed))
 		})
 }
 
 func FuzzDecodeAnswers(f *testing.F) {
-	answers := func(c *Client, ctx context.Context) ([]domain.Answer, error) { return c.Answers(ctx, "nl-nl", 43) }
-	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions/43/answers", answersJSON, answers,
-		func(got []domain.Answer) error { return errors.Join(listOK("answers", got), boundsOK("answers", got)) })
+	answers := func(c *Client, ctx context.Context) ([]domain.Answer, []domain.MalformedElement, error) {
+		return c.Answers(ctx, "nl-nl", 43)
+	}
+	fuzzEndpoint(f, "GET /supplier/v1/locales/nl-nl/questions/43/answers", answersJSON, listCall(answers),
+		func(l listing[domain.Answer]) error {
+			return errors.Join(listOK("answers", l.items), boundsOK("answers", l.items), malformedOK("answers of nl-nl question 43", l.malformed))
+		})
 }
 
 func FuzzDecodeCountries(f *testing.F) {
-	fuzzEndpoint(f, "GET /supplier/v1/countries", countriesJSON, (*Client).Countries,
-		func(got []domain.Country) error {
-			return errors.Join(listOK("countries", got), boundsOK("countries", got))
+	fuzzEndpoint(f, "GET /supplier/v1/countries", countriesJSON, listCall((*Client).Countries),
+		func(l listing[domain.Country]) error {
+			return errors.Join(listOK("countries", l.items), boundsOK("countries", l.items), malformedOK(ListCountries, l.malformed))
 		})
 }
 
 func FuzzDecodeLocales(f *testing.F) {
-	fuzzEndpoint(f, "GET /supplier/v1/locales", localesJSON, (*Client).Locales,
-		func(got []domain.Locale) error { return errors.Join(listOK("locales", got), boundsOK("locales", got)) })
+	fuzzEndpoint(f, "GET /supplier/v1/locales", localesJSON, listCall((*Client).Locales),
+		func(l listing[domain.Locale]) error {
+			return errors.Join(listOK("locales", l.items), boundsOK("locales", l.items), malformedOK(ListLocales, l.malformed))
+		})
 }
 
 func FuzzDecodeSurveyStatuses(f *testing.F) {
-	fuzzEndpoint(f, "GET /supplier/v1/survey-statuses", statusesJSON, (*Client).SurveyStatuses,
-		func(got []domain.SurveyStatus) error {
-			err := errors.Join(listOK("statuses", got), boundsOK("statuses", got))
-			for i, s := range got {
+	fuzzEndpoint(f, "GET /supplier/v1/survey-statuses", statusesJSON, listCall((*Client).SurveyStatuses),
+		func(l listing[domain.SurveyStatus]) error {
+			err := errors.Join(listOK("statuses", l.items), boundsOK("statuses", l.items), malformedOK(ListSurveyStatuses, l.malformed))
+			for i, s := range l.items {
 				err = errors.Join(err, statusOK(fmt.Sprintf("[%d].statusName", i), s.StatusName))
 			}
 			return err

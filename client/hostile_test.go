@@ -66,7 +66,7 @@ func TestHostileTimeoutIsRetriedThenGivesUp(t *testing.T) {
 	s, c := hostileUpstream(t, func(cfg *client.Config) { cfg.MaxAttempts = 2 })
 	s.FailPath(pathCountries, sim.FailTimeout)
 	start := time.Now()
-	_, err := c.Countries(context.Background())
+	_, _, err := c.Countries(context.Background())
 	if took := time.Since(start); took > time.Minute { // a hang, not a speed: the path never answers
 		t.Errorf("two attempts of 2 s took %v against a path that never answers", took)
 	}
@@ -76,7 +76,7 @@ func TestHostileTimeoutIsRetriedThenGivesUp(t *testing.T) {
 	}
 
 	s.ClearFailures()
-	if got, err := c.Countries(context.Background()); err != nil || len(got) == 0 {
+	if got, _, err := c.Countries(context.Background()); err != nil || len(got) == 0 {
 		t.Errorf("the call after the upstream healed: %d countries, %v", len(got), err)
 	}
 }
@@ -138,7 +138,7 @@ func TestHostileRetryAfterIsHonoured(t *testing.T) {
 			s, c := hostileUpstream(t, nil)
 			s.SetRetryAfter(tt.retryAfter())
 			s.FailPathTimes(pathCountries, sim.FailRateLimited, 1)
-			if got, err := c.Countries(context.Background()); err != nil || len(got) == 0 {
+			if got, _, err := c.Countries(context.Background()); err != nil || len(got) == 0 {
 				t.Fatalf("429 then a good answer: %d countries, %v", len(got), err)
 			}
 			waits := s.RetryWaits()
@@ -162,7 +162,7 @@ func TestHostileRetryAfterBeyondTheCap(t *testing.T) {
 			s.SetRetryAfter(retryAfter)
 			s.FailPath(pathCountries, sim.FailRateLimited)
 			start := time.Now()
-			_, err := c.Countries(context.Background())
+			_, _, err := c.Countries(context.Background())
 			// Below the 30 s cap, which a wait shortened to it would take;
 			// far above any machine's time for one request.
 			if took := time.Since(start); took > 20*time.Second {
@@ -180,7 +180,7 @@ func TestHostileRetryAfterBeyondTheCap(t *testing.T) {
 		s, c := hostileUpstream(t, nil)
 		s.SetRetryAfter("soon, maybe")
 		s.FailPathTimes(pathCountries, sim.FailRateLimited, 1)
-		if _, err := c.Countries(context.Background()); err != nil {
+		if _, _, err := c.Countries(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if waits := s.RetryWaits(); len(waits) != 1 || waits[0] > time.Second {
@@ -210,7 +210,7 @@ func TestHostileWrongTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	locale := live[0].Locales[0].Name
-	questions, err := c.Questions(ctx, locale)
+	questions, _, err := c.Questions(ctx, locale)
 	if err != nil || len(questions) == 0 {
 		t.Fatalf("questions of %s: %v", locale, err)
 	}
@@ -224,11 +224,11 @@ func TestHostileWrongTypes(t *testing.T) {
 		{"POST", pathLive, func() error { _, _, err := c.LiveSubsamples(ctx); return err }},
 		{"GET", quotasPath(id), func() error { _, err := c.Quotas(ctx, id); return err }},
 		{"GET", fmt.Sprintf("/supplier/v1/subsamples/%d/eligibility-rules", id), func() error { _, err := c.EligibilityRules(ctx, id); return err }},
-		{"GET", "/supplier/v1/locales/" + locale + "/questions", func() error { _, err := c.Questions(ctx, locale); return err }},
-		{"GET", fmt.Sprintf("/supplier/v1/locales/%s/questions/%d/answers", locale, q), func() error { _, err := c.Answers(ctx, locale, q); return err }},
-		{"GET", pathCountries, func() error { _, err := c.Countries(ctx); return err }},
-		{"GET", "/supplier/v1/locales", func() error { _, err := c.Locales(ctx); return err }},
-		{"GET", "/supplier/v1/survey-statuses", func() error { _, err := c.SurveyStatuses(ctx); return err }},
+		{"GET", "/supplier/v1/locales/" + locale + "/questions", func() error { _, _, err := c.Questions(ctx, locale); return err }},
+		{"GET", fmt.Sprintf("/supplier/v1/locales/%s/questions/%d/answers", locale, q), func() error { _, _, err := c.Answers(ctx, locale, q); return err }},
+		{"GET", pathCountries, func() error { _, _, err := c.Countries(ctx); return err }},
+		{"GET", "/supplier/v1/locales", func() error { _, _, err := c.Locales(ctx); return err }},
+		{"GET", "/supplier/v1/survey-statuses", func() error { _, _, err := c.SurveyStatuses(ctx); return err }},
 	} {
 		s.FailPath(tt.path, sim.FailWrongTypes)
 		err := tt.call()
@@ -252,7 +252,7 @@ func TestHostileHugeBody(t *testing.T) {
 	s, c := hostileUpstream(t, func(cfg *client.Config) { cfg.MaxBodyBytes = 1 << 20; cfg.Timeout = 5 * time.Second })
 	s.FailPath(pathCountries, sim.FailHugeBody)
 	start := time.Now()
-	_, err := c.Countries(context.Background())
+	_, _, err := c.Countries(context.Background())
 	e := clientError(t, err, "GET "+pathCountries)
 	if want := "GET /supplier/v1/countries: response larger than 1048576 bytes"; err.Error() != want || e.Attempts != 1 || s.Requests() != 1 {
 		t.Errorf("error %q (%+v, %d requests), want %q, not retried", err, e, s.Requests(), want)
@@ -273,12 +273,12 @@ func TestHostileHugeBody(t *testing.T) {
 	if _, _, err := dc.AllSubsamples(context.Background()); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("response larger than %d bytes", client.DefaultMaxBodyBytes)) {
 		t.Errorf("event/all with the default cap: %v", err)
 	}
-	if _, err := dc.Countries(context.Background()); err == nil || !strings.Contains(err.Error(), "response larger than 4194304 bytes") {
+	if _, _, err := dc.Countries(context.Background()); err == nil || !strings.Contains(err.Error(), "response larger than 4194304 bytes") {
 		t.Errorf("countries with the default cap: %v", err)
 	}
 
 	s.ClearFailures()
-	if _, err := c.Countries(context.Background()); err != nil {
+	if _, _, err := c.Countries(context.Background()); err != nil {
 		t.Errorf("after the upstream healed: %v", err)
 	}
 }

@@ -89,7 +89,7 @@ func TestAgainstSimulator(t *testing.T) {
 	}
 
 	locale := live[0].Locales[0].Name
-	questions, err := c.Questions(ctx, locale)
+	questions, _, err := c.Questions(ctx, locale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestAgainstSimulator(t *testing.T) {
 		if q.ID == domain.AgeRangeQuestionID {
 			continue
 		}
-		answers, err := c.Answers(ctx, locale, q.ID)
+		answers, _, err := c.Answers(ctx, locale, q.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,15 +114,15 @@ func TestAgainstSimulator(t *testing.T) {
 		t.Errorf("no question of %s other than the age range among the first five", locale)
 	}
 
-	countries, err := c.Countries(ctx)
+	countries, _, err := c.Countries(ctx)
 	if err != nil || len(countries) == 0 {
 		t.Errorf("countries: %d, %v", len(countries), err)
 	}
-	locales, err := c.Locales(ctx)
+	locales, _, err := c.Locales(ctx)
 	if err != nil || len(locales) == 0 {
 		t.Errorf("locales: %d, %v", len(locales), err)
 	}
-	statuses, err := c.SurveyStatuses(ctx)
+	statuses, _, err := c.SurveyStatuses(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,37 +63,37 @@ func (o observedProvider) EligibilityRules(ctx context.Context, subsampleID int6
 	return a, err
 }
 
-func (o observedProvider) Questions(ctx context.Context, locale string) ([]domain.Question, error) {
+func (o observedProvider) Questions(ctx context.Context, locale string) ([]domain.Question, []domain.MalformedElement, error) {
 	start := time.Now()
-	a, err := o.p.Questions(ctx, locale)
+	a, b, err := o.p.Questions(ctx, locale)
 	o.m.observeProvider(endpointQuestions, start, err)
-	return a, err
+	return a, b, err
 }
 
-func (o observedProvider) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error) {
+func (o observedProvider) Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, []domain.MalformedElement, error) {
 	start := time.Now()
-	a, err := o.p.Answers(ctx, locale, questionID)
+	a, b, err := o.p.Answers(ctx, locale, questionID)
 	o.m.observeProvider(endpointAnswers, start, err)
-	return a, err
+	return a, b, err
 }
 
-func (o observedProvider) Countries(ctx context.Context) ([]domain.Country, error) {
+func (o observedProvider) Countries(ctx context.Context) ([]domain.Country, []domain.MalformedElement, error) {
 	start := time.Now()
-	a, err := o.p.Countries(ctx)
+	a, b, err := o.p.Countries(ctx)
 	o.m.observeProvider(endpointCountries, start, err)
-	return a, err
+	return a, b, err
 }
 
-func (o observedProvider) Locales(ctx context.Context) ([]domain.Locale, error) {
+func (o observedProvider) Locales(ctx context.Context) ([]domain.Locale, []domain.MalformedElement, error) {
 	start := time.Now()
-	a, err := o.p.Locales(ctx)
+	a, b, err := o.p.Locales(ctx)
 	o.m.observeProvider(endpointLocales, start, err)
-	return a, err
+	return a, b, err
 }
 
-func (o observedProvider) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error) {
+func (o observedProvider) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, []domain.MalformedElement, error) {
 	start := time.Now()
-	a, err := o.p.SurveyStatuses(ctx)
+	a, b, err := o.p.SurveyStatuses(ctx)
 	o.m.observeProvider(endpointSurveyStatuses, start, err)
-	return a, err
+	return a, b, err
 }

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -169,36 +170,68 @@ func (r *Refresher) refreshSubsample(ctx context.Context, ru *run, id int64) err
 	return errors.Join(d.QuotasErr, d.RulesErr)
 }
 
-// refreshReference reads countries, locales and survey statuses.
+// refreshReference reads countries, locales and survey statuses. An
+// element of a list that cannot be read is dropped, and the run counts
+// it; a country or a status only names things on the reference page. The
+// locales list is kept whole or not at all, as it decides (a country's
+// default locale, the locales whose library is read): with an element
+// dropped, the list stored before stays, and only a first read is stored
+// without the dropped elements.
 func (r *Refresher) refreshReference(ctx context.Context, ru *run) error {
 	run := store.Run{Dataset: store.DatasetReference, StartedAt: r.opts.Now()}
 	c := &counter{}
 	ru.setPhase("reference data", 3)
 	ref := store.Reference{}
+	var malformed, bad []domain.MalformedElement
 	var err error
-	ref.Countries, err = r.provider.Countries(ctx)
+	ref.Countries, bad, err = r.provider.Countries(ctx)
 	if c.add(err); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
+	malformed = append(malformed, bad...)
 	ru.step()
-	ref.Locales, err = r.provider.Locales(ctx)
+	ref.Locales, bad, err = r.provider.Locales(ctx)
 	if c.add(err); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
+	if len(bad) > 0 {
+		before, err := r.store.Locales(ctx)
+		if err != nil {
+			return r.fail(ctx, ru, run, c, err)
+		}
+		if len(before) > 0 {
+			ref.Locales = before
+		}
+	}
+	malformed = append(malformed, bad...)
 	ru.step()
-	ref.Statuses, err = r.provider.SurveyStatuses(ctx)
+	ref.Statuses, bad, err = r.provider.SurveyStatuses(ctx)
 	if c.add(err); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
+	malformed = append(malformed, bad...)
 	ru.step()
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
+	r.dropped(&run, malformed)
 	ref.Run = run
 	if err := ru.store.SaveReference(ctx, ref); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
 	r.done(run)
 	return nil
+}
+
+// dropped stamps run with the elements of a reference or library list
+// that were dropped as unreadable, and logs them, one line each.
+func (r *Refresher) dropped(run *store.Run, malformed []domain.MalformedElement) {
+	run.MalformedCount = len(malformed)
+	if len(malformed) > 0 {
+		run.MalformedFirst = malformed[0].String()
+	}
+	for _, m := range malformed {
+		r.opts.Logger.Warn("provider list element dropped", "dataset", run.Dataset, "element", m.String())
+	}
 }
 
 // libraryRead is a read of the question library's locales: what
@@ -208,7 +241,10 @@ type libraryRead struct {
 	c       *counter
 	locales []string
 	libs    []store.LocaleLibrary
-	done    chan struct{}
+	// malformed are the elements of each locale's lists (as libs) that
+	// could not be read and were left out.
+	malformed [][]domain.MalformedElement
+	done      chan struct{}
 }
 
 // maxLibraryLocales bounds the locales one library read takes, each a
@@ -290,7 +326,8 @@ func (r *Refresher) readLibraryEarly(ctx context.Context, ru *run, due bool, liv
 // are ever in flight.
 func (r *Refresher) startLibrary(ctx context.Context, ru *run, c *counter, locales []string) *libraryRead {
 	read := &libraryRead{run: store.Run{Dataset: store.DatasetLibrary, StartedAt: r.opts.Now()}, c: c,
-		locales: locales, libs: make([]store.LocaleLibrary, len(locales)), done: make(chan struct{})}
+		locales: locales, libs: make([]store.LocaleLibrary, len(locales)),
+		malformed: make([][]domain.MalformedElement, len(locales)), done: make(chan struct{})}
 	ru.setPhase("question library", len(locales))
 	go func() {
 		defer close(read.done)
@@ -300,7 +337,7 @@ func (r *Refresher) startLibrary(ctx context.Context, ru *run, c *counter, local
 		}
 		slots := make(chan struct{}, r.opts.Concurrency)
 		forEach(ctx, max(1, r.opts.Concurrency/4), indexes, func(i int) {
-			read.libs[i] = r.fetchLibrary(ctx, ru, c, locales[i], slots)
+			read.libs[i], read.malformed[i] = r.fetchLibrary(ctx, ru, c, locales[i], slots)
 			ru.step()
 		})
 	}()
@@ -348,6 +385,12 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool, early
 		read = r.keepLibraries(ctx, ru, read, locales)
 	}
 	run, c, libs := read.run, read.c, read.libs
+	var malformed []domain.MalformedElement
+	for i, lib := range libs {
+		if lib.Err == nil {
+			malformed = append(malformed, read.malformed[i]...)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
@@ -365,6 +408,7 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool, early
 	ru.setPhase("saving", 0)
 	run.FinishedAt = r.opts.Now()
 	c.stamp(&run)
+	r.dropped(&run, malformed)
 	if err := ru.store.SaveLibrary(ctx, run, libs); err != nil {
 		return r.fail(ctx, ru, run, c, err)
 	}
@@ -379,8 +423,9 @@ func (r *Refresher) refreshLibrary(ctx context.Context, ru *run, due bool, early
 // the others read now (their calls counted with read's).
 func (r *Refresher) keepLibraries(ctx context.Context, ru *run, read *libraryRead, locales []string) *libraryRead {
 	byLocale := make(map[string]store.LocaleLibrary, len(read.libs))
-	for _, lib := range read.libs {
-		byLocale[lib.Locale] = lib
+	dropped := make(map[string][]domain.MalformedElement, len(read.libs))
+	for i, lib := range read.libs {
+		byLocale[lib.Locale], dropped[lib.Locale] = lib, read.malformed[i]
 	}
 	var missing []string
 	for _, l := range locales {
@@ -391,36 +436,39 @@ func (r *Refresher) keepLibraries(ctx context.Context, ru *run, read *libraryRea
 	if len(missing) > 0 {
 		more := r.startLibrary(ctx, ru, read.c, missing)
 		<-more.done
-		for _, lib := range more.libs {
-			byLocale[lib.Locale] = lib
+		for i, lib := range more.libs {
+			byLocale[lib.Locale], dropped[lib.Locale] = lib, more.malformed[i]
 		}
 	}
-	kept := &libraryRead{run: read.run, c: read.c, locales: locales, libs: make([]store.LocaleLibrary, len(locales))}
+	kept := &libraryRead{run: read.run, c: read.c, locales: locales, libs: make([]store.LocaleLibrary, len(locales)),
+		malformed: make([][]domain.MalformedElement, len(locales))}
 	for i, l := range locales {
-		kept.libs[i] = byLocale[l]
+		kept.libs[i], kept.malformed[i] = byLocale[l], dropped[l]
 	}
 	return kept
 }
 
-// fetchLibrary reads the questions of one locale and the answers of each.
-// Each provider call holds one of slots while it runs.
-func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, locale string, slots chan struct{}) store.LocaleLibrary {
+// fetchLibrary reads the questions of one locale and the answers of each,
+// and returns with it the elements of its lists left out as unreadable
+// (a question dropped is not asked for its answers). Each provider call
+// holds one of slots while it runs.
+func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, locale string, slots chan struct{}) (store.LocaleLibrary, []domain.MalformedElement) {
 	lib := store.LocaleLibrary{Locale: locale, Answers: map[int64][]domain.Answer{}}
 	slots <- struct{}{}
-	questions, err := r.provider.Questions(ctx, locale)
+	questions, malformed, err := r.provider.Questions(ctx, locale)
 	<-slots
 	c.add(err)
 	if err != nil {
 		lib.Err = err
 		lib.FetchedAt = r.opts.Now()
-		return lib
+		return lib, nil
 	}
 	lib.Questions = questions
 	ru.setPhase("question library", len(questions))
 	var mu sync.Mutex
 	forEach(ctx, r.opts.Concurrency, questions, func(q domain.Question) {
 		slots <- struct{}{}
-		answers, err := r.provider.Answers(ctx, locale, q.ID)
+		answers, bad, err := r.provider.Answers(ctx, locale, q.ID)
 		<-slots
 		c.add(err)
 		ru.step()
@@ -431,12 +479,16 @@ func (r *Refresher) fetchLibrary(ctx context.Context, ru *run, c *counter, local
 			return
 		}
 		lib.Answers[q.ID] = answers
+		malformed = append(malformed, bad...)
 	})
 	if lib.Err == nil {
 		lib.Err = ctx.Err()
 	}
 	lib.FetchedAt = r.opts.Now()
-	return lib
+	slices.SortFunc(malformed, func(a, b domain.MalformedElement) int {
+		return cmp.Or(strings.Compare(a.List, b.List), cmp.Compare(a.Index, b.Index))
+	})
+	return lib, malformed
 }
 
 // firstOf keeps the first error.

@@ -26,11 +26,11 @@ type Provider interface {
 	LiveSubsamples(ctx context.Context) ([]domain.LiveSubsample, []domain.MalformedElement, error)
 	Quotas(ctx context.Context, subsampleID int64) ([]domain.Quota, error)
 	EligibilityRules(ctx context.Context, subsampleID int64) (domain.EligibilityRules, error)
-	Questions(ctx context.Context, locale string) ([]domain.Question, error)
-	Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, error)
-	Countries(ctx context.Context) ([]domain.Country, error)
-	Locales(ctx context.Context) ([]domain.Locale, error)
-	SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, error)
+	Questions(ctx context.Context, locale string) ([]domain.Question, []domain.MalformedElement, error)
+	Answers(ctx context.Context, locale string, questionID int64) ([]domain.Answer, []domain.MalformedElement, error)
+	Countries(ctx context.Context) ([]domain.Country, []domain.MalformedElement, error)
+	Locales(ctx context.Context) ([]domain.Locale, []domain.MalformedElement, error)
+	SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, []domain.MalformedElement, error)
 }
 
 // Options tunes a Refresher; zero values take the defaults in brackets.

@@ -481,9 +481,9 @@ func (p localesProvider) LiveSubsamples(ctx context.Context) ([]domain.LiveSubsa
 
 // Locales lists the two locales LiveSubsamples adds as the provider's:
 // the library is read only for the locales the provider lists.
-func (p localesProvider) Locales(ctx context.Context) ([]domain.Locale, error) {
-	list, err := p.Client.Locales(ctx)
-	return append(list, domain.Locale{ID: 9001, Locale: "Zz-Éé"}, domain.Locale{ID: 9002, Locale: "yy-yy"}), err
+func (p localesProvider) Locales(ctx context.Context) ([]domain.Locale, []domain.MalformedElement, error) {
+	list, malformed, err := p.Client.Locales(ctx)
+	return append(list, domain.Locale{ID: 9001, Locale: "Zz-Éé"}, domain.Locale{ID: 9002, Locale: "yy-yy"}), malformed, err
 }
 
 // TestLibraryIsReadForTheStoredLocales: the library read while the events

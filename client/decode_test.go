@@ -744,3 +744,71 @@ func TestDecodeMalformedElements(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceListsLoseOnlyTheirMalformedElements: the library and the
+// reference lists are read element by element, as the event lists are:
+// an element with an id past int64, a literal JSON does not know, an id
+// of 1e400 or a list in place of an object is left out and named (list,
+// place, why), and the rest is read; a list nothing of which can be read
+// fails the call.
+func TestReferenceListsLoseOnlyTheirMalformedElements(t *testing.T) {
+	ctx := context.Background()
+	type call func(c *Client) (kept int, malformed []domain.MalformedElement, err error)
+	lists := []struct {
+		name, path, list, good string
+		call                   call
+	}{
+		{"questions", "/supplier/v1/locales/es-us/questions", "es-us questions", `{"id": 43, "name": "GENDER"}`,
+			func(c *Client) (int, []domain.MalformedElement, error) {
+				got, bad, err := c.Questions(ctx, "es-us")
+				return len(got), bad, err
+			}},
+		{"answers", "/supplier/v1/locales/es-us/questions/43/answers", "answers of es-us question 43", `{"id": 58, "name": "Male"}`,
+			func(c *Client) (int, []domain.MalformedElement, error) {
+				got, bad, err := c.Answers(ctx, "es-us", 43)
+				return len(got), bad, err
+			}},
+		{"countries", "/supplier/v1/countries", ListCountries, `{"id": 7, "code": "NL", "name": "Netherlands"}`,
+			func(c *Client) (int, []domain.MalformedElement, error) {
+				got, bad, err := c.Countries(ctx)
+				return len(got), bad, err
+			}},
+		{"locales", "/supplier/v1/locales", ListLocales, `{"id": 9, "countryId": 7, "locale": "nl-nl", "countryDefault": true}`,
+			func(c *Client) (int, []domain.MalformedElement, error) {
+				got, bad, err := c.Locales(ctx)
+				return len(got), bad, err
+			}},
+		{"survey statuses", "/supplier/v1/survey-statuses", ListSurveyStatuses, `{"id": 3, "statusName": "Live"}`,
+			func(c *Client) (int, []domain.MalformedElement, error) {
+				got, bad, err := c.SurveyStatuses(ctx)
+				return len(got), bad, err
+			}},
+	}
+	bad := []struct{ name, element, reason string }{
+		{"an id past int64", `{"id": 9223372036854775808, "name": "x"}`, "id is the number 9223372036854775808, not a whole number"},
+		{"an id past its range", `{"id": 100000000000000000, "name": "x"}`, "id 100000000000000000 is outside"},
+		{"a -Infinity literal", `{"id": -Infinity, "name": "x"}`, "it is not valid JSON"},
+		{"an id of 1e400", `{"id": 1e400, "name": "x"}`, "id is the number 1e400"},
+		{"a list for an object", `[1, 2]`, "it is a list, not an object"},
+	}
+	for _, l := range lists {
+		for _, b := range bad {
+			t.Run(l.name+" with "+b.name, func(t *testing.T) {
+				c := serveJSON(t, http.MethodGet, l.path, "["+l.good+", "+b.element+", "+l.good+"]", nil)
+				kept, malformed, err := l.call(c)
+				if err != nil || kept != 2 {
+					t.Fatalf("kept %d, %v; want the two good elements read", kept, err)
+				}
+				if len(malformed) != 1 || malformed[0].List != l.list || malformed[0].Index != 1 || !strings.Contains(malformed[0].Reason, b.reason) {
+					t.Errorf("dropped %+v; want %s element 2 named, its reason saying %q", malformed, l.list, b.reason)
+				}
+
+				c = serveJSON(t, http.MethodGet, l.path, "["+b.element+"]", nil)
+				var list *MalformedListError
+				if _, _, err := l.call(c); !errors.As(err, &list) || list.List != l.list {
+					t.Errorf("a list of nothing but %s: %v; want the call failed as a malformed list", b.name, err)
+				}
+			})
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
 )
 
 // Odd but plausible values from the provider, as a supplier's engineer
@@ -231,5 +233,124 @@ func TestLibraryLocales(t *testing.T) {
 	}
 	if got := libraryLocales(many, nil, nil, true); len(got) != maxLibraryLocales {
 		t.Errorf("%d locales read; want %d", len(got), maxLibraryLocales)
+	}
+}
+
+// replaceElement writes a list answer back with its element i replaced by
+// literal, as written (an id past int64, -Infinity, a list).
+func replaceElement(t *testing.T, i int, literal string) func([]byte) []byte {
+	return func(body []byte) []byte {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(body, &raws); err != nil || len(raws) <= i {
+			t.Errorf("the simulator's answer: %d elements, %v", len(raws), err)
+			return body
+		}
+		list := make([][]byte, len(raws))
+		for j, raw := range raws {
+			list[j] = raw
+		}
+		list[i] = []byte(literal) // json.Marshal would refuse it
+		return append(append([]byte("["), bytes.Join(list, []byte(", "))...), ']')
+	}
+}
+
+// TestHostileReferenceElementsCostThemselves: a country whose id is past
+// int64, a survey status that is a list, a question whose id is 1e400, an
+// answer whose id is -Infinity and a locale whose id is past its range:
+// the refresh succeeds, each list keeps its other elements, each dropped
+// element is counted on its run and named, the locales list stored
+// before stays whole (it decides default locales and which libraries are
+// read), and no subsample's verdict changes.
+func TestHostileReferenceElementsCostThemselves(t *testing.T) {
+	ctx := context.Background()
+	rw := &rewriting{}
+	f := newHostileFixture(t, rw.wrap)
+	before := f.view(t)
+	countries, err := f.store.Countries(ctx)
+	if err != nil || len(countries) < 2 {
+		t.Fatalf("%d countries, %v", len(countries), err)
+	}
+	statuses, err := f.store.SurveyStatuses(ctx)
+	if err != nil || len(statuses) < 2 {
+		t.Fatalf("%d statuses, %v", len(statuses), err)
+	}
+	locales, err := f.store.Locales(ctx)
+	if err != nil || len(locales) < 2 {
+		t.Fatalf("%d locales, %v", len(locales), err)
+	}
+	have, err := f.store.LibraryLocales(ctx)
+	if err != nil || len(have) == 0 {
+		t.Fatalf("library of %v, %v", have, err)
+	}
+	var locale string
+	for l := range have {
+		locale = max(locale, l)
+	}
+	questions, err := f.store.Questions(ctx, locale)
+	if err != nil || len(questions) < 3 {
+		t.Fatalf("%d questions of %s, %v", len(questions), locale, err)
+	}
+	// The provider's first question is dropped below: the answers are
+	// those of its last.
+	rec := httptest.NewRecorder()
+	f.sim.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/supplier/v1/locales/"+locale+"/questions", nil))
+	var listed []domain.Question
+	if err := json.Unmarshal(rec.Body.Bytes(), &listed); err != nil || len(listed) < 2 {
+		t.Fatalf("the simulator's questions of %s: %d, %v", locale, len(listed), err)
+	}
+	asked := listed[len(listed)-1].ID
+	answers, err := f.store.Answers(ctx, locale, asked)
+	if err != nil || len(answers) < 2 {
+		t.Fatalf("%d answers of question %d, %v", len(answers), asked, err)
+	}
+
+	rw.set("/supplier/v1/countries", replaceElement(t, 1, `{"id": 9223372036854775808, "code": "XX", "name": "Overflow"}`))
+	rw.set("/supplier/v1/survey-statuses", replaceElement(t, 0, `[1, 2]`))
+	rw.set("/supplier/v1/locales", replaceElement(t, 0, `{"id": 100000000000000000, "locale": "xx-xx", "countryDefault": true}`))
+	rw.set("/supplier/v1/locales/"+locale+"/questions", replaceElement(t, 0, `{"id": 1e400, "name": "HUGE"}`))
+	rw.set(fmt.Sprintf("/supplier/v1/locales/%s/questions/%d/answers", locale, asked), replaceElement(t, 1, `{"id": -Infinity, "name": "MINUS"}`))
+	rw.on.Store(true)
+	f.clock.Advance(time.Minute)
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatalf("a malformed element of a reference list or the library must not fail the refresh: %v", err)
+	}
+
+	after := f.view(t)
+	for id, v := range before.verdicts {
+		if after.verdicts[id].State != v.State {
+			t.Errorf("subsample %d went from %s to %s", id, v.State, after.verdicts[id].State)
+		}
+	}
+	if got, _ := f.store.Countries(ctx); len(got) != len(countries)-1 {
+		t.Errorf("%d countries stored, %d before; want all but the one with an id past int64", len(got), len(countries))
+	}
+	if got, _ := f.store.SurveyStatuses(ctx); len(got) != len(statuses)-1 {
+		t.Errorf("%d statuses stored, %d before; want all but the one that is a list", len(got), len(statuses))
+	}
+	if got, _ := f.store.Locales(ctx); fmt.Sprint(got) != fmt.Sprint(locales) {
+		t.Errorf("locales stored %v; want the list stored before, whole, as one of its elements was dropped", got)
+	}
+	if got, _ := f.store.Questions(ctx, locale); len(got) != len(questions)-1 {
+		t.Errorf("%d questions of %s stored, %d before; want all but the one with an id of 1e400", len(got), locale, len(questions))
+	}
+	if got, _ := f.store.Answers(ctx, locale, asked); len(got) != len(answers)-1 {
+		t.Errorf("%d answers of question %d stored, %d before; want all but the -Infinity one", len(got), asked, len(answers))
+	}
+
+	states, err := f.store.Datasets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := states[store.DatasetReference]; ref.Failing() || ref.MalformedCount != 3 || !strings.Contains(ref.MalformedFirst, "countries element 2: id is the number 9223372036854775808") {
+		t.Errorf("reference dataset = %+v; want it read, counting the country, the status and the locale dropped, the country named first", ref)
+	}
+	if lib := states[store.DatasetLibrary]; lib.Failing() || lib.MalformedCount != 2 || !strings.Contains(lib.MalformedFirst, "element") {
+		t.Errorf("library dataset = %+v; want it read, counting the question and the answer dropped", lib)
+	}
+	for _, says := range []string{"survey-statuses element 1: it is a list, not an object", "locales element 1: id 100000000000000000 is outside",
+		locale + " questions element 1: id is the number 1e400", fmt.Sprintf("answers of %s question %d element 2: it is not valid JSON", locale, asked)} {
+		if !strings.Contains(f.logs.String(), says) {
+			t.Errorf("the log does not say %q", says)
+		}
 	}
 }

@@ -19,8 +19,9 @@ import (
 // elements (a body that is not an array, or not JSON, fails the call as a
 // whole), then element by element. An element that does not decode, or
 // lacks a field the list requires, is dropped and reported as a
-// domain.MalformedElement, so that one bad element costs one subsample,
-// never the whole list.
+// domain.MalformedElement, so that one bad element costs one subsample
+// (of the event lists) or itself (of a reference or library list), never
+// the whole list.
 
 // requiredFields are the fields an element of a list must carry, matched
 // case-insensitively as encoding/json matches keys. A field present as null

@@ -810,5 +810,14 @@ func TestReferenceListsLoseOnlyTheirMalformedElements(t *testing.T) {
 				}
 			})
 		}
+		// No element of these lists is about a subsample: a subsampleId
+		// in one does not make a list of nothing readable news.
+		t.Run(l.name+" with a subsampleId in its only element", func(t *testing.T) {
+			c := serveJSON(t, http.MethodGet, l.path, `[{"subsampleId": 5, "id": "x"}]`, nil)
+			var list *MalformedListError
+			if _, malformed, err := l.call(c); !errors.As(err, &list) {
+				t.Errorf("dropped %v, %v; want the call failed as a malformed list", malformed, err)
+			}
+		})
 	}
 }

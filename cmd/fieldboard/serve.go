@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,6 +43,19 @@ import (
 // --memory-limit-mib to 1.7 times its heap held.
 const defaultMemoryLimitMiB = 112
 
+// secureCookies is whether the session cookie is marked Secure on plain
+// HTTP: as --secure-cookies says when it is given (on the command line or
+// in the environment), else whenever the public URL is https, since the
+// dashboard is then reached through TLS that a proxy ends.
+func secureCookies(fs *flag.FlagSet, given bool, publicURL string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "secure-cookies" })
+	if set {
+		return given
+	}
+	return strings.HasPrefix(strings.ToLower(publicURL), "https://")
+}
+
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", "Serves the dashboard and refreshes the provider's data on schedule. Without --upstream it starts the provider simulator in-process, so a new user sees a full dashboard at once.", stderr)
 	var (
@@ -58,7 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
 		simPanel     = fs.Int("sim-panelists", demodata.Panelists, "panelists of the demo's panel, written into an empty database (without --upstream)")
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
-		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
+		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too, as behind a proxy that terminates TLS (requests over TLS always get it); on by default when --public-url is https, --secure-cookies=false turns it off")
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
 		decide       = decisionFlags(fs)
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
@@ -85,6 +99,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	*secureCookie = secureCookies(fs, *secureCookie, base)
 	if *inviteTTL <= 0 {
 		return errFlag("invite-ttl", "must be positive")
 	}

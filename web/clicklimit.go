@@ -39,7 +39,6 @@ type clickLimits struct {
 	overall   *rate.Limiter
 	addresses *keyedLimits
 	links     *keyedLimits
-	now       func() time.Time
 	// observe counts a refusal on /metrics by limit: address, link or
 	// overall.
 	observe func(limit string)
@@ -66,7 +65,6 @@ func newClickLimits(s *Server, observe func(limit string)) *clickLimits {
 		overall:   rate.NewLimiter(rate.Limit(or(s.AllClicksPerSecond, defaultAllClicksPerSecond)), orInt(s.AllClickBurst, defaultAllClickBurst)),
 		addresses: newKeyedLimits(or(s.ClicksPerSecond, defaultClicksPerSecond), orInt(s.ClickBurst, defaultClickBurst)),
 		links:     newKeyedLimits(or(s.LinkClicksPerSecond, defaultLinkClicksPerSecond), orInt(s.LinkClickBurst, defaultLinkClickBurst)),
-		now:       time.Now,
 		observe:   observe,
 	}
 }
@@ -77,7 +75,7 @@ func newClickLimits(s *Server, observe func(limit string)) *clickLimits {
 // given back when another limit refuses the click.
 func (l *clickLimits) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		now := l.now()
+		now := time.Now() // the limits' own clock: a click's tokens refill in real time
 		overall := l.overall.ReserveN(now, 1)
 		if !overall.OK() || overall.DelayFrom(now) > 0 {
 			overall.CancelAt(now)

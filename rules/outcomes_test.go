@@ -366,7 +366,8 @@ func TestPeriodOrLast30Days(t *testing.T) {
 		{"2026-11-31", "", time.Time{}, time.Time{}, `from "2026-11-31" is not a date: use yyyy-MM-dd, such as 2026-03-31`},
 		{"2025-11-27", "2026-11-27", day(11, 27).AddDate(-1, 0, 0), day(11, 28), ""}, // 366 days: the longest
 		{"2025-11-26", "2026-11-27", time.Time{}, time.Time{}, `from (2025-11-26) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
-		{"1900-01-01", "", time.Time{}, time.Time{}, `from (1900-01-01) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
+		{"2000-01-01", "", time.Time{}, time.Time{}, `from (2000-01-01) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
+		{"1900-01-01", "", time.Time{}, time.Time{}, `from "1900-01-01" is out of range: use one from 2000 to 2999`},
 	}
 	for _, tt := range tests {
 		since, until, err := PeriodOrLast30Days(tt.from, tt.to, now, time.UTC)

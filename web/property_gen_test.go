@@ -383,17 +383,25 @@ type answer struct {
 	subsample      int64 // for quotas and eligibility rules
 }
 
+// decidedOn are the endpoints whose answers a subsample's state and its
+// panelists' sends are decided on.
+var decidedOn = map[string]bool{"event/all": true, "live-details": true, "quotas": true, "eligibility-rules": true}
+
 // mutate draws an answer, a value of it and a change that applies to
 // that value, and makes the change.
 func mutate(rng *rand.Rand, answers []answer) mutation {
 	// Draw the endpoint first, then one of its answers, so that the
 	// answers an endpoint has many of (quotas, answers) do not crowd out
-	// those it has one of.
+	// those it has one of. The endpoints a send is decided on are drawn
+	// three times as often as the library and the reference data.
 	var endpoints []string
 	byEndpoint := map[string][]answer{}
 	for _, a := range answers {
 		if byEndpoint[a.endpoint] == nil {
 			endpoints = append(endpoints, a.endpoint)
+			if decidedOn[a.endpoint] {
+				endpoints = append(endpoints, a.endpoint, a.endpoint)
+			}
 		}
 		byEndpoint[a.endpoint] = append(byEndpoint[a.endpoint], a)
 	}

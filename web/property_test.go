@@ -53,26 +53,29 @@ import (
 
 // propertyKnownFailures are the mutations of the default seed that fail
 // today, each with what failed. Each is run, and its failure logged, not
-// reported; one that passes is reported, so that the list is emptied as
-// the findings are fixed. None of them lets anyone be sent, answers 5xx
-// or changes another subsample's decision: each fails the refresh (the
-// refresh command exits non-zero) for one value of a library or
-// reference answer, which is read all or nothing.
+// reported; one that passes, or is no longer drawn, is reported, so that
+// the list is emptied as the findings are fixed. None of them lets anyone
+// be sent or answers 5xx: each fails the refresh (the refresh command
+// exits non-zero) for one value of one answer.
 var propertyKnownFailures = map[string]string{
-	"/supplier/v1/locales/en-gb/questions/43/answers [1].type: string as a number":         "refresh fails: question library of en-gb: answers of question 43 cannot be decoded",
-	"/supplier/v1/locales/en-us/questions/633/answers [0].translation: string as a number": "refresh fails: question library of en-us: answers of question 633 cannot be decoded",
-	"/supplier/v1/locales/en-us/questions [3]: object empty":                               "refresh fails: question library of en-us: an element without an id makes the refresh ask for the answers of question 0, a 404",
-	"/supplier/v1/countries [18].id: -Infinity literal":                                    "refresh fails: refresh reference: countries cannot be decoded",
-	"/supplier/v1/locales [15].id: Infinity literal":                                       "refresh fails: refresh reference: locales cannot be decoded",
-	"/supplier/v1/survey-statuses [4].id: past int64":                                      "refresh fails: refresh reference: survey-statuses cannot be decoded (id 9223372036854775808)",
-	"/supplier/v1/event/live-details [8].locales[0].name: string huge":                     "refresh fails: question library of a 200,000-character locale name is asked for and is a 404",
+	"/supplier/v1/event/all [1].eventId: Infinity literal": "refresh fails: event/all cannot be decoded (invalid character 'I'), " +
+		"so nothing is written: one element's literal costs every subsample, not its own",
+	"/supplier/v1/event/live-details [8].locales[0].name: string huge": "refresh fails: the question library of the element's " +
+		"200,000-character locale name is asked for and is a 404",
+	"/supplier/v1/survey-statuses [4].id: past int64": "refresh fails: refresh reference: survey-statuses cannot be decoded " +
+		"(id 9223372036854775808 overflows int64); decisions unchanged",
+	"/supplier/v1/locales [15].id: Infinity literal": "refresh fails: refresh reference: locales cannot be decoded " +
+		"(invalid character 'I'); decisions unchanged",
 }
 
-// propertyDefaultN is how many mutations make test tries.
-const propertyDefaultN = 40
+// The seed and the number of mutations make test tries.
+const (
+	propertyDefaultSeed = 1
+	propertyDefaultN    = 40
+)
 
 func propertySettings(t *testing.T) (seed uint64, n int) {
-	seed, n = 1, propertyDefaultN
+	seed, n = propertyDefaultSeed, propertyDefaultN
 	if v := os.Getenv("FIELDBOARD_PROPERTY_SEED"); v != "" {
 		s, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -125,6 +128,15 @@ func TestPropertyOneChangedValueCostsOnlyItsSubsample(t *testing.T) {
 
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b9))
 	seen := map[string]bool{}
+	if seed == propertyDefaultSeed && n == propertyDefaultN {
+		t.Cleanup(func() {
+			for m, known := range propertyKnownFailures {
+				if !seen[m] {
+					t.Errorf("listed in propertyKnownFailures (%s) but no longer drawn: the generator changed; list what fails now", known)
+				}
+			}
+		})
+	}
 	for range n {
 		m := mutate(rng, answers)
 		if seen[m.String()] {
@@ -294,6 +306,10 @@ func (d decisions) compare(got decisions, m mutation) []string {
 				problems = append(problems, fmt.Sprintf("panelist %s may enter subsample %d, which the baseline refused", p, id))
 			}
 		}
+	}
+	if len(got.state) == 0 && len(d.state) > 0 {
+		problems = append(problems, fmt.Sprintf("no subsample at all in the snapshot; the baseline has %d", len(d.state)))
+		return problems
 	}
 	for id, state := range d.state {
 		if changed(id) {

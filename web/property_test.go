@@ -40,12 +40,12 @@ import (
 // that answer, and the test holds:
 //
 //   - the refresh succeeds and no route answers 5xx;
-//   - the subsample the change is in lets no panelist enter that the
-//     baseline refused (for the library and the reference data, which any
-//     subsample may read, this holds of every subsample);
-//   - every other subsample decides as in the baseline: the same state,
-//     and the same send for every panelist, but where a documented
-//     allowance (propertyAllowances) says one element's doubt spreads;
+//   - no subsample, the changed one included, lets a panelist enter that
+//     the baseline refused;
+//   - every other subsample decides as in the baseline, with no
+//     exception: the same state, and the same send for every panelist (a
+//     change to the library or the reference data, which any subsample
+//     may read, changes every subsample, so this holds of none);
 //   - the next-survey answer offers no subsample the bulk check refuses.
 //
 // FIELDBOARD_PROPERTY_SEED and FIELDBOARD_PROPERTY_N draw other and more

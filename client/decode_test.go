@@ -373,20 +373,6 @@ func TestDecode(t *testing.T) {
 			},
 		},
 		{
-			name: "eligibility-rules: null arrays are empty",
-			path: "/supplier/v1/subsamples/1/eligibility-rules", method: http.MethodGet,
-			body: `{"surveys": null, "researchTypes": [], "categories": null, "events": null}`,
-			check: func(t *testing.T, c *Client) {
-				got, err := c.EligibilityRules(ctx, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got.Surveys == nil || got.ResearchTypes == nil || got.Categories == nil || got.Events == nil {
-					t.Errorf("got %#v, want four empty slices", got)
-				}
-			},
-		},
-		{
 			name: "questions: the agerange question and unknown fields",
 			path: "/supplier/v1/locales/nl-nl/questions", method: http.MethodGet, body: questionsJSON,
 			check: func(t *testing.T, c *Client) {

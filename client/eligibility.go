@@ -83,18 +83,27 @@ func unreadRules(why string) error {
 
 // missingArray names the first of the four arrays obj lacks: an answer
 // without them says nothing of what it excludes ({} is not "no rules").
-// An array given as null is the empty one, as everywhere in the client.
+// An array given as null is missing too: the spec's answer is "an object
+// with four arrays", and a null in place of one says no more of whom it
+// excludes than its absence (unlike elsewhere in the client, where null
+// is the empty list, reading it so here would send on doubt).
 func missingArray(obj map[string]json.RawMessage) string {
 	for _, a := range eligibilityArrays {
-		if _, ok := lookup(obj, a.name); !ok {
+		raw, ok := lookup(obj, a.name)
+		if !ok {
 			return a.name + " is missing: which panelists the rules exclude is not known"
+		}
+		if isNull(raw) {
+			return a.name + " is null, not a list: which panelists the rules exclude is not known"
 		}
 	}
 	return ""
 }
 
-// missingReturnCodes names the first entry that applies and has no
-// returnCodes, null ones or an empty list: "events[0] has no returnCodes".
+// missingReturnCodes names the first entry without numDays (the spec:
+// "every entry has numDays"; an entry without it, {} included, is not one
+// the spec describes), or that applies and has no returnCodes, null ones
+// or an empty list: "events[0] has no returnCodes".
 func missingReturnCodes(obj map[string]json.RawMessage) string {
 	for _, a := range eligibilityArrays {
 		raw, ok := lookup(obj, a.name)
@@ -106,6 +115,9 @@ func missingReturnCodes(obj map[string]json.RawMessage) string {
 			return "" // the type error says more
 		}
 		for i, entry := range entries {
+			if days, ok := lookup(entry, "numDays"); !ok || isNull(days) {
+				return fmt.Sprintf("%s[%d] has no numDays: every entry has one, and how long it excludes is not known", a.name, i)
+			}
 			if !applies(entry, a.ids) {
 				continue
 			}

@@ -79,8 +79,14 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 		return err
 	}
 	d := p.Decisions()
-	surveys, _ := checks.Memo(d, "formats.SurveysWriter", func() (*formats.SurveysWriter, error) { return formats.NewSurveysWriter(d), nil })
-	body := surveys.Write(p, panelistID, all)
+	surveys, err := checks.Memo(d, "formats.SurveysWriter", func() (*formats.SurveysWriter, error) { return formats.NewSurveysWriter(d) })
+	if err != nil {
+		return err
+	}
+	body, err := surveys.Write(p, panelistID, all)
+	if err != nil {
+		return err
+	}
 	defer surveys.Release(body)
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body.Bytes())
 }

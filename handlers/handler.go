@@ -46,6 +46,12 @@ type RoutingRecorder interface {
 	Record(d domain.RoutingDecision)
 }
 
+// ClickRefusals counts the invitation clicks web's click limits refused,
+// which /routing tells beside the decisions recorded.
+type ClickRefusals interface {
+	Refused() views.RefusedClicks
+}
+
 // Handler holds the dependencies of every route.
 type Handler struct {
 	// Store is the store itself, not an interface: it has one
@@ -65,6 +71,8 @@ type Handler struct {
 	Outcomes  Outcomes
 	Refresher Refresher
 	Routings  RoutingRecorder
+	// ClickRefusals may be nil (no limits: none refused).
+	ClickRefusals ClickRefusals
 	// Subscriber checks and makes webhook subscriptions.
 	Subscriber Subscriber
 	// Now is the clock; Location the time zone pages show times in;

@@ -13,11 +13,11 @@ import (
 
 // HealthJSON is the answer of GET /healthz.
 type HealthJSON struct {
-	// Status is "ok", "stale" (the data is older than --stale-after: see
-	// Stale, which names the failed refresh if there was one) or
-	// "unavailable" (the database does not answer).
+	// Status is "ok", "stale" (the data is older than --stale-after) or
+	// "unavailable" (the database does not answer). Why the data is stale
+	// (the failed refresh, the provider's error) is shown only behind
+	// sign-in: the overview and every page's banner.
 	Status string `json:"status"`
-	Stale  string `json:"stale,omitempty"`
 	// Instance is this instance's lease holder id (host:pid:random).
 	Instance      string    `json:"instance"`
 	RefreshLease  LeaseJSON `json:"refreshLease"`
@@ -70,12 +70,13 @@ func (h *Handler) health(ctx context.Context) (HealthJSON, error) {
 		out.Snapshot = &SnapshotJSON{RunID: *ev.CurrentRunID, RefreshedAt: *ev.LastSuccessAt, AgeSeconds: now.Sub(*ev.LastSuccessAt).Seconds()}
 	}
 	if h.SnapshotChecks != nil {
-		if out.Stale, err = h.SnapshotChecks.StaleReason(ctx); err != nil {
+		why, err := h.SnapshotChecks.StaleReason(ctx)
+		if err != nil {
 			return out, err
 		}
-	}
-	if out.Stale != "" {
-		out.Status = "stale"
+		if why != "" {
+			out.Status = "stale"
+		}
 	}
 	for name, to := range map[string]*LeaseJSON{store.LeaseRefresh: &out.RefreshLease, store.LeaseWebhooks: &out.WebhooksLease} {
 		l, err := h.Store.LeaseOf(ctx, name)

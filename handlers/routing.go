@@ -59,6 +59,10 @@ func (h *Handler) Routing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	var refused views.RefusedClicks
+	if h.ClickRefusals != nil {
+		refused = h.ClickRefusals.Refused()
+	}
 	return answerList(h, c, page, list[domain.RoutingDecision]{
 		path: "/routing", name: "routing", size: routingPageSize,
 		query: []string{"panelist", form.Panelist, "subsample", form.Subsample, "outcome", form.Outcome, "from", form.From, "to", form.To},
@@ -71,7 +75,7 @@ func (h *Handler) Routing(c echo.Context) error {
 		page: func(l listPage[domain.RoutingDecision]) templ.Component {
 			return views.RoutingPage(views.RoutingView{Page: h.page("Routing", "routing"), Filter: form, Outcomes: domain.RoutingOutcomes,
 				Decisions: l.Rows, Total: l.Total, PageNo: l.PageNo, Pages: l.Pages, Prev: l.Prev, Next: l.Next,
-				Filtered: filter != store.RoutingFilter{}, CSVHref: l.CSVHref})
+				Filtered: filter != store.RoutingFilter{}, CSVHref: l.CSVHref, Refused: refused})
 		},
 	})
 }

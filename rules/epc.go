@@ -111,7 +111,12 @@ func FieldConversion(quotas []domain.Quota) float64 {
 }
 
 func (e EPC) from(source EPCSource, rate float64) EPC {
-	e.Source, e.Rate, e.Value = source, rate, e.CPI*rate/100
+	value := e.CPI * rate / 100
+	if math.IsInf(value, 0) || math.IsNaN(value) {
+		return e.none("No expected earnings: the CPI, " + strconv.FormatFloat(e.CPI, 'g', 6, 64) + " " + e.Currency +
+			", is too large to give a figure.")
+	}
+	e.Source, e.Rate, e.Value = source, rate, value
 	return e
 }
 

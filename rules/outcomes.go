@@ -348,11 +348,15 @@ func (o Tally) Realized() Realized {
 	return r
 }
 
-// MonthRange is the calendar month "YYYY-MM" in loc, as [from, to).
+// MonthRange is the calendar month "YYYY-MM" in loc, as [from, to); a
+// month outside FirstYear and LastYear is refused.
 func MonthRange(month string, loc *time.Location) (from, to time.Time, err error) {
 	t, err := time.ParseInLocation("2006-01", month, loc)
 	if err != nil {
 		return from, to, fmt.Errorf("%q is not a month like 2026-11", domain.Clip(month, 20))
+	}
+	if t.Year() < FirstYear || t.Year() > LastYear {
+		return from, to, fmt.Errorf("%q is out of range: %s", month, yearRange)
 	}
 	return t, t.AddDate(0, 1, 0), nil
 }

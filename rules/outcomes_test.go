@@ -194,10 +194,21 @@ func TestMonthRange(t *testing.T) {
 	if want := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC); !to.Equal(want) {
 		t.Errorf("to %s, want %s", to.UTC(), want)
 	}
-	for _, bad := range []string{"", "2026-13", "11-2026", "2026-11-01", "2026-1"} {
+	for _, bad := range []string{"", "2026-13", "11-2026", "2026-11-01", "2026-1", "9999-12", "0001-01", "1999-12", "3000-01"} {
 		if _, _, err := MonthRange(bad, berlin); err == nil {
 			t.Errorf("MonthRange(%q) took it", bad)
 		}
+	}
+}
+
+func TestMonthRangeBounds(t *testing.T) {
+	for _, month := range []string{"2000-01", "2999-12"} {
+		if _, _, err := MonthRange(month, time.UTC); err != nil {
+			t.Errorf("MonthRange(%q), a month inside the years taken: %v", month, err)
+		}
+	}
+	if _, _, err := MonthRange("9999-12", time.UTC); err == nil || err.Error() != `"9999-12" is out of range: use one from 2000 to 2999` {
+		t.Errorf("MonthRange(9999-12): %v, want it out of range, saying which years are taken", err)
 	}
 }
 
@@ -355,7 +366,8 @@ func TestPeriodOrLast30Days(t *testing.T) {
 		{"2026-11-31", "", time.Time{}, time.Time{}, `from "2026-11-31" is not a date: use yyyy-MM-dd, such as 2026-03-31`},
 		{"2025-11-27", "2026-11-27", day(11, 27).AddDate(-1, 0, 0), day(11, 28), ""}, // 366 days: the longest
 		{"2025-11-26", "2026-11-27", time.Time{}, time.Time{}, `from (2025-11-26) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
-		{"1900-01-01", "", time.Time{}, time.Time{}, `from (1900-01-01) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
+		{"2000-01-01", "", time.Time{}, time.Time{}, `from (2000-01-01) to (2026-11-27) is longer than 366 days: ask for a shorter period`},
+		{"1900-01-01", "", time.Time{}, time.Time{}, `from "1900-01-01" is out of range: use one from 2000 to 2999`},
 	}
 	for _, tt := range tests {
 		since, until, err := PeriodOrLast30Days(tt.from, tt.to, now, time.UTC)

@@ -27,8 +27,22 @@ func ParsePeriod(from, to string, loc *time.Location) (since, until time.Time, e
 	return since, until, nil
 }
 
+// FirstYear and LastYear bound the dates and months a period or an
+// invoice takes: nothing Fieldboard keeps lies outside them, and a date
+// far outside (0001-01-01, 9999-12-31) would be read as no date, or give
+// an end no answer can write.
+const (
+	FirstYear = 2000
+	LastYear  = 2999
+)
+
+// yearRange is the sentence that refuses a date outside FirstYear and
+// LastYear.
+var yearRange = fmt.Sprintf("use one from %d to %d", FirstYear, LastYear)
+
 // parseDay reads a yyyy-MM-dd date as midnight in loc (UTC when nil);
-// empty is the zero time.
+// empty is the zero time. A date outside FirstYear and LastYear is
+// refused.
 func parseDay(name, raw string, loc *time.Location) (time.Time, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -40,6 +54,9 @@ func parseDay(name, raw string, loc *time.Location) (time.Time, error) {
 	t, err := time.ParseInLocation(time.DateOnly, raw, loc)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s %q is not a date: use yyyy-MM-dd, such as 2026-03-31", name, raw)
+	}
+	if t.Year() < FirstYear || t.Year() > LastYear {
+		return time.Time{}, fmt.Errorf("%s %q is out of range: %s", name, raw, yearRange)
 	}
 	return t, nil
 }

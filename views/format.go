@@ -69,14 +69,19 @@ func (p Page) Date(t *time.Time) string {
 	return t.In(loc).Format("2 Jan 2006")
 }
 
-// Money formats a price with its currency, such as "2.50 USD".
+// Money formats a price with its currency, such as "2.50 USD"; "–" for
+// one that is not a finite number.
 func Money(amount float64, currency string) string {
+	if math.IsInf(amount, 0) || math.IsNaN(amount) {
+		return "–"
+	}
 	return strconv.FormatFloat(amount, 'f', 2, 64) + " " + currency
 }
 
-// Number formats an optional figure with the given decimals, "–" when absent.
+// Number formats an optional figure with the given decimals, "–" when
+// absent or not a finite number.
 func Number(v *float64, decimals int) string {
-	if v == nil {
+	if v == nil || math.IsInf(*v, 0) || math.IsNaN(*v) {
 		return "–"
 	}
 	return strconv.FormatFloat(*v, 'f', decimals, 64)

@@ -113,6 +113,10 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 	add("GET", "/api/v1/outcomes?to=yesterday", 400, "is not a date")
 	add("GET", "/api/v1/outcomes?format=xml", 400, `format \"xml\" is neither json nor csv`)
 	add("GET", "/api/v1/invoice?month=2026-13", 400, `Month: \"2026-13\" is not a month like 2026-11.`)
+	add("GET", "/api/v1/outcomes?to=9999-12-31", 400, `To \"9999-12-31\" is out of range: use one from 2000 to 2999.`)
+	add("GET", "/api/v1/outcomes?from=0001-01-01", 400, `From \"0001-01-01\" is out of range: use one from 2000 to 2999.`)
+	add("GET", "/api/v1/invoice?month=9999-12", 400, `Month: \"9999-12\" is out of range: use one from 2000 to 2999.`)
+	add("GET", "/routing?to=9999-12-31", 400, "To &#34;9999-12-31&#34; is out of range")
 
 	// The question library: unknown and malformed locales and question ids.
 	for _, path := range []string{"/library", "/library.csv"} {

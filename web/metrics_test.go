@@ -267,3 +267,48 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 	}
 	return found == len(want)
 }
+
+// TestHealthzSaysStaleWithoutTheError: /healthz, open to anyone, says the
+// data is stale and how old it is, never why: the failed refresh's error
+// (the provider's own words) is shown only behind sign-in.
+func TestHealthzSaysStaleWithoutTheError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := &testClock{now: time.Now()}
+	a := newAppWith(t, func(s *web.Server) {
+		s.Checks = &checks.Service{Store: s.Store, Now: clock.Now, StaleAfter: time.Hour}
+		s.Now = clock.Now
+	})
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	a.sim.FailPath("/supplier/v1/event/all", sim.FailServerError)
+	if err := a.refresher.Refresh(ctx, refresh.Request{Force: true}); err == nil {
+		t.Fatal("the refresh got through a failing event list")
+	}
+	clock.Advance(2 * time.Hour)
+	resp, err := a.anonymous.Get(a.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h handlers.HealthJSON
+	if err := json.Unmarshal(body, &h); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /healthz: %d, %v", resp.StatusCode, err)
+	}
+	if h.Status != "stale" || h.Snapshot == nil || h.Snapshot.AgeSeconds < 3600 {
+		t.Errorf("/healthz with data two hours old = %+v; want stale with the snapshot's age, over an hour", h)
+	}
+	for _, secret := range []string{"503", "Service Unavailable", "/supplier/v1"} {
+		if strings.Contains(string(body), secret) {
+			t.Errorf("/healthz, open to anyone, repeats the error (%q):\n%s", secret, body)
+		}
+	}
+	if page := a.page(t, "/"); !strings.Contains(page, "503 Service Unavailable") {
+		t.Error("the overview, behind sign-in, does not show the failed refresh's error")
+	}
+}

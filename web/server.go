@@ -20,7 +20,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"fieldboard/handlers"
 	"fieldboard/handlers/htmx"
@@ -57,14 +56,21 @@ type Server struct {
 	// the schedule off (refreshes then run only on demand).
 	ScheduleTick time.Duration
 	// PublicURL, InviteTTL and NoSurveyURL are the router's
-	// (handlers.Handler). ClicksPerSecond and ClickBurst limit the
-	// public invitation links per client address [5 a second, bursts of
-	// 30].
-	PublicURL       string
-	InviteTTL       time.Duration
-	NoSurveyURL     string
-	ClicksPerSecond float64
-	ClickBurst      int
+	// (handlers.Handler).
+	PublicURL   string
+	InviteTTL   time.Duration
+	NoSurveyURL string
+	// The public invitation links' clicks are limited per client address
+	// (ClicksPerSecond, ClickBurst) [5 a second, bursts of 30], per link
+	// (LinkClicksPerSecond, LinkClickBurst) [1 a second, bursts of 10] and
+	// over all links (AllClicksPerSecond, AllClickBurst) [200 a second,
+	// bursts of 1,000]: see clickLimits.
+	ClicksPerSecond     float64
+	ClickBurst          int
+	LinkClicksPerSecond float64
+	LinkClickBurst      int
+	AllClicksPerSecond  float64
+	AllClickBurst       int
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client: a request from one of them counts, for the sign-in
 	// limits, as coming from the last address in that header that is not
@@ -95,6 +101,8 @@ type Server struct {
 	// routing writes the router's decisions, started by Routes and
 	// stopped by Close.
 	routing *routingLog
+	// clicks limit the invitation links' clicks, made by Routes.
+	clicks *clickLimits
 	// slowChecks, set by web's tests only (export_test.go), answer the
 	// subsample pages and the send lists in the service's stead.
 	slowChecks interface {
@@ -163,12 +171,16 @@ func (s *Server) Routes() *echo.Echo {
 	if s.Metrics == nil {
 		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: verdicts, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
 	}
+	if s.clicks == nil {
+		s.clicks = newClickLimits(s, s.Metrics.ObserveRefusedClick)
+	}
+	h.ClickRefusals = s.clicks
 	signIn := &auth.Pages{Auth: s.Auth, Now: s.Now, Location: s.Location}
 	e.GET("/", h.Overview)
 	e.GET("/overview.csv", h.Overview)
 	e.GET("/healthz", h.Health)
 	e.GET("/metrics", echo.WrapHandler(s.Metrics.Handler()))
-	e.GET("/r/:token", h.Redirect, s.observeRouter("invitation"), s.clickLimit())
+	e.GET("/r/:token", h.Redirect, s.observeRouter("invitation"), s.clicks.middleware)
 	e.GET("/login", signIn.Login)
 	e.POST("/login", signIn.SignIn)
 	e.POST("/logout", signIn.SignOut)
@@ -253,31 +265,6 @@ func favicon(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "public, max-age=86400")
 	return c.Blob(http.StatusOK, "image/svg+xml", svg)
-}
-
-// clickLimit limits the requests to the public invitation links per
-// client address, an IPv6 /64 counting as one as for sign-in (a token
-// bucket, echo's memory store, which forgets an address after a minute
-// without clicks), so that nobody
-// can hammer the database through them: beyond it, a 429 with
-// Retry-After.
-func (s *Server) clickLimit() echo.MiddlewareFunc {
-	perSecond, burst := s.ClicksPerSecond, s.ClickBurst
-	if perSecond <= 0 {
-		perSecond = 5
-	}
-	if burst <= 0 {
-		burst = 30
-	}
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(perSecond), Burst: burst, ExpiresIn: time.Minute}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return auth.AddressKey(c.RealIP()), nil },
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			c.Response().Header().Set("Retry-After", "1")
-			return c.String(http.StatusTooManyRequests, "Too many requests from your address; try again in a moment.")
-		},
-	})
 }
 
 // observeRouter counts the router's requests on route ("invitation",

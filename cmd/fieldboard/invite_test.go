@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,4 +79,40 @@ func openInvitation(ctx context.Context, st *store.Store, token string) (invite.
 		return invite.Invitation{}, err
 	}
 	return invite.Open(keys, token, now)
+}
+
+// TestSecureCookiesFollowAnHTTPSPublicURL: a dashboard whose public URL is
+// https is reached through TLS, so its session cookie is Secure unless
+// --secure-cookies=false says otherwise (on the command line or in the
+// environment).
+func TestSecureCookiesFollowAnHTTPSPublicURL(t *testing.T) {
+	tests := []struct {
+		name      string
+		args, env []string
+		publicURL string
+		want      bool
+	}{
+		{name: "an https public URL marks the cookie Secure", publicURL: "https://go.example.com", want: true},
+		{name: "an https public URL in capitals too", publicURL: "HTTPS://go.example.com", want: true},
+		{name: "--secure-cookies=false turns it off", args: []string{"--secure-cookies=false"}, publicURL: "https://go.example.com", want: false},
+		{name: "FIELDBOARD_SECURE_COOKIES=false turns it off", env: []string{"FIELDBOARD_SECURE_COOKIES", "false"}, publicURL: "https://go.example.com", want: false},
+		{name: "an http public URL leaves it to requests over TLS", publicURL: "http://localhost:8080", want: false},
+		{name: "no public URL leaves it to requests over TLS", publicURL: "", want: false},
+		{name: "--secure-cookies turns it on without a public URL", args: []string{"--secure-cookies"}, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != nil {
+				t.Setenv(tt.env[0], tt.env[1])
+			}
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			secure := fs.Bool("secure-cookies", false, "")
+			if err := parse(fs, tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if got := secureCookies(fs, *secure, tt.publicURL); got != tt.want {
+				t.Errorf("secure cookies = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

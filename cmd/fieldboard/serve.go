@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,6 +43,19 @@ import (
 // --memory-limit-mib to 1.7 times its heap held.
 const defaultMemoryLimitMiB = 112
 
+// secureCookies is whether the session cookie is marked Secure on plain
+// HTTP: as --secure-cookies says when it is given (on the command line or
+// in the environment), else whenever the public URL is https, since the
+// dashboard is then reached through TLS that a proxy ends.
+func secureCookies(fs *flag.FlagSet, given bool, publicURL string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "secure-cookies" })
+	if set {
+		return given
+	}
+	return strings.HasPrefix(strings.ToLower(publicURL), "https://")
+}
+
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", "Serves the dashboard and refreshes the provider's data on schedule. Without --upstream it starts the provider simulator in-process, so a new user sees a full dashboard at once.", stderr)
 	var (
@@ -58,7 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		simSize      = fs.Int("sim-subsamples", 240, "subsamples of the built-in simulator (without --upstream)")
 		simPanel     = fs.Int("sim-panelists", demodata.Panelists, "panelists of the demo's panel, written into an empty database (without --upstream)")
 		simLatency   = fs.Duration("sim-latency", 20*time.Millisecond, "latency of the built-in simulator (without --upstream)")
-		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too: set it behind a proxy that terminates TLS (requests over TLS always get it)")
+		secureCookie = fs.Bool("secure-cookies", false, "mark the session cookie Secure on plain HTTP too, as behind a proxy that terminates TLS (requests over TLS always get it); on by default when --public-url is https, --secure-cookies=false turns it off")
 		sessionTTL   = fs.Duration("session-ttl", 12*time.Hour, "how long a sign-in lasts")
 		decide       = decisionFlags(fs)
 		pprofAddr    = fs.String("pprof", "", "serve Go's CPU and memory profiles on this loopback address (e.g. 127.0.0.1:6060); empty for none")
@@ -67,6 +81,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		noSurveyURL  = fs.String("no-survey-url", "", "where an invitation link goes when no survey would take the panelist; empty shows a plain page")
 		clickRate    = fs.Float64("clicks-per-second", 5, "invitation link clicks allowed per client address and second (behind a proxy, see --trusted-proxies)")
 		clickBurst   = fs.Int("click-burst", 30, "invitation link clicks a client address may make at once before --clicks-per-second applies")
+		linkRate     = fs.Float64("link-clicks-per-second", 1, "clicks allowed per invitation link and second, from any addresses")
+		linkBurst    = fs.Int("link-click-burst", 10, "clicks one invitation link may have at once before --link-clicks-per-second applies")
+		allRate      = fs.Float64("all-clicks-per-second", 200, "clicks allowed on all invitation links together per second, on this instance")
+		allBurst     = fs.Int("all-click-burst", 1000, "clicks all invitation links together may have at once before --all-clicks-per-second applies")
 		hooksPrivate = fs.Bool("allow-private-webhooks", false, "let webhooks reach loopback, private and link-local addresses (refused otherwise, at subscription and at connection)")
 		hooksTimeout = fs.Duration("webhook-timeout", 15*time.Second, "how long one webhook attempt may take before it counts as failed and is retried")
 		leaseTTL     = fs.Duration("lease-ttl", lease.DefaultTTL, "how long this instance's hold on the refresh and webhook leases lasts without renewal (renewed every third of it), when several instances share the database: one that dies holding a lease is taken over after at most this long")
@@ -85,11 +103,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	*secureCookie = secureCookies(fs, *secureCookie, base)
 	if *inviteTTL <= 0 {
 		return errFlag("invite-ttl", "must be positive")
 	}
 	if *clickRate <= 0 || *clickBurst <= 0 {
 		return errFlag("clicks-per-second", "--clicks-per-second and --click-burst must be positive")
+	}
+	if *linkRate <= 0 || *linkBurst <= 0 {
+		return errFlag("link-clicks-per-second", "--link-clicks-per-second and --link-click-burst must be positive")
+	}
+	if *allRate <= 0 || *allBurst <= 0 {
+		return errFlag("all-clicks-per-second", "--all-clicks-per-second and --all-click-burst must be positive")
 	}
 	if *noSurveyURL != "" {
 		if err := absoluteURL(*noSurveyURL); err != nil {
@@ -223,22 +248,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	server := &web.Server{
-		Store:            st,
-		Checks:           checker,
-		Outcomes:         &outcomes.Service{Store: st, Checks: checker, ProviderLocation: provider.Location()},
-		Refresher:        refresher,
-		Auth:             auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
-		Logger:           logger,
-		Now:              time.Now,
-		Location:         loc,
-		ProviderLocation: provider.Location(),
-		ScheduleTick:     min(15*time.Second, *leaseTTL), // a dead instance's refresh taken over within a lease's time
-		PublicURL:        base,
-		InviteTTL:        *inviteTTL,
-		NoSurveyURL:      *noSurveyURL,
-		ClicksPerSecond:  *clickRate,
-		ClickBurst:       *clickBurst,
-		TrustedProxies:   trustedProxies,
+		Store:               st,
+		Checks:              checker,
+		Outcomes:            &outcomes.Service{Store: st, Checks: checker, ProviderLocation: provider.Location()},
+		Refresher:           refresher,
+		Auth:                auth.New(st, auth.Options{SessionTTL: *sessionTTL, SecureCookies: *secureCookie, Logger: logger}),
+		Logger:              logger,
+		Now:                 time.Now,
+		Location:            loc,
+		ProviderLocation:    provider.Location(),
+		ScheduleTick:        min(15*time.Second, *leaseTTL), // a dead instance's refresh taken over within a lease's time
+		PublicURL:           base,
+		InviteTTL:           *inviteTTL,
+		NoSurveyURL:         *noSurveyURL,
+		ClicksPerSecond:     *clickRate,
+		ClickBurst:          *clickBurst,
+		LinkClicksPerSecond: *linkRate,
+		LinkClickBurst:      *linkBurst,
+		AllClicksPerSecond:  *allRate,
+		AllClickBurst:       *allBurst,
+		TrustedProxies:      trustedProxies,
 		Webhooks: &webhooks.Worker{Store: st, Logger: logger, Guard: guard, Timeout: *hooksTimeout, Lease: holder,
 			Observe: measured.ObserveWebhook},
 		Instance:             holder.ID,

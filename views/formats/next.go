@@ -32,7 +32,7 @@ func NextSurveys(panelistID string, routes []checks.Route) NextSurveysJSON {
 	out := NextSurveysJSON{PanelistID: panelistID, Surveys: make([]NextSurveyJSON, len(routes))}
 	for i, r := range routes {
 		out.Surveys[i] = NextSurveyJSON{SubsampleID: r.SubsampleID, EventID: r.EventID, EntryLink: r.EntryLink,
-			EPC: EPCValue(r.EPC), Currency: r.Currency, CPI: rules.KnownCPI(r.CPI, r.Currency), LOI: r.ExpectedLOI}
+			EPC: EPCValue(r.EPC), Currency: r.Currency, CPI: Finite(rules.KnownCPI(r.CPI, r.Currency)), LOI: Finite(r.ExpectedLOI)}
 	}
 	return out
 }
@@ -68,7 +68,7 @@ func AppendNextSurveys(b []byte, panelistID string, routes []checks.Route) ([]by
 		}
 		b = append(b, `,"epc":`...)
 		var epc *float64
-		if r.EPC.Known() {
+		if r.EPC.Known() && isFinite(r.EPC.Value) {
 			v := math.Round(r.EPC.Value*100) / 100 // EPCValue's, kept on the stack
 			epc = &v
 		}
@@ -80,11 +80,11 @@ func AppendNextSurveys(b []byte, panelistID string, routes []checks.Route) ([]by
 			return fail()
 		}
 		b = append(b, `,"cpi":`...)
-		if b, ok = appendJSONFloat(b, rules.KnownCPI(r.CPI, r.Currency)); !ok {
+		if b, ok = appendJSONFloat(b, Finite(rules.KnownCPI(r.CPI, r.Currency))); !ok {
 			return fail()
 		}
 		b = append(b, `,"loi":`...)
-		if b, ok = appendJSONFloat(b, r.ExpectedLOI); !ok {
+		if b, ok = appendJSONFloat(b, Finite(r.ExpectedLOI)); !ok {
 			return fail()
 		}
 		b = append(b, '}')

@@ -96,7 +96,7 @@ func Invoice(inv outcomes.InvoiceReport) InvoiceJSON {
 			Completes: l.Completes, Reversed: l.Reversed, Estimated: l.Estimated}
 		if cents, known := l.Amount(); known {
 			cpi, amount := l.CPI, float64(cents)/100
-			j.Currency, j.CPI, j.Amount = l.Currency, &cpi, &amount
+			j.Currency, j.CPI, j.Amount = l.Currency, Finite(&cpi), &amount
 		}
 		out.Lines[i] = j
 	}
@@ -248,7 +248,7 @@ func outcome(r outcomes.Row) OutcomeJSON {
 		Entrants: r.Entrants, FinalEntrants: r.Final(), InSurvey: r.InSurvey, Completes: r.Completes, ScreenOuts: r.ScreenOuts,
 		QuotaFulls: r.QuotaFulls, Abandons: r.Abandons, Reversed: r.Reversed, ReversalsOfNothing: r.ReversalsOfNothing,
 		Redirects: r.Redirects, WrongSends: r.WrongSends, Earned: Amounts(r.Earned), UnpricedCompletes: r.Unpriced,
-		EstimatedCompletes: r.Estimated, ProviderConversion: r.ProviderConversion}
+		EstimatedCompletes: r.Estimated, ProviderConversion: Finite(r.ProviderConversion)}
 	if !r.Day.IsZero() {
 		j.Day = r.Day.Format(time.DateOnly)
 	}
@@ -261,7 +261,7 @@ func outcome(r outcomes.Row) OutcomeJSON {
 			j.RealizedEPC = &AmountJSON{Currency: realized.Currency, Amount: realized.EPC}
 		}
 	}
-	if r.Predicted.Known() {
+	if r.Predicted.Known() && isFinite(r.Predicted.Value) {
 		j.PredictedEPC = &AmountJSON{Currency: r.Predicted.Currency, Amount: r.Predicted.Value}
 	}
 	return j

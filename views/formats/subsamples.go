@@ -65,12 +65,17 @@ type PacingJSON struct {
 }
 
 // Pacing shapes a pace for the API: rates to two decimals; nil for nil.
+// A rate that is not a finite number leaves the pace without figures,
+// TooLittleHistory saying so.
 func Pacing(p *rules.Pacing) *PacingJSON {
 	if p == nil {
 		return nil
 	}
 	if !p.Known() {
 		return &PacingJSON{TooLittleHistory: p.TooLittle}
+	}
+	if !isFinite(p.CompletesPerHour) || !isFinite(p.Low) || !isFinite(p.High) {
+		return &PacingJSON{TooLittleHistory: "The pace could not be measured: its rate is not a finite number."}
 	}
 	round := func(v float64) *float64 { r := math.Round(v*100) / 100; return &r }
 	j := &PacingJSON{CompletesPerHour: round(p.CompletesPerHour), Low: round(p.Low), High: round(p.High), AtRisk: p.AtRisk}
@@ -107,8 +112,8 @@ func PacingCells(p *rules.Pacing) []string {
 func Subsample(r checks.SubsampleReport) SubsampleJSON {
 	return SubsampleJSON{
 		SubsampleID: r.SubsampleID, EventID: r.EventID, Name: r.Name, EventName: r.EventName,
-		Status: r.Status, Country: r.CountryCode, CPI: r.CPI, Currency: r.Currency,
-		LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
+		Status: r.Status, Country: r.CountryCode, CPI: Finite(r.CPI), Currency: r.Currency,
+		LOI: Finite(r.ExpectedLOI), Incidence: Finite(r.ExpectedIR), EPC: EPCValue(r.EPC), EPCSource: string(r.EPC.Source),
 		Sendability: r.Verdict.State, Reasons: NonNil(r.Verdict.Reasons),
 		OpenQuotas: r.OpenCells, ClosedQuotas: r.ClosedCells,
 		EntryLinks: EntryLinks(r.Links), Pacing: Pacing(r.Pacing),
@@ -158,14 +163,28 @@ func WriteSubsamplesCSV(w io.Writer, reports []checks.SubsampleReport) error {
 	return out.Flush()
 }
 
-// EPCValue is the figure of e rounded to cents, or nil when there is none.
+// EPCValue is the figure of e rounded to cents, or nil when there is none
+// (or it is not a finite number).
 func EPCValue(e rules.EPC) *float64 {
-	if !e.Known() {
+	if !e.Known() || !isFinite(e.Value) {
 		return nil
 	}
 	v := math.Round(e.Value*100) / 100
 	return &v
 }
+
+// Finite is v when it is a finite number, nil (unknown) otherwise: an
+// answer shows a figure that is not a number as unknown, never as 0, and
+// encoding/json refuses to write one.
+func Finite(v *float64) *float64 {
+	if v == nil || !isFinite(*v) {
+		return nil
+	}
+	return v
+}
+
+// isFinite reports whether v is a number, neither infinite nor NaN.
+func isFinite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
 
 // NonNil returns s, or an empty slice for nil: a JSON list is [], never
 // null.
@@ -180,9 +199,9 @@ func NonNil[T any](s []T) []T {
 func Int(v int64) string { return strconv.FormatInt(v, 10) }
 
 // OptFloat formats an optional number with the given decimals (-1: as
-// few as needed), "" when absent.
+// few as needed), "" when absent or not a finite number.
 func OptFloat(v *float64, decimals int) string {
-	if v == nil {
+	if Finite(v) == nil {
 		return ""
 	}
 	return strconv.FormatFloat(*v, 'f', decimals, 64)

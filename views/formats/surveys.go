@@ -3,6 +3,8 @@ package formats
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 
@@ -87,14 +89,22 @@ var quotaVerdicts = [...]rules.QuotaVerdict{rules.QuotaFits, rules.QuotaFull, ru
 // entry links listed, each yes or no, times the quota verdicts.
 const verdictKeys = 16 * len(quotaVerdicts)
 
-// NewSurveysWriter returns the writer of d's version, its templates made.
-func NewSurveysWriter(d *checks.Decisions) *SurveysWriter {
+// NewSurveysWriter returns the writer of d's version, its templates made;
+// an error when a subsample's half cannot be encoded.
+func NewSurveysWriter(d *checks.Decisions) (*SurveysWriter, error) {
 	n := d.LiveCount()
+	envelope, err := envelopeTemplate()
+	if err != nil {
+		return nil, err
+	}
 	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]map[string]*template, n),
-		envelope: envelopeTemplate(), buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+		envelope: envelope, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	for i := range n {
 		r := d.LiveReport(i)
-		b, _ := json.Marshal(subsampleVerdict(r))
+		b, err := json.Marshal(subsampleVerdict(r))
+		if err != nil {
+			return nil, fmt.Errorf("encode subsample %d for a panelist's surveys: %w", r.SubsampleID, err)
+		}
 		w.subsamples[i] = b[1 : len(b)-1]
 		w.links[i] = make(map[string]*template, len(r.Links))
 		for _, l := range r.Links {
@@ -104,26 +114,33 @@ func NewSurveysWriter(d *checks.Decisions) *SurveysWriter {
 	for k := range w.verdicts {
 		w.verdicts[k] = verdictTemplate(k)
 	}
-	return w
+	return w, nil
 }
 
 // envelopeTemplate makes the answer around the entries, its holes in the
 // order its fields are declared: the panelist id, the entries the
 // panelist may enter, the others.
-func envelopeTemplate() *template {
-	b, _ := json.Marshal(PanelistSurveysJSON{PanelistID: idMarker, MayEnter: nil, Others: []EligibilityJSON{}})
-	return cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers})
+func envelopeTemplate() (*template, error) {
+	b, err := json.Marshal(PanelistSurveysJSON{PanelistID: idMarker, MayEnter: nil, Others: []EligibilityJSON{}})
+	if err != nil {
+		return nil, fmt.Errorf("encode the envelope of a panelist's surveys: %w", err)
+	}
+	return cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers}), nil
 }
 
 // Write writes the answer for one panelist, decided by checker (of the
 // writer's version of the decisions), and returns it; give it back with
-// Release once sent. With all, it holds every live subsample, those the
+// Release once sent; an error, the buffer given back, when an entry cannot
+// be encoded. With all, it holds every live subsample, those the
 // panelist may enter first in rank order; without, only those they may
 // enter, in the router's order (checks.Panelist.EachCandidate), and an
 // empty others: that answer costs what the panelist's country holds, not
 // what the snapshot does.
-func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) *bytes.Buffer {
-	idJSON, _ := json.Marshal(panelistID)
+func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) (*bytes.Buffer, error) {
+	idJSON, err := json.Marshal(panelistID)
+	if err != nil {
+		return nil, fmt.Errorf("encode panelist id: %w", err)
+	}
 	linkID := []byte(url.QueryEscape(panelistID))
 	others := w.buffers.Get().(*bytes.Buffer)
 	defer w.Release(others)
@@ -141,7 +158,13 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 	out.WriteByte('[')
 	entered := 0
 	reasons := newReasonWriter()
+	// failed is the first entry that could not be encoded; the others
+	// are still walked, written to nothing that is sent.
+	var failed error
 	entry := func(i int, pc checks.PanelistCheck) {
+		if failed != nil {
+			return
+		}
 		b, n := others, others.Len()
 		mayEnter := pc.MayEnter()
 		if mayEnter {
@@ -154,7 +177,11 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 		links, listed := w.links[i][pc.Panel.Locale]
 		verdict := w.verdicts[verdictKey(pc, mayEnter, mayEnter && listed)]
 		if verdict == nil {
-			e, _ := json.Marshal(w.slowEntry(pc, panelistID))
+			e, err := json.Marshal(w.slowEntry(pc, panelistID))
+			if err != nil {
+				failed = fmt.Errorf("encode subsample %d for panelist %s: %w", pc.SubsampleID, panelistID, err)
+				return
+			}
 			b.Write(e)
 			return
 		}
@@ -166,13 +193,18 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 			case holeID:
 				b.Write(idJSON)
 			case holeReasons:
-				reasons.write(b, pc)
+				if err := reasons.write(b, pc); err != nil {
+					failed = fmt.Errorf("encode the reasons of subsample %d for panelist %s: %w", pc.SubsampleID, panelistID, err)
+				}
 			case holeLinks:
 				if links != nil {
 					links.write(b, func(b *bytes.Buffer, _ hole) { b.Write(linkID) })
 					return
 				}
-				e, _ := json.Marshal(liveLinks(w.d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)))
+				e, err := json.Marshal(liveLinks(w.d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)))
+				if err != nil {
+					failed = fmt.Errorf("encode the entry links of subsample %d for panelist %s: %w", pc.SubsampleID, panelistID, err)
+				}
 				b.Write(e)
 			}
 		})
@@ -188,13 +220,17 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 			return true
 		})
 	}
+	if failed != nil {
+		w.Release(out)
+		return nil, failed
+	}
 	out.WriteByte(']')
 	out.Write(env[atMayEnter:atOthers])
 	out.WriteByte('[')
 	out.Write(others.Bytes())
 	out.WriteByte(']')
 	out.Write(env[atOthers:])
-	return out
+	return out, nil
 }
 
 // Release gives back a buffer of Write for reuse.
@@ -227,7 +263,8 @@ func verdictKey(pc checks.PanelistCheck, mayEnter, linksListed bool) int {
 
 // verdictTemplate makes the panelist half of verdictKey k: the verdict
 // encoded by json.Marshal with markers in its holes, cut there. It is nil
-// when, filled for probeID, it would not give what json.Marshal gives.
+// (the entry is then encoded whole) when it cannot be encoded or, filled
+// for probeID, it would not give what json.Marshal gives.
 func verdictTemplate(k int) *template {
 	v := PanelistVerdictJSON{PanelistID: idMarker, Reasons: []ReasonJSON{{Kind: reasonsMarker}}}
 	bits := k % 16
@@ -239,14 +276,21 @@ func verdictTemplate(k int) *template {
 		v.EntryLinks = []EntryLinkJSON{{Locale: linksMarker}}
 		probe.EntryLinks = []EntryLinkJSON{{Locale: "x"}}
 	}
-	markers := map[string]hole{`"` + idMarker + `"`: holeID, marshalled(v.Reasons): holeReasons}
-	if v.EntryLinks != nil {
-		markers[marshalled(v.EntryLinks)] = holeLinks
+	reasons, err1 := json.Marshal(v.Reasons)
+	links, err2 := json.Marshal(v.EntryLinks)
+	marked, err3 := json.Marshal(v)
+	want, err4 := json.Marshal(probe)
+	id, err5 := json.Marshal(probeID)
+	probeLinks, err6 := json.Marshal(probe.EntryLinks)
+	if errors.Join(err1, err2, err3, err4, err5, err6) != nil {
+		return nil
 	}
-	marked, _ := json.Marshal(v)
+	markers := map[string]hole{`"` + idMarker + `"`: holeID, string(reasons): holeReasons}
+	if v.EntryLinks != nil {
+		markers[string(links)] = holeLinks
+	}
 	t := cut(marked[1:len(marked)-1], markers)
-	want, _ := json.Marshal(probe)
-	if !t.checks(want[1:len(want)-1], map[hole]string{holeID: marshalled(probeID), holeReasons: "[]", holeLinks: marshalled(probe.EntryLinks)}) {
+	if !t.checks(want[1:len(want)-1], map[hole]string{holeID: string(id), holeReasons: "[]", holeLinks: string(probeLinks)}) {
 		return nil
 	}
 	return t
@@ -254,11 +298,14 @@ func verdictTemplate(k int) *template {
 
 // linksTemplate makes the live entry link of r's locale with a hole where
 // the panelist's id goes; nil when it cannot be (a raw link holds a
-// marker), and is then encoded per panelist.
+// marker, or it cannot be encoded), and is then encoded per panelist.
 func (w *SurveysWriter) linksTemplate(r *checks.SubsampleReport, locale string) *template {
-	marked, _ := json.Marshal(liveLinks(w.d.PanelistLinks(r, locale, linkMarker)))
+	marked, err1 := json.Marshal(liveLinks(w.d.PanelistLinks(r, locale, linkMarker)))
+	want, err2 := json.Marshal(liveLinks(w.d.PanelistLinks(r, locale, probeID)))
+	if errors.Join(err1, err2) != nil {
+		return nil
+	}
 	t := cut(marked, map[string]hole{linkMarker: holeLinkID})
-	want, _ := json.Marshal(liveLinks(w.d.PanelistLinks(r, locale, probeID)))
 	if !t.checks(want, map[hole]string{holeLinkID: url.QueryEscape(probeID)}) {
 		return nil
 	}
@@ -325,12 +372,6 @@ func (t *template) write(b *bytes.Buffer, fill func(*bytes.Buffer, hole)) {
 	b.Write(t.text[from:])
 }
 
-// marshalled is json.Marshal's text of v.
-func marshalled(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 // reasonWriter writes an entry's reasons as JSON, in the order reasons
 // gives them, encoding each distinct reason once: one record often
 // excludes from hundreds of subsamples through the same entry, and a
@@ -344,35 +385,48 @@ func newReasonWriter() *reasonWriter {
 	return &reasonWriter{exclusions: map[rules.Exclusion][]byte{}, sentences: map[[2]string][]byte{}}
 }
 
-func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) {
+// write writes pc's reasons to w; an error, w left part written, when one
+// cannot be encoded.
+func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) error {
 	if pc.Eligible() {
 		w.WriteString(`[]`)
-		return
+		return nil
 	}
 	w.WriteByte('[')
 	n := 0
-	sentence := func(r ReasonJSON) {
+	sentence := func(r ReasonJSON) error {
 		b, ok := rw.sentences[[2]string{r.Kind, r.Reason}]
 		if !ok {
-			b, _ = json.Marshal(r)
+			var err error
+			if b, err = json.Marshal(r); err != nil {
+				return err
+			}
 			rw.sentences[[2]string{r.Kind, r.Reason}] = b
 		}
 		if n++; n > 1 {
 			w.WriteByte(',')
 		}
 		w.Write(b)
+		return nil
 	}
 	if !pc.Panel.Fits {
-		sentence(panelReason(pc.Panel.Reason))
+		if err := sentence(panelReason(pc.Panel.Reason)); err != nil {
+			return err
+		}
 	}
 	if pc.RulesUnread != "" {
-		sentence(rulesUnread(pc.RulesUnread))
+		if err := sentence(rulesUnread(pc.RulesUnread)); err != nil {
+			return err
+		}
 	}
 	for _, e := range pc.Eligibility.Exclusions {
 		e.Index = 0 // not part of the answer
 		b, ok := rw.exclusions[e]
 		if !ok {
-			b, _ = json.Marshal(exclusion(e))
+			var err error
+			if b, err = json.Marshal(exclusion(e)); err != nil {
+				return err
+			}
 			rw.exclusions[e] = b
 		}
 		if n++; n > 1 {
@@ -381,4 +435,5 @@ func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) {
 		w.Write(b)
 	}
 	w.WriteByte(']')
+	return nil
 }

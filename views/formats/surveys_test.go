@@ -9,7 +9,10 @@ import (
 // template in the order Write fills it, is what json.Marshal makes of
 // PanelistSurveysJSON.
 func TestSurveysEnvelope(t *testing.T) {
-	env := envelopeTemplate()
+	env, err := envelopeTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var order []hole
 	for _, h := range env.holes {
 		order = append(order, h.kind)
@@ -17,8 +20,15 @@ func TestSurveysEnvelope(t *testing.T) {
 	if len(order) != 3 || order[0] != holeID || order[1] != holeMayEnter || order[2] != holeOthers {
 		t.Fatalf("holes %v, want the id, the entries the panelist may enter, the others", order)
 	}
-	want, _ := json.Marshal(PanelistSurveysJSON{PanelistID: probeID, MayEnter: []EligibilityJSON{}, Others: []EligibilityJSON{}})
-	if !env.checks(want, map[hole]string{holeID: marshalled(probeID), holeMayEnter: "[]", holeOthers: "[]"}) {
+	want, err := json.Marshal(PanelistSurveysJSON{PanelistID: probeID, MayEnter: []EligibilityJSON{}, Others: []EligibilityJSON{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := json.Marshal(probeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !env.checks(want, map[hole]string{holeID: string(id), holeMayEnter: "[]", holeOthers: "[]"}) {
 		t.Errorf("the envelope does not give %s", want)
 	}
 }

@@ -42,6 +42,7 @@ type Metrics struct {
 	providerFailures *prometheus.CounterVec
 	routerRequests   *prometheus.CounterVec
 	routerDuration   *prometheus.HistogramVec
+	refusedClicks    *prometheus.CounterVec
 	webhookAttempts  *prometheus.CounterVec
 }
 
@@ -83,6 +84,8 @@ func New(src Sources) *Metrics {
 		routerDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "fieldboard_router_request_duration_seconds", Help: "How long this instance took to answer router requests.",
 			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}}, []string{"route"}),
+		refusedClicks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldboard_invitation_clicks_refused_total", Help: "Clicks on invitation links this instance refused (429, neither decided nor recorded), by the limit they met: address (one client address), link (one invitation link) or overall (all links together)."}, []string{"limit"}),
 		webhookAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fieldboard_webhook_attempts_total", Help: "Webhook delivery attempts this instance made, by outcome: delivered, retry (failed, tried again later) or failed (for good)."}, []string{"outcome"}),
 	}
@@ -95,11 +98,14 @@ func New(src Sources) *Metrics {
 	for _, dataset := range refreshedDatasets {
 		m.refreshFailures.WithLabelValues(dataset)
 	}
+	for _, limit := range []string{"address", "link", "overall"} {
+		m.refusedClicks.WithLabelValues(limit)
+	}
 	for _, endpoint := range providerEndpoints {
 		m.providerFailures.WithLabelValues(endpoint)
 	}
 	m.registry.MustRegister(m.refreshDuration, m.refreshFailures, m.providerDuration, m.providerFailures,
-		m.routerRequests, m.routerDuration, m.webhookAttempts, &gauges{src: src},
+		m.routerRequests, m.routerDuration, m.refusedClicks, m.webhookAttempts, &gauges{src: src},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -121,6 +127,10 @@ func (m *Metrics) ObserveRefresh(dataset string, took time.Duration, failed bool
 		m.refreshFailures.WithLabelValues(dataset).Inc()
 	}
 }
+
+// ObserveRefusedClick counts a click on an invitation link refused by
+// limit: address, link or overall.
+func (m *Metrics) ObserveRefusedClick(limit string) { m.refusedClicks.WithLabelValues(limit).Inc() }
 
 // ObserveRouter counts a router request (route "invitation" or "next")
 // answered with code.

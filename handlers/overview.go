@@ -102,7 +102,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		f.Datasets = append(f.Datasets, views.DatasetView{
 			Label: d.label, Endpoints: d.endpoints, Cache: d.cache, LastSuccess: st.LastSuccessAt, NextDue: due[d.name],
 			Failing: st.Failing(), LastError: st.LastError, ErrorAt: st.LastErrorAt,
-			ReadsElements: d.name == store.DatasetEvents, MalformedCount: st.MalformedCount, MalformedFirst: st.MalformedFirst,
+			MalformedCost: formats.DroppedCost(d.name), MalformedCount: st.MalformedCount, MalformedFirst: st.MalformedFirst,
 		})
 	}
 	return f, nil
@@ -128,7 +128,7 @@ func (h *Handler) overviewCSV(c echo.Context, f views.OverviewFigures) error {
 	}
 	for _, d := range f.Datasets {
 		line := formats.DatasetFigure{Label: d.Label, LastSuccess: d.LastSuccess, NextDue: d.NextDue,
-			ReadsElements: d.ReadsElements, MalformedCount: d.MalformedCount, MalformedFirst: d.MalformedFirst}
+			MalformedCount: d.MalformedCount, MalformedFirst: d.MalformedFirst}
 		if d.Failing {
 			line.LastError = d.LastError
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fieldboard/store"
+	"fieldboard/views/formats"
 	"fieldboard/web/refresh"
 )
 
@@ -55,8 +56,11 @@ func runRefresh(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	logger.Log(ctx, slog.LevelInfo, "refresh done", "subsamples", all, "live", live)
 	fmt.Fprintf(stdout, "refreshed %s: %d subsamples, %d live\n", store.Describe(*dbPath), all, live)
-	if ev := states[store.DatasetEvents]; ev.MalformedCount > 0 {
-		fmt.Fprintf(stdout, "dropped %d unreadable element(s) of the provider's lists, the subsamples they are about unknown; first: %s\n", ev.MalformedCount, ev.MalformedFirst)
+	for _, name := range []string{store.DatasetEvents, store.DatasetLibrary, store.DatasetReference} {
+		if ds := states[name]; ds.MalformedCount > 0 {
+			fmt.Fprintf(stdout, "dropped %d unreadable element(s) of the provider's %s lists, %s; first: %s\n",
+				ds.MalformedCount, name, formats.DroppedCost(name), ds.MalformedFirst)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/store"
 )
 
 // OverviewFigures are the overview page's figures as its CSV
@@ -31,16 +32,14 @@ type StateFigure struct {
 }
 
 // DatasetFigure is one dataset's line: when it was last read and is next
-// due, and the last error while it is failing ("" otherwise). A dataset
-// read element by element (ReadsElements: the events) gets a second line
-// counting the elements dropped as unreadable, with the first's
-// description.
+// due, and the last error while it is failing ("" otherwise); a second
+// line counts the elements its refresh dropped as unreadable (every list
+// is read element by element), with the first's description.
 type DatasetFigure struct {
 	Label          string
 	LastSuccess    *time.Time
 	NextDue        time.Time
 	LastError      string
-	ReadsElements  bool
 	MalformedCount int
 	MalformedFirst string
 }
@@ -78,11 +77,24 @@ func WriteOverviewCSV(w *Writer, f OverviewFigures) error {
 		if err := w.Write("dataset", d.Label, "", stamp(d.LastSuccess), stamp(&next), d.LastError); err != nil {
 			return err
 		}
-		if d.ReadsElements {
-			if err := w.Write("unreadable elements dropped", d.Label, strconv.Itoa(d.MalformedCount), "", "", d.MalformedFirst); err != nil {
-				return err
-			}
+		if err := w.Write("unreadable elements dropped", d.Label, strconv.Itoa(d.MalformedCount), "", "", d.MalformedFirst); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// DroppedCost says, after "N unreadable elements dropped", what the
+// elements a dataset's refresh dropped cost: the page, the CSV and
+// `fieldboard refresh` say it alike.
+func DroppedCost(dataset string) string {
+	switch dataset {
+	case store.DatasetEvents:
+		return "the subsamples they are about unknown"
+	case store.DatasetLibrary:
+		return "those questions and answers left out, the rest of each list kept"
+	case store.DatasetReference:
+		return "those countries and statuses left out; a locales list missing one keeps the one read before"
+	}
+	return "the rest of each list kept"
 }

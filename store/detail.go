@@ -154,11 +154,10 @@ func (s *Store) Library(ctx context.Context, locale string, questionIDs []int64)
 	if len(questionIDs) == 0 {
 		return questions, answers, nil
 	}
-	args := appendIDs([]any{locale}, questionIDs)
 	var qs []domain.Question
 	if err := s.reader.SelectContext(ctx, &qs, `
 		SELECT question_id AS id, type, name, text, translation FROM questions
-		WHERE locale = ? AND question_id IN (`+placeholders(len(questionIDs))+`)`, args...); err != nil {
+		WHERE locale = ? AND question_id IN (`+idList(questionIDs)+`)`, locale); err != nil {
 		return nil, nil, fmt.Errorf("questions of %s: %w", locale, err)
 	}
 	for _, q := range qs {
@@ -170,7 +169,7 @@ func (s *Store) Library(ctx context.Context, locale string, questionIDs []int64)
 	}
 	if err := s.reader.SelectContext(ctx, &as, `
 		SELECT question_id, answer_id AS id, type, name, text, translation, is_exclusive AS isexclusive
-		FROM answers WHERE locale = ? AND question_id IN (`+placeholders(len(questionIDs))+`)`, args...); err != nil {
+		FROM answers WHERE locale = ? AND question_id IN (`+idList(questionIDs)+`)`, locale); err != nil {
 		return nil, nil, fmt.Errorf("answers of %s: %w", locale, err)
 	}
 	for _, a := range as {

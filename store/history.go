@@ -184,8 +184,7 @@ func (f HistoryFilter) whereOf(prefix string, anyOf bool) (string, []any) {
 		args = append(args, f.EventID)
 	}
 	if len(f.EventSubsampleIDs) > 0 {
-		conds = append(conds, prefix+"subsample_id IN ("+placeholders(len(f.EventSubsampleIDs))+")")
-		args = appendIDs(args, f.EventSubsampleIDs)
+		conds = append(conds, prefix+"subsample_id IN ("+idList(f.EventSubsampleIDs)+")")
 	}
 	if anyOf && len(f.AnyOf) > 0 {
 		conds = append(conds, prefix+"status_id IN ("+idList(f.AnyOf)+")")

@@ -35,7 +35,7 @@ func TestScanHistoryManyCodes(t *testing.T) {
 			return ids
 		}
 		filter := store.HistoryFilter{Statuses: many(10), SubsampleIDs: append(many(1_000_000), 100),
-			AnyOf: append(many(2_000_000), 99), HeldBy: many(3_000_000)}
+			AnyOf: append(many(2_000_000), 99), HeldBy: many(3_000_000), EventSubsampleIDs: many(4_000_000)}
 		want := []string{"P1: 100", "P2: 200"}
 		if got := scan(t, s, []string{"P1", "P2"}, filter); !slices.Equal(got, want) {
 			t.Errorf("ScanHistory: %q, want %q", got, want)

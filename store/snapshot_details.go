@@ -305,8 +305,7 @@ func (w *detailWriter) add(ctx context.Context, id int64, d SubsampleDetail, pre
 		}
 		if len(dropped) > 0 {
 			slices.Sort(dropped)
-			if _, err := w.tx.ExecContext(ctx, `DELETE FROM quotas WHERE subsample_id = ? AND quota_id IN (`+placeholders(len(dropped))+`)`,
-				appendIDs([]any{id}, dropped)...); err != nil {
+			if _, err := w.tx.ExecContext(ctx, `DELETE FROM quotas WHERE subsample_id = ? AND quota_id IN (`+idList(dropped)+`)`, id); err != nil {
 				return fmt.Errorf("quotas no longer listed: %w", err)
 			}
 		}

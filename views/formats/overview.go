@@ -77,7 +77,11 @@ func WriteOverviewCSV(w *Writer, f OverviewFigures) error {
 		if err := w.Write("dataset", d.Label, "", stamp(d.LastSuccess), stamp(&next), d.LastError); err != nil {
 			return err
 		}
-		if err := w.Write("unreadable elements dropped", d.Label, strconv.Itoa(d.MalformedCount), "", "", d.MalformedFirst); err != nil {
+		dropped := "" // never read: not known, not 0
+		if d.LastSuccess != nil {
+			dropped = strconv.Itoa(d.MalformedCount)
+		}
+		if err := w.Write("unreadable elements dropped", d.Label, dropped, "", "", d.MalformedFirst); err != nil {
 			return err
 		}
 	}

@@ -796,6 +796,23 @@ func TestReferenceListsLoseOnlyTheirMalformedElements(t *testing.T) {
 				}
 			})
 		}
+		if l.name == "questions" || l.name == "answers" {
+			// The library's elements are known by their ids: a question
+			// without one would be asked for the answers of question 0.
+			for _, b := range []struct{ name, element, reason string }{
+				{"no id", `{"name": "x"}`, "id is missing"},
+				{"an id of 0", `{"id": 0, "name": "x"}`, "id is 0"},
+				{"an id of 0.0", `{"id": 0.0, "name": "x"}`, "id is 0"},
+			} {
+				t.Run(l.name+" with "+b.name, func(t *testing.T) {
+					c := serveJSON(t, http.MethodGet, l.path, "["+l.good+", "+b.element+"]", nil)
+					kept, malformed, err := l.call(c)
+					if err != nil || kept != 1 || len(malformed) != 1 || !strings.Contains(malformed[0].Reason, b.reason) {
+						t.Errorf("kept %d, dropped %+v, %v; want the element with %s dropped, saying %q", kept, malformed, err, b.name, b.reason)
+					}
+				})
+			}
+		}
 		// No element of these lists is about a subsample: a subsampleId
 		// in one does not make a list of nothing readable news.
 		t.Run(l.name+" with a subsampleId in its only element", func(t *testing.T) {

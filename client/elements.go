@@ -52,6 +52,21 @@ var (
 	quotaRequired = requiredFields{"quotaId", "tableId", "quotaType", "remainingExclusive", "remainingShared", "questions[]"}
 )
 
+// libraryRequired: a question or an answer of the library is known by its
+// id alone (a question without one would be asked for the answers of
+// question 0, which no library has).
+var libraryRequired = requiredFields{"id"}
+
+// nonZeroID refuses an element whose id is 0: the spec numbers questions
+// and answers from 1, the age range question as -1, and 0 names none.
+func nonZeroID(obj map[string]json.RawMessage) string {
+	raw, _ := lookup(obj, "id")
+	if v := bytes.TrimSpace(raw); len(v) == 1 && v[0] == '0' {
+		return "id is 0, which names no question or answer"
+	}
+	return ""
+}
+
 // missing returns the first required field that obj lacks, or "".
 func (r requiredFields) missing(obj map[string]json.RawMessage) string {
 	for _, name := range r {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -123,7 +124,7 @@ func (c *Client) Questions(ctx context.Context, locale string) ([]domain.Questio
 		return nil, nil, errors.New("questions: empty locale")
 	}
 	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions"
-	return referenceList[domain.Question](ctx, c, domain.Clip(locale, maxListLocaleBytes)+" questions", path)
+	return referenceList[domain.Question](ctx, c, domain.Clip(locale, maxListLocaleBytes)+" questions", path, libraryRequired, nonZeroID)
 }
 
 // Answers lists the answers of one library question in a locale
@@ -136,19 +137,19 @@ func (c *Client) Answers(ctx context.Context, locale string, questionID int64) (
 	}
 	id := strconv.FormatInt(questionID, 10)
 	path := "/supplier/v1/locales/" + url.PathEscape(locale) + "/questions/" + id + "/answers"
-	return referenceList[domain.Answer](ctx, c, "answers of "+domain.Clip(locale, maxListLocaleBytes)+" question "+id, path)
+	return referenceList[domain.Answer](ctx, c, "answers of "+domain.Clip(locale, maxListLocaleBytes)+" question "+id, path, libraryRequired, nonZeroID)
 }
 
 // Countries lists all countries (GET /supplier/v1/countries), read
 // element by element as Questions is.
 func (c *Client) Countries(ctx context.Context) ([]domain.Country, []domain.MalformedElement, error) {
-	return referenceList[domain.Country](ctx, c, ListCountries, "/supplier/v1/countries")
+	return referenceList[domain.Country](ctx, c, ListCountries, "/supplier/v1/countries", nil, nil)
 }
 
 // Locales lists all locales (GET /supplier/v1/locales), read element by
 // element as Questions is, each code written as a panel locale is.
 func (c *Client) Locales(ctx context.Context) ([]domain.Locale, []domain.MalformedElement, error) {
-	out, malformed, err := referenceList[domain.Locale](ctx, c, ListLocales, "/supplier/v1/locales")
+	out, malformed, err := referenceList[domain.Locale](ctx, c, ListLocales, "/supplier/v1/locales", nil, nil)
 	for i := range out {
 		out[i].Locale = panelLocale(out[i].Locale)
 	}
@@ -169,7 +170,7 @@ func panelLocale(code string) string {
 // read element by element as Questions is, names normalised: the
 // provider's "live for testing" becomes StatusLiveForTesting.
 func (c *Client) SurveyStatuses(ctx context.Context) ([]domain.SurveyStatus, []domain.MalformedElement, error) {
-	out, malformed, err := referenceList[domain.SurveyStatus](ctx, c, ListSurveyStatuses, "/supplier/v1/survey-statuses")
+	out, malformed, err := referenceList[domain.SurveyStatus](ctx, c, ListSurveyStatuses, "/supplier/v1/survey-statuses", nil, nil)
 	for i := range out {
 		out[i].StatusName = domain.NormalizeStatus(out[i].StatusName)
 	}
@@ -195,8 +196,8 @@ const maxListLocaleBytes = 20
 // of its range (T's OutOfBounds) is left out and returned as malformed;
 // strings are capped. No element names a subsample, so a list nothing of
 // which can be read fails the call as a *MalformedListError.
-func referenceList[T any](ctx context.Context, c *Client, list, path string) ([]T, []domain.MalformedElement, error) {
-	l := elements[T]{list: list, redact: c.redact}
+func referenceList[T any](ctx context.Context, c *Client, list, path string, required requiredFields, check func(map[string]json.RawMessage) string) ([]T, []domain.MalformedElement, error) {
+	l := elements[T]{list: list, required: required, check: check, redact: c.redact}
 	if err := c.call(ctx, http.MethodGet, path, nil, &l); err != nil {
 		return nil, nil, err
 	}

@@ -101,7 +101,7 @@ func (r *Replay) Run(ctx context.Context) error {
 	p.echo = echo.New()
 
 	start := r.Clock.Start()
-	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Guard); err != nil {
+	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Guard, start); err != nil {
 		return err
 	}
 	if err := p.refresher.Refresh(ctx, refresh.Request{}); err != nil {

@@ -76,7 +76,7 @@ func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	receiver, err := demo.StartReceiver(ctx, st, clock.Now, logger)
+	receiver, err := demo.StartReceiver(ctx, st, time.Now, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

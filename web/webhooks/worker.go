@@ -191,6 +191,17 @@ func (w *Worker) SendDue(ctx context.Context) (int, error) {
 	return sent, errors.Join(append(errs, err)...)
 }
 
+// SendDueOf sends the due deliveries of subscription sub alone, in its
+// lane, and returns how many attempts it recorded: none when a lane sends
+// them already.
+func (w *Worker) SendDueOf(ctx context.Context, sub int64) (int, error) {
+	if !w.takeLane(sub) {
+		return 0, nil
+	}
+	defer w.leaveLane(sub)
+	return w.sendOf(ctx, sub)
+}
+
 // startLanes starts a lane (sendOf) for each subscription with a
 // delivery due now that no lane sends yet, each added to lanes and told
 // to finished when it stops.
@@ -207,9 +218,7 @@ func (w *Worker) startLanes(ctx context.Context, lanes *sync.WaitGroup, finished
 		go func() {
 			defer lanes.Done()
 			n, err := w.sendOf(ctx, sub)
-			w.mu.Lock()
-			delete(w.sending, sub)
-			w.mu.Unlock()
+			w.leaveLane(sub)
 			finished(sub, n, err)
 		}()
 	}
@@ -229,6 +238,13 @@ func (w *Worker) takeLane(sub int64) bool {
 	}
 	w.sending[sub] = true
 	return true
+}
+
+// leaveLane marks subscription sub as sent by no lane.
+func (w *Worker) leaveLane(sub int64) {
+	w.mu.Lock()
+	delete(w.sending, sub)
+	w.mu.Unlock()
 }
 
 // sendOf is a subscription's lane: it claims the subscription's delivery

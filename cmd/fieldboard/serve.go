@@ -210,9 +210,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := seeder.Panel(ctx); err != nil {
 			return err
 		}
-		// The demo's own webhook receiver, on loopback: the guard lets
-		// through its address and port alone.
-		if receiver, err = demodata.StartReceiver(ctx, st, demoClock.Now, logger); err != nil {
+		// The demo's own webhook receiver, on loopback, on the real
+		// clock as any receiver: the guard lets through its address and
+		// port alone.
+		if receiver, err = demodata.StartReceiver(ctx, st, time.Now, logger); err != nil {
 			return err
 		}
 		defer receiver.Close()

@@ -26,13 +26,14 @@ import (
 const ReceiverPath = "/fieldboard-demo/webhooks"
 
 // receiverTolerance is how far a delivery's webhook-timestamp may be from
-// the receiver's clock, as the Standard Webhooks specification suggests.
+// the receiver's clock, as the Standard Webhooks libraries allow.
 const receiverTolerance = 5 * time.Minute
 
 // Receiver is the webhook receiver the demo runs for itself on loopback,
 // so that its change feed has somewhere to go: it checks each delivery's
-// timestamp (on the demo's clock) and signature (webhooks.Sign's scheme)
-// as a real receiver would, and counts what it accepted and refused.
+// timestamp against the real time, not the demo's clock, and its
+// signature (webhooks.Sign's scheme), as a receiver elsewhere would, and
+// counts what it accepted and refused.
 // After a restart it takes the deliveries of the subscription it made
 // on the first start, on the same port, but cannot check their
 // signatures: the store never gives a secret back after the subscription
@@ -52,7 +53,8 @@ type Receiver struct {
 
 // StartReceiver starts the receiver on a loopback port: on the one of
 // the demo's subscription in st when there is one (a restart), else on a
-// free one, to be subscribed (Subscribe).
+// free one, to be subscribed (Subscribe). now is its clock, the real
+// one, as a receiver's elsewhere.
 func StartReceiver(ctx context.Context, st *store.Store, now func() time.Time, logger *slog.Logger) (*Receiver, error) {
 	r := &Receiver{now: now, logger: logger, seen: map[string]bool{}}
 	listenOn := "127.0.0.1:0"
@@ -104,15 +106,15 @@ func (r *Receiver) Addr() netip.AddrPort { return r.addr }
 func (r *Receiver) URL() string { return "http://" + r.addr.String() + ReceiverPath }
 
 // Subscribe subscribes the receiver to every change, as the webhooks page
-// does (webhooks.NewSubscription through guard, then the store), and
-// returns the subscription's id. A receiver listening for an earlier
+// does (webhooks.NewSubscription through guard, then the store), made at
+// at, and returns the subscription's id. A receiver listening for an earlier
 // run's subscription (a replay that stopped before its first refresh and
 // is run again) keeps that one: a second would post every change twice.
-func (r *Receiver) Subscribe(ctx context.Context, st *store.Store, guard webhooks.Guard) (int64, error) {
+func (r *Receiver) Subscribe(ctx context.Context, st *store.Store, guard webhooks.Guard, at time.Time) (int64, error) {
 	if r.subbed != 0 {
 		return r.subbed, nil
 	}
-	sub, err := webhooks.NewSubscription(ctx, guard, r.URL(), "", "", r.now())
+	sub, err := webhooks.NewSubscription(ctx, guard, r.URL(), "", "", at)
 	if err != nil {
 		return 0, fmt.Errorf("subscribe the demo's webhook receiver: %w", err)
 	}

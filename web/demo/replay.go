@@ -31,8 +31,11 @@ const (
 // (sim.Options.BusyDay) runs on Clock, created Day ago; the replay
 // moves Clock through the day and at each step does what a day of use
 // would have done, through the same code: a refresh (a refresher as the
-// server's, on Clock), the webhook worker's turn (one as the server's, on
-// Clock, its guard letting the demo's own Receiver through), a send list
+// server's, on Clock), the webhook worker's turn for the demo's own
+// Receiver (one as the server's, on Clock, its guard letting the
+// Receiver through; other subscriptions' deliveries wait for the
+// server's worker, so that no outside receiver, slow or silent, holds the
+// replay up), a send list
 // with invitation links (Checks, on Clock), and clicks on earlier
 // invitations, each answered by the invitation link's handler and
 // recorded at its time. The first step is the baseline refresh, after
@@ -101,7 +104,7 @@ func (r *Replay) Run(ctx context.Context) error {
 	p.echo = echo.New()
 
 	start := r.Clock.Start()
-	if _, err := r.Receiver.Subscribe(ctx, r.Store, r.Guard); err != nil {
+	if p.receiverSub, err = r.Receiver.Subscribe(ctx, r.Store, r.Guard, start); err != nil {
 		return err
 	}
 	if err := p.refresher.Refresh(ctx, refresh.Request{}); err != nil {
@@ -147,9 +150,12 @@ type player struct {
 	*Replay
 	refresher *refresh.Refresher // on Clock
 	webhooks  *webhooks.Worker   // on Clock
-	handler   *handlers.Handler
-	echo      *echo.Echo
-	routings  *routingWriter
+	// receiverSub is the demo receiver's subscription, the one the
+	// replay delivers to.
+	receiverSub int64
+	handler     *handlers.Handler
+	echo        *echo.Echo
+	routings    *routingWriter
 	// invited are the invitations sent and not yet clicked, each with the
 	// step it is clicked at.
 	invited []invitation
@@ -173,7 +179,7 @@ func (p *player) step(ctx context.Context, at time.Time, every time.Duration) er
 		return fmt.Errorf("demo: the replay's refresh at %s: %w", at.Format(time.RFC3339), err)
 	}
 	p.counts.refreshes++
-	sent, err := p.webhooks.SendDue(ctx)
+	sent, err := p.webhooks.SendDueOf(ctx, p.receiverSub)
 	if err != nil {
 		return fmt.Errorf("demo: the replay's webhook deliveries at %s: %w", at.Format(time.RFC3339), err)
 	}

@@ -3,11 +3,15 @@ package demo_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,9 +49,10 @@ func startDemo(t *testing.T, db string) started {
 }
 
 // startDemoOn starts the demo on db; with providerDown the simulator's
-// event list answers 503, so no refresh succeeds. It returns the
+// event list answers 503, so no refresh succeeds. Its webhook guard lets
+// through the receiver and the addresses in allow. It returns the
 // replay's error.
-func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
+func startDemoOn(t *testing.T, db string, providerDown bool, allow ...netip.AddrPort) (started, error) {
 	t.Helper()
 	ctx := context.Background()
 	var log bytes.Buffer
@@ -76,7 +81,7 @@ func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	receiver, err := demo.StartReceiver(ctx, st, clock.Now, logger)
+	receiver, err := demo.StartReceiver(ctx, st, time.Now, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +89,7 @@ func startDemoOn(t *testing.T, db string, providerDown bool) (started, error) {
 	replay := &demo.Replay{Seeder: seeder, Clock: clock, Receiver: receiver, Provider: provider,
 		Refresh:   refresh.Options{Logger: logger, Concurrency: 4},
 		Checks:    &checks.Service{Store: st, Now: clock.Now, StaleAfter: 15 * time.Minute},
-		Guard:     webhooks.Guard{Allow: []netip.AddrPort{receiver.Addr()}},
+		Guard:     webhooks.Guard{Allow: append([]netip.AddrPort{receiver.Addr()}, allow...)},
 		InviteTTL: 7 * 24 * time.Hour}
 	err = replay.Run(ctx)
 	return started{store: st, clock: clock, receiver: receiver, replayed: fresh, log: &log}, err
@@ -244,5 +249,77 @@ func TestReplayAfterAFailedStartSubscribesOnce(t *testing.T) {
 	}
 	if second.receiver.Received() == 0 || second.receiver.Refused() != 0 {
 		t.Errorf("the receiver took %d deliveries and refused %d", second.receiver.Received(), second.receiver.Refused())
+	}
+}
+
+// TestReplayReachesASubscriptionMadeBeforeIt: a coordinator's subscription
+// made before the first start gets nothing from the replay itself, whose
+// worker delivers to the demo's own receiver alone (an outside receiver,
+// slow or silent, would hold the start up), and then, from the server's
+// worker on the real clock, every replayed change, as the change feed
+// shows them; a receiver that checks as the Standard Webhooks libraries
+// do (a webhook-timestamp within 5 minutes of its clock, and the
+// signature over it) takes every one: each attempt is stamped with the
+// time it is sent, though its change is hours old.
+func TestReplayReachesASubscriptionMadeBeforeIt(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "fb.db")
+	secret := webhooks.NewSecret()
+	var mu sync.Mutex
+	took, refused := map[string]bool{}, []string{}
+	own := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		id, ts := req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp")
+		unix, err := strconv.ParseInt(ts, 10, 64)
+		want, _ := webhooks.Sign(secret, id, time.Unix(unix, 0), body)
+		mu.Lock()
+		defer mu.Unlock()
+		if age := time.Since(time.Unix(unix, 0)); err != nil || age > 5*time.Minute || age < -5*time.Minute || req.Header.Get("webhook-signature") != want {
+			refused = append(refused, id+" stamped "+ts)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		took[id] = true
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(own.Close)
+	ownAddr := netip.MustParseAddrPort(strings.TrimPrefix(own.URL, "http://"))
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := st.AddWebhook(ctx, store.WebhookSubscription{URL: own.URL + "/hooks", Secret: secret, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	first, err := startDemoOn(t, db, false, ownAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	during := len(took) + len(refused)
+	mu.Unlock()
+	if during != 0 {
+		t.Errorf("the replay posted %d requests to the subscription made before the start; want none, its own receiver's only", during)
+	}
+	server := &webhooks.Worker{Store: first.store, Logger: discard, Guard: webhooks.Guard{Allow: []netip.AddrPort{first.receiver.Addr(), ownAddr}}}
+	if _, err := server.SendDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	changes, _, err := first.store.Changes(ctx, store.ChangeFilter{}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliveries, err := first.store.WebhookDeliveries(ctx, sub, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(changes) == 0 || len(deliveries) != len(changes) || len(took) != len(changes) || len(refused) != 0 {
+		t.Errorf("%d changes replayed, %d queued to the subscription made before the start; the server's worker sent them, its receiver took %d and refused %d: %v",
+			len(changes), len(deliveries), len(took), len(refused), refused[:min(len(refused), 3)])
 	}
 }

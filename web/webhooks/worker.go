@@ -33,8 +33,18 @@ type Worker struct {
 	Store  *store.Store
 	Logger *slog.Logger
 	Guard  Guard
-	// Now is the clock [time.Now].
+	// Now is the clock deliveries are claimed, scheduled and recorded on
+	// [time.Now].
 	Now func() time.Time
+	// SendClock is the clock an attempt is sent on [time.Now]: its
+	// webhook-timestamp header (signed with the body) is the time it is
+	// sent, as the receiver checks it against its own clock within a few
+	// minutes (Standard Webhooks' "timestamp of the attempt"), however
+	// old the change is (the body's timestamp). A Retry-After date is
+	// read against it too. It differs from Now only where Now is not the
+	// real time: the demo's replay records a replayed day's deliveries at
+	// their replayed times, and sends them at the time it runs.
+	SendClock func() time.Time
 	// Timeout bounds one attempt, from connecting to the answer's end [15s].
 	Timeout time.Duration
 	// Tick is how often the queue is looked at for subscriptions with a
@@ -72,6 +82,13 @@ func (w *Worker) now() time.Time {
 		return time.Now()
 	}
 	return w.Now()
+}
+
+func (w *Worker) sendTime() time.Time {
+	if w.SendClock == nil {
+		return time.Now()
+	}
+	return w.SendClock()
 }
 
 // httpClient sends through the guard, with no proxy (a proxy would hide
@@ -174,6 +191,17 @@ func (w *Worker) SendDue(ctx context.Context) (int, error) {
 	return sent, errors.Join(append(errs, err)...)
 }
 
+// SendDueOf sends the due deliveries of subscription sub alone, in its
+// lane, and returns how many attempts it recorded: none when a lane sends
+// them already.
+func (w *Worker) SendDueOf(ctx context.Context, sub int64) (int, error) {
+	if !w.takeLane(sub) {
+		return 0, nil
+	}
+	defer w.leaveLane(sub)
+	return w.sendOf(ctx, sub)
+}
+
 // startLanes starts a lane (sendOf) for each subscription with a
 // delivery due now that no lane sends yet, each added to lanes and told
 // to finished when it stops.
@@ -190,9 +218,7 @@ func (w *Worker) startLanes(ctx context.Context, lanes *sync.WaitGroup, finished
 		go func() {
 			defer lanes.Done()
 			n, err := w.sendOf(ctx, sub)
-			w.mu.Lock()
-			delete(w.sending, sub)
-			w.mu.Unlock()
+			w.leaveLane(sub)
 			finished(sub, n, err)
 		}()
 	}
@@ -212,6 +238,13 @@ func (w *Worker) takeLane(sub int64) bool {
 	}
 	w.sending[sub] = true
 	return true
+}
+
+// leaveLane marks subscription sub as sent by no lane.
+func (w *Worker) leaveLane(sub int64) {
+	w.mu.Lock()
+	delete(w.sending, sub)
+	w.mu.Unlock()
 }
 
 // sendOf is a subscription's lane: it claims the subscription's delivery
@@ -248,7 +281,7 @@ func (w *Worker) sendOf(ctx context.Context, sub int64) (int, error) {
 // and the answer, never the secret.
 func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.DeliveryAttempt {
 	at := w.now()
-	code, wait, err := w.post(ctx, d, at)
+	code, wait, err := w.post(ctx, d)
 	out := store.DeliveryAttempt{At: at, StatusCode: code, Status: store.DeliveryDelivered}
 	log := w.Logger.With("delivery", d.ID, "webhook", d.SubscriptionID, "id", d.MessageID, "type", d.Kind, "status", code)
 	switch {
@@ -274,13 +307,15 @@ func (w *Worker) attempt(ctx context.Context, d store.DueDelivery) store.Deliver
 	return out
 }
 
-// post sends d, signed at, and returns the answer's status code (0 when
-// none came), its Retry-After, and an error unless it was 2xx.
-func (w *Worker) post(ctx context.Context, d store.DueDelivery, at time.Time) (int, time.Duration, error) {
+// post sends d, stamped and signed with the time it is sent (SendClock),
+// and returns the answer's status code (0 when none came), its
+// Retry-After, and an error unless it was 2xx.
+func (w *Worker) post(ctx context.Context, d store.DueDelivery) (int, time.Duration, error) {
 	body, err := Body(d)
 	if err != nil {
 		return 0, 0, fmt.Errorf("build the body: %w", err)
 	}
+	at := w.sendTime()
 	sig, err := Sign(d.Secret, d.MessageID, at, body)
 	if err != nil {
 		return 0, 0, err

@@ -119,7 +119,7 @@ func verify(secret string, h http.Header, body []byte) (bool, string) {
 }
 
 // fixture is a store with a change feed and a worker on a clock the test
-// moves.
+// moves, which it also sends on.
 type fixture struct {
 	t      *testing.T
 	store  *store.Store
@@ -135,7 +135,8 @@ func newFixture(t *testing.T, guard webhooks.Guard) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	f := &fixture{t: t, store: st, now: t0}
-	f.worker = &webhooks.Worker{Store: st, Logger: slog.New(slog.DiscardHandler), Guard: guard, Now: func() time.Time { return f.now },
+	clock := func() time.Time { return f.now }
+	f.worker = &webhooks.Worker{Store: st, Logger: slog.New(slog.DiscardHandler), Guard: guard, Now: clock, SendClock: clock,
 		Timeout: 300 * time.Millisecond}
 	return f
 }
@@ -543,6 +544,45 @@ func TestTestEventIsSignedAndAsDocumented(t *testing.T) {
 	for _, d := range f.deliveries(id) {
 		if d.Status != store.DeliveryDelivered || d.Attempts != 1 || d.LastStatusCode != 200 || d.Kind != "webhook.test" {
 			t.Errorf("the test event's delivery: %+v", d)
+		}
+	}
+}
+
+// TestAttemptIsStampedWithTheTimeItIsSent: a change found hours before it
+// is sent (the demo's replay records a day on its own clock, Now, and
+// sends it at once) goes out with a webhook-timestamp of the time it is
+// sent, "the timestamp of when the webhook attempt has been made", which
+// a Standard Webhooks receiver refuses when more than a few minutes from
+// its clock; the signature verifies with it; the body's timestamp stays
+// "when the event occurred", the refresh that found the change.
+func TestAttemptIsStampedWithTheTimeItIsSent(t *testing.T) {
+	f := newFixture(t, webhooks.Guard{AllowPrivate: true})
+	f.worker.SendClock = nil // the real time
+	found := time.Now().Add(-23 * time.Hour).Truncate(time.Second)
+	f.now = found
+	r := newReceiver(t, 200)
+	f.subscribe(r)
+	f.refresh()
+	before := time.Now().Truncate(time.Second)
+	f.sendDue()
+	after := time.Now()
+
+	seen := r.requests()
+	if len(seen) != 2 {
+		t.Fatalf("the receiver got %d requests, want the 2 changes", len(seen))
+	}
+	for _, s := range seen {
+		unix, err := strconv.ParseInt(s.timestamp, 10, 64)
+		if sent := time.Unix(unix, 0); err != nil || sent.Before(before) || sent.After(after) {
+			t.Errorf("%s: webhook-timestamp %s (%s), want the time it was sent, %s to %s, not the change's %s",
+				s.id, s.timestamp, sent.UTC(), before.UTC(), after.UTC(), found.UTC())
+		}
+		if !s.verified {
+			t.Errorf("%s failed verification: %s", s.id, s.reason)
+		}
+		var msg struct{ Timestamp time.Time }
+		if err := json.Unmarshal(s.body, &msg); err != nil || !msg.Timestamp.Equal(found) {
+			t.Errorf("%s: the body's timestamp %s, want the refresh that found the change, %s (%v)", s.id, msg.Timestamp, found.UTC(), err)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // RefreshProgress is what the refresh running, or the last one, has done.
 type RefreshProgress struct {
 	Running    bool
-	Scope      string // "all data" or "subsample N"
+	Scope      string // what it read: "subsample N", or datasets in words ("events", "reference data, events and question library")
 	Phase      string
 	Done       int
 	Total      int

@@ -33,6 +33,7 @@ import (
 func (r *Refresher) refreshEvents(ctx context.Context, ru *run, read func(live []domain.LiveSubsample)) error {
 	run := store.Run{Dataset: store.DatasetEvents, StartedAt: r.opts.Now()}
 	c := &counter{}
+	ru.reading(store.DatasetEvents)
 	ru.setPhase("event lists", 2)
 	summaries, malformed, err := r.provider.AllSubsamples(ctx)
 	c.add(err)
@@ -161,6 +162,7 @@ func (r *Refresher) fetchDetail(ctx context.Context, ru *run, c *counter, id int
 
 // refreshSubsample reads one live subsample's quotas and eligibility rules.
 func (r *Refresher) refreshSubsample(ctx context.Context, ru *run, id int64) error {
+	ru.reading(store.DatasetEvents)
 	ru.setPhase("quotas and rules", 2)
 	d := r.fetchDetail(ctx, ru, &counter{}, id)
 	ru.setPhase("saving", 0)
@@ -180,6 +182,7 @@ func (r *Refresher) refreshSubsample(ctx context.Context, ru *run, id int64) err
 func (r *Refresher) refreshReference(ctx context.Context, ru *run) error {
 	run := store.Run{Dataset: store.DatasetReference, StartedAt: r.opts.Now()}
 	c := &counter{}
+	ru.reading(store.DatasetReference)
 	ru.setPhase("reference data", 3)
 	ref := store.Reference{}
 	var malformed, bad []domain.MalformedElement
@@ -328,6 +331,7 @@ func (r *Refresher) startLibrary(ctx context.Context, ru *run, c *counter, local
 	read := &libraryRead{run: store.Run{Dataset: store.DatasetLibrary, StartedAt: r.opts.Now()}, c: c,
 		locales: locales, libs: make([]store.LocaleLibrary, len(locales)),
 		malformed: make([][]domain.MalformedElement, len(locales)), done: make(chan struct{})}
+	ru.reading(store.DatasetLibrary)
 	ru.setPhase("question library", len(locales))
 	go func() {
 		defer close(read.done)

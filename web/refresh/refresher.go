@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,8 +112,12 @@ type Request struct {
 
 // Progress is what the refresh in flight, or the last one, has done.
 type Progress struct {
-	Running    bool
-	Scope      string // "all data" or "subsample N"
+	Running bool
+	// Scope says what the refresh read: "subsample N", or the datasets it
+	// has read so far in words ("events", "reference data, events and
+	// question library"; see scopeOf); "the provider's data" until it
+	// reads one.
+	Scope      string
 	Phase      string
 	Done       int
 	Total      int
@@ -154,6 +160,54 @@ type run struct {
 
 	mu       sync.Mutex
 	progress Progress
+	// read are the datasets the run has started to read (a subsample's
+	// refresh counts as the events); none when a scheduled check found
+	// nothing due.
+	read []string
+}
+
+// reading records that the run reads dataset, and names in its scope
+// what it has read so far; a subsample's refresh keeps its own scope.
+func (r *run) reading(dataset string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.read, dataset) {
+		r.read = append(r.read, dataset)
+	}
+	if r.req.SubsampleID == 0 {
+		r.progress.Scope = scopeOf(r.read)
+	}
+}
+
+// readNothing reports whether the run has read no dataset yet.
+func (r *run) readNothing() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.read) == 0
+}
+
+// datasetWords are the datasets as a scope names them, in the order a
+// refresh reads them.
+var datasetWords = []struct{ dataset, words string }{
+	{store.DatasetReference, "reference data"},
+	{store.DatasetEvents, "events"},
+	{store.DatasetLibrary, "question library"},
+}
+
+// scopeOf names datasets in words, in the order a refresh reads them:
+// "events", "events and question library", "reference data, events and
+// question library".
+func scopeOf(datasets []string) string {
+	var words []string
+	for _, d := range datasetWords {
+		if slices.Contains(datasets, d.dataset) {
+			words = append(words, d.words)
+		}
+	}
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func (r *run) setPhase(phase string, total int) {
@@ -228,12 +282,14 @@ func covers(have, want Request) bool {
 }
 
 // Progress returns the progress of the refresh in flight, or of the last
-// finished one when none runs.
+// finished one when none runs. The schedule's check that has read
+// nothing (yet) is no refresh: while it looks, the last one is shown,
+// unless a refresh asked for waits for it.
 func (r *Refresher) Progress() Progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.inflight != nil {
-		return r.inflight.currentProgress()
+	if ru := r.inflight; ru != nil && !(ru.req.scheduled && r.pending == nil && ru.readNothing()) {
+		return ru.currentProgress()
 	}
 	return r.last
 }
@@ -250,7 +306,7 @@ func (r *Refresher) beginLocked(req Request) *run {
 	if r.inflight != nil {
 		return r.inflight
 	}
-	scope := "all data"
+	scope := "the provider's data"
 	if req.SubsampleID != 0 {
 		scope = fmt.Sprintf("subsample %d", req.SubsampleID)
 	}
@@ -261,7 +317,9 @@ func (r *Refresher) beginLocked(req Request) *run {
 		defer r.wg.Done()
 		err := r.leased(r.ctx, ru, req)
 		var elsewhere *ElsewhereError
-		skipped := errors.As(err, &elsewhere) && req.scheduled
+		// A schedule's check that found the refresh running elsewhere,
+		// or nothing due, is no refresh: the last one stays.
+		skipped := req.scheduled && (errors.As(err, &elsewhere) || err == nil && ru.readNothing())
 		ru.mu.Lock()
 		ru.err = err
 		ru.progress.Running = false
@@ -275,7 +333,7 @@ func (r *Refresher) beginLocked(req Request) *run {
 		ru.mu.Unlock()
 		r.mu.Lock()
 		r.inflight = nil
-		if !skipped { // a schedule's look that found the refresh running elsewhere is no refresh
+		if !skipped {
 			r.last = final
 		}
 		if next := r.pending; next != nil && r.ctx.Err() == nil {

@@ -515,3 +515,102 @@ func TestLibraryIsReadForTheStoredLocales(t *testing.T) {
 		t.Errorf("the library was asked for %v; want the stored locales %v", got, stored)
 	}
 }
+
+// The schedule looks every tick; a look that finds nothing due reads
+// nothing and is no refresh, so the status still tells of the last one,
+// and a refresh's scope says what it read.
+func TestScheduledCheckKeepsTheLastRefresh(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, sim.Options{Seed: 7})
+	scheduled := Request{scheduled: true}
+	if err := f.refresher.Refresh(ctx, Request{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	forced := f.refresher.Progress()
+	if want := "reference data, events and question library"; forced.Scope != want || forced.Total == 0 || forced.Done != forced.Total {
+		t.Fatalf("after a forced refresh the status is %+v, want scope %q and done = total > 0", forced, want)
+	}
+
+	f.clock.Advance(time.Minute) // nothing due: the events' window is 3 minutes
+	before := f.sim.Requests()
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.sim.Requests() - before; n != 0 {
+		t.Fatalf("the check asked the provider %d times, want none", n)
+	}
+	if p := f.refresher.Progress(); p != forced {
+		t.Errorf("after a check that read nothing the status is %+v, want the forced refresh's %+v", p, forced)
+	}
+
+	f.clock.Advance(2 * time.Minute) // the events are due, the rest is not
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	p := f.refresher.Progress()
+	if p.Scope != "events" || !p.FinishedAt.Equal(f.clock.Now()) || p.Total == 0 || p.Done != p.Total {
+		t.Errorf("after a scheduled read of the events the status is %+v, want scope \"events\", finished now, done = total > 0", p)
+	}
+	f.clock.Advance(time.Minute)
+	if err := f.refresher.Refresh(ctx, scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if after := f.refresher.Progress(); after != p {
+		t.Errorf("after a check that read nothing the status is %+v, want the events refresh's %+v", after, p)
+	}
+
+	id := f.sim.LiveSubsampleIDs()[0]
+	if err := f.refresher.Refresh(ctx, Request{SubsampleID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.refresher.Progress(); p.Scope != "subsample "+itoa(id) {
+		t.Errorf("after a subsample's refresh the scope is %q, want %q", p.Scope, "subsample "+itoa(id))
+	}
+}
+
+// While the schedule's look runs and has read nothing, the status is the
+// last refresh's, not a refresh of nothing that runs; once it reads, or
+// when a refresh asked for waits for it, it is the one that runs.
+func TestProgressOfAScheduledCheckInFlight(t *testing.T) {
+	f := newFixture(t, sim.Options{Seed: 7})
+	r := f.refresher
+	last := Progress{Scope: "events", Phase: "done", Done: 4, Total: 4, FinishedAt: f.clock.Now()}
+	check := &run{req: Request{scheduled: true}, progress: Progress{Running: true, Scope: "the provider's data", Phase: "starting"}}
+	r.mu.Lock()
+	r.last, r.inflight = last, check
+	r.mu.Unlock()
+	defer func() { r.mu.Lock(); r.inflight, r.pending = nil, nil; r.mu.Unlock() }()
+
+	if p := r.Progress(); p != last {
+		t.Errorf("while a check that has read nothing runs, the status is %+v, want the last refresh's %+v", p, last)
+	}
+	r.mu.Lock()
+	r.pending = &Request{Force: true}
+	r.mu.Unlock()
+	if p := r.Progress(); !p.Running {
+		t.Errorf("with a refresh asked for waiting on the check, the status is %+v, want running", p)
+	}
+	r.mu.Lock()
+	r.pending = nil
+	r.mu.Unlock()
+	check.reading(store.DatasetEvents)
+	if p := r.Progress(); !p.Running || p.Scope != "events" {
+		t.Errorf("once the check reads the events, the status is %+v, want running with scope \"events\"", p)
+	}
+}
+
+func TestScopeOf(t *testing.T) {
+	for _, tc := range []struct {
+		read []string
+		want string
+	}{
+		{[]string{store.DatasetEvents}, "events"},
+		{[]string{store.DatasetLibrary}, "question library"},
+		{[]string{store.DatasetLibrary, store.DatasetEvents}, "events and question library"},
+		{[]string{store.DatasetEvents, store.DatasetLibrary, store.DatasetReference}, "reference data, events and question library"},
+	} {
+		if got := scopeOf(tc.read); got != tc.want {
+			t.Errorf("scopeOf(%q) = %q, want %q", tc.read, got, tc.want)
+		}
+	}
+}

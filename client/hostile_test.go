@@ -263,7 +263,9 @@ func TestHostileHugeBody(t *testing.T) {
 
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	dc, err := client.New(client.Config{BaseURL: srv.URL, MaxAttempts: 1})
+	// A timeout far past the default: reading 64 MiB on a loaded machine
+	// may take longer than 15 s, and the cap, not the clock, is tested.
+	dc, err := client.New(client.Config{BaseURL: srv.URL, MaxAttempts: 1, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,8 +88,8 @@ func outcomesQuery(form views.OutcomesFilterForm) []string {
 
 // OutcomesPage answers GET /outcomes and /outcomes.csv: what the sending
 // produced in a period, per subsample or grouped by event, country or
-// day; the page lists fifty rows at a time, the CSV every row and the
-// total.
+// day; the page lists fifty rows at a time, the CSV every row, and the
+// CSV with totals=true the totals per currency (outcomesCSV).
 func (h *Handler) OutcomesPage(c echo.Context) error {
 	q, form, err := h.parseOutcomesQuery(c)
 	if err != nil {
@@ -105,7 +105,7 @@ func (h *Handler) OutcomesPage(c echo.Context) error {
 	}
 	query := outcomesQuery(form)
 	if wantsCSV(c) {
-		return h.sendCSV(c, formats.FileName("outcomes", h.Now(), query...), func(w *formats.Writer) error { return formats.WriteOutcomesCSV(w, rep) })
+		return h.outcomesCSV(c, rep, form)
 	}
 	rows, total, page, _ := pageOf(page, outcomesPageSize, func(limit, offset int) ([]outcomes.Row, int, error) {
 		from := min(offset, len(rep.Rows))
@@ -113,7 +113,8 @@ func (h *Handler) OutcomesPage(c echo.Context) error {
 	})
 	v := views.OutcomesView{Page: h.page("Outcomes", "outcomes"), Filter: form, Groupings: outcomes.Groupings, Report: rep,
 		Rows: rows, Total: total, PageNo: page, CSVHref: withQuery("/outcomes.csv", query...),
-		InvoiceHref: "/outcomes/invoice?month=" + h.Now().In(h.providerLocation()).Format("2006-01")}
+		TotalsCSVHref: withQuery("/outcomes.csv", append(query, "totals", "true")...),
+		InvoiceHref:   "/outcomes/invoice?month=" + h.Now().In(h.providerLocation()).Format("2006-01")}
 	v.Pages, v.Prev, v.Next = pageLinks("/outcomes", query, page, total, outcomesPageSize)
 	return pageOrFragment(c, http.StatusOK, views.OutcomesResults(v), func() (templ.Component, error) {
 		return views.OutcomesPage(v), nil
@@ -211,7 +212,7 @@ func (h *Handler) APIInvoice(c echo.Context) error {
 // APIOutcomes answers GET /api/v1/outcomes with the page's filters and
 // groupings: every row, their total, the days and the quota fulls on
 // cells judged open, as JSON; or with format=csv (or Accept: text/csv)
-// the page's CSV.
+// the page's CSV, its totals with totals=true.
 func (h *Handler) APIOutcomes(c echo.Context) error {
 	asCSV, err := apiWantsCSV(c)
 	if err != nil {
@@ -226,9 +227,31 @@ func (h *Handler) APIOutcomes(c echo.Context) error {
 		return err
 	}
 	if asCSV {
-		return h.sendCSV(c, formats.FileName("outcomes", h.Now(), outcomesQuery(form)...), func(w *formats.Writer) error { return formats.WriteOutcomesCSV(w, rep) })
+		return h.outcomesCSV(c, rep, form)
+	}
+	totals, err := boolParam(c, "totals")
+	if err != nil {
+		return err
+	}
+	if totals {
+		return echo.NewHTTPError(http.StatusBadRequest, "totals=true asks for the CSV of the totals, with format=csv: the JSON answer holds them in total")
 	}
 	return c.JSON(http.StatusOK, formats.Outcomes(rep))
+}
+
+// outcomesCSV answers a request for the outcomes as CSV: one line per
+// group (outcomes.csv), or with totals=true what the period earned per
+// currency (outcomes-totals.csv), never a line of totals among the
+// groups, so that a spreadsheet's sum of a column counts each once.
+func (h *Handler) outcomesCSV(c echo.Context, rep outcomes.Report, form views.OutcomesFilterForm) error {
+	totals, err := boolParam(c, "totals")
+	if err != nil {
+		return err
+	}
+	if totals {
+		return h.sendCSV(c, formats.FileName("outcomes-totals", h.Now(), outcomesQuery(form)...), func(w *formats.Writer) error { return formats.WriteOutcomeTotalsCSV(w, rep) })
+	}
+	return h.sendCSV(c, formats.FileName("outcomes", h.Now(), outcomesQuery(form)...), func(w *formats.Writer) error { return formats.WriteOutcomesCSV(w, rep) })
 }
 
 // SubsampleOutcomes answers GET /subsamples/{id}/outcomes, the part of a

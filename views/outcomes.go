@@ -24,6 +24,8 @@ type OutcomesView struct {
 	Prev      string
 	Next      string
 	CSVHref   string
+	// TotalsCSVHref is the CSV of what the period earned per currency.
+	TotalsCSVHref string
 	// InvoiceHref is the current month's invoice.
 	InvoiceHref string
 }

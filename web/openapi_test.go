@@ -340,6 +340,8 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "GET", path: "/api/v1/outcomes?from=2026-01-01&to=2026-01-31", status: 200}, // the first panelist's record
 		{method: "GET", path: "/api/v1/outcomes?group=day&from=2026-01-01&to=2026-01-03&country=" + target.Country, status: 200},
 		{method: "GET", path: "/api/v1/outcomes?from=2026-01-01&to=2026-01-31&format=csv", status: 200},
+		{method: "GET", path: "/api/v1/outcomes?from=2026-01-01&to=2026-01-31&format=csv&totals=true", status: 200},
+		{method: "GET", path: "/api/v1/outcomes?totals=true", status: 400},
 		{method: "GET", path: "/api/v1/outcomes?from=2026-01-31&to=2026-01-01", status: 400},
 		{method: "GET", path: "/api/v1/outcomes?group=planet", status: 400, refused: true},
 		{method: "GET", path: "/api/v1/outcomes?group=", status: 400, refused: true},

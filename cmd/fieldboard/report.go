@@ -18,7 +18,7 @@ import (
 // period's outcomes, as the dashboard's downloads do (the same writers).
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "invoice" && args[0] != "outcomes") {
-		fmt.Fprintln(stderr, "Usage: fieldboard report invoice --db PATH --month YYYY-MM\n       fieldboard report outcomes --db PATH [--from DATE] [--to DATE] [--group subsample|event|country|day]")
+		fmt.Fprintln(stderr, "Usage: fieldboard report invoice --db PATH --month YYYY-MM\n       fieldboard report outcomes --db PATH [--from DATE] [--to DATE] [--group subsample|event|country|day] [--totals]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -58,18 +58,22 @@ func runReportInvoice(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func runReportOutcomes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report outcomes", "Prints the outcomes of a period (entrants, completes, screen-outs, quota fulls, abandons, reversals, the router's sends and wrong sends, earnings per currency, realized conversion and EPC beside the predicted) per subsample, event, country or day, with a line of totals.", stderr)
+	fs := newFlagSet("report outcomes", "Prints the outcomes of a period (entrants, completes, screen-outs, quota fulls, abandons, reversals, the router's sends and wrong sends, earnings per currency, realized conversion and EPC beside the predicted) per subsample, event, country or day, one line each; with --totals, what the period earned per currency instead.", stderr)
 	dbPath := dbFlag(fs)
 	from := fs.String("from", "", "first day of the period, YYYY-MM-DD (default: 30 days before --to)")
 	to := fs.String("to", "", "last day of the period, YYYY-MM-DD, included (default: today)")
 	group := fs.String("group", "subsample", "what a line is: subsample, event, country or day")
 	format := fs.String("format", "csv", "output format: csv or json")
+	totals := fs.Bool("totals", false, "print the totals per currency (CSV) instead of the lines; the JSON holds them in total")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone, whose calendar days the period counts")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *format != "json" && *format != "csv" {
 		return errFlag("format", "%q is neither json nor csv", *format)
+	}
+	if *totals && *format == "json" {
+		return errFlag("totals", "is for the CSV: the JSON holds the totals in total")
 	}
 	grouping, err := outcomes.ParseGrouping(*group)
 	if err != nil {
@@ -94,8 +98,12 @@ func runReportOutcomes(ctx context.Context, args []string, stdout, stderr io.Wri
 		enc.SetIndent("", "  ")
 		return enc.Encode(formats.Outcomes(rep))
 	}
+	write := formats.WriteOutcomesCSV
+	if *totals {
+		write = formats.WriteOutcomeTotalsCSV
+	}
 	w := formats.NewWriter(stdout)
-	if err := formats.WriteOutcomesCSV(w, rep); err != nil {
+	if err := write(w, rep); err != nil {
 		return err
 	}
 	return w.Flush()

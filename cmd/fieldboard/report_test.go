@@ -69,8 +69,10 @@ func TestReportInvoice(t *testing.T) {
 	}
 }
 
-// TestReportOutcomes: report outcomes prints a line per subsample and a
-// line of totals, in the period asked.
+// TestReportOutcomes: report outcomes prints a line per subsample, in the
+// period asked, with the amount earned a number beside its currency and no
+// line of totals among them; --totals prints what the period earned per
+// currency instead.
 func TestReportOutcomes(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
@@ -90,7 +92,23 @@ func TestReportOutcomes(t *testing.T) {
 		t.Fatalf("report outcomes: %v\n%s", err, errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 5 || !strings.HasPrefix(lines[1], "10,10,1,Target,US,,1,1,0,1,") || !strings.HasPrefix(lines[4], "Total,,,,,,7,") || !strings.Contains(lines[1], "2.00 USD") {
-		t.Errorf("report outcomes printed\n%s\nwant a header, Target's line with one complete earning 2.00 USD, the world's two others and the totals", out.String())
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "10,10,1,Target,US,,1,1,0,1,") || !strings.Contains(lines[1], ",2.00,USD,") {
+		t.Errorf("report outcomes printed\n%s\nwant a header, Target's line with one complete earning 2.00 in USD and the world's two others", out.String())
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Total,") {
+			t.Errorf("report outcomes printed a line of totals among the groups: %s", l)
+		}
+	}
+
+	out.Reset()
+	if err := run(ctx, []string{"report", "outcomes", "--db", db, "--from", "2026-11-01", "--to", "2026-11-30", "--totals"}, &out, &errOut); err != nil {
+		t.Fatalf("report outcomes --totals: %v\n%s", err, errOut.String())
+	}
+	if want := "currency,earned,unpricedCompletes\nUSD,2.00,0\n,,1\n"; out.String() != want {
+		t.Errorf("report outcomes --totals printed\n%s\nwant\n%s", out.String(), want)
+	}
+	if err := run(ctx, []string{"report", "outcomes", "--db", db, "--totals", "--format", "json"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "--totals") {
+		t.Errorf("report outcomes --totals --format json: error %v, want one naming --totals", err)
 	}
 }

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"fieldboard/rules"
@@ -113,25 +114,44 @@ func invoiceTotals(t rules.InvoiceTotals) InvoiceTotalsJSON {
 // OutcomeColumns are the outcomes CSV's columns, in order.
 var OutcomeColumns = []string{"group", "subsampleId", "eventId", "name", "country", "day",
 	"entrants", "finalEntrants", "inSurvey", "completes", "screenOuts", "quotaFulls", "abandons", "reversed", "reversalsOfNothing",
-	"redirects", "wrongSends", "earned", "unpricedCompletes", "estimatedCompletes",
-	"realizedConversion", "realizedEpc", "epcCurrency", "predictedEpc", "providerConversion", "note"}
+	"redirects", "wrongSends", "earned", "earnedCurrency", "unpricedCompletes", "estimatedCompletes",
+	"realizedConversion", "realizedEpc", "realizedEpcCurrency", "predictedEpc", "predictedEpcCurrency", "providerConversion", "note"}
 
-// WriteOutcomesCSV writes a period's outcomes, one line per group and a
-// last line of totals. Earned is per currency in one cell ("1.50 EUR +
-// 3.00 USD"); a realized figure under the threshold is empty, its note
-// saying why.
+// WriteOutcomesCSV writes a period's outcomes, one line per group and
+// nothing else, so that a spreadsheet's sum of a column is the period's
+// total (the totals per currency are WriteOutcomeTotalsCSV's file). Every
+// amount is a plain number with its currency in the next column. A group
+// that earned in one currency has earned and earnedCurrency; one that
+// earned in several has both empty, its note naming the currencies (the
+// page and the JSON answer give each amount); a group with no priced
+// complete has both empty. A realized figure under the threshold is empty, its
+// note saying why.
 func WriteOutcomesCSV(w *Writer, rep outcomes.Report) error {
 	if err := w.Write(OutcomeColumns...); err != nil {
 		return err
 	}
-	for _, r := range append(rep.Rows, rep.Total) {
+	for _, r := range rep.Rows {
 		realized := r.Realized()
-		conversion, epc, currency := "", "", ""
+		conversion, epc, epcCurrency := "", "", ""
 		if realized.Known {
 			conversion = strconv.FormatFloat(realized.Conversion, 'f', 1, 64)
 			if realized.EPCKnown {
-				epc, currency = strconv.FormatFloat(realized.EPC, 'f', 2, 64), realized.Currency
+				epc, epcCurrency = strconv.FormatFloat(realized.EPC, 'f', 2, 64), realized.Currency
 			}
+		}
+		earned, earnedCurrency, note := "", "", realized.Why
+		if currencies := r.Earned.Currencies(); len(currencies) == 1 {
+			earned, earnedCurrency = rules.FormatCents(r.Earned[currencies[0]]), currencies[0]
+		} else if len(currencies) > 1 {
+			several := "earned in " + strings.Join(currencies, " and ")
+			if note == several { // the realized EPC's reason, said once
+				note = ""
+			}
+			note = joinNotes(note, several+", never added: the page and the JSON answer give each amount")
+		}
+		predicted, predictedCurrency := "", ""
+		if r.Predicted.Known() && isFinite(r.Predicted.Value) {
+			predicted, predictedCurrency = strconv.FormatFloat(r.Predicted.Value, 'f', 2, 64), r.Predicted.Currency
 		}
 		day := ""
 		if !r.Day.IsZero() {
@@ -140,11 +160,42 @@ func WriteOutcomesCSV(w *Writer, rep outcomes.Report) error {
 		if err := w.Write(r.Key, optID(r.SubsampleID), optID(r.EventID), r.Name, r.Country, day,
 			strconv.Itoa(r.Entrants), strconv.Itoa(r.Final()), strconv.Itoa(r.InSurvey), strconv.Itoa(r.Completes),
 			strconv.Itoa(r.ScreenOuts), strconv.Itoa(r.QuotaFulls), strconv.Itoa(r.Abandons), strconv.Itoa(r.Reversed),
-			strconv.Itoa(r.ReversalsOfNothing), strconv.Itoa(r.Redirects), strconv.Itoa(r.WrongSends), r.Earned.String(),
-			strconv.Itoa(r.Unpriced), strconv.Itoa(r.Estimated), conversion, epc, currency,
-			r.Predicted.String(), OptFloat(r.ProviderConversion, 1), realized.Why); err != nil {
+			strconv.Itoa(r.ReversalsOfNothing), strconv.Itoa(r.Redirects), strconv.Itoa(r.WrongSends), earned, earnedCurrency,
+			strconv.Itoa(r.Unpriced), strconv.Itoa(r.Estimated), conversion, epc, epcCurrency,
+			predicted, predictedCurrency, OptFloat(r.ProviderConversion, 1), note); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// joinNotes joins two sentences of a note, either of which may be empty.
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
+}
+
+// OutcomeTotalColumns are the outcomes totals CSV's columns, in order.
+var OutcomeTotalColumns = []string{"currency", "earned", "unpricedCompletes"}
+
+// WriteOutcomeTotalsCSV writes what a period's outcomes earned, one line
+// per currency (sorted), never summed across currencies, each with
+// unpricedCompletes 0; then, when some completes have a price Fieldboard
+// never saw, one line with currency and earned empty (unknown, never 0)
+// counting them. A column's sum is thus its total.
+func WriteOutcomeTotalsCSV(w *Writer, rep outcomes.Report) error {
+	if err := w.Write(OutcomeTotalColumns...); err != nil {
+		return err
+	}
+	for _, c := range rep.Total.Earned.Currencies() {
+		if err := w.Write(c, rules.FormatCents(rep.Total.Earned[c]), "0"); err != nil {
+			return err
+		}
+	}
+	if rep.Total.Unpriced > 0 {
+		return w.Write("", "", strconv.Itoa(rep.Total.Unpriced))
 	}
 	return nil
 }

@@ -34,9 +34,13 @@ const FieldEndNear = 24 * time.Hour
 //   - subsample.at_risk: its total quota's pace became at risk (the
 //     state's AtRisk, from Pace at that refresh), the sentence saying why
 //     after; not when the refresh before found it at risk already (Detect
-//     carries that over a refresh that could not read the quotas). Any
-//     live subsample, as the live list's at-risk filter: one paused by a
-//     full cell is work that will not finish either.
+//     keeps that over a refresh that could not read the quotas, or whose
+//     pace is between the two lines of PaceBackOnPaceShare). Any live
+//     subsample, as the live list's at-risk filter: one paused by a full
+//     cell is work that will not finish either;
+//   - subsample.back_on_pace: at risk at the refresh before, and now
+//     clearly on pace (the state's OnPace, the sentence saying why
+//     after); a pace merely no longer at risk is not news.
 //
 // previous nil means there was no refresh before: this one is the
 // baseline, and records nothing (every subsample would be "new" and every
@@ -83,6 +87,9 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 		if now.AtRisk != "" && !(known && was.AtRisk != "") {
 			add(id, now, domain.ChangeAtRisk, "", "not at risk", now.AtRisk)
 		}
+		if known && was.AtRisk != "" && now.AtRisk == "" && now.OnPace != "" {
+			add(id, now, domain.ChangeBackOnPace, "", "at risk", now.OnPace)
+		}
 	}
 	for id, was := range previous {
 		if _, still := next[id]; !still && open(was.Status) {
@@ -98,11 +105,31 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 
 // Detect is what an events refresh records: the states to keep for the
 // next comparison (next, with what it could not read carried from
-// previous, CarryUnread) and the changes since previous (Changes; none
-// when previous is nil, the baseline).
+// previous, CarryUnread, and an at-risk pace held until it is clearly on
+// pace, HoldAtRisk) and the changes since previous (Changes; none when
+// previous is nil, the baseline).
 func Detect(previous, next map[int64]domain.SubsampleState, at time.Time) (map[int64]domain.SubsampleState, []domain.Change) {
-	kept := CarryUnread(previous, next)
+	kept := HoldAtRisk(previous, CarryUnread(previous, next))
 	return kept, Changes(previous, kept, at)
+}
+
+// HoldAtRisk returns next with each open subsample that previous found at
+// risk kept at risk (its last sentence) unless next finds it at risk
+// again or clearly on pace (OnPace): a pace between the two lines
+// (PaceBackOnPaceShare), or none (too little history, no field end), is
+// no move, so a pace that hovers at the line is at risk once and back on
+// pace once, not at risk at every other refresh. A subsample that is no
+// longer open drops it: its closing is the news, and a pace after it
+// reopens is new. next is not changed.
+func HoldAtRisk(previous, next map[int64]domain.SubsampleState) map[int64]domain.SubsampleState {
+	kept := make(map[int64]domain.SubsampleState, len(next))
+	for id, now := range next {
+		if was, known := previous[id]; known && was.AtRisk != "" && now.AtRisk == "" && now.OnPace == "" && open(now.Status) {
+			now.AtRisk = was.AtRisk
+		}
+		kept[id] = now
+	}
+	return kept
 }
 
 // CarryUnread returns next with, for each open subsample whose quotas

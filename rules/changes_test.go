@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,8 +91,13 @@ func TestChanges(t *testing.T) {
 		{"at risk while paused is news too: the work will not finish", map[int64]domain.SubsampleState{1: live("paused")},
 			map[int64]domain.SubsampleState{1: with(live("paused"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
 			[]kindOf{{domain.ChangeAtRisk, "", "not at risk", "40 completes left"}}},
-		{"back on pace says nothing", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
+		{"subsample.back_on_pace: at risk before, clearly on pace now", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.OnPace = "10 completes left" })},
+			[]kindOf{{domain.ChangeBackOnPace, "", "at risk", "10 completes left"}}},
+		{"no longer at risk but not clearly on pace says nothing", map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.AtRisk = "40 completes left" })},
 			map[int64]domain.SubsampleState{1: live("sendable")}, nil},
+		{"on pace when it was not at risk says nothing", map[int64]domain.SubsampleState{1: live("sendable")},
+			map[int64]domain.SubsampleState{1: with(live("sendable"), func(s *domain.SubsampleState) { s.OnPace = "10 completes left" })}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,5 +150,71 @@ func TestDetectCarriesWhatAFailedReadCouldNotSay(t *testing.T) {
 	// A closed subsample carries nothing: its quotas are gone.
 	if kept, _ := Detect(state(true, "", "q1"), map[int64]domain.SubsampleState{1: {Status: domain.StatusComplete}}, at); kept[1].QuotasRead {
 		t.Errorf("a closed subsample kept %+v", kept[1])
+	}
+}
+
+// TestDetectSaysEachRealPaceMoveOnce: "one subsample was flagged seven
+// times, each 'not at risk -> at risk', with no 'back on pace' between"
+// (issue 40). Readings of one subsample's pace, paced by Pace as a
+// refresh paces them, hover at the at-risk line; the feed says at risk
+// when it first crosses it, back on pace only once it is clearly on pace,
+// and at risk again only after that.
+func TestDetectSaysEachRealPaceMoveOnce(t *testing.T) {
+	end := hoursFromNow(6)
+	// steady's low end is about 17.6 an hour; 6 hours fill about 105 at
+	// it, and 80% of them (PaceBackOnPaceShare) about 84.
+	const atRisk, between, onPace = "at risk", "between", "on pace"
+	readings := []struct {
+		remaining int64
+		is        string
+	}{
+		{100, between}, {110, atRisk}, {100, between}, {108, atRisk}, {95, between}, {107, atRisk},
+		{90, between}, {80, onPace}, {95, between}, {100, between}, {110, atRisk}, {112, atRisk},
+	}
+	state := func(remaining int64) domain.SubsampleState {
+		p := Pace(steady(), remaining, paceNow, end)
+		return domain.SubsampleState{Status: domain.StatusLive, Sendability: "sendable", EventID: 7, Country: "FR", FieldEnd: end,
+			QuotasRead: true, AtRisk: p.Risk(end), OnPace: p.OnPace(end)}
+	}
+	kept := map[int64]domain.SubsampleState{1: state(readings[0].remaining)}
+	var got []string
+	for i, r := range readings[1:] {
+		next := state(r.remaining)
+		is := between
+		switch {
+		case next.AtRisk != "":
+			is = atRisk
+		case next.OnPace != "":
+			is = onPace
+		}
+		if is != r.is {
+			t.Fatalf("reading %d, %d to go, is %s; the case wants %s", i+1, r.remaining, is, r.is)
+		}
+		var changes []domain.Change
+		kept, changes = Detect(kept, map[int64]domain.SubsampleState{1: next}, paceNow.Add(time.Duration(i)*3*time.Minute))
+		for _, c := range changes {
+			got = append(got, fmt.Sprintf("%d: %s %s -> %s", i+1, c.Kind, c.Before, strings.SplitN(c.After, " ", 2)[0]))
+		}
+	}
+	want := []string{
+		"1: subsample.at_risk not at risk -> 110",
+		"7: subsample.back_on_pace at risk -> 80",
+		"10: subsample.at_risk not at risk -> 110",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the feed said\n%s\nwant one entry per real move:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestHoldAtRiskDropsAClosedSubsample: a subsample that left Live is not
+// kept at risk (its closing is the news), so a pace after it reopens is
+// said afresh; one whose pace cannot be said (too little history) is.
+func TestHoldAtRiskDropsAClosedSubsample(t *testing.T) {
+	was := map[int64]domain.SubsampleState{1: {Status: domain.StatusLive, QuotasRead: true, AtRisk: "40 completes left"}}
+	if kept := HoldAtRisk(was, map[int64]domain.SubsampleState{1: {Status: domain.StatusComplete}}); kept[1].AtRisk != "" {
+		t.Errorf("a closed subsample kept at risk: %+v", kept[1])
+	}
+	if kept := HoldAtRisk(was, map[int64]domain.SubsampleState{1: {Status: domain.StatusLive, QuotasRead: true}}); kept[1].AtRisk != "40 completes left" {
+		t.Errorf("a live one without a pace to say was not kept at risk: %+v", kept[1])
 	}
 }

@@ -26,6 +26,17 @@ const (
 	PaceMinHistory = time.Hour
 	// PaceConfidence is the confidence of the interval around the rate.
 	PaceConfidence = 0.90
+	// PaceBackOnPaceShare is how much of the time left before the field
+	// end an at-risk quota may need, at its range's low end, to be back on
+	// pace: a quota becomes at risk when the low end would not fill it by
+	// the field end, and stops being at risk only when the low end fills
+	// it within this share of the time left (its low end at least a
+	// quarter above the rate needed). The low end moves with every batch
+	// of completes and every hour that passes without one, so a quota
+	// whose low end sits at the rate it needs crosses that line back and
+	// forth from one refresh to the next: between the two lines it keeps
+	// the state it had, and the change feed says each real move once.
+	PaceBackOnPaceShare = 0.8
 	// paceHorizon is the furthest a projection is given; beyond it the
 	// quota does not fill at this rate.
 	paceHorizon = 10 * 365 * 24 * time.Hour
@@ -160,6 +171,30 @@ func (p Pacing) Risk(fieldEnd *time.Time) string {
 	}
 	return fmt.Sprintf("%d completes left at %s: even at %s/h they are not reached before the field end, %s",
 		p.Remaining, p, rate(p.Low), fieldEnd.UTC().Format(time.RFC3339))
+}
+
+// OnPace says in a sentence why p is clearly on pace to fill before
+// fieldEnd, past the line an at-risk quota must cross to stop being at
+// risk (PaceBackOnPaceShare): full, or at the range's low end filled
+// within that share of the time left. "" when it is not, or cannot be
+// said: too little history, no field end.
+func (p Pacing) OnPace(fieldEnd *time.Time) string {
+	if !p.Known() {
+		return ""
+	}
+	if p.Full {
+		return "filled: no completes left"
+	}
+	if fieldEnd == nil || p.AtRisk || !fieldEnd.After(p.AsOf) {
+		return ""
+	}
+	byLow := fillAt(p.AsOf, p.Remaining, p.Low)
+	line := p.AsOf.Add(time.Duration(PaceBackOnPaceShare * float64(fieldEnd.Sub(p.AsOf))))
+	if byLow == nil || byLow.After(line) {
+		return ""
+	}
+	return fmt.Sprintf("%d completes left at %s: at %s/h they are reached by %s, before the field end, %s",
+		p.Remaining, p, rate(p.Low), byLow.UTC().Format(time.RFC3339), fieldEnd.UTC().Format(time.RFC3339))
 }
 
 // rate writes a rate with one decimal below 100 and none above.

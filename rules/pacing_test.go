@@ -218,3 +218,39 @@ func TestGammaQuantileMatchesPoissonTables(t *testing.T) {
 		}
 	}
 }
+
+// TestPaceOnPace: an at-risk quota is back on pace only when, at the
+// range's low end, it fills within PaceBackOnPaceShare of the time left;
+// between that line and the at-risk line it is neither, so a pace that
+// hovers at one line does not flap.
+func TestPaceOnPace(t *testing.T) {
+	// steady's low end is about 17.6 an hour: 100 more take about 5.7
+	// hours, within 80% of 8 hours (6.4) but not of 6 hours (4.8).
+	tests := []struct {
+		name      string
+		points    []PacePoint
+		remaining int64
+		fieldEnd  *time.Time
+		onPace    string // a part of the sentence; "" for none
+	}{
+		{"100 more in 5.7 hours at the low end, the field ends in 8: clearly on pace", steady(), 100, hoursFromNow(8), "reached by"},
+		{"the field ends in 6: not at risk, yet not clearly on pace either", steady(), 100, hoursFromNow(6), ""},
+		{"the field ends in 5.2: at risk, not on pace", steady(), 100, hoursFromNow(5.2), ""},
+		{"full: filled", steady(), 0, hoursFromNow(1), "filled"},
+		{"no field end: nothing to be on pace for", steady(), 100, nil, ""},
+		{"the field end has passed", steady(), 10, hoursFromNow(-1), ""},
+		{"too little history: no pace to say", history(1.0/3, 0, 0.1, 4), 100, hoursFromNow(100), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Pace(tc.points, tc.remaining, paceNow, tc.fieldEnd)
+			got := p.OnPace(tc.fieldEnd)
+			if tc.onPace == "" && got != "" || tc.onPace != "" && !strings.Contains(got, tc.onPace) {
+				t.Errorf("OnPace = %q, want %q (low %.2f, %d to go)", got, tc.onPace, p.Low, p.Remaining)
+			}
+			if got != "" && p.AtRisk {
+				t.Errorf("on pace and at risk at once: %q", got)
+			}
+		})
+	}
+}

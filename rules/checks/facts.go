@@ -212,7 +212,8 @@ func States(snap store.EventsSnapshot, totals map[int64]store.QuotaTrack) map[in
 		if read {
 			st.ClosedQuotas = closedQuotas(d.Quotas)
 			if total, ok := onlyTotal(d.Quotas); ok {
-				st.AtRisk = paceWithRead(totals[l.SubsampleID], total, d.FetchedAt, st.FieldEnd).Risk(st.FieldEnd)
+				p := paceWithRead(totals[l.SubsampleID], total, d.FetchedAt, st.FieldEnd)
+				st.AtRisk, st.OnPace = p.Risk(st.FieldEnd), p.OnPace(st.FieldEnd)
 			}
 		}
 		states[l.SubsampleID] = st

@@ -128,14 +128,16 @@ func TestStatesPaceTheTotalQuota(t *testing.T) {
 		quotasErr  error
 		fieldEnd   time.Duration
 		wantAtRisk bool
+		wantOnPace bool
 	}{
-		{"2 an hour with 100 left and 5 hours to go: at risk", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 100), nil, 5 * time.Hour, true},
-		{"2 an hour with 4 left and 5 hours to go: on pace", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 4), nil, 5 * time.Hour, false},
+		{"2 an hour with 100 left and 5 hours to go: at risk", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 100), nil, 5 * time.Hour, true, false},
+		{"2 an hour with 4 left and 5 hours to go: not at risk", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 4), nil, 5 * time.Hour, false, false},
+		{"2 an hour with 1 left and 5 hours to go: clearly on pace", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), total(8, 1), nil, 5 * time.Hour, false, true},
 		// Stalled in the store since 2 hours ago; this read saw 20 more:
 		// paced without it, nothing moved and 5 would be at risk.
-		{"the count this snapshot read counts", track(at(2, 0)), total(20, 5), nil, time.Hour, false},
-		{"no history: too little to say", store.QuotaTrack{}, total(8, 100), nil, time.Hour, false},
-		{"quotas not read: not paced", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), nil, errors.New("timeout"), 5 * time.Hour, false},
+		{"the count this snapshot read counts", track(at(2, 0)), total(20, 5), nil, time.Hour, false, true},
+		{"no history: too little to say", store.QuotaTrack{}, total(8, 100), nil, time.Hour, false, false},
+		{"quotas not read: not paced", track(at(4, 0), at(3, 2), at(2, 4), at(1, 6)), nil, errors.New("timeout"), 5 * time.Hour, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,9 +147,13 @@ func TestStatesPaceTheTotalQuota(t *testing.T) {
 				Live:      []domain.LiveSubsample{{SubsampleID: 1, EventID: 10, SubsampleStatus: domain.StatusLive, FieldEndDate: end, TargetedCPI: 2}},
 				Details:   map[int64]store.SubsampleDetail{1: {FetchedAt: now, Quotas: tt.quotas, QuotasErr: tt.quotasErr}},
 			}
-			got := States(snap, map[int64]store.QuotaTrack{1: tt.track})[1].AtRisk
+			st := States(snap, map[int64]store.QuotaTrack{1: tt.track})[1]
+			got := st.AtRisk
 			if (got != "") != tt.wantAtRisk {
 				t.Fatalf("AtRisk = %q, want at risk %v", got, tt.wantAtRisk)
+			}
+			if (st.OnPace != "") != tt.wantOnPace {
+				t.Errorf("OnPace = %q, want clearly on pace %v", st.OnPace, tt.wantOnPace)
 			}
 			if tt.wantAtRisk && (!strings.Contains(got, "100 completes left") || !strings.Contains(got, now.Add(tt.fieldEnd).Format(time.RFC3339))) {
 				t.Errorf("AtRisk = %q, want what is left and the field end", got)

@@ -21,9 +21,16 @@ type SubsampleState struct {
 	QuotasRead   bool     `db:"quotas_read"`
 	ClosedQuotas []string `db:"-"`
 	// AtRisk says, in a sentence, why the total quota's pace would not
-	// fill it before the field end (rules.Pace at this refresh); "" when
-	// it is not at risk or cannot be paced.
+	// fill it before the field end; "" when it is not at risk. As a
+	// refresh decides it, it is rules.Pace's at that refresh; as kept
+	// (rules.Detect), a pace between at risk and OnPace, or none (too
+	// little history, no field end, quotas unread), keeps the last one.
 	AtRisk string `db:"at_risk"`
+	// OnPace says, in a sentence, why the total quota's pace is clearly
+	// on pace (rules.Pacing.OnPace at this refresh): what an at-risk
+	// subsample must reach to be back on pace. Not kept: only the
+	// comparison of the refresh that decided it reads it.
+	OnPace string `db:"-"`
 }
 
 // Change is one event of the change feed: what a refresh found had moved
@@ -65,11 +72,12 @@ const (
 	ChangeQuotaClosed   ChangeKind = "quota.closed"
 	ChangeQuotaReopened ChangeKind = "quota.reopened"
 	ChangeAtRisk        ChangeKind = "subsample.at_risk"
+	ChangeBackOnPace    ChangeKind = "subsample.back_on_pace"
 )
 
 // ChangeKinds are every kind, in the order pages list them.
 var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
-	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk}
+	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk, ChangeBackOnPace}
 
 // WebhookTest is the kind of the event `fieldboard webhook test` sends: no
 // change, only a check that a subscription's address answers.

@@ -372,6 +372,12 @@ type mutation struct {
 	// event lists; 0 for the library and reference data, which every
 	// subsample may read.
 	subsample int64
+	// named are the subsamples an event list's element names once its
+	// subsampleId itself is changed (another id, or a second one beside
+	// it): the element may then be about any of them, and each may decide
+	// otherwise, as the changed one may (never by a new send, which is
+	// held of every subsample).
+	named []int64
 }
 
 func (m mutation) String() string { return m.path + " " + m.where + ": " + m.how }
@@ -425,9 +431,25 @@ func mutate(rng *rand.Rand, answers []answer) mutation {
 			m.subsample = elementSubsample(root.kids[s[0]])
 		}
 		c.apply(parent, i)
+		if (a.endpoint == "event/all" || a.endpoint == "live-details") && len(s) == 2 &&
+			parent.kind == '{' && strings.EqualFold(parent.keys[i], "subsampleId") {
+			m.named = elementSubsamples(root.kids[s[0]])
+		}
 		m.body = root.bytes()
 		return m
 	}
+}
+
+// elementSubsamples are the ids every subsampleId key of an element of an
+// event list gives, in any case of the key, that read as whole numbers.
+func elementSubsamples(e *jnode) []int64 {
+	var ids []int64
+	for i, k := range e.keys {
+		if id, err := strconv.ParseInt(e.kids[i].raw, 10, 64); err == nil && strings.EqualFold(k, "subsampleId") {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // elementSubsample is the subsampleId of an element of an event list.

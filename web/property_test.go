@@ -42,10 +42,13 @@ import (
 //   - the refresh succeeds and no route answers 5xx;
 //   - no subsample, the changed one included, lets a panelist enter that
 //     the baseline refused;
-//   - every other subsample decides as in the baseline, with no
-//     exception: the same state, and the same send for every panelist (a
-//     change to the library or the reference data, which any subsample
-//     may read, changes every subsample, so this holds of none);
+//   - every other subsample decides as in the baseline: the same state,
+//     and the same send for every panelist. Two kinds of change are about
+//     more than one subsample: one to the library or the reference data,
+//     which any subsample may read (this then holds of none), and one to
+//     an event list element's subsampleId itself, which makes the element
+//     name another subsample or two at once (this then holds of every
+//     subsample but those it names);
 //   - the next-survey answer offers no subsample the bulk check refuses.
 //
 // FIELDBOARD_PROPERTY_SEED and FIELDBOARD_PROPERTY_N draw other and more
@@ -290,7 +293,7 @@ func propertyRun(t *testing.T, upstream http.Handler, world *sim.Simulator, focu
 // baseline d, for the mutation m.
 func (d decisions) compare(got decisions, m mutation) []string {
 	problems := append([]string(nil), got.failed...)
-	changed := func(id int64) bool { return m.subsample == 0 || id == m.subsample }
+	changed := func(id int64) bool { return m.subsample == 0 || id == m.subsample || slices.Contains(m.named, id) }
 	for id, send := range got.send {
 		for p, s := range send {
 			if s && !d.send[id][p] {

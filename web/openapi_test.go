@@ -134,6 +134,14 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			t.Errorf("schema %s is not valid JSON Schema: %v", name, err)
 		}
 	}
+	// What linters (Redocly's recommended rules) ask of every document: a
+	// server to try it on and a license.
+	if len(c.model.Servers) == 0 {
+		t.Error("the document names no server")
+	}
+	if c.model.Info.License == nil || c.model.Info.License.Name == "" {
+		t.Error("the document names no license")
+	}
 	routes, documented := apiRoutes(a), c.operations()
 	if len(routes) < 12 {
 		t.Fatalf("the server registers %d /api/v1 routes, %v; the test reads its routes wrong", len(routes), routes)

@@ -71,6 +71,8 @@ type Handler struct {
 	Outcomes  Outcomes
 	Refresher Refresher
 	Routings  RoutingRecorder
+	// ReturnChecks records the respondents' returns (the checks service).
+	ReturnChecks ReturnChecks
 	// ClickRefusals may be nil (no limits: none refused).
 	ClickRefusals ClickRefusals
 	// Subscriber checks and makes webhook subscriptions.
@@ -88,6 +90,9 @@ type Handler struct {
 	PublicURL   string
 	InviteTTL   time.Duration
 	NoSurveyURL string
+	// CompleteURL is where a respondent returned with a complete goes;
+	// "" shows a plain page of thanks.
+	CompleteURL string
 	// Instance is this instance's lease holder id, which /healthz names.
 	Instance string
 }

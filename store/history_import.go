@@ -144,7 +144,10 @@ func (s *Store) importHistoryOnce(ctx context.Context, what, unit string, loc *t
 		}
 		added, err := loader.finish(ctx)
 		im.inserted += added
-		return err
+		if err != nil {
+			return err
+		}
+		return supersedeReturns(im.ctx, tx)
 	})
 	return im.report(err == nil), err
 }

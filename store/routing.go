@@ -147,7 +147,7 @@ func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDe
 			n, stmt := routingInsertRows[k], stmts[k]
 			args = args[:0]
 			for _, d := range rest[:n] {
-				args = append(args, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells)
+				args = append(args, d.At.UTC(), d.PanelistID, d.Intended, d.Chosen, string(d.Outcome), d.Reason, d.Cells, max(d.Hop, 1), d.After)
 			}
 			if _, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...); err != nil {
 				return err
@@ -167,7 +167,7 @@ func (s *Store) RecordRoutings(ctx context.Context, decisions []domain.RoutingDe
 var routingInsertRows = [...]int{64, 8, 1}
 
 // routingInsertWidth is the parameters of one decision.
-const routingInsertWidth = 7
+const routingInsertWidth = 9
 
 // routingInserts are the router's record's INSERTs, one per size of
 // routingInsertRows, prepared on the writer when first used.
@@ -185,8 +185,8 @@ func (r *routingInserts) prepared(ctx context.Context, writer *sqlx.DB) ([len(ro
 		if r.stmts[k] != nil {
 			continue
 		}
-		row := "(?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?)"
-		stmt, err := writer.PrepareContext(ctx, `INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells) VALUES `+
+		row := "(?, ?, NULLIF(CAST(? AS BIGINT), 0), NULLIF(CAST(? AS BIGINT), 0), ?, ?, ?, ?, NULLIF(CAST(? AS BIGINT), 0))"
+		stmt, err := writer.PrepareContext(ctx, `INSERT INTO routing_decisions (at, panelist_id, intended_subsample, chosen_subsample, outcome, reason, cells, hop, after_decision) VALUES `+
 			strings.TrimSuffix(strings.Repeat(row+", ", rows), ", "))
 		if err != nil {
 			return r.stmts, fmt.Errorf("prepare the routing record's insert: %w", err)
@@ -228,8 +228,7 @@ func (s *Store) Routings(ctx context.Context, f RoutingFilter, limit, offset int
 	var out []domain.RoutingDecision
 	w := f.where()
 	total, err := s.page(ctx, &out, "routing_decisions", w, `
-		SELECT decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
-			COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason, cells,
+		SELECT `+routingColumns+`,
 			COALESCE((SELECT s.name FROM subsamples s WHERE s.subsample_id = routing_decisions.intended_subsample), '') AS intended_name,
 			COALESCE((SELECT s.name FROM subsamples s WHERE s.subsample_id = routing_decisions.chosen_subsample), '') AS chosen_name
 		FROM routing_decisions WHERE `+w.where()+` ORDER BY at DESC, decision_id DESC LIMIT ? OFFSET ?`, limit, offset)

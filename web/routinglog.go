@@ -28,6 +28,7 @@ type routingLog struct {
 	store  *store.Store
 	logger *slog.Logger
 	queue  chan domain.RoutingDecision
+	flush  chan chan struct{} // Flush's requests, each answered by closing it
 	stop   chan struct{}
 	done   chan struct{}
 }
@@ -36,7 +37,7 @@ type routingLog struct {
 // it once what is queued is written.
 func newRoutingLog(st *store.Store, logger *slog.Logger) *routingLog {
 	l := &routingLog{store: st, logger: logger, queue: make(chan domain.RoutingDecision, 4096),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		flush: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -55,32 +56,68 @@ func (l *routingLog) run() {
 	for {
 		select {
 		case d := <-l.queue:
-			l.write(l.gather([]domain.RoutingDecision{d}))
-		case <-l.stop:
-			for batch := l.drain(nil, routingBatch); len(batch) > 0; batch = l.drain(nil, routingBatch) {
-				l.write(batch)
+			batch, flushed := l.gather([]domain.RoutingDecision{d})
+			l.write(batch)
+			if flushed != nil {
+				l.writeQueued()
+				close(flushed)
 			}
+		case flushed := <-l.flush:
+			l.writeQueued()
+			close(flushed)
+		case <-l.stop:
+			l.writeQueued()
 			return
 		}
 	}
 }
 
+// writeQueued writes everything queued, a batch at a time.
+func (l *routingLog) writeQueued() {
+	for batch := l.drain(nil, routingBatch); len(batch) > 0; batch = l.drain(nil, routingBatch) {
+		l.write(batch)
+	}
+}
+
+// Flush returns once every decision recorded before it was called is
+// written: a return that finds no send asks it (checks.Returns.Pending),
+// since a click's send is written a moment after its redirect.
+func (l *routingLog) Flush(ctx context.Context) error {
+	flushed := make(chan struct{})
+	select {
+	case l.flush <- flushed:
+	case <-l.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-flushed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // gather adds to batch what is queued within routingLinger, up to
-// routingBatch in all; Close ends the wait.
-func (l *routingLog) gather(batch []domain.RoutingDecision) []domain.RoutingDecision {
+// routingBatch in all; Close ends the wait, and so does a Flush, whose
+// request it returns to be answered once the batch is written.
+func (l *routingLog) gather(batch []domain.RoutingDecision) ([]domain.RoutingDecision, chan struct{}) {
 	linger := time.NewTimer(routingLinger)
 	defer linger.Stop()
 	for len(batch) < routingBatch {
 		select {
 		case d := <-l.queue:
 			batch = append(batch, d)
+		case flushed := <-l.flush:
+			return batch, flushed
 		case <-linger.C:
-			return batch
+			return batch, nil
 		case <-l.stop:
-			return batch
+			return batch, nil
 		}
 	}
-	return batch
+	return batch, nil
 }
 
 // drain adds to batch what is queued, without waiting, up to n in all.

@@ -60,6 +60,9 @@ type Server struct {
 	PublicURL   string
 	InviteTTL   time.Duration
 	NoSurveyURL string
+	// CompleteURL is where a respondent returned with a complete goes
+	// (handlers.Handler).
+	CompleteURL string
 	// The public invitation links' clicks are limited per client address
 	// (ClicksPerSecond, ClickBurst) [5 a second, bursts of 30], per link
 	// (LinkClicksPerSecond, LinkClickBurst) [1 a second, bursts of 10] and
@@ -147,16 +150,20 @@ func (s *Server) Routes() *echo.Echo {
 	if s.routing == nil {
 		s.routing = newRoutingLog(s.Store, s.Logger)
 	}
+	if s.Checks != nil && s.Checks.Returns.Pending == nil {
+		s.Checks.Returns.Pending = s.routing.Flush
+	}
 	h := &handlers.Handler{Store: s.Store, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},
 		Now:        s.Now, Location: s.Location, ProviderLocation: s.ProviderLocation,
-		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, Instance: s.Instance}
+		PublicURL: s.PublicURL, InviteTTL: s.InviteTTL, NoSurveyURL: s.NoSurveyURL, CompleteURL: s.CompleteURL, Instance: s.Instance}
 	// A server without the checks service (some tests') hands the
 	// handlers no service at all, never a nil one in an interface.
 	var verdicts metrics.Checker
 	if s.Checks != nil {
 		verdicts = s.Checks
 		h.SnapshotChecks, h.SubsampleChecks, h.SendChecks, h.PanelistChecks = s.Checks, s.Checks, s.Checks, s.Checks
+		h.ReturnChecks = s.Checks
 		h.ProfilingChecks = s.Checks
 		if s.slowChecks != nil {
 			h.SubsampleChecks, h.SendChecks = s.slowChecks, s.slowChecks
@@ -169,7 +176,11 @@ func (s *Server) Routes() *echo.Echo {
 		h.Outcomes = s.Outcomes
 	}
 	if s.Metrics == nil {
-		s.Metrics = metrics.New(metrics.Sources{Store: s.Store, Checks: verdicts, Instance: s.Instance, Now: s.Now, Logger: s.Logger})
+		src := metrics.Sources{Store: s.Store, Checks: verdicts, Instance: s.Instance, Now: s.Now, Logger: s.Logger}
+		if s.Checks != nil {
+			src.Returns = s.Checks
+		}
+		s.Metrics = metrics.New(src)
 	}
 	if s.clicks == nil {
 		s.clicks = newClickLimits(s, s.Metrics.ObserveRefusedClick)
@@ -181,6 +192,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/healthz", h.Health)
 	e.GET("/metrics", echo.WrapHandler(s.Metrics.Handler()))
 	e.GET("/r/:token", h.Redirect, s.observeRouter("invitation"), s.clicks.middleware)
+	e.GET("/return/:status", h.ReturnAddress, s.observeRouter("return"))
 	e.GET("/login", signIn.Login)
 	e.POST("/login", signIn.SignIn)
 	e.POST("/logout", signIn.SignOut)
@@ -248,6 +260,7 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/outcomes", h.APIOutcomes)
 	api.GET("/invoice", h.APIInvoice)
 	api.POST("/history", h.APIImportHistory)
+	api.POST("/returns", h.APIReturns, s.observeRouter("return"))
 	api.POST("/refresh", h.APIRefresh)
 	api.GET("/refresh", h.APIRefreshProgress)
 	api.GET("/openapi.json", h.APIOpenAPI)
@@ -595,6 +608,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // isInvitation reports whether req is for an invitation link (/r/TOKEN),
 // which a panelist opens.
 func isInvitation(req *http.Request) bool { return strings.HasPrefix(req.URL.Path, "/r/") }
+
+// isReturn reports whether req is for a return address (/return/STATUS),
+// which a respondent's browser opens.
+func isReturn(req *http.Request) bool { return strings.HasPrefix(req.URL.Path, "/return/") }
 
 // loggedPath is the request's path as the log shows it: an invitation
 // link's token is left out, since it opens the panelist's survey.

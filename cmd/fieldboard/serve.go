@@ -91,6 +91,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		proxies      = fs.String("trusted-proxies", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of the dashboard, whose X-Forwarded-For names the client for the sign-in limits; empty trusts no such header")
 	)
 	entry := entryURLFlag(fs)
+	returning := returnFlagsOf(fs)
 	up.register(fs, "provider base URL; empty starts the built-in simulator")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -142,6 +143,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errFlag("memory-limit-mib", "must not be negative")
 	}
 	if err := decide.validate(); err != nil {
+		return err
+	}
+	returns, err := returning.settings(logger)
+	if err != nil {
 		return err
 	}
 	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
@@ -222,7 +227,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
 	checker := decide.service(st, provider.Location(), entry.urls)
-	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Instance: holder.ID, Logger: logger})
+	checker.Returns = returns
+	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Returns: checker, Instance: holder.ID, Logger: logger})
 	refreshOptions := refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,
 		Concurrency: up.concurrency, Deadline: up.deadline, Retention: *retention, Logger: logger,
@@ -262,6 +268,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PublicURL:           base,
 		InviteTTL:           *inviteTTL,
 		NoSurveyURL:         *noSurveyURL,
+		CompleteURL:         *returning.completeURL,
 		ClicksPerSecond:     *clickRate,
 		ClickBurst:          *clickBurst,
 		LinkClicksPerSecond: *linkRate,

@@ -42,6 +42,8 @@ type Service struct {
 	// often (--hold-reversals, --hold-days): they are eligible nowhere.
 	// The zero value holds nobody.
 	QualityHold rules.QualityHoldPolicy
+	// Returns are the settings of the way back (Return).
+	Returns Returns
 
 	mu             sync.Mutex
 	cached         *Decisions // nil until the first read
@@ -57,6 +59,8 @@ type Service struct {
 	turn     chan struct{}
 	// stale is the events' refresh state of one version (staleReasonOf).
 	stale staleState
+	// refused counts the refused returns (RefusedReturns).
+	refused refusedTally
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current

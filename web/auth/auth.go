@@ -260,9 +260,16 @@ func (a *Auth) identify(r *http.Request) (views.Viewer, error) {
 
 // public reports whether path is open to everyone: the health check, the
 // static files and the favicon, the sign-in page and the invitation links
-// (/r/TOKEN).
+// (/r/TOKEN) and the return addresses (/return/STATUS).
 func public(path string) bool {
-	return path == "/healthz" || path == "/login" || path == "/favicon.ico" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/r/")
+	return path == "/healthz" || path == "/login" || path == "/favicon.ico" || strings.HasPrefix(path, "/static/") || respondents(path)
+}
+
+// respondents reports whether path is one a respondent's browser opens:
+// an invitation link or a return address. No session or token is read
+// for them.
+func respondents(path string) bool {
+	return strings.HasPrefix(path, "/r/") || strings.HasPrefix(path, "/return/")
 }
 
 // Middleware lets a request through only when it comes from a signed-in
@@ -274,8 +281,8 @@ func public(path string) bool {
 func (a *Auth) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if strings.HasPrefix(req.URL.Path, "/r/") {
-			return next(c) // invitation links know no viewer: no session or token is read for them
+		if respondents(req.URL.Path) {
+			return next(c) // invitation links and return addresses know no viewer: no session or token is read for them
 		}
 		viewer, err := a.identify(req)
 		var refused refusal

@@ -50,6 +50,9 @@ type Metrics struct {
 type Sources struct {
 	Store  *store.Store
 	Checks Checker
+	// Returns counts the returns this instance refused, by reason
+	// (checks.Service.RefusedReturns); nil counts none.
+	Returns interface{ RefusedReturns() map[string]int64 }
 	// Instance is this instance's lease holder id (lease.Holder.ID).
 	Instance string
 	// Now is the clock [time.Now].
@@ -178,12 +181,14 @@ var (
 		"Live subsamples of the current snapshot by sendability state.", []string{"state"}, nil)
 	webhookQueueDesc = prometheus.NewDesc("fieldboard_webhook_queue_length",
 		"Webhook deliveries still to be made (due, or waiting for a retry).", nil, nil)
+	refusedReturnsDesc = prometheus.NewDesc("fieldboard_returns_refused_total",
+		"Returns of respondents this instance refused (not recorded), by reason: no open send, already returned, not on the panel, bad signature.", []string{"reason"}, nil)
 	leaseHeldDesc = prometheus.NewDesc("fieldboard_lease_held",
 		"1 when this instance holds the lease (refresh: while it refreshes; webhooks: while it sends the queue), else 0.", []string{"lease"}, nil)
 )
 
 func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{snapshotAgeDesc, verdictsDesc, webhookQueueDesc, leaseHeldDesc} {
+	for _, d := range []*prometheus.Desc{snapshotAgeDesc, verdictsDesc, webhookQueueDesc, leaseHeldDesc, refusedReturnsDesc} {
 		ch <- d
 	}
 }
@@ -220,6 +225,12 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 		}
 		for _, s := range rules.States {
 			ch <- prometheus.MustNewConstMetric(verdictsDesc, prometheus.GaugeValue, float64(byState[s]), string(s))
+		}
+	}
+
+	if g.src.Returns != nil {
+		for reason, n := range g.src.Returns.RefusedReturns() {
+			ch <- prometheus.MustNewConstMetric(refusedReturnsDesc, prometheus.CounterValue, float64(n), reason)
 		}
 	}
 

@@ -1,0 +1,264 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"fieldboard/rules"
+	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
+	"fieldboard/store"
+)
+
+// Returns are the service's settings for the way back: how a return is
+// matched to a send and how far a session goes. The zero value matches
+// returns within DefaultReturnWindow, checks no signature, flags no
+// complete as too fast and routes on up to DefaultMaxHops surveys.
+type Returns struct {
+	// Window is how long after a send its return is accepted
+	// (--return-window).
+	Window time.Duration
+	// MaxHops is how many surveys one session sends a respondent to
+	// (--max-hops): a return from the last is not routed on.
+	MaxHops int
+	// Signature, when it has a secret, refuses a return address not
+	// signed with it (--return-secret).
+	Signature rules.ReturnSignature
+	// TooFastShare flags a complete returned sooner than this share of
+	// the survey's expected length (--too-fast-share; 0 flags none).
+	TooFastShare float64
+	// Pending, when set, writes the sends still queued for the routing
+	// log: a return that finds no send asks it once before it is refused,
+	// since a click's send is recorded a moment after its redirect.
+	Pending func(ctx context.Context) error
+	// Logger, when set, logs each refused return with its reason.
+	Logger *slog.Logger
+}
+
+// Defaults of Returns.
+const (
+	DefaultReturnWindow = 24 * time.Hour
+	DefaultMaxHops      = 3
+)
+
+func (r Returns) window() time.Duration {
+	if r.Window <= 0 {
+		return DefaultReturnWindow
+	}
+	return r.Window
+}
+
+func (r Returns) maxHops() int {
+	if r.MaxHops <= 0 {
+		return DefaultMaxHops
+	}
+	return r.MaxHops
+}
+
+// The reasons a return is refused, as /routing, /metrics and the log
+// count them.
+const (
+	RefusedNoSend       = "no open send"
+	RefusedReturned     = "already returned"
+	RefusedNotOnPanel   = "not on the panel"
+	RefusedBadSignature = "bad signature"
+)
+
+// RefusedReasons are the reasons, in the order pages list them.
+var RefusedReasons = []string{RefusedNoSend, RefusedReturned, RefusedNotOnPanel, RefusedBadSignature}
+
+// Return is a respondent coming back from a survey.
+type Return struct {
+	PanelistID string // the id the entry link carried
+	StatusID   int64  // domain.ReturnComplete, ReturnScreenOut or ReturnQuotaFull
+	At         time.Time
+	Via        string // domain.ReturnByRedirect or ReturnByPost
+	// Address is the return address's path and raw query as received,
+	// for the signature; a post (ReturnByPost) is not signed: its sender
+	// signed in with a token.
+	Address string
+}
+
+// ReturnResult is what became of a return: recorded against a send or
+// refused (Refused, with Why), and where the respondent goes next.
+type ReturnResult struct {
+	Refused string // one of RefusedReasons; "" when recorded
+	Why     string // a sentence
+	// Send is the send the return was recorded against (zero when
+	// refused); TooFast flags a complete doubted for its speed.
+	Send    domain.RoutingDecision
+	TooFast bool
+	// Next is the survey the respondent is sent on to, decided by the
+	// router (Link "" when none): set for a recorded return other than a
+	// complete, for the routing log; zero otherwise.
+	Next Routed
+}
+
+// refusedTally counts refused returns by reason, since the service began.
+type refusedTally struct {
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+func (t *refusedTally) add(reason string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.counts == nil {
+		t.counts = map[string]int64{}
+	}
+	t.counts[reason]++
+}
+
+// RefusedReturns counts the returns this service refused since it began,
+// by reason (every one of RefusedReasons, 0 included).
+func (s *Service) RefusedReturns() map[string]int64 {
+	s.refused.mu.Lock()
+	defer s.refused.mu.Unlock()
+	out := make(map[string]int64, len(RefusedReasons))
+	for _, r := range RefusedReasons {
+		out[r] = s.refused.counts[r]
+	}
+	return out
+}
+
+// Return records a respondent's return against their open send (the
+// newest send to them within Returns.Window, not returned yet), writes it
+// to the history as that status at that time (store.RecordReturn), and,
+// for a return other than a complete, decides the survey they are sent on
+// to with that record counted (Route's decision, so never a second
+// subsample of an event they just left), while the session has had fewer
+// than Returns.MaxHops surveys. A return that cannot be believed is
+// refused and counted (RefusedReturns): a bad signature, an id not on
+// the panel, no open send, or a send returned already.
+func (s *Service) Return(ctx context.Context, r Return) (ReturnResult, error) {
+	res, err := s.recordReturn(ctx, r)
+	if err != nil || res.Refused != "" {
+		if res.Refused != "" {
+			s.refused.add(res.Refused)
+			if s.Returns.Logger != nil {
+				s.Returns.Logger.Info("return refused", "reason", res.Refused, "status", domain.ReturnCodeName(r.StatusID), "via", r.Via, "why", res.Why)
+			}
+		}
+		return res, err
+	}
+	if r.StatusID == domain.ReturnComplete {
+		return res, nil
+	}
+	res.Next, err = s.routeOn(ctx, r, res.Send)
+	return res, err
+}
+
+// recordReturn is Return's recording: the send found, the return checked
+// and written.
+func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, error) {
+	status := domain.ReturnCodeName(r.StatusID)
+	if rules.ReturnStatusName(r.StatusID) == "" {
+		return ReturnResult{}, fmt.Errorf("status %d is not one a respondent is returned with", r.StatusID)
+	}
+	if r.Via != domain.ReturnByPost {
+		if why := s.Returns.Signature.Check(r.Address); why != "" {
+			return ReturnResult{Refused: RefusedBadSignature, Why: why}, nil
+		}
+	}
+	if _, err := s.Store.PanelOf(ctx, r.PanelistID); errors.Is(err, store.ErrNotFound) {
+		return ReturnResult{Refused: RefusedNotOnPanel, Why: fmt.Sprintf("Panelist %q is not on the panel.", r.PanelistID)}, nil
+	} else if err != nil {
+		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+	}
+	since := r.At.Add(-s.Returns.window())
+	send, err := s.Store.LastSend(ctx, r.PanelistID, since)
+	if errors.Is(err, store.ErrNotFound) && s.Returns.Pending != nil {
+		if err := s.Returns.Pending(ctx); err != nil {
+			return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+		}
+		send, err = s.Store.LastSend(ctx, r.PanelistID, since)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return ReturnResult{Refused: RefusedNoSend, Why: fmt.Sprintf("Panelist %q was sent to no survey in the %s before this %s.", r.PanelistID, s.Returns.window(), status)}, nil
+	}
+	if err != nil {
+		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+	}
+	if send.ReturnStatus != 0 {
+		return ReturnResult{Refused: RefusedReturned, Why: fmt.Sprintf("Panelist %q's last send, to subsample %d, was returned already (%s).",
+			r.PanelistID, send.Chosen, domain.ReturnCodeName(send.ReturnStatus))}, nil
+	}
+	d, err := s.Current(ctx)
+	if err != nil {
+		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+	}
+	res := ReturnResult{Send: send}
+	if r.StatusID == domain.ReturnComplete {
+		res.TooFast = rules.TooFast(r.At.Sub(send.At), d.expectedLOI(send.Chosen), s.Returns.TooFastShare)
+	}
+	flag := ""
+	if res.TooFast {
+		flag = domain.ReturnTooFast
+	}
+	err = s.Store.RecordReturn(ctx, store.Returned{Send: send, Record: d.returnRecord(r, send.Chosen), Flag: flag, Via: r.Via})
+	if errors.Is(err, store.ErrAlreadyReturned) {
+		return ReturnResult{Refused: RefusedReturned, Why: fmt.Sprintf("Panelist %q's last send, to subsample %d, was returned already.", r.PanelistID, send.Chosen)}, nil
+	}
+	if err != nil {
+		return ReturnResult{}, err
+	}
+	res.Why = fmt.Sprintf("Recorded as %s from subsample %d.", status, send.Chosen)
+	if res.TooFast {
+		res.Why += " Flagged: returned sooner than the survey's length makes believable."
+	}
+	return res, nil
+}
+
+// routeOn decides where a respondent returned from send goes next:
+// Route's decision for no subsample in particular, on the panelist read
+// again (the return's record counted), the next hop of the session.
+func (s *Service) routeOn(ctx context.Context, r Return, send domain.RoutingDecision) (Routed, error) {
+	came := fmt.Sprintf("Returned as %s from subsample %d.", domain.ReturnCodeName(r.StatusID), send.Chosen)
+	hop := max(send.Hop, 1) + 1
+	if hop > s.Returns.maxHops() {
+		return Routed{RoutingDecision: domain.RoutingDecision{At: s.now(), PanelistID: r.PanelistID, Outcome: domain.RoutedNone, Hop: hop, After: send.DecisionID,
+			Reason: fmt.Sprintf("%s The session has had its %d surveys; no more are offered.", came, s.Returns.maxHops())}}, nil
+	}
+	p, err := s.ReadPanelist(ctx, r.PanelistID)
+	if err != nil {
+		return Routed{}, fmt.Errorf("route a returned respondent on: %w", err)
+	}
+	next := p.route(invite.Invitation{PanelistID: r.PanelistID})
+	next.Hop, next.After = hop, send.DecisionID
+	next.Reason = came + " " + next.Reason
+	if next.Chosen != 0 {
+		next.Outcome = domain.RoutedOnReturn
+	}
+	return next, nil
+}
+
+// expectedLOI is the expected length of interview, in minutes, of the
+// subsample, nil when the snapshot gives none.
+func (d *Decisions) expectedLOI(subsampleID int64) *float64 {
+	if i, ok := d.byID[subsampleID]; ok {
+		return d.reports[i].ExpectedLOI
+	}
+	return nil
+}
+
+// returnRecord is the history record of a return from subsampleID: its
+// event, research type and first specific category as the snapshot and
+// the topics seen tell them (0 when unknown).
+func (d *Decisions) returnRecord(r Return, subsampleID int64) domain.HistoryRecord {
+	rec := domain.HistoryRecord{PanelistID: r.PanelistID, SubsampleID: subsampleID, StatusID: r.StatusID, RegisteredAt: r.At}
+	t := d.topics[subsampleID]
+	rec.ResearchTypeID = t.ResearchTypeID
+	if len(t.CategoryIDs) > 0 {
+		rec.CategoryID = t.CategoryIDs[0]
+	}
+	if i, ok := d.byID[subsampleID]; ok {
+		rec.EventID = d.reports[i].EventID
+	} else if len(t.EventIDs) > 0 {
+		rec.EventID = t.EventIDs[0]
+	}
+	return rec
+}

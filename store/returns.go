@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
+)
+
+// ErrAlreadyReturned refuses a return for a send that has one already.
+var ErrAlreadyReturned = errors.New("the send has a return already")
+
+// routingColumns are the router's record's columns as
+// domain.RoutingDecision reads them, NULLs as its zero values.
+const routingColumns = `decision_id, at, panelist_id, COALESCE(intended_subsample, 0) AS intended_subsample,
+	COALESCE(chosen_subsample, 0) AS chosen_subsample, outcome, reason, cells, hop,
+	COALESCE(after_decision, 0) AS after_decision, COALESCE(return_status, 0) AS return_status,
+	returned_at, return_flag, return_via`
+
+// LastSend is the panelist's newest send made at or after since (a
+// decision that chose a subsample), returned or not: the send a return
+// of theirs belongs to. None is ErrNotFound.
+func (s *Store) LastSend(ctx context.Context, panelistID string, since time.Time) (domain.RoutingDecision, error) {
+	var d domain.RoutingDecision
+	err := s.reader.GetContext(ctx, &d, `SELECT `+routingColumns+` FROM routing_decisions
+		WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL
+		ORDER BY at DESC, decision_id DESC LIMIT 1`, panelistID, since.UTC())
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, fmt.Errorf("panelist %q's last send: %w", panelistID, ErrNotFound)
+	}
+	if err != nil {
+		return d, fmt.Errorf("panelist %q's last send: %w", panelistID, err)
+	}
+	return d, nil
+}
+
+// Returned is a return as RecordReturn writes it: the send it belongs to,
+// and the history record it makes of it.
+type Returned struct {
+	Send   domain.RoutingDecision // the send (its DecisionID and At)
+	Record domain.HistoryRecord   // the status, on the send's subsample
+	Flag   string                 // domain.ReturnTooFast or ""
+	Via    string                 // domain.ReturnByRedirect or ReturnByPost
+}
+
+// RecordReturn records r in one transaction: the send is marked returned
+// (ErrAlreadyReturned when it was already, by another request too), the
+// record is written to the history unless it holds it already, and kept
+// among the records returns reported (returned_history), unconfirmed until
+// an import replaces it (supersedeReturns).
+func (s *Store) RecordReturn(ctx context.Context, r Returned) error {
+	rec := r.Record
+	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE routing_decisions SET return_status = ?, returned_at = ?, return_flag = ?, return_via = ?
+			WHERE decision_id = ? AND return_status IS NULL`, rec.StatusID, rec.RegisteredAt.UTC(), r.Flag, r.Via, r.Send.DecisionID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrAlreadyReturned
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO history (`+historyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			rec.PanelistID, rec.SubsampleID, rec.StatusID, rec.RegisteredAt.UTC(), rec.EventID, rec.CategoryID, rec.ResearchTypeID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO returned_history (panelist_id, subsample_id, status_id, registered_at, sent_at, decision_id, flag)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			rec.PanelistID, rec.SubsampleID, rec.StatusID, rec.RegisteredAt.UTC(), r.Send.At.UTC(), r.Send.DecisionID, r.Flag)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record panelist %q's return from subsample %d: %w", rec.PanelistID, rec.SubsampleID, err)
+	}
+	return nil
+}
+
+// supersedeReturns drops, in an import's transaction, the records returns
+// reported that the imported history now replaces: another record of the
+// same panelist and subsample registered at or after the send. The
+// returns' records are few (those the imports have not caught up with),
+// so they drive the work, each looked up in history by its key's prefix.
+func supersedeReturns(ctx context.Context, tx *sqlx.Tx) error {
+	var gone []struct {
+		PanelistID   string    `db:"panelist_id"`
+		SubsampleID  int64     `db:"subsample_id"`
+		StatusID     int64     `db:"status_id"`
+		RegisteredAt time.Time `db:"registered_at"`
+	}
+	if err := tx.SelectContext(ctx, &gone, `SELECT r.panelist_id, r.subsample_id, r.status_id, r.registered_at FROM returned_history r
+		WHERE EXISTS (SELECT 1 FROM history h WHERE h.panelist_id = r.panelist_id AND h.subsample_id = r.subsample_id
+			AND h.registered_at >= r.sent_at AND NOT (h.status_id = r.status_id AND h.registered_at = r.registered_at))`); err != nil {
+		return fmt.Errorf("find the returns the import replaces: %w", err)
+	}
+	for _, g := range gone {
+		for _, table := range [...]string{"history", "returned_history"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE panelist_id = ? AND subsample_id = ? AND status_id = ? AND registered_at = ?`,
+				g.PanelistID, g.SubsampleID, g.StatusID, g.RegisteredAt.UTC()); err != nil {
+				return fmt.Errorf("replace a return's record by the import's: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// ReturnedRecord is a history record a return reported, not yet replaced
+// by an imported one: unconfirmed.
+type ReturnedRecord struct {
+	domain.HistoryRecord
+	SentAt     time.Time `db:"sent_at"`
+	DecisionID int64     `db:"decision_id"`
+	Flag       string    `db:"flag"`
+}
+
+// ReturnedRecords are the unconfirmed records registered in [since, until)
+// (zero times leave that end open), oldest first.
+func (s *Store) ReturnedRecords(ctx context.Context, since, until time.Time) ([]ReturnedRecord, error) {
+	var w filtered
+	w.period("r.registered_at", since, until)
+	var out []ReturnedRecord
+	err := s.reader.SelectContext(ctx, &out, `SELECT r.panelist_id, r.subsample_id, r.status_id, r.registered_at, r.sent_at, r.decision_id, r.flag,
+		COALESCE(h.event_id, 0) AS event_id, COALESCE(h.category_id, 0) AS category_id, COALESCE(h.research_type_id, 0) AS research_type_id
+		FROM returned_history r LEFT JOIN history h ON h.panelist_id = r.panelist_id AND h.subsample_id = r.subsample_id
+			AND h.status_id = r.status_id AND h.registered_at = r.registered_at
+		WHERE `+w.where()+` ORDER BY r.registered_at, r.panelist_id`, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("records reported by returns: %w", err)
+	}
+	return out, nil
+}

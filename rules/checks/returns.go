@@ -183,10 +183,6 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, err
 	if err != nil {
 		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
 	}
-	if send.ReturnStatus != 0 {
-		return ReturnResult{Refused: RefusedReturned, Why: fmt.Sprintf("Panelist %q's last send, to subsample %d, was returned already (%s).",
-			r.PanelistID, send.Chosen, domain.ReturnCodeName(send.ReturnStatus))}, nil
-	}
 	d, err := s.Current(ctx)
 	if err != nil {
 		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
@@ -200,6 +196,8 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, err
 		flag = domain.ReturnTooFast
 	}
 	err = s.Store.RecordReturn(ctx, store.Returned{Send: send, Record: d.returnRecord(r, send.Chosen), Flag: flag, Via: r.Via})
+	// The one check of a second return: the store marks a send returned
+	// only while it is not, whoever else marks it at the same moment.
 	if errors.Is(err, store.ErrAlreadyReturned) {
 		return ReturnResult{Refused: RefusedReturned, Why: fmt.Sprintf("Panelist %q's last send, to subsample %d, was returned already.", r.PanelistID, send.Chosen)}, nil
 	}

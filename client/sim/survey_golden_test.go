@@ -47,6 +47,8 @@ func TestSurveyOffAnswersAsBefore(t *testing.T) {
 	}{
 		{"survey off", Options{}, goldenBodies},
 		{"survey off, busy day", Options{BusyDay: true}, goldenBusyDayBodies},
+		{"survey on", Options{ReturnURL: testReturnURL, ReturnSecret: []byte("k"), BrokenLink: true, FieldFullLag: 2}, goldenBodies},
+		{"survey on, busy day", Options{BusyDay: true, ReturnURL: testReturnURL, BrokenLink: true, FieldFullLag: 2}, goldenBusyDayBodies},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"html"
@@ -16,6 +17,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"fieldboard/rules/domain"
 )
 
 const testReturnURL = "http://fieldboard.test/return/{status}?id={id}"
@@ -243,6 +246,16 @@ func TestSurveyDrawIsDeterministic(t *testing.T) {
 		return got
 	}
 	a, b := statuses(4), statuses(4)
+	// The same respondent entering again is a new draw.
+	s, _, _ := surveyServer(t, Options{Seed: 4, ReturnURL: testReturnURL})
+	link := liveLink(t, s, openSubsample(t, s))
+	again := map[string]int{}
+	for range 30 {
+		again[returned(t, link, "P1")]++
+	}
+	if again[ReturnComplete] == 0 || again[ReturnScreenout] == 0 {
+		t.Errorf("P1 entering 30 times returned %v: want completes and screen-outs", again)
+	}
 	if strings.Join(a, " ") != strings.Join(b, " ") {
 		t.Errorf("the same seed returned\n%v\nand\n%v", a, b)
 	}
@@ -252,32 +265,63 @@ func TestSurveyDrawIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestSurveyQuotaFullWhenTheFieldIsFull enters 30 respondents into every
+// listed subsample: one whose total quota the API reports full returns
+// everyone quota full, one with a hard cell full some, one with neither
+// no one; a subsample not yet Live returns everyone quota full.
 func TestSurveyQuotaFullWhenTheFieldIsFull(t *testing.T) {
-	s, clk, _ := surveyServer(t, Options{ReturnURL: testReturnURL, Subsamples: 240})
-	checked := 0
+	s, _, _ := surveyServer(t, Options{ReturnURL: testReturnURL, Subsamples: 240})
+	var totalFull, cellFull, open int
 	for _, d := range liveDetails(t, s) {
-		if quotas(t, s, d.SubsampleID)[0].Remaining() > 0 {
-			continue
+		qs := quotas(t, s, d.SubsampleID)
+		fullCells := 0
+		for _, q := range qs[1:] {
+			if q.QuotaType == quotaHard && q.Remaining() <= 0 {
+				fullCells++
+			}
 		}
-		checked++
-		for i := range 5 {
-			if got := returned(t, d.Locales[0].LiveEntryLink, fmt.Sprintf("P%d", i)); got != ReturnQuotaFull {
-				t.Errorf("subsample %d, total quota full: returned %s, want quotafull", d.SubsampleID, got)
+		fulls := 0
+		for i := range 30 {
+			if returned(t, d.Locales[0].LiveEntryLink, fmt.Sprintf("P%d", i)) == ReturnQuotaFull {
+				fulls++
+			}
+		}
+		switch {
+		case qs[0].Remaining() <= 0:
+			totalFull++
+			if fulls != 30 {
+				t.Errorf("subsample %d, total quota full: %d of 30 returned quota full, want all", d.SubsampleID, fulls)
+			}
+		case fullCells > 0:
+			cellFull++
+			if fulls == 0 {
+				t.Errorf("subsample %d, %d hard cells full: no one of 30 returned quota full", d.SubsampleID, fullCells)
+			}
+		default:
+			open++
+			if fulls != 0 {
+				t.Errorf("subsample %d, quotas open: %d of 30 returned quota full, want none", d.SubsampleID, fulls)
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no live subsample with its total quota full")
+	if totalFull == 0 || cellFull == 0 || open == 0 {
+		t.Fatalf("subsamples with the total full %d, a cell full %d, open %d: want some of each", totalFull, cellFull, open)
 	}
-	// A subsample that is no longer Live returns everyone quota full.
-	id := openSubsample(t, s)
-	link := liveLink(t, s, id)
-	for range 60 {
-		clk.Advance(24 * 60 * 60e9)
+	// A Pending subsample that goes live later has its links already.
+	for _, ss := range s.world.subs {
+		if ss.base != statusPending || ss.goLive == 0 {
+			continue
+		}
+		var d domain.LiveSubsample
+		if err := json.Unmarshal(ss.detail, &d); err != nil {
+			t.Fatal(err)
+		}
+		if got := returned(t, d.Locales[0].LiveEntryLink, "P1"); got != ReturnQuotaFull {
+			t.Errorf("subsample %d, Pending: returned %s, want quotafull", ss.id, got)
+		}
+		return
 	}
-	if got := returned(t, link, "P1"); got != ReturnQuotaFull {
-		t.Errorf("subsample %d after 60 days: returned %s, want quotafull", id, got)
-	}
+	t.Fatal("no Pending subsample that goes live")
 }
 
 func TestBrokenLinkScreensOutEveryone(t *testing.T) {

@@ -129,10 +129,10 @@ func (g *generator) detail(ss *subsample) []byte {
 		}
 		lo := beginObject(o.buf)
 		lo.str("name", l.Locale)
-		lo.str("liveEntryLink", g.entryLink())
+		lo.str("liveEntryLink", g.entryLink(ss))
 		// One subsample in seven has no testing link for its first
 		// locale, as providers leave it empty; its live link still sends.
-		testing := g.entryLink()
+		testing := g.entryLink(ss)
 		if i == 0 && ss.id%7 == 3 {
 			testing = ""
 		}
@@ -188,9 +188,10 @@ func (g *generator) detail(ss *subsample) []byte {
 	return o.end()
 }
 
-// entryLink is a respondent entry link: an opaque token p, usually rType,
-// and the empty id parameter last, for the supplier to fill.
-func (g *generator) entryLink() string {
+// entryLink is a respondent entry link of ss: an opaque token p, usually
+// rType, and the empty id parameter last, for the supplier to fill. With
+// the simulated survey on, the world remembers whose token it is.
+func (g *generator) entryLink(ss *subsample) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	var b strings.Builder
 	b.WriteString(g.opts.EntryURL)
@@ -199,8 +200,13 @@ func (g *generator) entryLink() string {
 	} else {
 		b.WriteString("?p=")
 	}
-	for range 28 + g.rng.IntN(9) {
-		b.WriteByte(alphabet[g.rng.IntN(len(alphabet))])
+	token := make([]byte, 28+g.rng.IntN(9))
+	for i := range token {
+		token[i] = alphabet[g.rng.IntN(len(alphabet))]
+	}
+	b.Write(token)
+	if g.w.entryTokens != nil {
+		g.w.entryTokens[string(token)] = ss
 	}
 	if g.rng.IntN(100) < 85 {
 		fmt.Fprintf(&b, "&rType=%d", 1+g.rng.IntN(4))

@@ -76,7 +76,7 @@ func (s *Simulator) quotas(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, ss.quotasAt(s.world.minutesAt(s.now())))
+	writeJSON(w, http.StatusOK, ss.quotasAt(s.world.minutesAt(s.now()), s.reportedFull(ss)))
 }
 
 func (s *Simulator) eligibilityRules(w http.ResponseWriter, r *http.Request) {

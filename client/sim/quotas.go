@@ -391,8 +391,10 @@ type wireRange struct {
 	RangeEnd   string `json:"rangeEnd"`
 }
 
-// quotasAt encodes the subsample's quotas after minutes since creation.
-func (ss *subsample) quotasAt(minutes int64) []byte {
+// quotasAt encodes the subsample's quotas after minutes since creation;
+// ss.quotas[full], when full > 0, is reported with its remaining completes
+// achieved and none remaining (Options.FieldFullLag).
+func (ss *subsample) quotasAt(minutes int64, full int) []byte {
 	st, active := ss.statusAt(minutes), ss.activeMinutes(minutes)
 	if ss.quotasSayComplete {
 		st = statusComplete
@@ -401,6 +403,10 @@ func (ss *subsample) quotasAt(minutes int64) []byte {
 	for i := range ss.quotas {
 		q := &ss.quotas[i]
 		now := q.at(ss.rate, active)
+		if full > 0 && i == full {
+			now.achieved += now.remExcl + now.remShared
+			now.remExcl, now.remShared = 0, 0
+		}
 		wq := wireQuota{
 			SubsampleStatus:            st.String(),
 			ActualClientIncidenceRate:  round2(q.incidence),

@@ -51,6 +51,49 @@ type Options struct {
 	// nine fills ten times slower. Off, the world is what it always was;
 	// no random draw depends on it.
 	BusyDay bool
+
+	// ReturnURL turns on the simulated survey (survey.go): the supplier's
+	// registered return address, a template in which the provider puts
+	// the respondent's status for {status} (complete, screenout or
+	// quotafull) and the id the entry link carried for {id}, query-escaped
+	// (url.QueryEscape), such as
+	// "http://127.0.0.1:8080/return/{status}?id={id}". It must hold both,
+	// be an absolute http or https address with a path and have no
+	// fragment (CheckSurvey). The simulator then answers GET on the path of
+	// EntryURL as the survey behind every entry link and sends the
+	// respondent back there. Empty, the survey is off, the entry path is
+	// not served and every other answer is what it was; none of the
+	// survey's options draws from the world.
+	ReturnURL string
+	// ReturnSecret, when set, signs every return address (SignReturn):
+	// "&<ReturnSigParam>=<hex HMAC>" is appended, "?" instead of "&" when
+	// the address has no query. Unset, return addresses are not signed.
+	ReturnSecret []byte
+	// ReturnSigParam names the signature parameter; default "sig". It is
+	// a plain query name: letters, digits, '-', '_' and '.'.
+	ReturnSigParam string
+	// ReturnSigAlg is the HMAC's hash: "sha256" (the default), "sha1" or
+	// "sha512".
+	ReturnSigAlg string
+	// SurveyPause is how long the simulated survey takes. 0: an entry is
+	// answered at once with a 302 to the return address. More: with a
+	// 200 and a small page that says which status the respondent will be
+	// returned with and refreshes to the return address after the pause,
+	// rounded up to whole seconds.
+	SurveyPause time.Duration
+	// BrokenLink makes the survey of one Live, sendable subsample screen
+	// out every respondent, as a survey whose link is broken in the field
+	// does (BrokenLinkSubsample). No draw of the world depends on it.
+	BrokenLink bool
+	// FieldFullLag > 0 makes the first cell besides the total of one
+	// Live, sendable subsample full in the field: its survey returns every
+	// respondent quota full, while the quotas endpoint reports the cell
+	// open as before until FieldFullLag respondents have been returned
+	// quota full from that subsample; from then on it reports the cell
+	// with its remaining completes achieved and none remaining
+	// (FieldFullQuota). Only with ReturnURL; no draw of the world
+	// depends on it.
+	FieldFullLag int
 }
 
 // Defaults of Options.
@@ -60,6 +103,8 @@ const (
 	DefaultQuestionsPerLocale = 40
 	DefaultAnswersPerQuestion = 6
 	DefaultEntryURL           = "https://survey.provider.test/start"
+	DefaultReturnSigParam     = "sig"
+	DefaultReturnSigAlg       = "sha256"
 )
 
 // withDefaults fills in the zero fields of o and bounds the others.
@@ -83,6 +128,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.EntryURL == "" {
 		o.EntryURL = DefaultEntryURL
+	}
+	if o.ReturnSigParam == "" {
+		o.ReturnSigParam = DefaultReturnSigParam
+	}
+	if o.ReturnSigAlg == "" {
+		o.ReturnSigAlg = DefaultReturnSigAlg
 	}
 	return o
 }
@@ -126,12 +177,19 @@ type Simulator struct {
 	limitedAt  map[string]time.Time // when a path was last answered 429
 	waits      []time.Duration      // see RetryWaits
 	rewrites   map[string]func([]byte) []byte
+
+	survey *survey // the simulated survey; nil while Options.ReturnURL is empty
 }
 
 // New generates the world for opts and returns a simulator serving it.
 // Generation is deterministic for opts.Seed and the time opts.Now returns.
+// It panics on survey options CheckSurvey rejects: check options that come
+// from outside first.
 func New(opts Options) *Simulator {
 	opts = opts.withDefaults()
+	if err := opts.CheckSurvey(); err != nil {
+		panic("sim: " + err.Error())
+	}
 	s := &Simulator{
 		world:      newWorld(opts),
 		now:        opts.Now,
@@ -147,12 +205,19 @@ func New(opts Options) *Simulator {
 	s.SetLatency(opts.Latency)
 	s.SetFailRate(opts.FailRate)
 	s.mux = s.routes()
+	s.survey = newSurvey(opts, s.world)
 	return s
 }
 
 // ServeHTTP counts the request, waits the configured latency, fails the
 // request when a failure switch says so and otherwise serves the endpoint.
+// The simulated survey's entry path is served apart: it is the provider's
+// survey, not its API, so it is neither counted, delayed nor failed.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.survey != nil && r.URL.Path == s.survey.path {
+		s.surveyEntry(w, r)
+		return
+	}
 	s.requests.Add(1)
 	arrived := time.Now()
 	// Read the request body first: net/http notices a client hanging up,

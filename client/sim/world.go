@@ -16,6 +16,9 @@ type world struct {
 	library   *library  // questions of the first Options.Locales locales
 	subs      []*subsample
 	byID      map[int64]*subsample
+	// entryTokens maps the p token of every entry link to its subsample,
+	// for the simulated survey (Options.ReturnURL); nil while it is off.
+	entryTokens map[string]*subsample
 
 	countriesBody, localesBody, statusesBody []byte
 }
@@ -93,6 +96,9 @@ func newWorld(opts Options) *world {
 		countries: cs,
 		locales:   ls,
 		byID:      make(map[int64]*subsample, opts.Subsamples),
+	}
+	if opts.ReturnURL != "" {
+		w.entryTokens = make(map[string]*subsample)
 	}
 	seed := uint64(opts.Seed)
 	libLocales := ls[:opts.Locales]

@@ -29,10 +29,16 @@ const changeNames = `,
 		'') AS event_name`
 
 // appendChanges adds changes to the feed, and queues their webhook
-// deliveries, in the snapshot's transaction.
+// deliveries, in the snapshot's transaction (which serializes the
+// writers of the feed). runID is the refresh run that found them, 0 for
+// changes of no run (a field closure's).
 func appendChanges(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, changes []domain.Change) error {
 	if len(changes) == 0 {
 		return nil
+	}
+	var last int64 // the feed's last change before these
+	if err := tx.GetContext(ctx, &last, `SELECT COALESCE(MAX(change_id), 0) FROM changes`); err != nil {
+		return fmt.Errorf("change feed: %w", err)
 	}
 	ins := newInserter(tx, "changes", `run_id, at, kind, subsample_id, event_id, country, quota_id, before_value, after_value`,
 		`(?, ?, ?, ?, ?, ?, ?, ?, ?)`, "")
@@ -45,7 +51,7 @@ func appendChanges(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64, cha
 	if err := ins.flush(ctx); err != nil {
 		return fmt.Errorf("change feed: %w", err)
 	}
-	return queueDeliveries(ctx, tx, d, runID)
+	return queueDeliveries(ctx, tx, d, last)
 }
 
 // ChangeFilter selects changes of the feed; zero fields select all.

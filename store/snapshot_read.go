@@ -247,6 +247,10 @@ type Snapshot struct {
 	// subsample, even when one alone is read: a history record on any of
 	// them counts in those events.
 	Events map[int64][]int64
+	// FieldClosures are the cells closed for routing by the field, by
+	// subsample, as stored: the checks decide which still hold
+	// (rules.FieldClosureHolds).
+	FieldClosures map[int64][]domain.FieldClosure
 }
 
 // ReadSnapshot reads every subsample, or only subsampleID when it is not 0,
@@ -281,6 +285,9 @@ func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, 
 		d.Rows[i].LiveCountries = d.Countries[d.Rows[i].SubsampleID]
 	}
 	if d.Events, err = allEvents(ctx, tx); err != nil {
+		return d, err
+	}
+	if d.FieldClosures, err = allFieldClosures(ctx, tx, subsampleID); err != nil {
 		return d, err
 	}
 	return d, nil

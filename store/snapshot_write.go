@@ -185,6 +185,9 @@ func (s *Store) SaveEvents(ctx context.Context, snap EventsSnapshot, retention t
 				return fmt.Errorf("drop %s of closed subsamples: %w", table, err)
 			}
 		}
+		if err := liftFieldClosures(ctx, tx, s.dialect, runID, snap.FinishedAt); err != nil {
+			return err
+		}
 		decided, err := states()
 		if err != nil {
 			return fmt.Errorf("decide the states: %w", err)
@@ -227,6 +230,9 @@ func (s *Store) SaveSubsampleDetail(ctx context.Context, subsampleID int64, d Su
 		}
 		defer w.close()
 		if err := w.write(ctx, []subsampleDetail{{subsampleID, d}}); err != nil {
+			return err
+		}
+		if err := liftFieldClosures(ctx, tx, s.dialect, 0, d.FetchedAt); err != nil {
 			return err
 		}
 		return bumpVersion(ctx, tx)

@@ -170,18 +170,18 @@ func (s *Store) QueueWebhookTest(ctx context.Context, id int64, messageID string
 }
 
 // queueDeliveries queues, in the snapshot's transaction, a delivery of
-// each change of run runID to each enabled subscription that wants it
-// (its kinds and country), due at once. The webhook-id of a change is
-// chg_ and its id, as the feed's API numbers it.
-func queueDeliveries(ctx context.Context, tx *sqlx.Tx, d dialect, runID int64) error {
+// each change after change id since to each enabled subscription that
+// wants it (its kinds and country), due at once. The webhook-id of a
+// change is chg_ and its id, as the feed's API numbers it.
+func queueDeliveries(ctx context.Context, tx *sqlx.Tx, d dialect, since int64) error {
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO webhook_deliveries (subscription_id, change_id, kind, message_id, created_at, next_attempt_at)
 		SELECT s.subscription_id, c.change_id, c.kind, 'chg_' || c.change_id, c.at, c.at
 		FROM changes c JOIN webhook_subscriptions s ON s.disabled_at IS NULL
 			AND (s.events = '' OR `+d.findText(`',' || s.events || ','`, `',' || c.kind || ','`)+` > 0)
 			AND (s.country = '' OR s.country = c.country)
-		WHERE c.run_id = ?
-		ORDER BY c.change_id, s.subscription_id`, runID); err != nil {
+		WHERE c.change_id > ?
+		ORDER BY c.change_id, s.subscription_id`, since); err != nil {
 		return fmt.Errorf("queue webhook deliveries: %w", err)
 	}
 	return nil

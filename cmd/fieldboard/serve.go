@@ -235,6 +235,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Lease: holder, Observe: measured.ObserveRefresh,
 	}
 	refresher := refresh.New(measured.Provider(provider), st, refreshOptions)
+	// A cell the field closed has its subsample's quotas read again at
+	// once, in the background (Start returns without waiting).
+	checker.QuotasStale = func(id int64) { refresher.Start(refresh.Request{SubsampleID: id}) }
 	if demo != nil {
 		replayChecks := decide.service(st, provider.Location(), entry.urls)
 		replayChecks.Now = demoClock.Now

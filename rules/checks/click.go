@@ -83,6 +83,9 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 	p.eachOf(places, true, func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			if int32(i) == intended && why == "" {
+				if pc.Quota == rules.QuotaFull {
+					pc.QuotaWhy = d.targets[i].explainQuota(profile, now)
+				}
 				why = fmt.Sprintf("Subsample %d would not take the panelist now: %s", inv.SubsampleID, whyNotSent(pc))
 			}
 			return true
@@ -128,7 +131,9 @@ func formatCells(ids []int64) string {
 }
 
 // whyNotSent says, in one sentence, the first reason the panelist is not
-// sent to pc's subsample (PanelistCheck.Send is false).
+// sent to pc's subsample (PanelistCheck.Send is false); a quota verdict
+// full with a QuotaWhy, by its first sentence (a cell closed by the
+// field's comes first).
 func whyNotSent(pc PanelistCheck) string {
 	switch {
 	case pc.Verdict.State != rules.Sendable:
@@ -139,6 +144,8 @@ func whyNotSent(pc PanelistCheck) string {
 		return pc.RulesUnread
 	case !pc.Eligibility.Eligible && len(pc.Eligibility.Exclusions) > 0:
 		return pc.Eligibility.Exclusions[0].Reason
+	case pc.Quota == rules.QuotaFull && len(pc.QuotaWhy) > 0:
+		return pc.QuotaWhy[0]
 	case pc.Quota == rules.QuotaFull:
 		return "the panelist falls in a full quota cell."
 	case pc.Quota == rules.QuotaOffTarget:

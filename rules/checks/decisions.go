@@ -346,6 +346,16 @@ type liveTarget struct {
 	quotasUnread string
 	// panel is where it takes panelists from: its countries and locales.
 	panel rules.PanelTarget
+	// closures are the cells the field closed, each with its quota as the
+	// snapshot holds it (fieldClosed).
+	closures []fieldClosure
+}
+
+// fieldClosure is a cell the field closed, with its quota as the snapshot
+// holds it.
+type fieldClosure struct {
+	closure domain.FieldClosure
+	quota   domain.Quota
 }
 
 // prepareTargets fills d.targets and d.book from the live subsamples of
@@ -366,6 +376,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 			cells:        cells.Compile(d.quotasOf(r.SubsampleID)),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
 			panel:        panelTarget(countries[r.SubsampleID], r.Links),
+			closures:     fieldClosuresOf(d.data.FieldClosures[r.SubsampleID], d.quotasOf(r.SubsampleID)),
 		})
 	}
 	slices.SortStableFunc(d.targets, func(a, b liveTarget) int { return rank(a.report.EPC, b.report.EPC) })
@@ -413,13 +424,52 @@ func rank(a, b rules.EPC) int {
 	return cmp.Compare(b.Value, a.Value)
 }
 
+// fieldClosuresOf pairs each closure with its quota in quotas; a
+// closure of a quota no longer there closes nothing.
+func fieldClosuresOf(closures []domain.FieldClosure, quotas []domain.Quota) []fieldClosure {
+	var out []fieldClosure
+	for _, c := range closures {
+		for _, q := range quotas {
+			if q.QuotaID == c.QuotaID {
+				out = append(out, fieldClosure{closure: c, quota: q})
+				break
+			}
+		}
+	}
+	return out
+}
+
 // quotaVerdict is a panelist's quota verdict on t: unknown while t's
-// quotas are not read.
+// quotas are not read, full when they surely fall in a cell the field
+// closed (fieldClosed).
 func (t *liveTarget) quotaVerdict(p domain.Profile, now time.Time) rules.QuotaVerdict {
 	if t.quotasUnread != "" {
 		return rules.QuotaUnknown
 	}
+	if len(t.fieldClosed(p, now)) > 0 {
+		return rules.QuotaFull
+	}
 	return t.cells.Verdict(p, now)
+}
+
+// fieldClosed are the closures of the cells the panelist surely falls in
+// that hold at now (rules.FieldClosureHolds); none costs nothing when no
+// cell of t is closed.
+func (t *liveTarget) fieldClosed(p domain.Profile, now time.Time) []domain.FieldClosure {
+	var out []domain.FieldClosure
+	var in []int64
+	for i, c := range t.closures {
+		if !rules.FieldClosureHolds(c.closure, c.quota, now) {
+			continue
+		}
+		if in == nil {
+			in = t.cells.AppendCells(make([]int64, 0, 8), p, now)
+		}
+		if slices.Contains(in, t.closures[i].closure.QuotaID) {
+			out = append(out, c.closure)
+		}
+	}
+	return out
 }
 
 // notSendable says why nobody may be sent to t's subsample now, in one
@@ -438,7 +488,11 @@ func (t *liveTarget) explainQuota(p domain.Profile, now time.Time) []string {
 	if t.quotasUnread != "" {
 		return []string{t.quotasUnread}
 	}
-	return t.cells.Explain(p, now)
+	var out []string
+	for _, c := range t.fieldClosed(p, now) {
+		out = append(out, rules.FieldClosureReason(c))
+	}
+	return append(out, t.cells.Explain(p, now)...)
 }
 
 // memo is one value Memo keeps: built once, by the first caller, while

@@ -44,6 +44,14 @@ type Service struct {
 	QualityHold rules.QualityHoldPolicy
 	// Returns are the settings of the way back (Return).
 	Returns Returns
+	// FieldCloseFor is how long a cell closed by the field (CloseFromField)
+	// stays closed when the provider's counts do not move;
+	// rules.DefaultFieldCloseFor when 0.
+	FieldCloseFor time.Duration
+	// QuotasStale, when set, is told of a subsample whose quotas the field
+	// proved wrong (CloseFromField), to read them again soon. It must not
+	// block: it is called on the request that reported the return.
+	QuotasStale func(subsampleID int64)
 
 	mu             sync.Mutex
 	cached         *Decisions // nil until the first read

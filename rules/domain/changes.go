@@ -42,8 +42,9 @@ type Change struct {
 	SubsampleID int64      `db:"subsample_id"`
 	EventID     int64      `db:"event_id"`
 	Country     string     `db:"country"`
-	// QuotaID names the quota of a quota.closed or quota.reopened; "" for
-	// the others.
+	// QuotaID names the quota of a quota.closed, quota.reopened,
+	// quota.closed_by_field or quota.field_closure_lifted; "" for the
+	// others.
 	QuotaID string `db:"quota_id"`
 	Before  string `db:"before_value"` // the value before, as a coordinator reads it; "" for a new subsample
 	After   string `db:"after_value"`
@@ -73,11 +74,18 @@ const (
 	ChangeQuotaReopened ChangeKind = "quota.reopened"
 	ChangeAtRisk        ChangeKind = "subsample.at_risk"
 	ChangeBackOnPace    ChangeKind = "subsample.back_on_pace"
+	// ChangeQuotaClosedByField: a quota full came back from the field for
+	// a cell the provider still showed open, which is closed for routing
+	// (FieldClosure); ChangeFieldClosureLifted: such a closure ended, the
+	// provider's counts having moved or its time being up.
+	ChangeQuotaClosedByField ChangeKind = "quota.closed_by_field"
+	ChangeFieldClosureLifted ChangeKind = "quota.field_closure_lifted"
 )
 
 // ChangeKinds are every kind, in the order pages list them.
 var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
-	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk, ChangeBackOnPace}
+	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk, ChangeBackOnPace,
+	ChangeQuotaClosedByField, ChangeFieldClosureLifted}
 
 // WebhookTest is the kind of the event `fieldboard webhook test` sends: no
 // change, only a check that a subscription's address answers.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +263,37 @@ func TestPostedReturns(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &answers); resp.StatusCode != 200 || err != nil || len(answers) != 2 || !answers[0].Recorded ||
 		answers[0].NextLink != "" || !strings.Contains(answers[0].NextReason, "its 2 surveys") || answers[1].Recorded || answers[1].Refused != checks.RefusedReturned {
 		t.Errorf("POST two returns of the last hop: %d %s; want the first recorded and not routed on, the second refused", resp.StatusCode, body)
+	}
+}
+
+// TestQuotaFullReturnClosesTheCells: a quota full returned for a send
+// closes, at once, the cells the router judged the panelist to fall in
+// there (the send paths' side is checks' TestEverySendPathHoldsACellClosedByTheField).
+func TestQuotaFullReturnClosesTheCells(t *testing.T) {
+	t.Parallel()
+	a, panelist, next, link := returnsApp(t, nil)
+	ctx := context.Background()
+	if resp, _ := a.click(t, link(panelist)); resp.StatusCode != http.StatusFound {
+		t.Fatalf("click: %d", resp.StatusCode)
+	}
+	if resp, _ := a.returned(t, "quotafull", panelist); resp.StatusCode != http.StatusFound {
+		t.Fatalf("quota full: %d, want a route on", resp.StatusCode)
+	}
+	send := a.decisions(t, store.RoutingFilter{PanelistID: panelist, SubsampleID: next[0].SubsampleID, Outcome: domain.RoutedNext}, 1)[0]
+	if send.Cells == "" {
+		t.Fatalf("the click's send judged no cells: %+v", send)
+	}
+	closures, err := a.store.FieldClosures(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var closed []string
+	for _, c := range closures {
+		if c.SubsampleID == next[0].SubsampleID {
+			closed = append(closed, strconv.FormatInt(c.QuotaID, 10))
+		}
+	}
+	if strings.Join(closed, ",") != send.Cells {
+		t.Errorf("closed cells %v of subsample %d; want the send's %s", closed, next[0].SubsampleID, send.Cells)
 	}
 }

@@ -130,6 +130,18 @@ func formatCells(ids []int64) string {
 	return string(b)
 }
 
+// parseCells reads quota ids as formatCells writes them; what is not a
+// whole number is left out (the routing log holds only formatCells').
+func parseCells(cells string) []int64 {
+	var ids []int64
+	for part := range strings.SplitSeq(cells, ",") {
+		if id, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // whyNotSent says, in one sentence, the first reason the panelist is not
 // sent to pc's subsample (PanelistCheck.Send is false); a quota verdict
 // full with a QuotaWhy, by its first sentence (a cell closed by the

@@ -204,6 +204,17 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, err
 	if err != nil {
 		return ReturnResult{}, err
 	}
+	if r.StatusID == domain.ReturnQuotaFull {
+		// The field proved the provider's quotas wrong for the cells the
+		// panelist was judged to fall in: closed at once, and read again.
+		if cells := parseCells(send.Cells); len(cells) > 0 {
+			if err := s.CloseFromField(ctx, send.Chosen, cells, r.At); err != nil {
+				return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+			}
+		} else if s.QuotasStale != nil {
+			s.QuotasStale(send.Chosen)
+		}
+	}
 	res.Why = fmt.Sprintf("Recorded as %s from subsample %d.", status, send.Chosen)
 	if res.TooFast {
 		res.Why += " Flagged: returned sooner than the survey's length makes believable."

@@ -213,7 +213,7 @@ func TestBadInvocations(t *testing.T) {
 		{"return address without {id}", []string{"provider-sim", "--return-url", "http://127.0.0.1:8080/return/{status}"}, nil, "must hold {status} and {id}"},
 		{"relative return address", []string{"provider-sim", "--return-url", "/return/{status}?id={id}"}, nil, "not an absolute http or https address"},
 		{"return address on ftp", []string{"provider-sim", "--return-url", "ftp://h/return/{status}?id={id}"}, nil, "not an absolute http or https address"},
-		{"unknown signature hash", []string{"provider-sim", "--return-url", "http://h/r/{status}?id={id}", "--return-sig-alg", "md5"}, nil, "--return-url: signature algorithm \"md5\""},
+		{"unknown signature hash", []string{"provider-sim", "--return-url", "http://h/r/{status}?id={id}", "--return-sig-alg", "md5"}, nil, "--return-sig-alg: signature algorithm \"md5\""},
 		{"secret without return address", []string{"provider-sim", "--return-secret", "k"}, nil, "need a return address"},
 		{"stray argument", []string{"serve", "extra"}, nil, `unexpected argument "extra"`},
 		{"pprof on a public address", []string{"serve", "--pprof", "0.0.0.0:6060"}, nil, "not a loopback address"},

@@ -276,13 +276,13 @@ func (h *Handler) SubsampleOutcomes(c echo.Context) error {
 	})
 }
 
-// wrongSendsToday counts the wrong sends of the last 24 hours, for the
-// overview.
-func (h *Handler) wrongSendsToday(ctx context.Context) (int, error) {
+// wrongSendsToday counts the wrong sends of the last 24 hours, and those
+// of them a return reported, for the overview.
+func (h *Handler) wrongSendsToday(ctx context.Context) (all, byReturn int, err error) {
 	if h.Outcomes == nil {
-		return 0, nil
+		return 0, 0, nil
 	}
 	now := h.Now()
 	rep, err := h.Outcomes.Outcomes(ctx, outcomes.Query{From: now.Add(-24 * time.Hour), To: now})
-	return rep.Total.WrongSends, err
+	return rep.Total.WrongSends, rep.Total.WrongSendsByReturn, err
 }

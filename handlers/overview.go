@@ -84,7 +84,7 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		return f, err
 	}
 
-	if f.WrongSends, err = h.wrongSendsToday(ctx); err != nil {
+	if f.WrongSends, f.WrongSendsByReturn, err = h.wrongSendsToday(ctx); err != nil {
 		return f, err
 	}
 

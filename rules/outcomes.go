@@ -378,6 +378,12 @@ type InvoiceLine struct {
 	InvoiceKey
 	Completes int
 	Reversed  int
+	// Unconfirmed are the completes registered in the month that only a
+	// return reported (the respondent's redirect or the survey's post),
+	// which no history import has confirmed yet: not in Completes, never
+	// invoiced, since a respondent who sees the return address could claim
+	// a complete they never made.
+	Unconfirmed int
 	// Estimated: some complete of the line (or reversed by it) took the
 	// first price seen, being older than it.
 	Estimated bool
@@ -444,6 +450,25 @@ func (inv *Invoice) AddPanelist(party domain.InvoiceParty, subsampleID int64, re
 	}
 }
 
+// AddUnconfirmed adds a complete registered at that only a return
+// reported to its line's Unconfirmed, when it is in the month; prices is
+// the subsample's price history, oldest first. Its record is not among
+// the records AddPanelist is given: it is not invoiced and reverses
+// nothing.
+func (inv *Invoice) AddUnconfirmed(party domain.InvoiceParty, subsampleID int64, at time.Time, prices []domain.PricePoint) {
+	if at.Before(inv.From) || !at.Before(inv.To) {
+		return
+	}
+	p := PriceAt(prices, at)
+	k := InvoiceKey{InvoiceParty: party, SubsampleID: subsampleID, Currency: p.Currency, CPI: p.CPI, Known: p.Known}
+	l := inv.lines[k]
+	if l == nil {
+		l = &InvoiceLine{InvoiceKey: k}
+		inv.lines[k] = l
+	}
+	l.Unconfirmed++
+}
+
 // Lines are the invoice's lines by billing entity, job number, event,
 // subsample, currency and CPI (unknown prices last).
 func (inv *Invoice) Lines() []InvoiceLine {
@@ -472,11 +497,15 @@ type InvoiceTotals struct {
 	UnknownLines int
 }
 
-// TotalsOf sums lines per currency, and per billing entity.
+// TotalsOf sums lines per currency, and per billing entity. A line
+// holding only unconfirmed completes invoices nothing: it is in no total.
 func TotalsOf(lines []InvoiceLine) (all InvoiceTotals, byEntity map[string]InvoiceTotals) {
 	all = InvoiceTotals{Amounts: Money{}}
 	byEntity = map[string]InvoiceTotals{}
 	for _, l := range lines {
+		if l.Completes == 0 && l.Reversed == 0 {
+			continue
+		}
 		e, ok := byEntity[l.BillingEntity]
 		if !ok {
 			e = InvoiceTotals{Amounts: Money{}}

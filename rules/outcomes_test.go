@@ -292,8 +292,14 @@ func TestInvoiceTotals(t *testing.T) {
 		{InvoiceKey: InvoiceKey{InvoiceParty: domain.InvoiceParty{BillingEntity: "A"}, Currency: "USD", CPI: 2, Known: true}, Completes: 1},
 		{InvoiceKey: InvoiceKey{InvoiceParty: domain.InvoiceParty{BillingEntity: "B"}, Currency: "EUR", CPI: 0.25, Known: true}, Reversed: 2},
 		{InvoiceKey: InvoiceKey{InvoiceParty: domain.InvoiceParty{BillingEntity: "B"}}, Completes: 4},
+		// Only unconfirmed completes: nothing invoiced, no unknown line.
+		{InvoiceKey: InvoiceKey{InvoiceParty: domain.InvoiceParty{BillingEntity: "B"}}, Unconfirmed: 2},
+		{InvoiceKey: InvoiceKey{InvoiceParty: domain.InvoiceParty{BillingEntity: "C"}, Currency: "GBP", CPI: 1, Known: true}, Unconfirmed: 1},
 	}
 	all, by := TotalsOf(lines)
+	if _, ok := by["C"]; ok {
+		t.Errorf("an entity with only unconfirmed completes has totals %+v, want none", by["C"])
+	}
 	if want := (InvoiceTotals{Amounts: Money{"EUR": 250, "USD": 200}, UnknownLines: 1}); !reflect.DeepEqual(all, want) {
 		t.Errorf("totals %+v, want %+v", all, want)
 	}

@@ -114,7 +114,7 @@ func TestFourInvoicesAgree(t *testing.T) {
 	if page != report || api != report {
 		t.Errorf("the CSVs differ:\nreport invoice:\n%s\n/outcomes/invoice.csv:\n%s\n/api/v1/invoice?format=csv:\n%s", report, page, api)
 	}
-	if !strings.Contains(report, ",USD,1.25,0,1,-1.25,false\n") {
+	if !strings.Contains(report, ",USD,1.25,0,1,-1.25,false,0\n") {
 		t.Errorf("report invoice has no credit line of -1.25 written as a number:\n%s", report)
 	}
 	if n := strings.Count(report, "\n"); n < 5 {
@@ -140,7 +140,8 @@ func TestFourInvoicesAgree(t *testing.T) {
 	}
 	for i, l := range inv.Lines {
 		got := []string{inv.Month, l.BillingEntity, l.JobBookID, strconv.FormatInt(l.EventID, 10), strconv.FormatInt(l.SubsampleID, 10),
-			l.Currency, opt(l.CPI, -1), strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), opt(l.Amount, 2), strconv.FormatBool(l.Estimated)}
+			l.Currency, opt(l.CPI, -1), strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), opt(l.Amount, 2), strconv.FormatBool(l.Estimated),
+			strconv.Itoa(l.UnconfirmedCompletes)}
 		if strings.Join(got, ",") != strings.Join(rows[i+1], ",") {
 			t.Errorf("line %d: the JSON says %v, the CSV %v", i+1, got, rows[i+1])
 		}

@@ -39,12 +39,12 @@ func TestReportInvoice(t *testing.T) {
 	if err := run(ctx, []string{"report", "invoice", "--db", db, "--month", "2026-11"}, &out, &errOut); err != nil {
 		t.Fatalf("report invoice: %v\n%s", err, errOut.String())
 	}
-	want := "month,billingEntity,jobBookId,eventId,subsampleId,currency,cpi,completes,reversed,amount,estimated\n" +
-		"2026-11,,,1,10,USD,2,2,1,2.00,false\n" +
-		"2026-11,,,9,77,,,1,0,,false\n" +
+	want := "month,billingEntity,jobBookId,eventId,subsampleId,currency,cpi,completes,reversed,amount,estimated,unconfirmedCompletes\n" +
+		"2026-11,,,1,10,USD,2,2,1,2.00,false,0\n" +
+		"2026-11,,,9,77,,,1,0,,false,0\n" +
 		// the world's own panelists, on subsamples never seen live
-		"2026-11,,,34,32,,,3,3,,false\n" +
-		"2026-11,,,35,33,,,3,2,,false\n"
+		"2026-11,,,34,32,,,3,3,,false,0\n" +
+		"2026-11,,,35,33,,,3,2,,false,0\n"
 	if out.String() != want {
 		t.Errorf("report invoice printed\n%s\nwant\n%s", out.String(), want)
 	}

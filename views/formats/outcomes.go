@@ -11,12 +11,14 @@ import (
 
 // InvoiceColumns are the invoice CSV's columns, in order.
 var InvoiceColumns = []string{"month", "billingEntity", "jobBookId", "eventId", "subsampleId", "currency", "cpi",
-	"completes", "reversed", "amount", "estimated"}
+	"completes", "reversed", "amount", "estimated", "unconfirmedCompletes"}
 
 // WriteInvoiceCSV writes a month's invoice, one line per billing entity,
 // job number, event, subsample, currency and price. A line whose price
 // Fieldboard never saw has its currency, CPI and amount empty: unknown,
-// never 0. The page's download, the API's and `fieldboard report invoice`
+// never 0. unconfirmedCompletes are the line's completes only a return
+// reported, not yet confirmed by a history import: not in completes, not
+// invoiced. The page's download, the API's and `fieldboard report invoice`
 // all write through it, so they agree byte for byte.
 func WriteInvoiceCSV(w *Writer, inv outcomes.InvoiceReport) error {
 	if err := w.Write(InvoiceColumns...); err != nil {
@@ -28,7 +30,7 @@ func WriteInvoiceCSV(w *Writer, inv outcomes.InvoiceReport) error {
 			currency, cpi, amount = l.Currency, decimal(l.CPI), rules.FormatCents(cents)
 		}
 		if err := w.Write(inv.Month, l.BillingEntity, l.JobBookID, Int(l.EventID), Int(l.SubsampleID), currency, cpi,
-			strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), amount, strconv.FormatBool(l.Estimated)); err != nil {
+			strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), amount, strconv.FormatBool(l.Estimated), strconv.Itoa(l.Unconfirmed)); err != nil {
 			return err
 		}
 	}
@@ -66,6 +68,9 @@ type InvoiceLineJSON struct {
 	Reversed      int      `json:"reversed"`
 	Amount        *float64 `json:"amount"`
 	Estimated     bool     `json:"estimated"`
+	// UnconfirmedCompletes only a return reported: not in Completes, not
+	// invoiced.
+	UnconfirmedCompletes int `json:"unconfirmedCompletes"`
 }
 
 // InvoiceTotalsJSON are totals per currency and the number of lines of
@@ -86,15 +91,19 @@ type InvoiceJSON struct {
 	Totals             InvoiceTotalsJSON            `json:"totals"`
 	ByEntity           map[string]InvoiceTotalsJSON `json:"byBillingEntity"`
 	ReversalsOfNothing int                          `json:"reversalsOfNothing"`
+	// UnconfirmedCompletes are the month's completes only a return
+	// reported, on no total.
+	UnconfirmedCompletes int `json:"unconfirmedCompletes"`
 }
 
 // Invoice shapes a month's invoice for the API.
 func Invoice(inv outcomes.InvoiceReport) InvoiceJSON {
 	out := InvoiceJSON{Month: inv.Month, From: inv.From.UTC(), To: inv.To.UTC(), Lines: make([]InvoiceLineJSON, len(inv.Lines)),
-		Totals: invoiceTotals(inv.Totals), ByEntity: map[string]InvoiceTotalsJSON{}, ReversalsOfNothing: inv.ReversalsOfNothing}
+		Totals: invoiceTotals(inv.Totals), ByEntity: map[string]InvoiceTotalsJSON{}, ReversalsOfNothing: inv.ReversalsOfNothing,
+		UnconfirmedCompletes: inv.Unconfirmed}
 	for i, l := range inv.Lines {
 		j := InvoiceLineJSON{BillingEntity: l.BillingEntity, JobBookID: l.JobBookID, EventID: l.EventID, SubsampleID: l.SubsampleID,
-			Completes: l.Completes, Reversed: l.Reversed, Estimated: l.Estimated}
+			Completes: l.Completes, Reversed: l.Reversed, Estimated: l.Estimated, UnconfirmedCompletes: l.Unconfirmed}
 		if cents, known := l.Amount(); known {
 			cpi, amount := l.CPI, float64(cents)/100
 			j.Currency, j.CPI, j.Amount = l.Currency, Finite(&cpi), &amount
@@ -113,8 +122,8 @@ func invoiceTotals(t rules.InvoiceTotals) InvoiceTotalsJSON {
 
 // OutcomeColumns are the outcomes CSV's columns, in order.
 var OutcomeColumns = []string{"group", "subsampleId", "eventId", "name", "country", "day",
-	"entrants", "finalEntrants", "inSurvey", "completes", "screenOuts", "quotaFulls", "abandons", "reversed", "reversalsOfNothing",
-	"redirects", "wrongSends", "earned", "earnedCurrency", "unpricedCompletes", "estimatedCompletes",
+	"entrants", "finalEntrants", "inSurvey", "completes", "unconfirmedCompletes", "tooFast", "screenOuts", "quotaFulls", "abandons", "reversed", "reversalsOfNothing",
+	"redirects", "wrongSends", "wrongSendsByReturn", "earned", "earnedCurrency", "unpricedCompletes", "estimatedCompletes",
 	"realizedConversion", "realizedEpc", "realizedEpcCurrency", "predictedEpc", "predictedEpcCurrency", "providerConversion", "note"}
 
 // WriteOutcomesCSV writes a period's outcomes, one line per group and
@@ -125,7 +134,10 @@ var OutcomeColumns = []string{"group", "subsampleId", "eventId", "name", "countr
 // earned in several has both empty, its note naming the currencies (the
 // page and the JSON answer give each amount); a group with no priced
 // complete has both empty. A realized figure under the threshold is empty, its
-// note saying why.
+// note saying why. completes count those only a return reported too
+// (unconfirmedCompletes, until a history import confirms them; tooFast
+// the records of returns flagged too fast), and wrongSends those of
+// returns (wrongSendsByReturn).
 func WriteOutcomesCSV(w *Writer, rep outcomes.Report) error {
 	if err := w.Write(OutcomeColumns...); err != nil {
 		return err
@@ -159,8 +171,10 @@ func WriteOutcomesCSV(w *Writer, rep outcomes.Report) error {
 		}
 		if err := w.Write(r.Key, optID(r.SubsampleID), optID(r.EventID), r.Name, r.Country, day,
 			strconv.Itoa(r.Entrants), strconv.Itoa(r.Final()), strconv.Itoa(r.InSurvey), strconv.Itoa(r.Completes),
+			strconv.Itoa(r.UnconfirmedCompletes), strconv.Itoa(r.TooFast),
 			strconv.Itoa(r.ScreenOuts), strconv.Itoa(r.QuotaFulls), strconv.Itoa(r.Abandons), strconv.Itoa(r.Reversed),
-			strconv.Itoa(r.ReversalsOfNothing), strconv.Itoa(r.Redirects), strconv.Itoa(r.WrongSends), earned, earnedCurrency,
+			strconv.Itoa(r.ReversalsOfNothing), strconv.Itoa(r.Redirects), strconv.Itoa(r.WrongSends), strconv.Itoa(r.WrongSendsByReturn),
+			earned, earnedCurrency,
 			strconv.Itoa(r.Unpriced), strconv.Itoa(r.Estimated), conversion, epc, epcCurrency,
 			predicted, predictedCurrency, OptFloat(r.ProviderConversion, 1), note); err != nil {
 			return err
@@ -212,31 +226,36 @@ func optID(id int64) string {
 // null under the threshold (TooFew says so) or when the earnings cannot
 // be divided (several currencies, an unknown price).
 type OutcomeJSON struct {
-	Key                string       `json:"group"`
-	SubsampleID        int64        `json:"subsampleId,omitempty"`
-	EventID            int64        `json:"eventId,omitempty"`
-	Name               string       `json:"name,omitempty"`
-	Country            string       `json:"country,omitempty"`
-	Day                string       `json:"day,omitempty"`
-	Entrants           int          `json:"entrants"`
-	FinalEntrants      int          `json:"finalEntrants"`
-	InSurvey           int          `json:"inSurvey"`
-	Completes          int          `json:"completes"`
-	ScreenOuts         int          `json:"screenOuts"`
-	QuotaFulls         int          `json:"quotaFulls"`
-	Abandons           int          `json:"abandons"`
-	Reversed           int          `json:"reversed"`
-	ReversalsOfNothing int          `json:"reversalsOfNothing"`
-	Redirects          int          `json:"redirects"`
-	WrongSends         int          `json:"wrongSends"`
-	Earned             []AmountJSON `json:"earned"`
-	UnpricedCompletes  int          `json:"unpricedCompletes"`
-	EstimatedCompletes int          `json:"estimatedCompletes"`
-	RealizedConversion *float64     `json:"realizedConversion"`
-	RealizedEPC        *AmountJSON  `json:"realizedEpc"`
-	PredictedEPC       *AmountJSON  `json:"predictedEpc,omitempty"`
-	ProviderConversion *float64     `json:"providerConversion,omitempty"`
-	Note               string       `json:"note,omitempty"`
+	Key           string `json:"group"`
+	SubsampleID   int64  `json:"subsampleId,omitempty"`
+	EventID       int64  `json:"eventId,omitempty"`
+	Name          string `json:"name,omitempty"`
+	Country       string `json:"country,omitempty"`
+	Day           string `json:"day,omitempty"`
+	Entrants      int    `json:"entrants"`
+	FinalEntrants int    `json:"finalEntrants"`
+	InSurvey      int    `json:"inSurvey"`
+	Completes     int    `json:"completes"`
+	// UnconfirmedCompletes of Completes only a return reported; TooFast
+	// records of returns flagged too fast.
+	UnconfirmedCompletes int          `json:"unconfirmedCompletes"`
+	TooFast              int          `json:"tooFast"`
+	ScreenOuts           int          `json:"screenOuts"`
+	QuotaFulls           int          `json:"quotaFulls"`
+	Abandons             int          `json:"abandons"`
+	Reversed             int          `json:"reversed"`
+	ReversalsOfNothing   int          `json:"reversalsOfNothing"`
+	Redirects            int          `json:"redirects"`
+	WrongSends           int          `json:"wrongSends"`
+	WrongSendsByReturn   int          `json:"wrongSendsByReturn"`
+	Earned               []AmountJSON `json:"earned"`
+	UnpricedCompletes    int          `json:"unpricedCompletes"`
+	EstimatedCompletes   int          `json:"estimatedCompletes"`
+	RealizedConversion   *float64     `json:"realizedConversion"`
+	RealizedEPC          *AmountJSON  `json:"realizedEpc"`
+	PredictedEPC         *AmountJSON  `json:"predictedEpc,omitempty"`
+	ProviderConversion   *float64     `json:"providerConversion,omitempty"`
+	Note                 string       `json:"note,omitempty"`
 }
 
 // DayJSON is one day's completes and reversals.
@@ -298,6 +317,7 @@ func outcome(r outcomes.Row) OutcomeJSON {
 	j := OutcomeJSON{Key: r.Key, SubsampleID: r.SubsampleID, EventID: r.EventID, Name: r.Name, Country: r.Country,
 		Entrants: r.Entrants, FinalEntrants: r.Final(), InSurvey: r.InSurvey, Completes: r.Completes, ScreenOuts: r.ScreenOuts,
 		QuotaFulls: r.QuotaFulls, Abandons: r.Abandons, Reversed: r.Reversed, ReversalsOfNothing: r.ReversalsOfNothing,
+		UnconfirmedCompletes: r.UnconfirmedCompletes, TooFast: r.TooFast, WrongSendsByReturn: r.WrongSendsByReturn,
 		Redirects: r.Redirects, WrongSends: r.WrongSends, Earned: Amounts(r.Earned), UnpricedCompletes: r.Unpriced,
 		EstimatedCompletes: r.Estimated, ProviderConversion: Finite(r.ProviderConversion)}
 	if !r.Day.IsZero() {

@@ -106,6 +106,15 @@ type Row struct {
 	// a next-survey answer that named it first) in the SendLookback
 	// before.
 	WrongSends int
+	// UnconfirmedCompletes are the Completes whose complete only a return
+	// reported (the respondent's redirect or the survey's post), not yet
+	// confirmed by a history import; TooFast the records only a return
+	// reported, registered in the period, that it flagged too fast; and
+	// WrongSendsByReturn the WrongSends whose record only a return
+	// reported.
+	UnconfirmedCompletes int
+	TooFast              int
+	WrongSendsByReturn   int
 	// Predicted is the EPC the router ranks the subsample by now, and
 	// ProviderConversion the conversion the provider measured (a
 	// percentage); BySubsample rows of live subsamples only.
@@ -206,6 +215,10 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	returned, err := s.reportedBefore(ctx, q.To)
+	if err != nil {
+		return Report{}, err
+	}
 	sentBy := map[sendKey][]domain.RoutingDecision{}
 	for _, d := range sends {
 		k := sendKey{d.PanelistID, d.Chosen}
@@ -221,6 +234,17 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 	perSubsample := map[int64]*Row{}
 	perDay := map[perDayKey]*rules.Tally{}
 	wrongByDay := map[time.Time]int{}
+	// byDay are the figures of returns the day rows count by the day
+	// their record was registered.
+	byDay := map[time.Time]*Row{}
+	dayRow := func(day time.Time) *Row {
+		r := byDay[day]
+		if r == nil {
+			r = &Row{}
+			byDay[day] = r
+		}
+		return r
+	}
 	days := map[time.Time]*Day{}
 	chart := func(day time.Time) *Day {
 		d := days[day]
@@ -248,6 +272,15 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		}
 		r := row(subsampleID, eventID)
 		r.AddPanelist(records, prices[subsampleID], q.From, q.To)
+		if out, ok := outcomeRecord(records, q.From, q.To); ok && out.StatusID == domain.ReturnComplete && returned.has(out) {
+			r.UnconfirmedCompletes++
+		}
+		for _, rec := range records {
+			if !rec.RegisteredAt.Before(q.From) && returned.tooFast(rec) {
+				r.TooFast++
+				dayRow(s.dayOf(rec.RegisteredAt)).TooFast++
+			}
+		}
 		for _, rec := range records {
 			if rec.StatusID != domain.ReturnScreenOut && rec.StatusID != domain.ReturnQuotaFull || rec.RegisteredAt.Before(q.From) {
 				continue
@@ -258,6 +291,10 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 			}
 			r.WrongSends++
 			wrongByDay[s.dayOf(rec.RegisteredAt)]++
+			if returned.has(rec) {
+				r.WrongSendsByReturn++
+				dayRow(s.dayOf(rec.RegisteredAt)).WrongSendsByReturn++
+			}
 			if rec.StatusID == domain.ReturnQuotaFull && sent.Cells != "" {
 				misses = append(misses, FullOnOpenCell{PanelistID: panelistID, SubsampleID: subsampleID, SentAt: sent.At, At: rec.RegisteredAt, Cells: cellsOf(sent.Cells)})
 			}
@@ -292,7 +329,11 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 				t = &rules.Tally{}
 				perDay[k] = t
 			}
-			t.AddPanelist(records, prices[subsampleID], later(day, q.From), earlier(day.AddDate(0, 0, 1), q.To))
+			dayFrom, dayTo := later(day, q.From), earlier(day.AddDate(0, 0, 1), q.To)
+			t.AddPanelist(records, prices[subsampleID], dayFrom, dayTo)
+			if out, ok := outcomeRecord(records, dayFrom, dayTo); ok && out.StatusID == domain.ReturnComplete && returned.has(out) {
+				dayRow(day).UnconfirmedCompletes++
+			}
 		}
 		return nil
 	})
@@ -319,14 +360,12 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 			groups[key] = g
 		}
 		g.Tally.Add(r.Tally)
-		g.Redirects += r.Redirects
-		g.WrongSends += r.WrongSends
+		g.addCounts(*r)
 	}
 	for id, r := range perSubsample {
 		i := info[id]
 		rep.Total.Tally.Add(r.Tally)
-		rep.Total.Redirects += r.Redirects
-		rep.Total.WrongSends += r.WrongSends
+		rep.Total.addCounts(*r)
 		switch q.Group {
 		case BySubsample:
 			add(strconv.FormatInt(id, 10), func(g *Row) {
@@ -356,6 +395,9 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		for day, n := range wrongByDay {
 			add(day.Format("2006-01-02"), func(g *Row) { g.Day = day }, &Row{WrongSends: n})
 		}
+		for day, r := range byDay {
+			add(day.Format("2006-01-02"), func(g *Row) { g.Day = day }, r)
+		}
 	}
 	for _, g := range groups {
 		rep.Rows = append(rep.Rows, *g)
@@ -378,6 +420,15 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 		rep.Days = append(rep.Days, d)
 	}
 	return rep, nil
+}
+
+// addCounts adds r's counts beside its tally.
+func (g *Row) addCounts(r Row) {
+	g.Redirects += r.Redirects
+	g.WrongSends += r.WrongSends
+	g.UnconfirmedCompletes += r.UnconfirmedCompletes
+	g.TooFast += r.TooFast
+	g.WrongSendsByReturn += r.WrongSendsByReturn
 }
 
 func later(a, b time.Time) time.Time {
@@ -462,6 +513,10 @@ type InvoiceReport struct {
 	Totals             rules.InvoiceTotals
 	ByEntity           map[string]rules.InvoiceTotals
 	ReversalsOfNothing int
+	// Unconfirmed are the completes registered in the month that only a
+	// return reported, not yet confirmed by a history import: on their
+	// lines (rules.InvoiceLine's Unconfirmed), never invoiced.
+	Unconfirmed int
 }
 
 // Invoice is the invoice of month ("YYYY-MM", in the provider's time
@@ -479,14 +534,26 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 	if err != nil {
 		return InvoiceReport{}, err
 	}
+	returned, err := s.reportedBefore(ctx, to)
+	if err != nil {
+		return InvoiceReport{}, err
+	}
 	inv := rules.NewInvoice(from, to)
-	// Only completes and verdicts are invoiced, or decide a credit.
+	// Only completes and verdicts are invoiced, or decide a credit; and
+	// only the imported ones: a complete only a return reported waits for
+	// the import that confirms it.
 	err = s.Store.ScanPeriod(ctx, store.Period{From: from, To: to, Statuses: rules.ReversalStatuses}, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
 		party, ok := parties[subsampleID]
 		if !ok {
 			party = domain.InvoiceParty{EventID: records[len(records)-1].EventID}
 		}
-		inv.AddPanelist(party, subsampleID, records, prices[subsampleID])
+		imported, unconfirmed := returned.split(records)
+		inv.AddPanelist(party, subsampleID, imported, prices[subsampleID])
+		for _, r := range unconfirmed {
+			if r.StatusID == domain.ReturnComplete {
+				inv.AddUnconfirmed(party, subsampleID, r.RegisteredAt, prices[subsampleID])
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -494,6 +561,9 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 	}
 	rep := InvoiceReport{Month: month, From: from, To: to, Lines: inv.Lines(), ReversalsOfNothing: inv.ReversalsOfNothing}
 	rep.Totals, rep.ByEntity = rules.TotalsOf(rep.Lines)
+	for _, l := range rep.Lines {
+		rep.Unconfirmed += l.Unconfirmed
+	}
 	return rep, nil
 }
 

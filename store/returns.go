@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,14 +23,18 @@ const routingColumns = `decision_id, at, panelist_id, COALESCE(intended_subsampl
 	COALESCE(after_decision, 0) AS after_decision, COALESCE(return_status, 0) AS return_status,
 	returned_at, return_flag, return_via`
 
+// lastSendQuery reads a panelist's newest send since a time (LastSend),
+// by the index routing_decisions_by_panelist.
+const lastSendQuery = `SELECT ` + routingColumns + ` FROM routing_decisions
+	WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL
+	ORDER BY at DESC, decision_id DESC LIMIT 1`
+
 // LastSend is the panelist's newest send made at or after since (a
 // decision that chose a subsample), returned or not: the send a return
 // of theirs belongs to. None is ErrNotFound.
 func (s *Store) LastSend(ctx context.Context, panelistID string, since time.Time) (domain.RoutingDecision, error) {
 	var d domain.RoutingDecision
-	err := s.reader.GetContext(ctx, &d, `SELECT `+routingColumns+` FROM routing_decisions
-		WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL
-		ORDER BY at DESC, decision_id DESC LIMIT 1`, panelistID, since.UTC())
+	err := s.hot.lastSend.GetContext(ctx, &d, panelistID, since.UTC())
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("panelist %q's last send: %w", panelistID, ErrNotFound)
 	}
@@ -48,37 +53,144 @@ type Returned struct {
 	Via    string                 // domain.ReturnByRedirect or ReturnByPost
 }
 
-// RecordReturn records r in one transaction: the send is marked returned
-// (ErrAlreadyReturned when it was already, by another request too), the
-// record is written to the history unless it holds it already, and kept
-// among the records returns reported (returned_history), unconfirmed until
-// an import replaces it (supersedeReturns).
+// RecordReturn records r: the send is marked returned (ErrAlreadyReturned
+// when it was already, by another request too), the record is written to
+// the history unless it holds it already, and kept among the records
+// returns reported (returned_history), unconfirmed until an import
+// replaces it (supersedeReturns). It returns once that is committed.
+//
+// The returns that arrive together share a transaction (returnWrites): a
+// burst of returns costs the database's one writer a commit per batch,
+// not per return.
 func (s *Store) RecordReturn(ctx context.Context, r Returned) error {
-	rec := r.Record
-	err := inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE routing_decisions SET return_status = ?, returned_at = ?, return_flag = ?, return_via = ?
-			WHERE decision_id = ? AND return_status IS NULL`, rec.StatusID, rec.RegisteredAt.UTC(), r.Flag, r.Via, r.Send.DecisionID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return ErrAlreadyReturned
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO history (`+historyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			rec.PanelistID, rec.SubsampleID, rec.StatusID, rec.RegisteredAt.UTC(), rec.EventID, rec.CategoryID, rec.ResearchTypeID); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO returned_history (panelist_id, subsample_id, status_id, registered_at, sent_at, decision_id, flag)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			rec.PanelistID, rec.SubsampleID, rec.StatusID, rec.RegisteredAt.UTC(), r.Send.At.UTC(), r.Send.DecisionID, r.Flag)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record panelist %q's return from subsample %d: %w", rec.PanelistID, rec.SubsampleID, err)
+	w := &returnWrite{Returned: r, done: make(chan struct{})}
+	if s.returns.add(w) {
+		s.writeReturns(context.WithoutCancel(ctx))
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if w.err != nil {
+		return fmt.Errorf("record panelist %q's return from subsample %d: %w", r.Record.PanelistID, r.Record.SubsampleID, w.err)
 	}
 	return nil
+}
+
+// returnWrites are the returns waiting to be written, and whether a
+// writer is at work on them: the first return to find none writes, and
+// hands what arrived meanwhile to a writer of its own (writeReturns).
+type returnWrites struct {
+	mu      sync.Mutex
+	pending []*returnWrite
+	writing bool
+
+	prepareOnce sync.Once
+	stmts       [3]*sql.Stmt // mark the send, insert into history, into returned_history
+	prepareErr  error
+}
+
+// returnWrite is one return waiting for its transaction; err is its
+// outcome once done is closed.
+type returnWrite struct {
+	Returned
+	err  error
+	done chan struct{}
+}
+
+// add queues w and reports whether its caller is to write (no writer is
+// at work).
+func (q *returnWrites) add(w *returnWrite) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, w)
+	if q.writing {
+		return false
+	}
+	q.writing = true
+	return true
+}
+
+// take returns what is queued, and, when nothing is, ends the writer's
+// turn.
+func (q *returnWrites) take() []*returnWrite {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	batch := q.pending
+	q.pending = nil
+	if len(batch) == 0 {
+		q.writing = false
+	}
+	return batch
+}
+
+// writeReturns writes the queued returns in one transaction, then hands
+// those queued meanwhile to a goroutine that does the same until none
+// are left, so that the caller's own return is not held up by others'.
+func (s *Store) writeReturns(ctx context.Context) {
+	batch := s.returns.take()
+	if len(batch) == 0 {
+		return
+	}
+	err := s.writeReturnBatch(ctx, batch)
+	for _, w := range batch {
+		if err != nil {
+			w.err = err
+		}
+		close(w.done)
+	}
+	go s.writeReturns(ctx)
+}
+
+// returnStatements are the writes of a return, prepared on the writer
+// once.
+var returnStatements = [3]string{
+	`UPDATE routing_decisions SET return_status = ?, returned_at = ?, return_flag = ?, return_via = ?
+		WHERE decision_id = ? AND return_status IS NULL`,
+	`INSERT INTO history (` + historyColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	`INSERT INTO returned_history (panelist_id, subsample_id, status_id, registered_at, sent_at, decision_id, flag)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+}
+
+// writeReturnBatch writes batch in one transaction; a return whose send
+// was returned already (by an earlier transaction or one of batch) gets
+// ErrAlreadyReturned and writes nothing. The error is the transaction's.
+func (s *Store) writeReturnBatch(ctx context.Context, batch []*returnWrite) error {
+	q := s.returns
+	q.prepareOnce.Do(func() {
+		for i, query := range returnStatements {
+			if q.stmts[i], q.prepareErr = s.writer.PrepareContext(ctx, query); q.prepareErr != nil {
+				return
+			}
+		}
+	})
+	if q.prepareErr != nil {
+		return fmt.Errorf("prepare the returns' writes: %w", q.prepareErr)
+	}
+	return inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		mark, history, returned := tx.StmtContext(ctx, q.stmts[0]), tx.StmtContext(ctx, q.stmts[1]), tx.StmtContext(ctx, q.stmts[2])
+		for _, w := range batch {
+			rec := w.Record
+			res, err := mark.ExecContext(ctx, rec.StatusID, rec.RegisteredAt.UTC(), w.Flag, w.Via, w.Send.DecisionID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				w.err = ErrAlreadyReturned
+				continue
+			}
+			if _, err := history.ExecContext(ctx, rec.PanelistID, rec.SubsampleID, rec.StatusID, rec.RegisteredAt.UTC(), rec.EventID, rec.CategoryID, rec.ResearchTypeID); err != nil {
+				return err
+			}
+			if _, err := returned.ExecContext(ctx, rec.PanelistID, rec.SubsampleID, rec.StatusID, rec.RegisteredAt.UTC(), w.Send.At.UTC(), w.Send.DecisionID, w.Flag); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // supersedeReturns drops, in an import's transaction, the records returns

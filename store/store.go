@@ -58,6 +58,8 @@ type Store struct {
 	tokens *tokenCache
 	// routingInserts write the router's record (routing.go).
 	routingInserts *routingInserts
+	// returns write the returns, many to a transaction (returns.go).
+	returns *returnWrites
 	// fence, when set, is the lease the refresh's writes are made under
 	// (Fenced).
 	fence *Lease
@@ -72,6 +74,8 @@ type hotStatements struct {
 	// leaseOf and routingCounts are read by every page that shows the
 	// refresh (LeaseOf), and a subsample's page (RoutingCounts).
 	leaseOf, routingCounts *sqlx.Stmt
+	// lastSend is read by every return (LastSend).
+	lastSend *sqlx.Stmt
 }
 
 // prepare prepares the hot statements on the reader pool.
@@ -90,6 +94,7 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 		{&h.routingKeys, routingKeysQuery},
 		{&h.leaseOf, leaseOfQuery},
 		{&h.routingCounts, routingCountsQuery},
+		{&h.lastSend, lastSendQuery},
 	} {
 		stmt, err := reader.PreparexContext(ctx, st.query)
 		if err != nil {
@@ -116,7 +121,7 @@ func Open(ctx context.Context, target string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
-	st := &Store{dialect: d, writer: writer, reader: reader, tokens: &tokenCache{}, routingInserts: &routingInserts{}}
+	st := &Store{dialect: d, writer: writer, reader: reader, tokens: &tokenCache{}, routingInserts: &routingInserts{}, returns: &returnWrites{}}
 	if err := writer.PingContext(ctx); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, err)

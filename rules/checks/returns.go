@@ -135,7 +135,7 @@ func (s *Service) RefusedReturns() map[string]int64 {
 // refused and counted (RefusedReturns): a bad signature, an id not on
 // the panel, no open send, or a send returned already.
 func (s *Service) Return(ctx context.Context, r Return) (ReturnResult, error) {
-	res, err := s.recordReturn(ctx, r)
+	res, p, err := s.recordReturn(ctx, r)
 	if err != nil || res.Refused != "" {
 		if res.Refused != "" {
 			s.refused.add(res.Refused)
@@ -148,69 +148,74 @@ func (s *Service) Return(ctx context.Context, r Return) (ReturnResult, error) {
 	if r.StatusID == domain.ReturnComplete {
 		return res, nil
 	}
-	res.Next, err = s.routeOn(ctx, r, res.Send)
+	res.Next, err = s.routeOn(ctx, r, res.Send, p)
 	return res, err
 }
 
 // recordReturn is Return's recording: the send found, the return checked
-// and written.
-func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, error) {
+// and written. It returns the panelist as read before, their history
+// holding the return's record as well: what routeOn decides on when the
+// snapshot has not moved since.
+func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Panelist, error) {
 	status := domain.ReturnCodeName(r.StatusID)
 	if rules.ReturnStatusName(r.StatusID) == "" {
-		return ReturnResult{}, fmt.Errorf("status %d is not one a respondent is returned with", r.StatusID)
+		return ReturnResult{}, nil, fmt.Errorf("status %d is not one a respondent is returned with", r.StatusID)
 	}
 	if r.Via != domain.ReturnByPost {
 		if why := s.Returns.Signature.Check(r.Address); why != "" {
-			return ReturnResult{Refused: RefusedBadSignature, Why: why}, nil
+			return ReturnResult{Refused: RefusedBadSignature, Why: why}, nil, nil
 		}
 	}
-	if _, err := s.Store.PanelOf(ctx, r.PanelistID); errors.Is(err, store.ErrNotFound) {
-		return ReturnResult{Refused: RefusedNotOnPanel, Why: fmt.Sprintf("Panelist %q is not on the panel.", r.PanelistID)}, nil
-	} else if err != nil {
-		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+	p, err := s.ReadPanelist(ctx, r.PanelistID)
+	if err != nil {
+		return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
+	}
+	if !p.rows.OnPanel {
+		return ReturnResult{Refused: RefusedNotOnPanel, Why: fmt.Sprintf("Panelist %q is not on the panel.", r.PanelistID)}, nil, nil
 	}
 	since := r.At.Add(-s.Returns.window())
 	send, err := s.Store.LastSend(ctx, r.PanelistID, since)
 	if errors.Is(err, store.ErrNotFound) && s.Returns.Pending != nil {
 		if err := s.Returns.Pending(ctx); err != nil {
-			return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+			return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
 		}
 		send, err = s.Store.LastSend(ctx, r.PanelistID, since)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return ReturnResult{Refused: RefusedNoSend, Why: fmt.Sprintf("Panelist %q was sent to no survey in the %s before this %s.", r.PanelistID, s.Returns.window(), status)}, nil
+		return ReturnResult{Refused: RefusedNoSend, Why: fmt.Sprintf("Panelist %q was sent to no survey in the %s before this %s.", r.PanelistID, s.Returns.window(), status)}, nil, nil
 	}
 	if err != nil {
-		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
-	}
-	d, err := s.Current(ctx)
-	if err != nil {
-		return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+		return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
 	}
 	res := ReturnResult{Send: send}
 	if r.StatusID == domain.ReturnComplete {
-		res.TooFast = rules.TooFast(r.At.Sub(send.At), d.expectedLOI(send.Chosen), s.Returns.TooFastShare)
+		res.TooFast = rules.TooFast(r.At.Sub(send.At), p.d.expectedLOI(send.Chosen), s.Returns.TooFastShare)
 	}
 	flag := ""
 	if res.TooFast {
 		flag = domain.ReturnTooFast
 	}
-	err = s.Store.RecordReturn(ctx, store.Returned{Send: send, Record: d.returnRecord(r, send.Chosen), Flag: flag, Via: r.Via})
+	rec := p.d.returnRecord(r, send.Chosen)
+	err = s.Store.RecordReturn(ctx, store.Returned{Send: send, Record: rec, Flag: flag, Via: r.Via})
 	// The one check of a second return: the store marks a send returned
 	// only while it is not, whoever else marks it at the same moment.
 	if errors.Is(err, store.ErrAlreadyReturned) {
-		return ReturnResult{Refused: RefusedReturned, Why: fmt.Sprintf("Panelist %q's last send, to subsample %d, was returned already.", r.PanelistID, send.Chosen)}, nil
+		return ReturnResult{Refused: RefusedReturned, Why: fmt.Sprintf("Panelist %q's last send, to subsample %d, was returned already.", r.PanelistID, send.Chosen)}, nil, nil
 	}
 	if err != nil {
-		return ReturnResult{}, err
+		return ReturnResult{}, nil, err
 	}
+	// The record just written, counted as a read would count it now: the
+	// history is newest first.
+	p.rows.History = append([]domain.HistoryRecord{rec}, p.rows.History...)
 	if r.StatusID == domain.ReturnQuotaFull {
 		// The field proved the provider's quotas wrong for the cells the
 		// panelist was judged to fall in: closed at once, and read again.
 		if cells := parseCells(send.Cells); len(cells) > 0 {
 			if err := s.CloseFromField(ctx, send.Chosen, cells, r.At); err != nil {
-				return ReturnResult{}, fmt.Errorf("record a return: %w", err)
+				return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
 			}
+			p = nil // the closure moved the snapshot on: routeOn reads it again
 		} else if s.QuotasStale != nil {
 			s.QuotasStale(send.Chosen)
 		}
@@ -219,22 +224,25 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, err
 	if res.TooFast {
 		res.Why += " Flagged: returned sooner than the survey's length makes believable."
 	}
-	return res, nil
+	return res, p, nil
 }
 
 // routeOn decides where a respondent returned from send goes next:
-// Route's decision for no subsample in particular, on the panelist read
-// again (the return's record counted), the next hop of the session.
-func (s *Service) routeOn(ctx context.Context, r Return, send domain.RoutingDecision) (Routed, error) {
+// Route's decision for no subsample in particular, the next hop of the
+// session, on p (the panelist with the return's record) or, when nil, on
+// the panelist read again.
+func (s *Service) routeOn(ctx context.Context, r Return, send domain.RoutingDecision, p *Panelist) (Routed, error) {
 	came := fmt.Sprintf("Returned as %s from subsample %d.", domain.ReturnCodeName(r.StatusID), send.Chosen)
 	hop := max(send.Hop, 1) + 1
 	if hop > s.Returns.maxHops() {
 		return Routed{RoutingDecision: domain.RoutingDecision{At: s.now(), PanelistID: r.PanelistID, Outcome: domain.RoutedNone, Hop: hop, After: send.DecisionID,
 			Reason: fmt.Sprintf("%s The session has had its %d surveys; no more are offered.", came, s.Returns.maxHops())}}, nil
 	}
-	p, err := s.ReadPanelist(ctx, r.PanelistID)
-	if err != nil {
-		return Routed{}, fmt.Errorf("route a returned respondent on: %w", err)
+	if p == nil {
+		var err error
+		if p, err = s.ReadPanelist(ctx, r.PanelistID); err != nil {
+			return Routed{}, fmt.Errorf("route a returned respondent on: %w", err)
+		}
 	}
 	next := p.route(invite.Invitation{PanelistID: r.PanelistID})
 	next.Hop, next.After = hop, send.DecisionID

@@ -95,6 +95,10 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 	if r.Completes, err = h.Outcomes.Panelist(ctx, panelistID); err != nil {
 		return nil, err
 	}
+	if r.Sessions, err = h.sessions(ctx, panelistID); err != nil {
+		return nil, err
+	}
+	r.SessionLimit = sessionLimit
 	switch m, err := h.Store.PanelOf(ctx, panelistID); {
 	case err == nil:
 		r.Country, r.Locale = m.Country, m.Locale
@@ -135,6 +139,28 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 	}
 	r.NotNow = views.GroupNotNow(r.Others)
 	return r, nil
+}
+
+// sessionLimit is how many of a panelist's newest decisions their page
+// groups into sessions.
+const sessionLimit = 20
+
+// sessions are the panelist's newest decisions grouped into sessions,
+// each return marked unconfirmed while no import has replaced its record.
+func (h *Handler) sessions(ctx context.Context, panelistID string) ([]views.SessionChain, error) {
+	decisions, _, err := h.Store.Routings(ctx, store.RoutingFilter{PanelistID: panelistID}, sessionLimit, 0)
+	if err != nil {
+		return nil, err
+	}
+	reported, err := h.Store.UnconfirmedReturnsOf(ctx, panelistID)
+	if err != nil {
+		return nil, err
+	}
+	unconfirmed := make(map[int64]bool, len(reported))
+	for _, r := range reported {
+		unconfirmed[r.DecisionID] = true
+	}
+	return views.GroupSessions(decisions, unconfirmed), nil
 }
 
 // notNowKind is the first of the reasons a panelist may not enter a

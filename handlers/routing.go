@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/views"
@@ -40,7 +42,7 @@ func (h *Handler) parseRoutingFilter(c echo.Context) (store.RoutingFilter, views
 	if form.Outcome != "" {
 		f.Outcome = domain.RoutingOutcome(form.Outcome)
 		if !slices.Contains(domain.RoutingOutcomes, f.Outcome) {
-			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Outcome %q is none of intended, next and none.", form.Outcome))
+			return f, form, 0, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Outcome %q is none of %s.", form.Outcome, outcomeList()))
 		}
 	}
 	if f.Since, f.Until, err = rules.ParsePeriod(form.From, form.To, h.Location); err != nil {
@@ -63,6 +65,13 @@ func (h *Handler) Routing(c echo.Context) error {
 	if h.ClickRefusals != nil {
 		refused = h.ClickRefusals.Refused()
 	}
+	var refusedReturns []views.RefusedReturn
+	if h.ReturnChecks != nil {
+		counts := h.ReturnChecks.RefusedReturns()
+		for _, reason := range checks.RefusedReasons {
+			refusedReturns = append(refusedReturns, views.RefusedReturn{Reason: reason, Count: counts[reason]})
+		}
+	}
 	return answerList(h, c, page, list[domain.RoutingDecision]{
 		path: "/routing", name: "routing", size: routingPageSize,
 		query: []string{"panelist", form.Panelist, "subsample", form.Subsample, "outcome", form.Outcome, "from", form.From, "to", form.To},
@@ -75,7 +84,19 @@ func (h *Handler) Routing(c echo.Context) error {
 		page: func(l listPage[domain.RoutingDecision]) templ.Component {
 			return views.RoutingPage(views.RoutingView{Page: h.page("Routing", "routing"), Filter: form, Outcomes: domain.RoutingOutcomes,
 				Decisions: l.Rows, Total: l.Total, PageNo: l.PageNo, Pages: l.Pages, Prev: l.Prev, Next: l.Next,
-				Filtered: filter != store.RoutingFilter{}, CSVHref: l.CSVHref, Refused: refused})
+				Filtered: filter != store.RoutingFilter{}, CSVHref: l.CSVHref, Refused: refused,
+				RefusedReturns: refusedReturns})
 		},
 	})
+}
+
+// outcomeList names every routing outcome for an error: "intended, next,
+// return, none and answer".
+func outcomeList() string {
+	names := make([]string, len(domain.RoutingOutcomes))
+	for i, o := range domain.RoutingOutcomes {
+		names[i] = string(o)
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " and " + names[last]
 }

@@ -246,3 +246,15 @@ func (s *Store) ReturnedRecords(ctx context.Context, since, until time.Time) ([]
 	}
 	return out, nil
 }
+
+// UnconfirmedReturnsOf are the panelist's records reported by returns
+// that no import has replaced yet, newest first.
+func (s *Store) UnconfirmedReturnsOf(ctx context.Context, panelistID string) ([]ReturnedRecord, error) {
+	var out []ReturnedRecord
+	err := s.reader.SelectContext(ctx, &out, `SELECT r.panelist_id, r.subsample_id, r.status_id, r.registered_at, r.sent_at, r.decision_id, r.flag
+		FROM returned_history r WHERE r.panelist_id = ? ORDER BY r.registered_at DESC, r.decision_id DESC`, panelistID)
+	if err != nil {
+		return nil, fmt.Errorf("panelist %q's records reported by returns: %w", panelistID, err)
+	}
+	return out, nil
+}

@@ -358,7 +358,7 @@ func TestInvitationLinks(t *testing.T) {
 		t.Errorf("/routing.csv?outcome=none = %q, %v; want the one click of P-away", rows, err)
 	}
 	for _, tt := range []struct{ path, want string }{
-		{"/routing?outcome=lost", "none of intended, next and none"},
+		{"/routing?outcome=lost", "none of intended, next, return, none and answer"},
 		{"/routing?subsample=abc", "not a positive whole number"},
 		{"/routing?from=yesterday", "not a date"},
 		{"/routing?page=0", "from 1"},

@@ -212,8 +212,8 @@ func TestEveryCSVNeutralisesEveryCell(t *testing.T) {
 
 	neutralisedBy := map[string]int{}
 	for _, r := range a.routes {
-		if r.Method != http.MethodGet || strings.HasPrefix(r.Path, "/r/") || r.Path == "/metrics" || r.Path == "/healthz" {
-			continue // the router's redirect, and the operator's plain-text endpoints, answer no CSV
+		if r.Method != http.MethodGet || strings.HasPrefix(r.Path, "/r/") || strings.HasPrefix(r.Path, "/return/") || r.Path == "/metrics" || r.Path == "/healthz" {
+			continue // the router's redirects, and the operator's plain-text endpoints, answer no CSV
 		}
 		paths, ok := params.fill(r.Path)
 		if !ok {
@@ -250,7 +250,8 @@ func TestEveryCSVNeutralisesEveryCell(t *testing.T) {
 		"/login": false, "/logout": false, "/refresh": false, "/subsamples/:id/refresh": false, "/panelists/history": false,
 		"/panelists/profiles": false, "/panelists/panel": false, "/webhooks": false, "/webhooks/:id/remove": false,
 		"/webhooks/:id/test": false, "/api/v1/profiles": false, "/api/v1/panelists": false, "/api/v1/history": false, "/api/v1/refresh": false,
-		"/profiling/mapping": false, "/profiling/own": false, "/api/v1/profiles/mapping": false, "/api/v1/profiles/own": false}
+		"/profiling/mapping": false, "/profiling/own": false, "/api/v1/profiles/mapping": false, "/api/v1/profiles/own": false,
+		"/api/v1/returns": false} // JSON only
 	for _, r := range a.routes {
 		if _, known := postsCSV[r.Path]; r.Method != http.MethodGet && !known {
 			t.Errorf("%s %s is new to this test: say in postsCSV whether it answers CSV, and if it does, check its cells below", r.Method, r.Path)

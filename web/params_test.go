@@ -224,8 +224,8 @@ func TestEveryCSVDownloadIsNamedOneWay(t *testing.T) {
 	for _, r := range a.routes {
 		post, isPost := posts[r.Path]
 		switch {
-		case strings.HasPrefix(r.Path, "/static"), r.Path == "/r/:token":
-			continue // files, and a panelist's link
+		case strings.HasPrefix(r.Path, "/static"), r.Path == "/r/:token", r.Path == "/return/:status":
+			continue // files, a panelist's link and their way back
 		case r.Method == "GET", r.Method == "POST" && isPost:
 		default:
 			continue

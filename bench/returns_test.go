@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +50,11 @@ const returnRounds = 3
 // returnsRoutedOn is figure 18. db is serve's database file, base and
 // token serve's address and a bearer token; taken are panelists other
 // figures asked about, left out.
-func returnsRoutedOn(t *testing.T, base, token, db string, s sizes, taken []string) []Row {
+//
+// With BENCH_RETURNPROFILE=FILE it writes serve's CPU profile over the
+// throughput rounds, from its profiles on pprofAddr; the returns' share
+// is `go tool pprof -focus ReturnAddress -top FILE`.
+func returnsRoutedOn(t *testing.T, base, token, pprofAddr, db string, s sizes, taken []string) []Row {
 	log := openRoutingLog(t, db)
 	sent := panelistsSentSomewhere(t, base, token, log, s, loadRequests+returnRounds*throughputRequests, taken)
 	latencySet, rest := sent[:loadRequests], sent[loadRequests:]
@@ -79,6 +84,7 @@ func returnsRoutedOn(t *testing.T, base, token, db string, s sizes, taken []stri
 
 	// Throughput: rounds on sets of their own, the best of each side.
 	var nextRate, returnRate float64
+	profiled := profileServe(t, pprofAddr, os.Getenv("BENCH_RETURNPROFILE"))
 	for round := range returnRounds {
 		set := rest[round*throughputRequests : (round+1)*throughputRequests]
 		since := time.Now()
@@ -88,6 +94,7 @@ func returnsRoutedOn(t *testing.T, base, token, db string, s sizes, taken []stri
 		log.mustBeReturned(t, set, since)
 		t.Logf("figure 18, round %d: %.0f next-survey answers/s, %.0f returns/s", round+1, nextRate, returnRate)
 	}
+	profiled()
 	if answers.seen() == 0 {
 		t.Fatal("figure 18: no next-survey answer checked held a survey")
 	}
@@ -111,6 +118,39 @@ func returnsRoutedOn(t *testing.T, base, token, db string, s sizes, taken []stri
 			Target: fmt.Sprintf(">= %g x floor", returnThroughputTarget), Met: rateRatio >= returnThroughputTarget},
 	}
 }
+
+// profileServe, when file is not "", starts a CPU profile of serve from
+// its profiles on pprofAddr, and returns the function that waits for it
+// (returnProfileSeconds, enough for the throughput rounds) and writes it
+// to file.
+func profileServe(t *testing.T, pprofAddr, file string) (wait func()) {
+	if file == "" {
+		return func() {}
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, returnProfileSeconds))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(file, b, 0o644)
+		}
+		done <- err
+	}()
+	return func() {
+		if err := <-done; err != nil {
+			t.Fatalf("BENCH_RETURNPROFILE: %v", err)
+		}
+		t.Logf("serve's CPU profile over figure 18's throughput rounds: %s", file)
+	}
+}
+
+// returnProfileSeconds is how long BENCH_RETURNPROFILE's profile lasts.
+const returnProfileSeconds = 5
 
 // answersPerSecond is throughputOver in answers a second: a failed
 // answer fails the run.

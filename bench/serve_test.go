@@ -165,7 +165,7 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	rows = append(rows, Row{Figure: fmt.Sprintf("8 RSS of fieldboard serve after the page runs (its Go heap holds %.0f MiB after a collection)", held), Value: rss, Unit: "MiB",
 		Target: "<= 150 MB", Met: rss*1.048576 <= 150})
 	// The returns write to the database: after the figures that read it.
-	rows = append(rows, returnsRoutedOn(t, base, token, db, s, panelists)...)
+	rows = append(rows, returnsRoutedOn(t, base, token, pprofAddr, db, s, panelists)...)
 	return rows
 }
 

@@ -184,7 +184,7 @@ func withPanel(t *testing.T, s sizes, db string) {
 // TestBench measures every figure and writes bench/results.json. For a
 // quicker look while working on one figure, BENCH_FIGURES=2,7 runs only
 // the figures listed (and those measured with them: figure 1 with 2, the
-// served figures 3, 4, 5, 8, 10, 12 and 13 together); a run of some figures, or
+// served figures 3, 4, 5, 8, 10, 12, 13 and 18 together); a run of some figures, or
 // of a scenario resized by the BENCH_ sizes, prints its table but leaves
 // results.json to the full run.
 //
@@ -218,7 +218,7 @@ func TestBench(t *testing.T) {
 			rows = append(rows, snapshotWritePostgres(t, s, cluster, refreshed))
 		}
 	}
-	if want.any(3, 4, 5, 8, 10, 11, 12, 13) {
+	if want.any(3, 4, 5, 8, 10, 11, 12, 13, 18) {
 		rows = append(rows, servedFigures(t, s, db)...)
 	}
 	if want.any(6) {

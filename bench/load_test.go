@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -143,6 +144,13 @@ func (g *getter) checkAll(samples []sampled) error {
 // loadWorkers is how many requests the load keeps in flight.
 const loadWorkers = 8
 
+// loadWarm and loadMeasured are the requests of each of loadOnce's
+// workers, to warm up and then timed; loadRequests in all.
+const (
+	loadWarm, loadMeasured = 10, 60
+	loadRequests           = loadWorkers * (loadWarm + loadMeasured)
+)
+
 // loaded is what a load measured: latencies over the measured answers and
 // the bytes they brought.
 type loaded struct {
@@ -171,7 +179,7 @@ func load(t *testing.T, g *getter, path func(i int) string) loaded {
 // The sample of answers is checked once the load is over, so that the
 // checks take no CPU from the server while it is timed.
 func loadOnce(g *getter, path func(i int) string) (loaded, error) {
-	const warm, measured = 10, 60
+	const warm, measured = loadWarm, loadMeasured
 	var mu sync.Mutex
 	var latencies []time.Duration
 	var total int64
@@ -231,13 +239,30 @@ func throughput(t *testing.T, g *getter, path string) (bytesPerSecond float64, s
 // and the average answer's size, or the first answer that failed g's
 // checks. The sample of answers is checked after the clock stops.
 func throughputOnce(g *getter, path string) (bytesPerSecond float64, size int, err error) {
-	const each = 50
+	return throughputOver(g, func(int) string { return path })
+}
+
+// throughputRequests is how many requests throughputOver makes: a warm-up
+// of one a worker, then throughputEach a worker, timed.
+const (
+	throughputEach     = 50
+	throughputRequests = loadWorkers * (1 + throughputEach)
+)
+
+// throughputOver is throughputOnce on the paths path(0), path(1), ... in
+// turn, one a request (throughputRequests in all, the warm-up first):
+// for answers that each need a path of their own, as a return needs a
+// send of its own.
+func throughputOver(g *getter, path func(i int) string) (bytesPerSecond float64, size int, err error) {
+	const each = throughputEach
 	var buf bytes.Buffer
-	for range loadWorkers {
-		if _, _, err := g.get(path, &buf); err != nil {
+	for i := range loadWorkers {
+		if _, _, err := g.get(path(i), &buf); err != nil {
 			return 0, 0, err
 		}
 	}
+	var next atomic.Int64
+	next.Store(loadWorkers - 1)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var total int64
@@ -250,14 +275,15 @@ func throughputOnce(g *getter, path string) (bytesPerSecond float64, size int, e
 			defer wg.Done()
 			var buf bytes.Buffer
 			for range each {
-				n, _, sample, err := g.fetch(path, &buf)
+				p := path(int(next.Add(1)))
+				n, _, sample, err := g.fetch(p, &buf)
 				mu.Lock()
 				total += int64(n)
 				if err != nil && failure == nil {
 					failure = err
 				}
 				if sample && g.check != nil {
-					samples = append(samples, sampled{path, bytes.Clone(buf.Bytes())})
+					samples = append(samples, sampled{p, bytes.Clone(buf.Bytes())})
 				}
 				mu.Unlock()
 				if err != nil {

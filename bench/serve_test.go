@@ -73,7 +73,7 @@ func fullRefresh(t *testing.T, s sizes, target string) (Row, string) {
 		Value: ms(took), Unit: "ms", Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.25 x floor", Met: ratio <= 1.25}, target
 }
 
-// servedFigures are figures 3, 4, 5 (with 11), 8 and 10: `fieldboard
+// servedFigures are figures 3, 4, 5 (with 11), 8, 10, 12, 13 and 18: `fieldboard
 // serve` runs as its own process on a copy of the scenario, this process
 // loads it over loopback with loadWorkers workers after a warm-up,
 // checking every answer (getter), and reads its RSS afterwards; the send
@@ -164,6 +164,8 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	held := heldHeapMiB(t, pprofAddr)
 	rows = append(rows, Row{Figure: fmt.Sprintf("8 RSS of fieldboard serve after the page runs (its Go heap holds %.0f MiB after a collection)", held), Value: rss, Unit: "MiB",
 		Target: "<= 150 MB", Met: rss*1.048576 <= 150})
+	// The returns write to the database: after the figures that read it.
+	rows = append(rows, returnsRoutedOn(t, base, token, pprofAddr, db, s, panelists)...)
 	return rows
 }
 

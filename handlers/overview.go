@@ -87,6 +87,9 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 	if f.WrongSends, f.WrongSendsByReturn, err = h.wrongSendsToday(ctx); err != nil {
 		return f, err
 	}
+	if f.LinkSuspects, err = h.Store.LinkSuspects(ctx); err != nil {
+		return f, err
+	}
 
 	states, err := h.Store.Datasets(ctx)
 	if err != nil {

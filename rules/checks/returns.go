@@ -133,7 +133,9 @@ func (s *Service) RefusedReturns() map[string]int64 {
 // subsample of an event they just left), while the session has had fewer
 // than Returns.MaxHops surveys. A return that cannot be believed is
 // refused and counted (RefusedReturns): a bad signature, an id not on
-// the panel, no open send, or a send returned already.
+// the panel, no open send, or a send returned already. A return other
+// than a complete may flag the subsample's survey link as possibly broken
+// in the change feed (flagLinkSuspect).
 func (s *Service) Return(ctx context.Context, r Return) (ReturnResult, error) {
 	res, p, err := s.recordReturn(ctx, r)
 	if err != nil || res.Refused != "" {
@@ -195,7 +197,8 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Pa
 	if res.TooFast {
 		flag = domain.ReturnTooFast
 	}
-	rec := p.d.returnRecord(r, send.Chosen)
+	d := p.d
+	rec := d.returnRecord(r, send.Chosen)
 	err = s.Store.RecordReturn(ctx, store.Returned{Send: send, Record: rec, Flag: flag, Via: r.Via})
 	// The one check of a second return: the store marks a send returned
 	// only while it is not, whoever else marks it at the same moment.
@@ -218,6 +221,13 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Pa
 			p = nil // the closure moved the snapshot on: routeOn reads it again
 		} else if s.QuotasStale != nil {
 			s.QuotasStale(send.Chosen)
+		}
+	}
+	if r.StatusID != domain.ReturnComplete {
+		// The flag is the coordinator's to act on: its failure is logged,
+		// and costs the respondent neither the record nor the next survey.
+		if err := s.flagLinkSuspect(ctx, d, r, send.Chosen); err != nil && s.Returns.Logger != nil {
+			s.Returns.Logger.Warn("survey link not judged", "subsample", send.Chosen, "err", err)
 		}
 	}
 	res.Why = fmt.Sprintf("Recorded as %s from subsample %d.", status, send.Chosen)

@@ -80,12 +80,17 @@ const (
 	// provider's counts having moved or its time being up.
 	ChangeQuotaClosedByField ChangeKind = "quota.closed_by_field"
 	ChangeFieldClosureLifted ChangeKind = "quota.field_closure_lifted"
+	// ChangeLinkSuspect: a subsample's returns kept coming back without a
+	// complete where its conversion says one should have come: its survey
+	// link may be broken (rules.LinkSuspect). Once a run; a complete ends
+	// the run.
+	ChangeLinkSuspect ChangeKind = "subsample.link_suspect"
 )
 
 // ChangeKinds are every kind, in the order pages list them.
 var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
 	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk, ChangeBackOnPace,
-	ChangeQuotaClosedByField, ChangeFieldClosureLifted}
+	ChangeQuotaClosedByField, ChangeFieldClosureLifted, ChangeLinkSuspect}
 
 // WebhookTest is the kind of the event `fieldboard webhook test` sends: no
 // change, only a check that a subscription's address answers.

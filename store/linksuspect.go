@@ -1,0 +1,101 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"fieldboard/rules/domain"
+)
+
+// ReturnRunLimit is how many of a subsample's newest returns ReturnRun
+// reads: a run longer than that is counted as that long. A run of 1000
+// returns without a complete is flagged at any conversion of 0.5% or
+// more, so the flag of a longer run was said when it was shorter.
+const ReturnRunLimit = 1000
+
+// ReturnRun is a subsample's current run of returns without a complete.
+type ReturnRun struct {
+	Returns int       // the returns since its last complete, at most ReturnRunLimit
+	Since   time.Time // when the run's first return came back (of those read); zero for no run
+}
+
+// ReturnRun is subsampleID's current run: its returns (sends to it marked
+// returned), newest return first, counted until a complete. The sends
+// are read newest first on the index of sends by subsample, up to
+// ReturnRunLimit returned ones, and ordered by when they came back.
+func (s *Store) ReturnRun(ctx context.Context, subsampleID int64) (ReturnRun, error) {
+	var rows []returnSeen
+	if err := s.reader.SelectContext(ctx, &rows, `SELECT return_status, returned_at FROM routing_decisions
+		WHERE chosen_subsample = ? AND return_status IS NOT NULL ORDER BY at DESC, decision_id DESC LIMIT ?`,
+		subsampleID, ReturnRunLimit); err != nil {
+		return ReturnRun{}, fmt.Errorf("subsample %d's returns: %w", subsampleID, err)
+	}
+	slices.SortStableFunc(rows, func(a, b returnSeen) int {
+		return -cmp.Compare(a.ReturnedAt.UnixNano(), b.ReturnedAt.UnixNano())
+	})
+	var run ReturnRun
+	for _, r := range rows {
+		if r.Status == domain.ReturnComplete {
+			break
+		}
+		run.Returns++
+		run.Since = r.ReturnedAt
+	}
+	return run, nil
+}
+
+// returnSeen is one return of a send, as ReturnRun counts it.
+type returnSeen struct {
+	Status     int64     `db:"return_status"`
+	ReturnedAt time.Time `db:"returned_at"`
+}
+
+// FlagLinkSuspect adds c, a subsample.link_suspect, to the change feed
+// (and queues its webhook deliveries) unless the feed has one of its
+// subsample at or after since, the start of the run it flags: once a
+// run. It reports whether it added it.
+func (s *Store) FlagLinkSuspect(ctx context.Context, c domain.Change, since time.Time) (bool, error) {
+	added := false
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+		added = false // a retried transaction starts again
+		if err := s.dialect.serialize(ctx, tx, "snapshot"); err != nil {
+			return err
+		}
+		var said int
+		if err := tx.GetContext(ctx, &said, `SELECT COUNT(*) FROM changes WHERE subsample_id = ? AND kind = ? AND at >= ?`,
+			c.SubsampleID, string(domain.ChangeLinkSuspect), since.UTC()); err != nil {
+			return fmt.Errorf("the feed's flags of subsample %d: %w", c.SubsampleID, err)
+		}
+		if said > 0 {
+			return nil
+		}
+		added = true
+		return appendFieldChanges(ctx, tx, s.dialect, 0, []domain.Change{c})
+	})
+	if err != nil {
+		return false, fmt.Errorf("flag subsample %d's survey link: %w", c.SubsampleID, err)
+	}
+	return added, nil
+}
+
+// LinkSuspects are the subsamples flagged now as having a survey link
+// that may be broken: the newest subsample.link_suspect of each
+// subsample that the feed still keeps, when no complete came back from
+// it after, newest first, with the names of the subsample and its event.
+func (s *Store) LinkSuspects(ctx context.Context) ([]domain.Change, error) {
+	out := []domain.Change{}
+	kind := string(domain.ChangeLinkSuspect)
+	if err := s.reader.SelectContext(ctx, &out, `SELECT `+changeColumns+changeNames+` FROM changes
+		WHERE change_id IN (SELECT MAX(change_id) FROM changes WHERE kind = ? GROUP BY subsample_id)
+			AND NOT EXISTS (SELECT 1 FROM routing_decisions r WHERE r.chosen_subsample = changes.subsample_id
+				AND r.return_status = ? AND r.returned_at > changes.at)
+		ORDER BY change_id DESC`, kind, domain.ReturnComplete); err != nil {
+		return nil, fmt.Errorf("subsamples whose survey link may be broken: %w", err)
+	}
+	return out, nil
+}

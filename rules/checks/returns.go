@@ -177,7 +177,10 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Pa
 	}
 	since := r.At.Add(-s.Returns.window())
 	send, err := s.Store.LastSend(ctx, r.PanelistID, since)
-	if errors.Is(err, store.ErrNotFound) && s.Returns.Pending != nil {
+	// A send is written a moment after its redirect (the routing log): a
+	// respondent back sooner finds none, or the send before it, already
+	// returned. Once what is queued is written, the newest is theirs.
+	if s.Returns.Pending != nil && (errors.Is(err, store.ErrNotFound) || err == nil && send.ReturnStatus != 0) {
 		if err := s.Returns.Pending(ctx); err != nil {
 			return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
 		}

@@ -1,0 +1,79 @@
+package checks_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"fieldboard/rules/checks"
+	"fieldboard/rules/checks/checkstest"
+	"fieldboard/rules/domain"
+	"fieldboard/store"
+	"fieldboard/store/storetest"
+)
+
+// TestReturnFindsASendStillQueued: a send is written a moment after its
+// redirect (web's routing log), so a respondent back at once finds none,
+// or the send before it, returned already; the return then has what is
+// queued written (Returns.Pending) and is recorded against the send that
+// was queued, not refused. Past the window, or with nothing queued, it is
+// refused. On both databases.
+func TestReturnFindsASendStillQueued(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, db.Target(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		checkstest.Build(t, st)
+		now := checkstest.ReadAt.Add(time.Minute)
+		var queued []domain.RoutingDecision
+		s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter,
+			Returns: checks.Returns{Window: time.Hour, Pending: func(ctx context.Context) error {
+				err := st.RecordRoutings(ctx, queued)
+				queued = nil
+				return err
+			}}}
+		send := func(at time.Time) domain.RoutingDecision {
+			return domain.RoutingDecision{At: at, PanelistID: "P-open", Chosen: checkstest.Target, Outcome: domain.RoutedNext, Reason: "best"}
+		}
+		back := func(status int64) checks.ReturnResult {
+			t.Helper()
+			res, err := s.Return(ctx, checks.Return{PanelistID: "P-open", StatusID: status, At: now, Via: domain.ReturnByPost})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+
+		// A first send, still queued when its respondent comes back.
+		queued = []domain.RoutingDecision{send(now)}
+		now = now.Add(time.Minute)
+		if res := back(domain.ReturnScreenOut); res.Refused != "" || res.Send.Hop != 1 {
+			t.Fatalf("a return of a send still queued: %+v; want it recorded", res)
+		}
+		// Its hop, queued as the route on left it, and the respondent
+		// back from that survey at once: recorded against the hop.
+		hop := send(now)
+		hop.Hop, hop.Outcome = 2, domain.RoutedOnReturn
+		queued = []domain.RoutingDecision{hop}
+		now = now.Add(time.Second)
+		if res := back(domain.ReturnScreenOut); res.Refused != "" || res.Send.Hop != 2 {
+			t.Errorf("a return of the hop still queued: %+v; want it recorded against hop 2", res)
+		}
+		// Nothing queued: the newest send is returned already.
+		if res := back(domain.ReturnComplete); res.Refused != checks.RefusedReturned {
+			t.Errorf("a second return of the hop: %+v; want it refused as returned already", res)
+		}
+		// A send older than the window: none open.
+		if err := st.RecordRoutings(ctx, []domain.RoutingDecision{{At: now.Add(-time.Hour - time.Minute), PanelistID: "P-full", Chosen: checkstest.Target,
+			Outcome: domain.RoutedNext, Reason: "best"}}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Return(ctx, checks.Return{PanelistID: "P-full", StatusID: domain.ReturnComplete, At: now, Via: domain.ReturnByPost})
+		if err != nil || res.Refused != checks.RefusedNoSend {
+			t.Errorf("a return an hour and a minute after its send: %+v, %v; want no open send", res, err)
+		}
+	})
+}

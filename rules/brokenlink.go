@@ -62,6 +62,28 @@ func LinkSuspect(subsampleID int64, run int, conversion float64, source EPCSourc
 		"where its %s of %s would have given one almost surely: its survey link may be broken.", subsampleID, run, figure, percent(conversion))}
 }
 
+// LinkSuspectRun is the shortest run of returns without a complete that
+// LinkSuspect flags at conversion (from source): LinkSuspectUnknownRun
+// without a known conversion, else the first run from LinkSuspectMinRun
+// on whose chance at that conversion is under LinkSuspectChance. A run
+// shorter than it flags nothing, so it is all that need be read.
+func LinkSuspectRun(conversion float64, source EPCSource) int {
+	if source == EPCNone || !(conversion > 0) || !isPercent(conversion) {
+		return LinkSuspectUnknownRun
+	}
+	run := LinkSuspectMinRun
+	if conversion < 100 {
+		run = max(run, int(math.Log(LinkSuspectChance)/math.Log(1-conversion/100)))
+	}
+	for run > LinkSuspectMinRun && math.Pow(1-conversion/100, float64(run-1)) < LinkSuspectChance {
+		run--
+	}
+	for math.Pow(1-conversion/100, float64(run)) >= LinkSuspectChance {
+		run++
+	}
+	return run
+}
+
 // LinkConversion is the conversion a subsample's returns are expected to
 // complete at, as a percentage, and its source: the total quota's
 // conversion in field when above 0 and a percentage, else the expected

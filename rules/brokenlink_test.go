@@ -67,3 +67,21 @@ func TestLinkConversion(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkSuspectRun: the run ReturnRun reads is the shortest LinkSuspect
+// flags at that conversion: one return fewer flags nothing.
+func TestLinkSuspectRun(t *testing.T) {
+	for _, tt := range []struct {
+		conversion float64
+		source     EPCSource
+		want       int
+	}{
+		{30, EPCField, 20}, {20, EPCField, 21}, {10, EPCField, 44}, {100, EPCField, 20},
+		{1, EPCEstimate, 459}, {0, EPCNone, LinkSuspectUnknownRun}, {30, EPCNone, LinkSuspectUnknownRun},
+	} {
+		got := LinkSuspectRun(tt.conversion, tt.source)
+		if got != tt.want || !LinkSuspect(1, got, tt.conversion, tt.source).Suspect || LinkSuspect(1, got-1, tt.conversion, tt.source).Suspect {
+			t.Errorf("LinkSuspectRun(%v, %v) = %d, want %d, the first run LinkSuspect flags", tt.conversion, tt.source, got, tt.want)
+		}
+	}
+}

@@ -1,10 +1,8 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -12,32 +10,24 @@ import (
 	"fieldboard/rules/domain"
 )
 
-// ReturnRunLimit is how many of a subsample's newest returns ReturnRun
-// reads: a run longer than that is counted as that long. A run of 1000
-// returns without a complete is flagged at any conversion of 0.5% or
-// more, so the flag of a longer run was said when it was shorter.
-const ReturnRunLimit = 1000
-
 // ReturnRun is a subsample's current run of returns without a complete.
 type ReturnRun struct {
-	Returns int       // the returns since its last complete, at most ReturnRunLimit
+	Returns int       // the returns since its last complete, at most the limit ReturnRun was given
 	Since   time.Time // when the run's first return came back (of those read); zero for no run
 }
 
 // ReturnRun is subsampleID's current run: its returns (sends to it marked
-// returned), newest return first, counted until a complete. The sends
-// are read newest first on the index of sends by subsample, up to
-// ReturnRunLimit returned ones, and ordered by when they came back.
-func (s *Store) ReturnRun(ctx context.Context, subsampleID int64) (ReturnRun, error) {
+// returned), newest first, counted until a complete, reading at most
+// limit of them (the run that would flag it, rules.LinkSuspectRun): one
+// range of the index of returns by subsample (routing_decisions_returns),
+// so a return costs the same however many the subsample had.
+func (s *Store) ReturnRun(ctx context.Context, subsampleID int64, limit int) (ReturnRun, error) {
 	var rows []returnSeen
 	if err := s.reader.SelectContext(ctx, &rows, `SELECT return_status, returned_at FROM routing_decisions
-		WHERE chosen_subsample = ? AND return_status IS NOT NULL ORDER BY at DESC, decision_id DESC LIMIT ?`,
-		subsampleID, ReturnRunLimit); err != nil {
+		WHERE chosen_subsample = ? AND returned_at IS NOT NULL ORDER BY returned_at DESC LIMIT ?`,
+		subsampleID, limit); err != nil {
 		return ReturnRun{}, fmt.Errorf("subsample %d's returns: %w", subsampleID, err)
 	}
-	slices.SortStableFunc(rows, func(a, b returnSeen) int {
-		return -cmp.Compare(a.ReturnedAt.UnixNano(), b.ReturnedAt.UnixNano())
-	})
 	var run ReturnRun
 	for _, r := range rows {
 		if r.Status == domain.ReturnComplete {

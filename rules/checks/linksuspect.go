@@ -13,11 +13,11 @@ import (
 // returns without a complete, a non-complete having just been recorded at
 // d's snapshot, is one its conversion makes unlikely (rules.LinkSuspect).
 func (s *Service) flagLinkSuspect(ctx context.Context, d *Decisions, r Return, subsampleID int64) error {
-	run, err := s.Store.ReturnRun(ctx, subsampleID)
+	conversion, source := d.linkConversion(subsampleID)
+	run, err := s.Store.ReturnRun(ctx, subsampleID, rules.LinkSuspectRun(conversion, source))
 	if err != nil {
 		return fmt.Errorf("judge subsample %d's survey link: %w", subsampleID, err)
 	}
-	conversion, source := d.linkConversion(subsampleID)
 	suspect := rules.LinkSuspect(subsampleID, run.Returns, conversion, source)
 	if !suspect.Suspect {
 		return nil

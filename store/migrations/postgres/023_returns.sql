@@ -7,8 +7,6 @@ ALTER TABLE routing_decisions ADD COLUMN returned_at TIMESTAMPTZ;
 ALTER TABLE routing_decisions ADD COLUMN return_flag TEXT NOT NULL DEFAULT '';
 ALTER TABLE routing_decisions ADD COLUMN return_via TEXT NOT NULL DEFAULT '';
 CREATE INDEX routing_decisions_by_panelist ON routing_decisions (panelist_id, at);
--- A subsample's returns, newest first: its run without a complete.
-CREATE INDEX routing_decisions_returns ON routing_decisions (chosen_subsample, returned_at) WHERE returned_at IS NOT NULL;
 
 CREATE TABLE returned_history (
     panelist_id   TEXT COLLATE "C" NOT NULL,

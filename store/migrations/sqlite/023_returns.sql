@@ -14,8 +14,6 @@ ALTER TABLE routing_decisions ADD COLUMN return_flag TEXT NOT NULL DEFAULT '';
 ALTER TABLE routing_decisions ADD COLUMN return_via TEXT NOT NULL DEFAULT '';
 -- A return finds the panelist's newest send.
 CREATE INDEX routing_decisions_by_panelist ON routing_decisions (panelist_id, at);
--- A subsample's returns, newest first: its run without a complete.
-CREATE INDEX routing_decisions_returns ON routing_decisions (chosen_subsample, returned_at) WHERE returned_at IS NOT NULL;
 
 -- returned_history: the history records a return wrote, unconfirmed until
 -- the supplier's imported history replaces them (an imported record of

@@ -13,8 +13,9 @@ import (
 )
 
 // serveDemo runs `fieldboard serve` without --upstream on db until it
-// serves, calls during, cancels it and returns its log.
-func serveDemo(t *testing.T, db string, during func()) string {
+// serves, calls during with its log so far, cancels it and returns its
+// log.
+func serveDemo(t *testing.T, db string, during func(log func() string)) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -35,7 +36,7 @@ func serveDemo(t *testing.T, db string, during func()) string {
 			t.Fatalf("serve did not serve within 6 minutes:\n%s", log.String())
 		}
 	}
-	during()
+	during(log.String)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v\n%s", err, log.String())
@@ -47,19 +48,36 @@ func serveDemo(t *testing.T, db string, during func()) string {
 // simulator's last day before it serves, delivering the day's changes to
 // its own receiver; a restart replays nothing, and its webhook worker
 // still reaches the receiver (the guard lets its address through), which
-// listens where the subscription sends.
+// listens where the subscription sends. Once the first start serves,
+// simulated respondents take the simulator's survey and come back on the
+// dashboard's return address; a restart drives nobody again.
 func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "fb.db")
-	first := serveDemo(t, db, func() {})
+	const drove = "demo: simulated respondents took the simulator's survey and came back"
+	first := serveDemo(t, db, func(log func() string) {
+		for failsafe := time.Now().Add(2 * time.Minute); !strings.Contains(log(), drove); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(failsafe) {
+				t.Fatalf("the simulated respondents did not come back within 2 minutes:\n%s", log())
+			}
+		}
+		st, err := store.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if records, err := st.ReturnedRecords(ctx, time.Time{}, time.Time{}); err != nil || len(records) == 0 {
+			t.Errorf("after the drive the store holds returns %+v, %v; want some", records, err)
+		}
+	})
 	for _, line := range []string{"demo: replaying the simulator's last 24 hours", "demo: replayed the day's first 20 hours",
 		"demo: replayed the day's last 4 hours", "demo: the simulator's last 24 hours are replayed"} {
 		if strings.Count(first, line) != 1 {
 			t.Errorf("the first start's log does not say once %q:\n%s", line, first)
 		}
 	}
-	second := serveDemo(t, db, func() {
+	second := serveDemo(t, db, func(func() string) {
 		st, err := store.Open(ctx, db)
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +103,7 @@ func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
 			}
 		}
 	})
-	if strings.Contains(second, "replay") {
-		t.Errorf("a restart replayed:\n%s", second)
+	if strings.Contains(second, "replay") || strings.Contains(second, drove) {
+		t.Errorf("a restart replayed or drove respondents:\n%s", second)
 	}
 }

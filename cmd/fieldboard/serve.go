@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -161,16 +162,31 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer stopPprof()
 	}
 
+	// The address is taken before anything is written: a demo whose port
+	// is busy must not spend its one-time password on a run that cannot
+	// serve. The demo's simulated survey returns respondents to it.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	defer ln.Close()
+	dashboardURL := loopbackURL(ln.Addr())
 	baseURL := up.url
 	var demo *sim.Simulator
 	var demoClock *demodata.Clock
 	if baseURL == "" {
 		// The simulator's world begins a day ago: a fresh database gets
 		// that day replayed (demodata.Replay), then its clock follows
-		// the real one.
+		// the real one. Its survey, behind its entry links, returns each
+		// respondent to this dashboard's return address, signed as
+		// --return-secret says, with a link that screens everyone out and
+		// a cell full in the field before its quotas say so.
 		demoClock = demodata.NewClock(time.Now)
-		demo = sim.New(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency, Now: demoClock.Now, BusyDay: true})
-		simURL, stopSim, err := startSimulator(demo)
+		var simURL string
+		var stopSim func()
+		demo, simURL, stopSim, err = startSimulator(sim.Options{Seed: *simSeed, Subsamples: *simSize, Latency: *simLatency, Now: demoClock.Now, BusyDay: true,
+			ReturnURL: dashboardURL + "/return/{status}?id={id}", ReturnSecret: returns.Signature.Secret,
+			ReturnSigParam: returns.Signature.Param, ReturnSigAlg: returns.Signature.Alg, BrokenLink: true, FieldFullLag: 3})
 		if err != nil {
 			return err
 		}
@@ -192,14 +208,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// The address is taken before anything is written: a demo whose port
-	// is busy must not spend its one-time password on a run that cannot
-	// serve.
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
-	defer ln.Close()
 	st, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
@@ -238,7 +246,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// A cell the field closed has its subsample's quotas read again at
 	// once, in the background (Start returns without waiting).
 	checker.QuotasStale = func(id int64) { refresher.Start(refresh.Request{SubsampleID: id}) }
+	var driveReturns *demodata.Returns
 	if demo != nil {
+		// Only a fresh database gets the day replayed and, once the
+		// dashboard serves, respondents driven through the way back.
+		fresh, err := demodata.Fresh(ctx, st)
+		if err != nil {
+			return err
+		}
+		if fresh {
+			driveReturns = &demodata.Returns{Store: st, Sim: demo, Checks: checker, Dashboard: dashboardURL, InviteTTL: *inviteTTL, Logger: logger, Size: *simPanel}
+		}
 		replayChecks := decide.service(st, provider.Location(), entry.urls)
 		replayChecks.Now = demoClock.Now
 		replay := &demodata.Replay{Seeder: seeder, Clock: demoClock, Receiver: receiver, Provider: provider, Refresh: refreshOptions,
@@ -285,20 +303,47 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Metrics:              measured,
 		AllowPrivateWebhooks: *hooksPrivate,
 	}
+	if driveReturns != nil {
+		// The drive's clicks wait in the listener's queue until Serve
+		// takes them; serving waits for nothing.
+		go func() {
+			if _, err := driveReturns.Run(ctx); err != nil && ctx.Err() == nil {
+				logger.Warn("demo: the simulated respondents' way back stopped; the dashboard shows what they did", "err", err)
+			}
+		}()
+	}
 	logger.Info("serving the dashboard", "url", "http://"+ln.Addr().String(), "db", store.Describe(*dbPath), "instance", holder.ID)
 	return server.Serve(ctx, ln)
 }
 
-// startSimulator serves a provider simulator on a loopback port and returns
-// its URL and a function that stops it.
-func startSimulator(s *sim.Simulator) (string, func(), error) {
+// startSimulator serves a provider simulator with opts on a loopback port,
+// its entry links under that port's /start, and returns it, its URL and a
+// function that stops it.
+func startSimulator(opts sim.Options) (*sim.Simulator, string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, fmt.Errorf("start the built-in simulator: %w", err)
+		return nil, "", nil, fmt.Errorf("start the built-in simulator: %w", err)
 	}
+	url := "http://" + ln.Addr().String()
+	opts.EntryURL = url + "/start"
+	if err := opts.CheckSurvey(); err != nil {
+		ln.Close()
+		return nil, "", nil, fmt.Errorf("start the built-in simulator: %w", err)
+	}
+	s := sim.New(opts)
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+	return s, url, func() { srv.Close() }, nil
+}
+
+// loopbackURL is the http address of a listener on addr, reached on
+// loopback when it listens on every address.
+func loopbackURL(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if ok && tcp.IP.IsUnspecified() {
+		return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+	}
+	return "http://" + addr.String()
 }
 
 // parseProxies reads --trusted-proxies: addresses (a range of one) and

@@ -3,7 +3,9 @@
 // that supplier's mapping to the provider's ids, and the field's returns
 // of the last days with the prices they were earned at, and a day of use
 // (Replay): the simulator's last 24 hours refreshed, clicked and
-// delivered to a webhook receiver of the demo's own (Receiver).
+// delivered to a webhook receiver of the demo's own (Receiver); and,
+// once the dashboard serves, respondents driven through the simulator's
+// survey and back (Returns).
 // Everything is written through the store's own imports, as a
 // supplier's files would be, and the code a day of real use runs, and
 // only into an empty database: a restart keeps what is there.

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/views/formats"
+	"fieldboard/web"
 )
 
 // TestBrokenLinkIsFlagged: respondents screened out of one subsample on
@@ -19,7 +21,8 @@ import (
 // a complete comes back from it.
 func TestBrokenLinkIsFlagged(t *testing.T) {
 	t.Parallel()
-	a, panelist, next, _ := returnsApp(t, nil)
+	var service *checks.Service
+	a, panelist, next, _ := returnsApp(t, func(s *web.Server) { service = s.Checks })
 	ctx := context.Background()
 	broken := next[0].SubsampleID
 	// returned sends panelist to broken and follows its return address.
@@ -37,6 +40,7 @@ func TestBrokenLinkIsFlagged(t *testing.T) {
 		if resp, body := a.returned(t, status, panelist); resp.StatusCode >= 400 {
 			t.Fatalf("%s return: %d %.300s", status, resp.StatusCode, body)
 		}
+		service.SettleLinks() // judged after the answer
 	}
 	flags := func() []formats.ChangeJSON {
 		t.Helper()

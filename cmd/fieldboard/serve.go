@@ -236,6 +236,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	holder := &lease.Holder{Store: st, ID: lease.NewID(), TTL: *leaseTTL, Logger: logger}
 	checker := decide.service(st, provider.Location(), entry.urls)
 	checker.Returns, checker.FieldCloseFor = returns, *returning.fieldCloseFor
+	defer checker.SettleLinks() // the survey links judged after returns, before the store closes
 	measured := metrics.New(metrics.Sources{Store: st, Checks: checker, Returns: checker, Instance: holder.ID, Logger: logger})
 	refreshOptions := refresh.Options{
 		EventsEvery: *eventsEvery, LibraryEvery: *libraryEvery, ReferenceEvery: *libraryEvery,

@@ -50,6 +50,7 @@ func TestReturnsWithoutACompleteFlagTheLink(t *testing.T) {
 				if err != nil || res.Refused != "" {
 					t.Fatalf("return %d: %+v, %v", status, res, err)
 				}
+				s.SettleLinks()
 			}
 		}
 		flags := func() []domain.Change {

@@ -135,7 +135,7 @@ func (s *Service) RefusedReturns() map[string]int64 {
 // refused and counted (RefusedReturns): a bad signature, an id not on
 // the panel, no open send, or a send returned already. A return other
 // than a complete may flag the subsample's survey link as possibly broken
-// in the change feed (flagLinkSuspect).
+// in the change feed (judgeLink).
 func (s *Service) Return(ctx context.Context, r Return) (ReturnResult, error) {
 	res, p, err := s.recordReturn(ctx, r)
 	if err != nil || res.Refused != "" {
@@ -227,11 +227,9 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Pa
 		}
 	}
 	if r.StatusID != domain.ReturnComplete {
-		// The flag is the coordinator's to act on: its failure is logged,
-		// and costs the respondent neither the record nor the next survey.
-		if err := s.flagLinkSuspect(ctx, d, r, send.Chosen); err != nil && s.Returns.Logger != nil {
-			s.Returns.Logger.Warn("survey link not judged", "subsample", send.Chosen, "err", err)
-		}
+		// The flag is the coordinator's to act on: judged after the
+		// answer, it costs the respondent nothing.
+		s.judgeLink(send.Chosen)
 	}
 	res.Why = fmt.Sprintf("Recorded as %s from subsample %d.", status, send.Chosen)
 	if res.TooFast {

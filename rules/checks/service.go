@@ -69,6 +69,8 @@ type Service struct {
 	stale staleState
 	// refused counts the refused returns (RefusedReturns).
 	refused refusedTally
+	// links judge survey links after returns (judgeLink).
+	links linkJudges
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current

@@ -9,6 +9,11 @@ import (
 	"fieldboard/rules/checks"
 )
 
+// linkJudgeDelay is how long after a return serve judges its subsample's
+// survey link: a burst of returns on one subsample is judged once, and a
+// broken link is flagged seconds after the return that shows it.
+const linkJudgeDelay = 2 * time.Second
+
 // returnFlags are serve's flags of the way back: how returns are matched
 // to sends and believed, how far a session routes a respondent, and where
 // a complete goes.
@@ -62,5 +67,6 @@ func (f returnFlags) settings(logger *slog.Logger) (checks.Returns, error) {
 	if err := sig.Validate(); err != nil {
 		return checks.Returns{}, errFlag("return-sig-alg", "%v", err)
 	}
-	return checks.Returns{Window: *f.window, MaxHops: *f.maxHops, Signature: sig, TooFastShare: *f.tooFast, Logger: logger}, nil
+	return checks.Returns{Window: *f.window, MaxHops: *f.maxHops, Signature: sig, TooFastShare: *f.tooFast, Logger: logger,
+		JudgeLinksAfter: linkJudgeDelay}, nil
 }

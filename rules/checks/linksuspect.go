@@ -10,56 +10,49 @@ import (
 	"fieldboard/rules/domain"
 )
 
-// linkJudges are the subsamples whose survey link is being judged after
-// a return (judgeLink): one judgement of a subsample at a time, and one
-// more when returns came back while it ran, so a burst of returns costs
-// a few judgements, not one each, and none is missed.
+// linkJudges are the subsamples whose survey link is to be judged after
+// returns (judgeLink): one judgement is scheduled at a time per
+// subsample, and every return recorded before it starts is seen by it,
+// so a burst of returns costs one judgement, and none is missed.
 type linkJudges struct {
-	mu      sync.Mutex
-	running map[int64]bool // judged now; true: judge once more after
-	wg      sync.WaitGroup
+	mu        sync.Mutex
+	scheduled map[int64]bool
+	wg        sync.WaitGroup
 }
 
 // linkJudgeTimeout bounds one judgement.
 const linkJudgeTimeout = 30 * time.Second
 
-// judgeLink judges subsampleID's survey link (flagLinkSuspect) in the
-// background, after a return other than a complete was recorded: the
-// respondent's answer never waits for it. A failure is logged (with
-// Returns.Logger); the next return judges again.
+// judgeLink schedules a judgement of subsampleID's survey link
+// (flagLinkSuspect) after a return other than a complete was recorded,
+// Returns.JudgeLinksAfter later, in the background: the respondent's
+// answer never waits for it. A judgement already scheduled and not begun
+// will see this return too (it reads the run when it begins, and is
+// unscheduled first), so none is scheduled again. A failure is logged
+// (with Returns.Logger); the next return judges again.
 func (s *Service) judgeLink(subsampleID int64) {
 	j := &s.links
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if _, busy := j.running[subsampleID]; busy {
-		j.running[subsampleID] = true
+	if j.scheduled[subsampleID] {
 		return
 	}
-	if j.running == nil {
-		j.running = map[int64]bool{}
+	if j.scheduled == nil {
+		j.scheduled = map[int64]bool{}
 	}
-	j.running[subsampleID] = false
+	j.scheduled[subsampleID] = true
 	j.wg.Add(1)
-	go func() {
+	time.AfterFunc(s.Returns.JudgeLinksAfter, func() {
 		defer j.wg.Done()
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), linkJudgeTimeout)
-			err := s.flagLinkSuspect(ctx, subsampleID)
-			cancel()
-			if err != nil && s.Returns.Logger != nil {
-				s.Returns.Logger.Warn("survey link not judged", "subsample", subsampleID, "err", err)
-			}
-			j.mu.Lock()
-			again := j.running[subsampleID]
-			if !again {
-				delete(j.running, subsampleID)
-				j.mu.Unlock()
-				return
-			}
-			j.running[subsampleID] = false
-			j.mu.Unlock()
+		j.mu.Lock()
+		delete(j.scheduled, subsampleID)
+		j.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), linkJudgeTimeout)
+		defer cancel()
+		if err := s.flagLinkSuspect(ctx, subsampleID); err != nil && s.Returns.Logger != nil {
+			s.Returns.Logger.Warn("survey link not judged", "subsample", subsampleID, "err", err)
 		}
-	}()
+	})
 }
 
 // SettleLinks waits until the survey links being judged after returns

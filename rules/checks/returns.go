@@ -35,6 +35,11 @@ type Returns struct {
 	// log: a return that finds no send asks it once before it is refused,
 	// since a click's send is recorded a moment after its redirect.
 	Pending func(ctx context.Context) error
+	// JudgeLinksAfter is how long after a return other than a complete
+	// its subsample's survey link is judged (judgeLink): the returns of
+	// a subsample within it are judged together. 0 judges at once, in the
+	// background.
+	JudgeLinksAfter time.Duration
 	// Logger, when set, logs each refused return with its reason.
 	Logger *slog.Logger
 }

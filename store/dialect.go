@@ -58,6 +58,10 @@ type dialect interface {
 	uniqueViolation(err error) bool
 	// checkpoint makes the database's files hold all it holds.
 	checkpoint(ctx context.Context, writer *sqlx.DB) error
+	// checkpoints keeps the database's log short in the background, on
+	// the reader pool, until stop is called: never on a writer's commit,
+	// which a respondent's return waits for.
+	checkpoints(reader *sqlx.DB) (stop func())
 	// tableOptions are the options of a temporary table keyed by its
 	// primary key ("WITHOUT ROWID" on SQLite).
 	tableOptions() string

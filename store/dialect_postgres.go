@@ -133,6 +133,9 @@ func (postgres) uniqueViolation(err error) bool {
 // CHECKPOINT statement is for its superusers.
 func (postgres) checkpoint(context.Context, *sqlx.DB) error { return nil }
 
+// checkpoints: PostgreSQL checkpoints on its own.
+func (postgres) checkpoints(*sqlx.DB) func() { return func() {} }
+
 func (postgres) tableOptions() string { return "" }
 
 func (postgres) beginImport(context.Context, *sqlx.Conn, *sqlx.Tx) (func(context.Context) error, error) {

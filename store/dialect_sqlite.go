@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -37,7 +38,9 @@ func (sqlite) name() string { return "sqlite" }
 
 func (sqlite) open(path string) (writer, reader *sqlx.DB, err error) {
 	dsn := sqliteDSN(path)
-	if writer, err = sqlx.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+	// The writer's commits never copy the log into the file
+	// (wal_autocheckpoint 0): checkpoints does, in the background.
+	if writer, err = sqlx.Open("sqlite", dsn+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)"); err != nil {
 		return nil, nil, err
 	}
 	writer.SetMaxOpenConns(1)
@@ -89,6 +92,39 @@ func (sqlite) uniqueViolation(err error) bool {
 func (sqlite) checkpoint(ctx context.Context, writer *sqlx.DB) error {
 	_, err := writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
+}
+
+// checkpointEvery is how often the log is copied into the database file
+// in the background (checkpoints).
+const checkpointEvery = 200 * time.Millisecond
+
+// checkpoints copies the write-ahead log into the database file every
+// checkpointEvery, as far as no reader still needs it (PASSIVE), on a
+// connection of the reader pool: it runs beside the writer instead of
+// inside one of its commits, where SQLite's own checkpoint (every 1,000
+// pages) would hold up that commit, and every write queued behind it, by
+// tens of milliseconds. A checkpoint that fails is tried again at the
+// next tick: the log holds what it did not copy.
+func (sqlite) checkpoints(reader *sqlx.DB) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(checkpointEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				_, _ = reader.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`) // one that fails is tried again at the next tick
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 func (sqlite) tableOptions() string { return "WITHOUT ROWID" }

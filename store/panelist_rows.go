@@ -32,6 +32,11 @@ type PanelistRows struct {
 	// valid at the time given (as InvitationKeys would list it); none
 	// otherwise.
 	Keys []domain.SigningKey
+	// LastSend is the panelist's newest send since the time
+	// PanelistRowsWithSend was given (LastSend's: its id, time, chosen
+	// subsample, cells, hop, the send it followed, its return's status),
+	// nil for none or when not asked.
+	LastSend *domain.RoutingDecision
 }
 
 // panelistRowsQuery reads one panelist's history records, panel row and
@@ -58,6 +63,15 @@ const panelistRowsWithKeyQuery = panelistRowsQuery + `
 UNION ALL
 SELECT 4, key_id, 0, NULL, 0, 0, 0, '', '', secret FROM routing_keys WHERE key_id = ? AND (expires_at IS NULL OR expires_at > ?)`
 
+// panelistRowsWithSendQuery is panelistRowsQuery and, in a row of its
+// own, the panelist's newest send since a time (lastSendQuery's).
+const panelistRowsWithSendQuery = panelistRowsQuery + `
+UNION ALL
+SELECT 5, decision_id, chosen_subsample, at, hop, return_status, after_decision, cells, outcome, NULL FROM (
+	SELECT decision_id, chosen_subsample, at, hop, COALESCE(return_status, 0) AS return_status, COALESCE(after_decision, 0) AS after_decision,
+		cells, outcome FROM routing_decisions
+	WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL ORDER BY at DESC, decision_id DESC LIMIT 1) last_send`
+
 // The kinds of row panelistRowsQuery returns.
 const (
 	kindPanel = iota
@@ -65,6 +79,7 @@ const (
 	kindHistory
 	kindVersion
 	kindKey
+	kindSend
 )
 
 // PanelistRowsOf reads what a check of one panelist needs, with one
@@ -83,6 +98,14 @@ func (s *Store) PanelistRowsOf(ctx context.Context, panelistID string) (Panelist
 // with.
 func (s *Store) PanelistRowsWithKey(ctx context.Context, panelistID string, keyID int64, now time.Time) (PanelistRows, error) {
 	rows, err := s.hot.panelistRowsWithKey.QueryContext(ctx, panelistID, panelistID, panelistID, keyID, now)
+	return scanPanelistRows(panelistID, rows, err)
+}
+
+// PanelistRowsWithSend is PanelistRowsOf, and in the same statement the
+// panelist's newest send made at or after since (LastSend): what a return
+// reads.
+func (s *Store) PanelistRowsWithSend(ctx context.Context, panelistID string, since time.Time) (PanelistRows, error) {
+	rows, err := s.hot.panelistRowsWithSend.QueryContext(ctx, panelistID, panelistID, panelistID, panelistID, since.UTC())
 	return scanPanelistRows(panelistID, rows, err)
 }
 
@@ -129,6 +152,9 @@ func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRow
 			out.Version = a
 		case kindKey:
 			out.Keys = append(out.Keys, domain.SigningKey{ID: a, Secret: bytes.Clone(answers)})
+		case kindSend:
+			out.LastSend = &domain.RoutingDecision{DecisionID: a, At: at.Time, PanelistID: panelistID, Chosen: b, Hop: int(c),
+				ReturnStatus: d, After: e, Cells: country, Outcome: domain.RoutingOutcome(locale)}
 		}
 	}
 	if err := rows.Err(); err != nil {

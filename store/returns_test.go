@@ -49,6 +49,17 @@ func TestReturnsAgainstSends(t *testing.T) {
 			case tt.want != 0 && (err != nil || got.Chosen != tt.want || got.Hop != 1):
 				t.Errorf("%s: %+v, %v; want the send to %d, hop 1", tt.name, got, err, tt.want)
 			}
+			// The panelist's rows read with it say the same.
+			rows, err := s.PanelistRowsWithSend(ctx, tt.panelist, tt.since)
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case tt.want == 0 && rows.LastSend != nil:
+				t.Errorf("%s, with the rows: %+v; want none", tt.name, rows.LastSend)
+			case tt.want != 0 && (rows.LastSend == nil || rows.LastSend.Chosen != tt.want || rows.LastSend.DecisionID != got.DecisionID ||
+				!rows.LastSend.At.Equal(got.At) || rows.LastSend.Hop != 1 || rows.LastSend.Outcome != got.Outcome):
+				t.Errorf("%s, with the rows: %+v; want %+v", tt.name, rows.LastSend, got)
+			}
 		}
 
 		send, err := s.LastSend(ctx, "P1", t0)

@@ -60,6 +60,8 @@ type Store struct {
 	routingInserts *routingInserts
 	// returns write the returns, many to a transaction (returns.go).
 	returns *returnWrites
+	// stopCheckpoints ends the dialect's checkpoints (Close).
+	stopCheckpoints func()
 	// fence, when set, is the lease the refresh's writes are made under
 	// (Fenced).
 	fence *Lease
@@ -74,8 +76,9 @@ type hotStatements struct {
 	// leaseOf and routingCounts are read by every page that shows the
 	// refresh (LeaseOf), and a subsample's page (RoutingCounts).
 	leaseOf, routingCounts *sqlx.Stmt
-	// lastSend is read by every return (LastSend).
-	lastSend *sqlx.Stmt
+	// lastSend and panelistRowsWithSend are read by every return
+	// (LastSend, PanelistRowsWithSend).
+	lastSend, panelistRowsWithSend *sqlx.Stmt
 }
 
 // prepare prepares the hot statements on the reader pool.
@@ -95,6 +98,7 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 		{&h.leaseOf, leaseOfQuery},
 		{&h.routingCounts, routingCountsQuery},
 		{&h.lastSend, lastSendQuery},
+		{&h.panelistRowsWithSend, panelistRowsWithSendQuery},
 	} {
 		stmt, err := reader.PreparexContext(ctx, st.query)
 		if err != nil {
@@ -134,11 +138,15 @@ func Open(ctx context.Context, target string) (*Store, error) {
 		st.Close()
 		return nil, fmt.Errorf("open database %s: %w", shown, err)
 	}
+	st.stopCheckpoints = d.checkpoints(reader)
 	return st, nil
 }
 
 // Close closes the pools.
 func (s *Store) Close() error {
+	if s.stopCheckpoints != nil {
+		s.stopCheckpoints()
+	}
 	if s.reader == s.writer {
 		return s.writer.Close()
 	}

@@ -173,15 +173,25 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Pa
 			return ReturnResult{Refused: RefusedBadSignature, Why: why}, nil, nil
 		}
 	}
-	p, err := s.ReadPanelist(ctx, r.PanelistID)
+	// The panelist and their newest send, read with one statement.
+	since := r.At.Add(-s.Returns.window())
+	read := func() (store.PanelistRows, error) { return s.Store.PanelistRowsWithSend(ctx, r.PanelistID, since) }
+	rows, err := read()
+	if err != nil {
+		return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
+	}
+	p, err := s.readPanelist(ctx, rows, read)
 	if err != nil {
 		return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
 	}
 	if !p.rows.OnPanel {
 		return ReturnResult{Refused: RefusedNotOnPanel, Why: fmt.Sprintf("Panelist %q is not on the panel.", r.PanelistID)}, nil, nil
 	}
-	since := r.At.Add(-s.Returns.window())
-	send, err := s.Store.LastSend(ctx, r.PanelistID, since)
+	var send domain.RoutingDecision
+	err = store.ErrNotFound
+	if p.rows.LastSend != nil {
+		send, err = *p.rows.LastSend, nil
+	}
 	// A send is written a moment after its redirect (the routing log): a
 	// respondent back sooner finds none, or the send before it, already
 	// returned. Once what is queued is written, the newest is theirs.

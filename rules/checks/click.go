@@ -80,7 +80,9 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 			why = fmt.Sprintf("Subsample %d is not live now.", inv.SubsampleID)
 		}
 	}
-	p.eachOf(places, true, func(i int, now time.Time, pc PanelistCheck) bool {
+	// Only the invited subsample's refusal is said: without one, no
+	// exclusion's sentence is built.
+	p.eachOf(places, intended >= 0, func(i int, now time.Time, pc PanelistCheck) bool {
 		if !pc.Send() {
 			if int32(i) == intended && why == "" {
 				if pc.Quota == rules.QuotaFull {

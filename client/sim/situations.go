@@ -15,6 +15,7 @@ func (sv *survey) pickSituations(opts Options, w *world) {
 	}
 	if opts.FieldFullLag > 0 {
 		sv.lag = opts.FieldFullLag
+		sv.fullCell = 1
 		sv.fieldFull = longestOpen(w, func(ss *subsample) int64 {
 			if ss == sv.broken || len(ss.quotas) < 2 || ss.quotas[1].typ != quotaHard {
 				return -1
@@ -85,20 +86,77 @@ func cellOpenMinutes(ss *subsample, q *quotaBase) int64 {
 // BrokenLinkSubsample is the subsample whose survey screens out every
 // respondent (Options.BrokenLink); false when there is none.
 func (s *Simulator) BrokenLinkSubsample() (int64, bool) {
-	if s.survey == nil || s.survey.broken == nil {
+	if s.survey == nil {
+		return 0, false
+	}
+	s.survey.mu.Lock()
+	defer s.survey.mu.Unlock()
+	if s.survey.broken == nil {
 		return 0, false
 	}
 	return s.survey.broken.id, true
 }
 
+// SetBrokenLink makes subsampleID the subsample whose survey screens out
+// every respondent (BrokenLinkSubsample) in place of the one chosen at
+// New: for a demo that knows which subsamples its panel is sent to,
+// which the simulator does not. It reports false, and changes nothing,
+// when the survey is off, Options.BrokenLink is, or there is no such
+// subsample.
+func (s *Simulator) SetBrokenLink(subsampleID int64) bool {
+	sv := s.survey
+	ss := s.world.byID[subsampleID]
+	if sv == nil || ss == nil {
+		return false
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.broken == nil {
+		return false
+	}
+	sv.broken = ss
+	return true
+}
+
 // FieldFullQuota is the subsample and the quota cell that is full in the
-// field while the quotas endpoint reports it open (Options.FieldFullLag);
-// false when there is none.
+// field while the quotas endpoint reports it open (Options.FieldFullLag,
+// or SetFieldFull); false when there is none.
 func (s *Simulator) FieldFullQuota() (subsampleID, quotaID int64, ok bool) {
-	if s.survey == nil || s.survey.fieldFull == nil {
+	if s.survey == nil {
 		return 0, 0, false
 	}
-	return s.survey.fieldFull.id, s.survey.fieldFull.quotas[1].id, true
+	s.survey.mu.Lock()
+	defer s.survey.mu.Unlock()
+	if s.survey.fieldFull == nil {
+		return 0, 0, false
+	}
+	return s.survey.fieldFull.id, s.survey.fieldFull.quotas[s.survey.fullCell].id, true
+}
+
+// SetFieldFull makes quotaID of subsampleID the cell full in the field
+// (FieldFullQuota) in place of the one chosen at New, its lag
+// (Options.FieldFullLag) counted from now: for a demo that knows which
+// cells its panel falls in, which the simulator does not. It reports
+// false, and changes nothing, when the survey is off or FieldFullLag is
+// 0, or the subsample has no such cell besides its total.
+func (s *Simulator) SetFieldFull(subsampleID, quotaID int64) bool {
+	sv := s.survey
+	if sv == nil || sv.lag == 0 {
+		return false
+	}
+	ss := s.world.byID[subsampleID]
+	if ss == nil {
+		return false
+	}
+	for i := 1; i < len(ss.quotas); i++ {
+		if ss.quotas[i].id == quotaID && !ss.quotas[i].total {
+			sv.mu.Lock()
+			defer sv.mu.Unlock()
+			sv.fieldFull, sv.fullCell, sv.fullsSent = ss, i, 0
+			return true
+		}
+	}
+	return false
 }
 
 // reportedFull is the index in ss.quotas of a cell the quotas endpoint
@@ -106,13 +164,13 @@ func (s *Simulator) FieldFullQuota() (subsampleID, quotaID int64, ok bool) {
 // the lag has passed.
 func (s *Simulator) reportedFull(ss *subsample) int {
 	sv := s.survey
-	if sv == nil || ss != sv.fieldFull {
+	if sv == nil {
 		return 0
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	if sv.fullsSent < sv.lag {
+	if ss != sv.fieldFull || sv.fullsSent < sv.lag {
 		return 0
 	}
-	return 1
+	return sv.fullCell
 }

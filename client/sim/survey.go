@@ -68,11 +68,12 @@ type survey struct {
 	pause     time.Duration
 	seed      uint64
 
-	broken    *subsample // Options.BrokenLink's; nil for none
-	fieldFull *subsample // Options.FieldFullLag's; nil for none
-	lag       int        // Options.FieldFullLag
+	lag int // Options.FieldFullLag
 
 	mu        sync.Mutex // guards the fields below
+	broken    *subsample // Options.BrokenLink's, or SetBrokenLink's; nil for none
+	fieldFull *subsample // Options.FieldFullLag's, or SetFieldFull's; nil for none
+	fullCell  int        // the index of fieldFull's full cell in its quotas
 	entries   map[entryKey]int
 	counts    SurveyCounts
 	fullsSent int // quotafull returns of fieldFull

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules/domain"
 	"fieldboard/store"
 	"fieldboard/web/webhooks"
 )
@@ -69,6 +70,26 @@ func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
 		defer st.Close()
 		if records, err := st.ReturnedRecords(ctx, time.Time{}, time.Time{}); err != nil || len(records) == 0 {
 			t.Errorf("after the drive the store holds returns %+v, %v; want some", records, err)
+		}
+		if _, hops, err := st.Routings(ctx, store.RoutingFilter{Outcome: domain.RoutedOnReturn}, 1, 0); err != nil || hops == 0 {
+			t.Errorf("after the drive the router's record holds %d respondents sent on after a return, %v; want some", hops, err)
+		}
+		// The field's lessons in the feed: a cell closed at once, a
+		// broken link flagged seconds after its returns.
+		for _, kind := range []domain.ChangeKind{domain.ChangeQuotaClosedByField, domain.ChangeLinkSuspect} {
+			for failsafe := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+				_, n, err := st.Changes(ctx, store.ChangeFilter{Kind: kind}, 1, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n > 0 {
+					break
+				}
+				if time.Now().After(failsafe) {
+					t.Errorf("after the drive the change feed holds no %s:\n%s", kind, log())
+					break
+				}
+			}
 		}
 	})
 	for _, line := range []string{"demo: replaying the simulator's last 24 hours", "demo: replayed the day's first 20 hours",

@@ -1,10 +1,12 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"fieldboard/client/sim"
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
@@ -25,18 +28,19 @@ import (
 // re-routes, a cell closed from the field and a link that screens
 // everyone out are on the dashboard from the start.
 
-// How many respondents the drive sends, and how: BrokenLinkClicks to the
-// broken link's subsample (more than the flag's 25 non-complete returns),
-// FieldFullClicks to the field-full subsample, each judged in its full
+// How many respondents the drive sends, and how: to the broken link's
+// subsample BrokenLinkExtra more than the run its conversion flags
+// (rules.LinkSuspectRun), at most BrokenLinkMost, FieldFullClicks to the field-full subsample, each judged in its full
 // cell (fewer than the demo's lag, so the provider's quotas still show
 // the cell open and the closure stands), and RoutedClicks to whatever
 // survey the router chooses. ClickEvery paces the clicks under serve's
 // default limit of clicks per client address.
 const (
-	BrokenLinkClicks = 30
-	FieldFullClicks  = 2
-	RoutedClicks     = 20
-	ClickEvery       = 250 * time.Millisecond
+	BrokenLinkExtra = 5
+	BrokenLinkMost  = 100
+	FieldFullClicks = 2
+	RoutedClicks    = 20
+	ClickEvery      = 250 * time.Millisecond
 )
 
 // Returns drives respondents through the way back on a served dashboard
@@ -139,32 +143,107 @@ func (r *Returns) invitations(ctx context.Context) ([]string, error) {
 	}
 	var links []string
 	add := func(id string, subsample int64) { links = append(links, r.Dashboard+"/r/"+signer.Token(id, subsample)) }
-	if broken, ok := r.Sim.BrokenLinkSubsample(); ok {
-		ids, err := r.sendable(ctx, broken, 0, BrokenLinkClicks)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			add(id, broken)
-		}
-	}
-	if full, cell, ok := r.Sim.FieldFullQuota(); ok {
-		ids, err := r.sendable(ctx, full, cell, FieldFullClicks)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			add(id, full)
-		}
-	}
 	size := r.Size
 	if size <= 0 {
 		size = Panelists
+	}
+	broken, ids, err := r.brokenLink(ctx, size)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		add(id, broken)
+	}
+	full, ids, err := r.fieldFull(ctx, size)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		add(id, full)
 	}
 	for i := range RoutedClicks {
 		add(r.Sim.PanelistID((i*211+29)%size), 0)
 	}
 	return links, nil
+}
+
+// brokenLink makes the survey of a subsample the demo's panel is sent to
+// screen out everyone (sim.Simulator.SetBrokenLink), and returns it and
+// as many panelists the router sends there as its run of screen-outs
+// needs to be flagged at its conversion (rules.LinkSuspectRun), and
+// BrokenLinkExtra more: the subsample the routed panelists are sent to
+// most often that takes that many. The simulator cannot choose it: it
+// does not know which profiles the supplier holds. None when the
+// simulator's BrokenLink is off.
+func (r *Returns) brokenLink(ctx context.Context, size int) (int64, []string, error) {
+	if _, ok := r.Sim.BrokenLinkSubsample(); !ok {
+		return 0, nil, nil
+	}
+	sent := map[int64]int{}
+	for i := range fieldFullTries {
+		routed, err := r.Checks.Route(ctx, invite.Invitation{PanelistID: r.Sim.PanelistID((i*97 + 13) % size)})
+		if err != nil {
+			return 0, nil, fmt.Errorf("demo: a broken survey link: %w", err)
+		}
+		if routed.Chosen != 0 {
+			sent[routed.Chosen]++
+		}
+	}
+	candidates := slices.SortedFunc(maps.Keys(sent), func(a, b int64) int { return cmp.Or(cmp.Compare(sent[b], sent[a]), cmp.Compare(a, b)) })
+	for _, subsample := range candidates {
+		parts, err := r.Checks.Subsample(ctx, subsample)
+		if err != nil {
+			return 0, nil, fmt.Errorf("demo: a broken survey link: %w", err)
+		}
+		conversion, source := rules.LinkConversion(rules.FieldConversion(parts.Quotas), parts.ExpectedIR)
+		clicks := min(rules.LinkSuspectRun(conversion, source)+BrokenLinkExtra, BrokenLinkMost)
+		ids, err := r.sendable(ctx, subsample, 0, clicks)
+		if err != nil {
+			return 0, nil, err
+		}
+		if len(ids) == clicks && r.Sim.SetBrokenLink(subsample) {
+			return subsample, ids, nil
+		}
+	}
+	return 0, nil, nil
+}
+
+// fieldFullTries bounds the panelists whose routes fieldFull looks at.
+const fieldFullTries = 200
+
+// fieldFull makes a cell the demo's panel falls in full in the field
+// (sim.Simulator.SetFieldFull), and returns its subsample and up to
+// FieldFullClicks panelists the router sends there judged in that cell:
+// the first cell judged for one of the routed panelists, on a subsample
+// other than the broken link's, that enough of the panel falls in. The
+// simulator cannot choose it: it does not know which profiles the
+// supplier holds. None when the simulator's FieldFullLag is off.
+func (r *Returns) fieldFull(ctx context.Context, size int) (int64, []string, error) {
+	if _, _, ok := r.Sim.FieldFullQuota(); !ok {
+		return 0, nil, nil
+	}
+	broken, _ := r.Sim.BrokenLinkSubsample()
+	tried := map[int64]bool{broken: true}
+	for i := range fieldFullTries {
+		routed, err := r.Checks.Route(ctx, invite.Invitation{PanelistID: r.Sim.PanelistID((i*97 + 13) % size)})
+		if err != nil {
+			return 0, nil, fmt.Errorf("demo: a cell full in the field: %w", err)
+		}
+		first, _, _ := strings.Cut(routed.Cells, ",")
+		cell, err := strconv.ParseInt(first, 10, 64)
+		if routed.Chosen == 0 || tried[routed.Chosen] || err != nil {
+			continue
+		}
+		tried[routed.Chosen] = true
+		ids, err := r.sendable(ctx, routed.Chosen, cell, FieldFullClicks)
+		if err != nil {
+			return 0, nil, err
+		}
+		if len(ids) == FieldFullClicks && r.Sim.SetFieldFull(routed.Chosen, cell) {
+			return routed.Chosen, ids, nil
+		}
+	}
+	return 0, nil, nil
 }
 
 // sendable is up to n panelists of subsample's send list whose click the

@@ -68,8 +68,12 @@ func (h *Handler) ReturnAddress(c echo.Context) error {
 	return Render(c, http.StatusOK, views.PanelistMessage("No survey right now", "There is no survey for you right now. Thank you for your time; please try again later."))
 }
 
-// maxPostedReturns bounds the returns of one POST /api/v1/returns.
-const maxPostedReturns = 10_000
+// maxPostedReturns bounds the returns of one POST /api/v1/returns, and
+// maxReturnsBody its body: room for as many.
+const (
+	maxPostedReturns = 10_000
+	maxReturnsBody   = 2 << 20
+)
 
 // APIReturns answers POST /api/v1/returns: returns posted by the
 // provider server to server, signed in with a bearer token instead of a
@@ -82,15 +86,19 @@ const maxPostedReturns = 10_000
 // is recorded.
 func (h *Handler) APIReturns(c echo.Context) error {
 	contentType := c.Request().Header.Get(echo.HeaderContentType)
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxReturnsBody)
 	var posted []formats.PostedReturn
 	var err error
 	switch {
 	case strings.Contains(contentType, "json"):
-		posted, err = decodeReturnsJSON(c.Request().Body)
+		posted, err = decodeReturnsJSON(body)
 	case strings.Contains(contentType, "csv"):
-		posted, err = decodeReturnsCSV(c.Request().Body)
+		posted, err = decodeReturnsCSV(body)
 	default:
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the returns as text/csv or application/json.")
+	}
+	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The returns of one request are at most %d bytes: send them in several.", maxReturnsBody))
 	}
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())

@@ -67,11 +67,10 @@ func (s *Store) RecordReturn(ctx context.Context, r Returned) error {
 	if s.returns.add(w) {
 		s.writeReturns(context.WithoutCancel(ctx))
 	}
-	select {
-	case <-w.done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	// Once queued it is written whatever becomes of the request (the
+	// write's own time is bounded), so its caller hears how: a return
+	// written must be followed by what follows it (a cell closed).
+	<-w.done
 	if w.err != nil {
 		return fmt.Errorf("record panelist %q's return from subsample %d: %w", r.Record.PanelistID, r.Record.SubsampleID, w.err)
 	}
@@ -86,9 +85,8 @@ type returnWrites struct {
 	pending []*returnWrite
 	writing bool
 
-	prepareOnce sync.Once
-	stmts       [3]*sql.Stmt // mark the send, insert into history, into returned_history
-	prepareErr  error
+	prepared sync.Mutex
+	stmts    [3]*sql.Stmt // mark the send, insert into history, into returned_history; nil until prepared
 }
 
 // returnWrite is one return waiting for its transaction; err is its
@@ -134,6 +132,18 @@ func (s *Store) writeReturns(ctx context.Context) {
 		return
 	}
 	err := s.writeReturnBatch(ctx, batch)
+	if err != nil && len(batch) > 1 {
+		// One return's failure must not fail the others: each is tried
+		// again in a transaction of its own.
+		// (What the failed transaction said of each is undone with it.)
+		for _, w := range batch {
+			w.err = nil
+			if err := s.writeReturnBatch(ctx, []*returnWrite{w}); err != nil {
+				w.err = err
+			}
+		}
+		err = nil
+	}
 	for _, w := range batch {
 		if err != nil {
 			w.err = err
@@ -153,23 +163,34 @@ var returnStatements = [3]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 }
 
+// statements are the returns' writes, prepared on writer the first time
+// they are asked for (a failure is tried again the next time).
+func (q *returnWrites) statements(ctx context.Context, writer *sqlx.DB) ([3]*sql.Stmt, error) {
+	q.prepared.Lock()
+	defer q.prepared.Unlock()
+	for i, query := range returnStatements {
+		if q.stmts[i] != nil {
+			continue
+		}
+		stmt, err := writer.PrepareContext(ctx, query)
+		if err != nil {
+			return q.stmts, fmt.Errorf("prepare the returns' writes: %w", err)
+		}
+		q.stmts[i] = stmt
+	}
+	return q.stmts, nil
+}
+
 // writeReturnBatch writes batch in one transaction; a return whose send
 // was returned already (by an earlier transaction or one of batch) gets
 // ErrAlreadyReturned and writes nothing. The error is the transaction's.
 func (s *Store) writeReturnBatch(ctx context.Context, batch []*returnWrite) error {
-	q := s.returns
-	q.prepareOnce.Do(func() {
-		for i, query := range returnStatements {
-			if q.stmts[i], q.prepareErr = s.writer.PrepareContext(ctx, query); q.prepareErr != nil {
-				return
-			}
-		}
-	})
-	if q.prepareErr != nil {
-		return fmt.Errorf("prepare the returns' writes: %w", q.prepareErr)
+	stmts, err := s.returns.statements(ctx, s.writer)
+	if err != nil {
+		return err
 	}
 	return inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
-		mark, history, returned := tx.StmtContext(ctx, q.stmts[0]), tx.StmtContext(ctx, q.stmts[1]), tx.StmtContext(ctx, q.stmts[2])
+		mark, history, returned := tx.StmtContext(ctx, stmts[0]), tx.StmtContext(ctx, stmts[1]), tx.StmtContext(ctx, stmts[2])
 		for _, w := range batch {
 			rec := w.Record
 			res, err := mark.ExecContext(ctx, rec.StatusID, rec.RegisteredAt.UTC(), w.Flag, w.Via, w.Send.DecisionID)

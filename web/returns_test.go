@@ -240,6 +240,7 @@ func TestPostedReturns(t *testing.T) {
 		{"text/csv", "panelistId,status\n" + panelist + ",3,extra\n", "line 2"},
 		{"text/csv", "id,status\n", "header"},
 		{"text/plain", "x", ""},
+		{"application/json", "[" + strings.Repeat(" ", 3<<20) + "]", "at most 2097152 bytes"},
 	} {
 		resp, body := a.post(t, "/api/v1/returns", tt.contentType, tt.body)
 		if resp.StatusCode/100 != 4 || !strings.Contains(body, tt.want) {

@@ -470,6 +470,7 @@ var uploadRoutes = map[string]bool{
 	"/panelists/history": true, "/panelists/bulk": true, "/panelists/profiles": true, "/panelists/panel": true,
 	"/api/v1/history": true, "/api/v1/profiles": true, "/api/v1/panelists": true, "/api/v1/subsamples/:id/eligibility": true,
 	"/profiling/mapping": true, "/profiling/own": true, "/api/v1/profiles/mapping": true, "/api/v1/profiles/own": true,
+	"/api/v1/returns": true, // its handler caps it lower (handlers.maxReturnsBody)
 }
 
 // bodyLimits refuses a body declared larger than its route allows (413)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"log/slog"
 	"time"
 
@@ -64,8 +65,11 @@ func (f returnFlags) settings(logger *slog.Logger) (checks.Returns, error) {
 	if *f.secret != "" {
 		sig.Secret = []byte(*f.secret)
 	}
+	if _, ok := rules.ReturnSignatureAlgs[strings.ToLower(*f.sigAlg)]; !ok {
+		return checks.Returns{}, errFlag("return-sig-alg", "%q is not one of sha256, sha1, sha512", *f.sigAlg)
+	}
 	if err := sig.Validate(); err != nil {
-		return checks.Returns{}, errFlag("return-sig-alg", "%v", err)
+		return checks.Returns{}, errFlag("return-sig-param", "%v", err)
 	}
 	return checks.Returns{Window: *f.window, MaxHops: *f.maxHops, Signature: sig, TooFastShare: *f.tooFast, Logger: logger,
 		JudgeLinksAfter: linkJudgeDelay}, nil

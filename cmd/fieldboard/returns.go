@@ -2,8 +2,8 @@ package main
 
 import (
 	"flag"
-	"strings"
 	"log/slog"
+	"strings"
 	"time"
 
 	"fieldboard/rules"

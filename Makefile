@@ -68,13 +68,14 @@ SLOWEST_PACKAGES := ./web/ ./store/ ./cmd/fieldboard/
 # checks service's caches and turns, the provider client and its
 # simulator, the handlers, and the server's own concurrency tests
 # (RACE_WEB_TESTS: requests during a refresh and an import, slow and
-# departing clients, timeouts, a refresh shown while it runs, shutdown).
+# departing clients, timeouts, a refresh shown while it runs, shutdown,
+# survey links judged in the background after returns).
 # Everything once under it took about 9 minutes on two cores, three times
 # the plain run: modernc's SQLite is Go translated from C and the race
 # detector instruments every one of its memory accesses. A new test of
 # the server's concurrency is named in RACE_WEB_TESTS.
 RACE_PACKAGES := ./web/refresh/ ./web/webhooks/ ./web/lease/ ./web/auth/ ./rules/checks/... ./client/... ./handlers/
-RACE_WEB_TESTS := ^(TestConcurrentRequestsDuringRefreshAndImport|TestSlowReadersHoldUpNobody|TestClientThatGoesAwayIsNoError|TestSlowBodiesAreCutOffButUploadsMayBeSlow|TestRefusedUploadsAreAnsweredAtOnce|TestUploadsWaitLongOnlyForWhoMaySend|TestSignedInDashboardUploadsMayBeSlow|TestLivePageBeforeAndAfterRefresh|TestRefreshButtonShowsProgressAndFinishes|TestRefreshOnAnotherInstanceIsShownRunning|TestSubsampleRefreshButton|TestLiveFragmentsAreKeptByTheQueryAsRead|TestBodiesAreCapped|TestServeShutsDownGracefully)$$
+RACE_WEB_TESTS := ^(TestConcurrentRequestsDuringRefreshAndImport|TestSlowReadersHoldUpNobody|TestClientThatGoesAwayIsNoError|TestSlowBodiesAreCutOffButUploadsMayBeSlow|TestRefusedUploadsAreAnsweredAtOnce|TestUploadsWaitLongOnlyForWhoMaySend|TestSignedInDashboardUploadsMayBeSlow|TestLivePageBeforeAndAfterRefresh|TestRefreshButtonShowsProgressAndFinishes|TestRefreshOnAnotherInstanceIsShownRunning|TestSubsampleRefreshButton|TestLiveFragmentsAreKeptByTheQueryAsRead|TestBodiesAreCapped|TestServeShutsDownGracefully|TestBrokenLinkIsFlagged)$$
 
 unit:
 	./scripts/with-postgres $(GO) test -count=1 -timeout 60m $(SLOWEST_PACKAGES) ./...

@@ -44,6 +44,7 @@ func TestReturnFindsASendStillQueued(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.SettleLinks() // the link judged after it reads the clock the test moves
 			return res
 		}
 

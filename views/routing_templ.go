@@ -157,7 +157,7 @@ func RoutingPage(v RoutingView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>Routing</h1><p class=\"muted\">Every click on an invitation link (<code>fieldboard invite</code>, or a send list's inviteLink): where it was sent and why; and the survey each next-survey answer named first. Newest first, kept as long as the refresh log.</p></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>Routing</h1><p class=\"muted\">Every click on an invitation link (<code>fieldboard invite</code>, or a send list's inviteLink): where it was sent and why; the survey each next-survey answer named first; and the survey each return sent the respondent on to, with the send it followed. A send shows its return once the respondent is back. Newest first, kept as long as the refresh log.</p></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

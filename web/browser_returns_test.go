@@ -153,6 +153,36 @@ func TestBrowserReturnsAndRoutesOn(t *testing.T) {
 	if !strings.Contains(routing, fmt.Sprintf("Returned as Screen out from subsample %d", broken)) {
 		t.Errorf("the routing page reads %q; want the return from %d", routing, broken)
 	}
+	// The chain, on /routing and on the panelist's page, at a phone's
+	// width and a desk's: axe-clean, and looked at.
+	for _, width := range []int64{390, 1280} {
+		for _, page := range []struct{ name, path, ready string }{
+			{"routing", "/routing?panelist=" + panelist, `[data-testid="routing-decision"]`},
+			{"panelist", "/panelists?panelist=" + panelist, `[data-testid="session"]`},
+		} {
+			name, path := page.name, page.path
+			var main string
+			err := chromedp.Run(ctx,
+				chromedp.EmulateViewport(width, 900),
+				chromedp.Navigate(base+path),
+				chromedp.WaitVisible(page.ready),
+				chromedp.Text(`main`, &main),
+			)
+			if err != nil {
+				t.Fatalf("%s at %d px: %v", path, width, err)
+			}
+			screenshot(t, ctx, fmt.Sprintf("return-%s-%d.png", name, width))
+			for _, f := range runAxe(t, ctx, string(axe), path) {
+				t.Errorf("axe on %s at %d px: %s (%s) at %v", path, width, f.ID, f.Help, f.Targets)
+			}
+			if !strings.Contains(main, fmt.Sprintf("Returned as Screen out from subsample %d", broken)) {
+				t.Errorf("%s at %d px reads %q; want the hop after the return from %d", path, width, main, broken)
+			}
+		}
+	}
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(base+"/outcomes?group=subsample"),
 		chromedp.WaitVisible(`[data-testid="outcome-row"]`),

@@ -83,7 +83,7 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 		}
 		return r, nil
 	}
-	checks, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
+	checked, err := h.PanelistChecks.PanelistSurveys(ctx, panelistID)
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +99,21 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 		return nil, err
 	}
 	r.SessionLimit = sessionLimit
+	// The router's pick: the next-survey answer's first, from the one
+	// function that decides it (looked at, not recorded as a send).
+	switch routes, err := h.PanelistChecks.NextSurveys(ctx, panelistID, 1); {
+	case err == nil && len(routes) > 0:
+		r.Pick = &views.RouterPick{SubsampleID: routes[0].SubsampleID, Name: routes[0].Name, Currency: routes[0].Currency}
+	case err != nil && !errors.Is(err, checks.ErrNotOnPanel):
+		return nil, err
+	}
 	switch m, err := h.Store.PanelOf(ctx, panelistID); {
 	case err == nil:
 		r.Country, r.Locale = m.Country, m.Locale
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	for _, pc := range checks {
+	for _, pc := range checked {
 		sc := views.SurveyCheck{
 			SubsampleID: pc.SubsampleID, EventID: pc.EventID, Name: pc.Name, Country: pc.CountryCode,
 			State: pc.Verdict.State, StateWhy: pc.Verdict.Reasons, Eligible: pc.Eligible(), Quota: pc.Quota, EPC: pc.EPC,

@@ -114,3 +114,12 @@ func statusClass(status string) string {
 		return "status-closed"
 	}
 }
+
+// pickCurrency names the currency of the router's pick in a sentence
+// (" (USD here)"), "" when it has none.
+func pickCurrency(currency string) string {
+	if currency == "" {
+		return ""
+	}
+	return " (" + currency + " here)"
+}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"fieldboard/store"
+	"fieldboard/views/formats"
 )
 
 // TestReturnsOnRoutingAndPanelistPages: after a click, a screen-out that
@@ -78,4 +80,35 @@ func TestReturnsOnRoutingAndPanelistPages(t *testing.T) {
 	if sessions := page[strings.Index(page, "Sends and returns"):]; !strings.Contains(sessions, `data-testid="return-imported"`) || strings.Contains(sessions, `data-testid="return-unconfirmed"`) {
 		t.Errorf("after the import the return is not shown confirmed:\n%s", sessions)
 	}
+}
+
+// TestPanelistPageNamesTheRoutersPick: the panelist page says which survey
+// the router would send the panelist to now, and it is the one the
+// next-survey answer names first; a panelist no survey takes is sent
+// nowhere, and saying so records no send.
+func TestPanelistPageNamesTheRoutersPick(t *testing.T) {
+	t.Parallel()
+	a, ids := profiled(t, 300)
+	named := 0
+	for _, id := range ids[:40] {
+		var next formats.NextSurveysJSON
+		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(id)+"/next?limit=1", &next)
+		body := a.page(t, "/panelists?panelist="+url.QueryEscape(id))
+		_, pick, _ := strings.Cut(body, `data-testid="router-pick"`)
+		pick, _, _ = strings.Cut(pick, "</p>")
+		switch {
+		case len(next.Surveys) == 0 && !strings.Contains(pick, "nowhere now"):
+			t.Errorf("%s: the next-survey answer names nothing; the page says %q", id, pick)
+		case len(next.Surveys) > 0 && !strings.Contains(pick, fmt.Sprintf(`href="/subsamples/%d"`, next.Surveys[0].SubsampleID)):
+			t.Errorf("%s: the next-survey answer names %d first; the page says %q", id, next.Surveys[0].SubsampleID, pick)
+		case len(next.Surveys) > 0:
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatal("no panelist of the 40 would be sent anywhere: the test compares nothing")
+	}
+	// Only the next-survey answers asked above are sends (written behind
+	// the answers): the pages record none.
+	a.decisions(t, store.RoutingFilter{}, named)
 }

@@ -2,12 +2,14 @@ package checks_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/checkstest"
 	"fieldboard/rules/domain"
+	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/store/storetest"
 )
@@ -77,4 +79,27 @@ func TestReturnFindsASendStillQueued(t *testing.T) {
 			t.Errorf("a return an hour and a minute after its send: %+v, %v; want no open send", res, err)
 		}
 	})
+}
+
+// TestClickSaysWhyTheInvitedSubsampleRefuses: a click on an invitation to
+// a subsample the panelist may not enter says why in the rule's own words
+// (spec rule 5, "respondents are unique across the event": P-sibling
+// completed the event's other subsample), even though a click that names
+// no subsample builds no such sentence.
+func TestClickSaysWhyTheInvitedSubsampleRefuses(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.MigratedSQLitePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	checkstest.Build(t, st)
+	s := &checks.Service{Store: st, Now: func() time.Time { return checkstest.ReadAt.Add(time.Minute) }, StaleAfter: checkstest.StaleAfter}
+	routed, err := s.Route(ctx, invite.Invitation{PanelistID: "P-sibling", SubsampleID: checkstest.Target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if routed.Chosen == checkstest.Target || !strings.Contains(routed.Reason, "of the same event") {
+		t.Errorf("P-sibling's click on Target: %+v; want it sent elsewhere, saying the same event excludes them", routed.RoutingDecision)
+	}
 }

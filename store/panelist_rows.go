@@ -70,7 +70,7 @@ UNION ALL
 SELECT 5, decision_id, chosen_subsample, at, hop, return_status, after_decision, cells, outcome, NULL FROM (
 	SELECT decision_id, chosen_subsample, at, hop, COALESCE(return_status, 0) AS return_status, COALESCE(after_decision, 0) AS after_decision,
 		cells, outcome FROM routing_decisions
-	WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL ORDER BY at DESC, decision_id DESC LIMIT 1) last_send`
+	` + lastSendOf + `) last_send`
 
 // The kinds of row panelistRowsQuery returns.
 const (

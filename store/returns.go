@@ -25,9 +25,11 @@ const routingColumns = `decision_id, at, panelist_id, COALESCE(intended_subsampl
 
 // lastSendQuery reads a panelist's newest send since a time (LastSend),
 // by the index routing_decisions_by_panelist.
-const lastSendQuery = `SELECT ` + routingColumns + ` FROM routing_decisions
-	WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL
-	ORDER BY at DESC, decision_id DESC LIMIT 1`
+const lastSendQuery = `SELECT ` + routingColumns + ` FROM routing_decisions ` + lastSendOf
+
+// lastSendOf selects a panelist's newest send since a time, the two
+// parameters: lastSendQuery's and panelistRowsWithSendQuery's.
+const lastSendOf = `WHERE panelist_id = ? AND at >= ? AND chosen_subsample IS NOT NULL ORDER BY at DESC, decision_id DESC LIMIT 1`
 
 // LastSend is the panelist's newest send made at or after since (a
 // decision that chose a subsample), returned or not: the send a return

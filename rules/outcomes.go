@@ -581,10 +581,20 @@ const KindQualityHold = "qualityHold"
 // is every record of the panelist, any order (or at least every record
 // of ReversalStatuses).
 func QualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, now time.Time) string {
+	return qualityHold(history, p, nil, now)
+}
+
+// qualityHold is QualityHold counting only the reversals registered after
+// released, when it is not nil: a release by hand lifts the hold the
+// reversals before it made.
+func qualityHold(history []domain.HistoryRecord, p QualityHoldPolicy, released *time.Time, now time.Time) string {
 	if p.Off() {
 		return ""
 	}
 	_, cutoff := windowStart(int64(p.Days), now)
+	if released != nil && !released.Before(cutoff) {
+		cutoff = released.Add(time.Nanosecond)
+	}
 	// Each reversal counted is a verdict of the window: with fewer of
 	// those than the policy asks, nothing need be paired (most panelists,
 	// on every router's answer).

@@ -251,6 +251,9 @@ type Snapshot struct {
 	// subsample, as stored: the checks decide which still hold
 	// (rules.FieldClosureHolds).
 	FieldClosures map[int64][]domain.FieldClosure
+	// Policy is the supplier's own rules in force and the hands' words on
+	// panelists (readPolicy): a change of either moves the version on.
+	Policy domain.Policy
 }
 
 // ReadSnapshot reads every subsample, or only subsampleID when it is not 0,
@@ -288,6 +291,9 @@ func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, 
 		return d, err
 	}
 	if d.FieldClosures, err = allFieldClosures(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	if d.Policy, err = readPolicy(ctx, tx); err != nil {
 		return d, err
 	}
 	return d, nil

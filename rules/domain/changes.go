@@ -85,12 +85,18 @@ const (
 	// link may be broken (rules.LinkSuspect). Once a run; a complete ends
 	// the run.
 	ChangeLinkSuspect ChangeKind = "subsample.link_suspect"
+	// ChangePolicy: one of the supplier's own rules was set, changed or
+	// removed, or a subsample paused or resumed on our side
+	// (PolicyChange); ChangePanelistHold: a panelist was held or released
+	// by hand. Before and After say it in words.
+	ChangePolicy       ChangeKind = "policy.changed"
+	ChangePanelistHold ChangeKind = "panelist.hold_changed"
 )
 
 // ChangeKinds are every kind, in the order pages list them.
 var ChangeKinds = []ChangeKind{ChangeNew, ChangeSendable, ChangePaused, ChangeClosed, ChangeNotSendable, ChangeUnknown,
 	ChangeCPI, ChangeFieldEndNear, ChangeQuotaClosed, ChangeQuotaReopened, ChangeAtRisk, ChangeBackOnPace,
-	ChangeQuotaClosedByField, ChangeFieldClosureLifted, ChangeLinkSuspect}
+	ChangeQuotaClosedByField, ChangeFieldClosureLifted, ChangeLinkSuspect, ChangePolicy, ChangePanelistHold}
 
 // WebhookTest is the kind of the event `fieldboard webhook test` sends: no
 // change, only a check that a subscription's address answers.

@@ -588,3 +588,19 @@ func (o *OurRules) HeldWhy(panelistID string, history []domain.HistoryRecord, q 
 	}
 	return qualityHold(history, q, o.Released(panelistID), now)
 }
+
+// WithOurRules is the provider's verdict v with our rules' refusals: a
+// subsample the provider lets us send to that ours refuse is BlockedByUs,
+// with our sentences as its reasons; any other verdict is kept as it is
+// (the refusals are shown apart, beside it).
+func WithOurRules(v Verdict, refusals []OurRefusal) Verdict {
+	if v.State != Sendable || len(refusals) == 0 {
+		return v
+	}
+	v.State = BlockedByUs
+	v.Reasons = make([]string, len(refusals))
+	for i, r := range refusals {
+		v.Reasons[i] = r.Reason
+	}
+	return v
+}

@@ -20,6 +20,9 @@ const (
 	// completes, and every quota table that holds a hard quota has a cell
 	// that does.
 	Sendable State = "sendable"
+	// BlockedByUs: sendable by the provider's rules, refused by one of the
+	// supplier's own (OurRules.Refusals): the verdict's reasons are ours.
+	BlockedByUs State = "blocked_by_us"
 	// Paused: the total quota is full (spec rule 3: "sample sending must be
 	// paused"), or a quota table that holds a hard quota has no open cell,
 	// so nobody can be counted.
@@ -36,7 +39,7 @@ const (
 
 // States are the sendability states, in the order lists, filters and
 // counts show them.
-var States = []State{Sendable, Paused, NotSendable, Testing, Unknown}
+var States = []State{Sendable, BlockedByUs, Paused, NotSendable, Testing, Unknown}
 
 // ParseState reads a sendability state as the API, the live list and the
 // command line take it ("not_sendable"); anything else is an error that
@@ -69,6 +72,8 @@ func (s State) Label() string {
 		return "Not sendable"
 	case Testing:
 		return "Live for testing"
+	case BlockedByUs:
+		return "Blocked by our rules"
 	}
 	return "Unknown"
 }

@@ -58,6 +58,14 @@ type SubsampleRow struct {
 	// Malformed says why an element of event/all or live-details for the
 	// subsample was dropped as unreadable; "" when none was.
 	Malformed string `db:"malformed"`
+	// BillingEntity is the entity the provider invoices the subsample
+	// under (live-details', else event/all's), trimmed. AllowDesktop,
+	// AllowMobile and AllowTablet are live-details' device flags; nil when
+	// the subsample is not live.
+	BillingEntity string `db:"billing_entity"`
+	AllowDesktop  *bool  `db:"allow_desktop"`
+	AllowMobile   *bool  `db:"allow_mobile"`
+	AllowTablet   *bool  `db:"allow_tablet"`
 }
 
 // subsampleRowsQuery lists every subsample of the event list and every live
@@ -72,7 +80,9 @@ const subsampleRowsQuery = `
 		COALESCE(l.currency, '') AS currency, l.cpi, l.expected_loi, l.expected_incidence,
 		COALESCE(l.research_type, '') AS research_type, l.research_type_id,
 		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.quotas_at, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error,
-		s.malformed
+		s.malformed,
+		COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)) AS billing_entity,
+		l.allow_desktop, l.allow_mobile, l.allow_tablet
 	FROM subsamples s
 	LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
 	LEFT JOIN subsample_fetches f ON f.subsample_id = s.subsample_id
@@ -82,7 +92,8 @@ const subsampleRowsQuery = `
 		COALESCE((SELECT name FROM live_countries c WHERE c.subsample_id = l.subsample_id ORDER BY position LIMIT 1), ''),
 		l.field_start, l.field_end, l.event_id, s.field_end, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
 		l.research_type, l.research_type_id,
-		f.quotas_ok, COALESCE(f.quotas_error, ''), f.quotas_at, f.rules_ok, COALESCE(f.rules_error, ''), ''
+		f.quotas_ok, COALESCE(f.quotas_error, ''), f.quotas_at, f.rules_ok, COALESCE(f.rules_error, ''), '',
+		COALESCE(TRIM(l.billing_entity), ''), l.allow_desktop, l.allow_mobile, l.allow_tablet
 	FROM live_subsamples l
 	LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
 	-- no row: event/all does not list the subsample; joined so that its
@@ -209,6 +220,32 @@ func allCountries(ctx context.Context, q sqlx.QueryerContext, subsampleID int64)
 	return out, nil
 }
 
+// allCategories reads each live subsample's categories, in the
+// provider's order.
+func allCategories(ctx context.Context, q sqlx.QueryerContext, subsampleID int64) (map[int64][]domain.Category, error) {
+	var rows []struct {
+		SubsampleID int64  `db:"subsample_id"`
+		Main        string `db:"main"`
+		MainID      int64  `db:"main_id"`
+		Generic     string `db:"generic"`
+		GenericID   int64  `db:"generic_id"`
+		Name        string `db:"category"`
+		ID          int64  `db:"category_id"`
+	}
+	err := sqlx.SelectContext(ctx, q, &rows, `
+		SELECT subsample_id, main, main_id, generic, generic_id, category, category_id FROM live_categories
+		`+onlySubsample(subsampleID)+` ORDER BY subsample_id, position`, subsampleID)
+	if err != nil {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	out := make(map[int64][]domain.Category)
+	for _, r := range rows {
+		out[r.SubsampleID] = append(out[r.SubsampleID], domain.Category{MainCategory: r.Main, MainCategoryID: r.MainID,
+			GenericCategory: r.Generic, GenericCategoryID: r.GenericID, Category: r.Name, CategoryID: r.ID})
+	}
+	return out, nil
+}
+
 // allEvents reads the events event/all and live-details group every
 // subsample in, each event once, event/all's first.
 func allEvents(ctx context.Context, q sqlx.QueryerContext) (map[int64][]int64, error) {
@@ -251,6 +288,9 @@ type Snapshot struct {
 	// subsample, as stored: the checks decide which still hold
 	// (rules.FieldClosureHolds).
 	FieldClosures map[int64][]domain.FieldClosure
+	// Categories are each live subsample's categories, in the provider's
+	// order: what our blocks of a category match.
+	Categories map[int64][]domain.Category
 	// Policy is the supplier's own rules in force and the hands' words on
 	// panelists (readPolicy): a change of either moves the version on.
 	Policy domain.Policy
@@ -291,6 +331,9 @@ func (s *Store) ReadSnapshot(ctx context.Context, subsampleID int64) (Snapshot, 
 		return d, err
 	}
 	if d.FieldClosures, err = allFieldClosures(ctx, tx, subsampleID); err != nil {
+		return d, err
+	}
+	if d.Categories, err = allCategories(ctx, tx, subsampleID); err != nil {
 		return d, err
 	}
 	if d.Policy, err = readPolicy(ctx, tx); err != nil {

@@ -70,6 +70,9 @@ type Decisions struct {
 	// each country (upper case), in the router's order (indexCountries).
 	byCountry map[string][]int32
 
+	// ours are the supplier's own rules of the version, compiled.
+	ours *rules.OurRules
+
 	// memo is what callers keep with this version (Memo), sendListSizes
 	// the sizes of send lists (SendListSize).
 	memoMu        sync.Mutex
@@ -96,6 +99,12 @@ type SubsampleReport struct {
 	// Pacing is the pace of a live subsample's total quota; nil when it
 	// is not live, has no single total quota, or was read alone.
 	Pacing *rules.Pacing
+	// Ours are our own rules' refusals of the subsample, whatever the
+	// provider's verdict (a sendable one they refuse is
+	// rules.BlockedByUs); Priority the places our rules raise (or lower)
+	// it in the router's order.
+	Ours     []rules.OurRefusal
+	Priority int
 }
 
 // EntryLinks are one locale's entry links, prepared by rules.EntryLink. A
@@ -151,7 +160,8 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 // "" when it is not.
 func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
 	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents,
-		topics: groupedBy(topics, data.Events), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now}
+		topics: groupedBy(topics, data.Events), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now,
+		ours: rules.CompilePolicy(data.Policy)}
 	d.reports = make([]SubsampleReport, len(data.Rows))
 	d.byID = make(map[int64]int, len(data.Rows))
 	d.byEvent = make(map[int64][]int)
@@ -213,7 +223,42 @@ func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
 	}
+	d.applyOurs(&r)
 	return r
+}
+
+// applyOurs judges r by our own rules, after the provider's: their
+// refusals, the verdict they make of a sendable subsample
+// (rules.WithOurRules), and the priority they give it.
+func (d *Decisions) applyOurs(r *SubsampleReport) {
+	if len(d.ours.Rules()) == 0 {
+		return
+	}
+	r.Ours = d.ours.Refusals(d.policyFacts(r), d.now)
+	r.Verdict = rules.WithOurRules(r.Verdict, r.Ours)
+	r.Priority = d.ours.Priority(r.SubsampleID, r.EventID)
+}
+
+// policyFacts are what our rules judge r on.
+func (d *Decisions) policyFacts(r *SubsampleReport) rules.PolicyFacts {
+	f := rules.PolicyFacts{SubsampleID: r.SubsampleID, EventID: r.EventID, CPI: rules.KnownCPI(r.CPI, r.Currency), Currency: r.Currency,
+		EPC: r.EPC, LOI: r.ExpectedLOI, Incidence: r.ExpectedIR, ResearchType: r.ResearchType, ResearchTypeID: r.ResearchTypeID,
+		Categories: d.data.Categories[r.SubsampleID], Countries: r.LiveCountries, BillingEntity: r.BillingEntity}
+	if len(f.Countries) == 0 && r.CountryCode != "" {
+		f.Countries = []string{r.CountryCode}
+	}
+	if r.AllowDesktop != nil && r.AllowMobile != nil && r.AllowTablet != nil {
+		f.Devices = []string{}
+		for _, d := range [...]struct {
+			name  string
+			allow bool
+		}{{"desktop", *r.AllowDesktop}, {"mobile", *r.AllowMobile}, {"tablet", *r.AllowTablet}} {
+			if d.allow {
+				f.Devices = append(f.Devices, d.name)
+			}
+		}
+	}
+	return f
 }
 
 // verdict decides a subsample's sendability in full, on its quotas: the

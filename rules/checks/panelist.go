@@ -190,7 +190,7 @@ func (p *Panelist) EachLive(fn func(i int, pc PanelistCheck)) {
 func (p *Panelist) eachLive(fn func(i int, now time.Time, pc PanelistCheck)) {
 	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
 	now := p.s.now()
-	held := rules.QualityHold(history, p.s.QualityHold, now)
+	held := p.heldWhy(now)
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
 		fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
 	})
@@ -225,6 +225,13 @@ func withPanelist(links []EntryLinks, panelistID string, slow func() []EntryLink
 		}
 	}
 	return out
+}
+
+// heldWhy says why the panelist is held now, "" when not: by hand, or
+// for quality (rules.OurRules.HeldWhy): the reason every check of theirs
+// adds.
+func (p *Panelist) heldWhy(now time.Time) string {
+	return p.d.ours.HeldWhy(p.rows.Member.PanelistID, p.rows.History, p.s.QualityHold, now)
 }
 
 // HeldForQuality says why a panelist of this history (every record of

@@ -94,7 +94,7 @@ func (p *Panelist) eachOf(places []int32, why bool, fn func(i int, now time.Time
 	}
 	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
 	now := p.s.now()
-	held := rules.QualityHold(history, p.s.QualityHold, now)
+	held := p.heldWhy(now)
 	if !why {
 		// Nothing keeps the records past the check: completed on the
 		// stack. A subsample the panelist may not enter carries the
@@ -183,8 +183,9 @@ func (d *Decisions) indexCountries() {
 // routerOrder orders the sendable subsamples of one country for the
 // router: the currency most of the country's live subsamples (places) are
 // priced in first, then the others by how many subsamples use them (then
-// by code); within a currency the highest expected earnings per entrant
-// first and those without a figure last, then by subsample id. Figures in
+// by code); within a currency the highest priority our rules give first
+// (rules.OurRules.Priority; none is 0), then the highest expected earnings
+// per entrant and those without a figure last, then by subsample id. Figures in
 // different currencies are never compared as numbers.
 func (d *Decisions) routerOrder(places, sendable []int32) []int32 {
 	perCurrency := map[string]int{}
@@ -198,6 +199,9 @@ func (d *Decisions) routerOrder(places, sendable []int32) []int32 {
 				return n
 			}
 			return strings.Compare(ca, cb)
+		}
+		if pa, pb := d.targets[a].report.Priority, d.targets[b].report.Priority; pa != pb {
+			return cmp.Compare(pb, pa)
 		}
 		ea, eb := d.targets[a].report.EPC, d.targets[b].report.EPC
 		switch {

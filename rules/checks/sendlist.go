@@ -87,7 +87,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 			}
 			profile := facts[id].Profile
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, facts[id].Panel), RulesUnread: t.unread,
-				Eligibility: s.eligibility(d, t, records, now), Quota: t.quotaVerdict(profile, now)}
+				Eligibility: s.eligibility(d, t, id, records, now), Quota: t.quotaVerdict(profile, now)}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if subsampleNotSendable != "" {
 				out.Reasons = append(out.Reasons, subsampleNotSendable)
@@ -152,10 +152,11 @@ func (s *Service) relevantHistory(d *Decisions, t *liveTarget, now time.Time) st
 
 // eligibility decides, from the records relevantHistory read, whether
 // the panelist's history lets them into t: its rules, then the quality
-// hold, as the rule book and the hold do for one panelist (eachLive).
-func (s *Service) eligibility(d *Decisions, t *liveTarget, records []domain.HistoryRecord, now time.Time) rules.EligibilityResult {
+// hold and a hold by hand, as the rule book and the holds do for one
+// panelist (eachLive).
+func (s *Service) eligibility(d *Decisions, t *liveTarget, panelistID string, records []domain.HistoryRecord, now time.Time) rules.EligibilityResult {
 	r := rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now)
-	return rules.WithQualityHold(r, rules.QualityHold(records, s.QualityHold, now))
+	return rules.WithQualityHold(r, d.ours.HeldWhy(panelistID, records, s.QualityHold, now))
 }
 
 // errEnough stops a send list at its limit.
@@ -206,7 +207,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		return d.fitPanel(t, m).Fits && t.quotaVerdict(p, now) == rules.QuotaFits
 	}, func(id string, m domain.PanelMember, records []domain.HistoryRecord) error {
 		pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: d.fitPanel(t, m).Locale}, RulesUnread: t.unread,
-			Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, records, now)}
+			Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, id, records, now)}
 		if !pc.Send() {
 			return nil
 		}

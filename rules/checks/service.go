@@ -244,7 +244,7 @@ func (s *Service) Subsample(ctx context.Context, subsampleID int64) (SubsamplePa
 		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
 	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotasOf(subsampleID), Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales, Decisions: d}
-	p.Verdict = d.verdict(p.SubsampleRow, p.Quotas)
+	p.Verdict = rules.WithOurRules(d.verdict(p.SubsampleRow, p.Quotas), p.Ours)
 	for _, j := range d.byEvent[d.reports[i].EventID] {
 		if j != i {
 			p.Siblings = append(p.Siblings, d.reports[j])

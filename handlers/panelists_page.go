@@ -27,6 +27,9 @@ type PanelistChecks interface {
 	Eligibility(ctx context.Context, panelistID string, subsampleID int64) (checks.PanelistCheck, error)
 	PanelistSurveys(ctx context.Context, panelistID string) ([]checks.PanelistCheck, error)
 	NextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
+	// PreviewNextSurveys is NextSurveys looked at, not sent: nothing is
+	// counted under our caps.
+	PreviewNextSurveys(ctx context.Context, panelistID string, limit int) ([]checks.Route, error)
 	// RouteToken is checks.Service.Route for a click's token, opened at
 	// now: a token that is not valid is invite.ErrInvalid.
 	RouteToken(ctx context.Context, token string, now time.Time) (checks.Routed, error)
@@ -101,7 +104,7 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 	r.SessionLimit = sessionLimit
 	// The router's pick: the next-survey answer's first, from the one
 	// function that decides it (looked at, not recorded as a send).
-	switch routes, err := h.PanelistChecks.NextSurveys(ctx, panelistID, 1); {
+	switch routes, err := h.PanelistChecks.PreviewNextSurveys(ctx, panelistID, 1); {
 	case err == nil && len(routes) > 0:
 		r.Pick = &views.RouterPick{SubsampleID: routes[0].SubsampleID, Name: routes[0].Name, Currency: routes[0].Currency}
 	case err != nil && !errors.Is(err, checks.ErrNotOnPanel):
@@ -117,6 +120,9 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 		sc := views.SurveyCheck{
 			SubsampleID: pc.SubsampleID, EventID: pc.EventID, Name: pc.Name, Country: pc.CountryCode,
 			State: pc.Verdict.State, StateWhy: pc.Verdict.Reasons, Eligible: pc.Eligible(), Quota: pc.Quota, EPC: pc.EPC,
+		}
+		if pc.Capped != "" {
+			sc.StateWhy = append(slices.Clip(sc.StateWhy), pc.Capped)
 		}
 		if cpi := rules.KnownCPI(pc.CPI, pc.Currency); cpi != nil {
 			sc.CPI = views.Money(*cpi, pc.Currency)

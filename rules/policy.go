@@ -491,6 +491,9 @@ func (o *OurRules) Priority(subsampleID, eventID int64) int {
 	return o.priority["subsample "+strconv.FormatInt(subsampleID, 10)] + o.priority["event "+strconv.FormatInt(eventID, 10)]
 }
 
+// HasCaps reports whether any cap is in force.
+func (o *OurRules) HasCaps() bool { return o != nil && (len(o.caps) > 0 || len(o.panelistCaps) > 0) }
+
 // Caps are the cap rules on the subsample.
 func (o *OurRules) Caps(subsampleID int64) []domain.PolicyRule {
 	if o == nil || len(o.caps) == 0 {

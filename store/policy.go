@@ -250,3 +250,13 @@ func (s *Store) ReturnsSince(ctx context.Context, subsampleID int64, since time.
 	}
 	return n, nil
 }
+
+// GiveBackCap gives back one place taken under the cap rule ruleID in
+// window (TakeCap) for a send that was not made.
+func (s *Store) GiveBackCap(ctx context.Context, ruleID int64, window string) error {
+	if _, err := s.writer.ExecContext(ctx, `UPDATE policy_cap_counts SET taken = taken - 1 WHERE rule_id = ? AND window_key = ? AND taken > 0`,
+		ruleID, window); err != nil {
+		return fmt.Errorf("give back a place of cap %d: %w", ruleID, err)
+	}
+	return nil
+}

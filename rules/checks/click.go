@@ -31,7 +31,7 @@ func (s *Service) Route(ctx context.Context, inv invite.Invitation) (Routed, err
 		return Routed{RoutingDecision: domain.RoutingDecision{At: s.now(), PanelistID: inv.PanelistID, Intended: inv.SubsampleID, Outcome: domain.RoutedNone}},
 			fmt.Errorf("route a click: %w", err)
 	}
-	return p.route(inv), nil
+	return p.route(ctx, inv), nil
 }
 
 // RouteToken is Route for the invitation token carries, opened at now
@@ -59,17 +59,24 @@ func (s *Service) RouteToken(ctx context.Context, token string, now time.Time) (
 	if err != nil {
 		return Routed{}, fmt.Errorf("route a click: %w", err)
 	}
-	return p.route(inv), nil
+	return p.route(ctx, inv), nil
 }
 
-// route is Route's decision, on the panelist p read.
-func (p *Panelist) route(inv invite.Invitation) Routed {
+// route is Route's decision, on the panelist p read. The send it makes
+// is counted under our caps in the decision (capTaker): a survey whose cap
+// has no place left is passed over, said so when it is the invited one.
+func (p *Panelist) route(ctx context.Context, inv invite.Invitation) Routed {
 	out := Routed{RoutingDecision: domain.RoutingDecision{At: p.s.now(), PanelistID: inv.PanelistID, Intended: inv.SubsampleID, Outcome: domain.RoutedNone}}
 	if !p.rows.OnPanel {
 		out.Reason = "The panelist is not on the panel, so no survey can be chosen for them."
 		return out
 	}
 	d, profile := p.d, p.rows.Profile
+	caps := &capTaker{s: p.s, ctx: ctx, ours: d.ours, now: out.At}
+	if why := caps.panelist(inv.PanelistID, true); why != "" {
+		out.Reason = why + " No survey would take the panelist now."
+		return out
+	}
 	places := d.byCountry[p.rows.Member.Country]
 	intended, why := int32(-1), ""
 	if inv.SubsampleID != 0 {
@@ -99,6 +106,12 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 			}
 			return true
 		}
+		if capped := caps.subsample(pc.SubsampleID, true); capped != "" {
+			if int32(i) == intended && why == "" {
+				why = fmt.Sprintf("Subsample %d would not take the panelist now: %s", inv.SubsampleID, capped)
+			}
+			return true
+		}
 		out.Chosen, out.Link, out.Cells = pc.SubsampleID, link, d.targets[i].cellsText(profile, now)
 		switch {
 		case int32(i) == intended && why == "":
@@ -111,6 +124,7 @@ func (p *Panelist) route(inv invite.Invitation) Routed {
 		return false
 	})
 	if out.Chosen == 0 {
+		caps.giveBack() // the panelist's place: nobody was sent
 		out.Reason = strings.TrimSpace(why + " No survey would take the panelist now.")
 	}
 	return out
@@ -150,6 +164,8 @@ func parseCells(cells string) []int64 {
 // field's comes first).
 func whyNotSent(pc PanelistCheck) string {
 	switch {
+	case pc.Capped != "":
+		return pc.Capped
 	case pc.Verdict.State != rules.Sendable:
 		return strings.TrimSpace(fmt.Sprintf("it is %s. %s", strings.ToLower(pc.Verdict.State.Label()), strings.Join(pc.Verdict.Reasons, " ")))
 	case !pc.Panel.Fits:

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,10 @@ type PanelistCheck struct {
 	// (Panel.Locale) filled for them; set by PanelistSurveys and
 	// Eligibility only when the panelist may enter.
 	PanelistLinks []EntryLinks
+	// Capped says which of our caps has no place left for the panelist on
+	// the subsample ("" when none): they are not sent there now. Filled by
+	// the checks that read the caps (capTaker), not by EachLive.
+	Capped string
 }
 
 // Eligible reports whether the panelist's country and language fit, the
@@ -38,11 +43,15 @@ func (p PanelistCheck) Eligible() bool {
 	return p.Panel.Fits && p.RulesUnread == "" && p.Eligibility.Eligible
 }
 
-// MayEnter reports whether the panelist may be sent in now (rules.MayEnter).
-func (p PanelistCheck) MayEnter() bool { return rules.MayEnter(p.Verdict.State, p.Eligible(), p.Quota) }
+// MayEnter reports whether the panelist may be sent in now (rules.MayEnter)
+// and none of our caps is reached.
+func (p PanelistCheck) MayEnter() bool {
+	return p.Capped == "" && rules.MayEnter(p.Verdict.State, p.Eligible(), p.Quota)
+}
 
-// Send reports whether the panelist belongs on the send list (rules.Send).
-func (p PanelistCheck) Send() bool { return rules.Send(p.Verdict.State, p.Eligible(), p.Quota) }
+// Send reports whether the panelist belongs on the send list (rules.Send)
+// and none of our caps is reached.
+func (p PanelistCheck) Send() bool { return p.Capped == "" && rules.Send(p.Verdict.State, p.Eligible(), p.Quota) }
 
 // Eligibility checks one panelist against one live subsample, reading only
 // that subsample, with the panelist's rows of the same snapshot version
@@ -69,7 +78,7 @@ func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleI
 		if d, err = s.withStaleness(ctx, d, false); err != nil {
 			return PanelistCheck{}, err
 		}
-		checks := (&Panelist{s: s, d: d, rows: rows}).checks()
+		checks := (&Panelist{s: s, d: d, rows: rows, ctx: ctx}).checks(ctx)
 		if len(checks) == 0 {
 			return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
 		}
@@ -85,14 +94,16 @@ func (s *Service) PanelistSurveys(ctx context.Context, panelistID string) ([]Pan
 	if err != nil {
 		return nil, err
 	}
-	return p.checks(), nil
+	return p.checks(ctx), nil
 }
 
 // checks collects EachLive's answers, with entry links filled for the
 // panelist where they may enter and the quota verdicts explained.
-func (p *Panelist) checks() []PanelistCheck {
+// Our caps are read, not taken: a check sends nobody.
+func (p *Panelist) checks(ctx context.Context) []PanelistCheck {
 	d, panelistID := p.d, p.rows.Member.PanelistID
 	out := make([]PanelistCheck, 0, len(d.targets))
+	p.ctx = ctx
 	p.eachLive(func(i int, now time.Time, pc PanelistCheck) {
 		if pc.MayEnter() {
 			pc.PanelistLinks = d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
@@ -113,6 +124,42 @@ type Panelist struct {
 	s    *Service
 	d    *Decisions
 	rows store.PanelistRows
+	// ctx is the request's that read the panelist, for the reads of our
+	// caps its checks make (capped); caps holds what they read.
+	ctx  context.Context
+	caps *capTaker
+	// cappedOf are the caps read, by subsample id ("" when it has room);
+	// panelistCapped the panelist's own, once read.
+	cappedOf       map[int64]string
+	panelistCapped *string
+}
+
+// capped says which of our caps has no place left for the panelist on
+// pc's subsample now ("" when none, or when they may not enter it
+// anyway), read once per subsample and panelist: a check reads the caps,
+// never takes a place (only a send does: capTaker).
+func (p *Panelist) capped(pc PanelistCheck) string {
+	d := p.d
+	if !d.ours.HasCaps() || !pc.MayEnter() {
+		return ""
+	}
+	if p.caps == nil {
+		p.caps = &capTaker{s: p.s, ctx: cmp.Or(p.ctx, context.Background()), ours: d.ours, now: p.s.now()}
+		p.cappedOf = map[int64]string{}
+	}
+	if p.panelistCapped == nil {
+		why := p.caps.panelist(p.rows.Member.PanelistID, false)
+		p.panelistCapped = &why
+	}
+	if *p.panelistCapped != "" {
+		return *p.panelistCapped
+	}
+	why, ok := p.cappedOf[pc.SubsampleID]
+	if !ok {
+		why = p.caps.subsample(pc.SubsampleID, false)
+		p.cappedOf[pc.SubsampleID] = why
+	}
+	return why
 }
 
 // ReadPanelist reads the panelist's panel row, profile and history, and
@@ -160,7 +207,7 @@ func (s *Service) readPanelist(ctx context.Context, rows store.PanelistRows, rea
 			if err != nil {
 				return nil, err
 			}
-			return &Panelist{s: s, d: d, rows: rows}, nil
+			return &Panelist{s: s, d: d, rows: rows, ctx: ctx}, nil
 		}
 		if try == versionTries {
 			return nil, fmt.Errorf("check the panelist: %w", ErrVersionMoving)
@@ -192,7 +239,9 @@ func (p *Panelist) eachLive(fn func(i int, now time.Time, pc PanelistCheck)) {
 	now := p.s.now()
 	held := p.heldWhy(now)
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
-		fn(i, now, d.check(i, member, profile, now, rules.WithQualityHold(r, held)))
+		pc := d.check(i, member, profile, now, rules.WithQualityHold(r, held))
+		pc.Capped = p.capped(pc)
+		fn(i, now, pc)
 	})
 }
 

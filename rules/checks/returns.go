@@ -270,7 +270,7 @@ func (s *Service) routeOn(ctx context.Context, r Return, send domain.RoutingDeci
 			return Routed{}, fmt.Errorf("route a returned respondent on: %w", err)
 		}
 	}
-	next := p.route(invite.Invitation{PanelistID: r.PanelistID})
+	next := p.route(ctx, invite.Invitation{PanelistID: r.PanelistID})
 	next.Hop, next.After = hop, send.DecisionID
 	next.Reason = came + " " + next.Reason
 	if next.Chosen != 0 {

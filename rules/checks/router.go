@@ -35,7 +35,24 @@ type Route struct {
 // (routerOrder). It looks only at the sendable subsamples of the
 // panelist's country, so its work follows their number, not the size of
 // the snapshot. A panelist the panel does not hold is ErrNotOnPanel.
+//
+// The first route is the send the router's answer makes: it is counted
+// under our caps (capTaker), and a survey whose cap has no place left is
+// passed over; the others are only read against them.
 func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int) ([]Route, error) {
+	return s.nextSurveys(ctx, panelistID, limit, true)
+}
+
+// PreviewNextSurveys is NextSurveys looked at, not sent: nothing is
+// counted under our caps, which are only read. The panelist page names
+// the router's pick with it.
+func (s *Service) PreviewNextSurveys(ctx context.Context, panelistID string, limit int) ([]Route, error) {
+	return s.nextSurveys(ctx, panelistID, limit, false)
+}
+
+// nextSurveys is NextSurveys, counting the first route's send under our
+// caps when take is set.
+func (s *Service) nextSurveys(ctx context.Context, panelistID string, limit int, take bool) ([]Route, error) {
 	p, err := s.ReadPanelist(ctx, panelistID)
 	if err != nil {
 		return nil, fmt.Errorf("next surveys: %w", err)
@@ -45,6 +62,10 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 	}
 	d := p.d
 	places := d.byCountry[p.rows.Member.Country]
+	caps := &capTaker{s: s, ctx: ctx, ours: d.ours, now: s.now()}
+	if len(places) == 0 || caps.panelist(panelistID, take) != "" {
+		return nil, nil
+	}
 	var routes []Route
 	if len(places) > 0 {
 		routes = make([]Route, 0, max(0, min(limit, len(places))))
@@ -56,7 +77,7 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 			return true
 		}
 		link := d.liveLink(pc, panelistID)
-		if link == "" {
+		if link == "" || caps.subsample(pc.SubsampleID, take && len(routes) == 0) != "" {
 			return true
 		}
 		route := Route{SubsampleReport: pc.SubsampleReport, EntryLink: link}
@@ -66,6 +87,9 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 		routes = append(routes, route)
 		return len(routes) < limit
 	})
+	if len(routes) == 0 {
+		caps.giveBack() // the panelist's place: nobody is sent
+	}
 	return routes, nil
 }
 
@@ -79,7 +103,10 @@ func (s *Service) NextSurveys(ctx context.Context, panelistID string, limit int)
 // (Eligibility.Exclusions holds at most a quality hold's): it serves the
 // subsamples the panelist may enter, whom nothing excludes.
 func (p *Panelist) EachCandidate(fn func(i int, pc PanelistCheck) bool) {
-	p.eachOf(p.d.byCountry[p.rows.Member.Country], false, func(i int, _ time.Time, pc PanelistCheck) bool { return fn(i, pc) })
+	p.eachOf(p.d.byCountry[p.rows.Member.Country], false, func(i int, _ time.Time, pc PanelistCheck) bool {
+		pc.Capped = p.capped(pc)
+		return fn(i, pc)
+	})
 }
 
 // eachOf decides the panelist against the live subsamples at places, in

@@ -58,6 +58,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	now := s.now()
 	filter := s.relevantHistory(d, t, now)
 	subsampleNotSendable := t.notSendable()
+	capped := s.capped(ctx, d, t, now)
 	results := make([]BulkResult, 0, bulkChunk)
 	// decide decides one chunk into results.
 	decide := func(chunk []string) error {
@@ -87,10 +88,13 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 			}
 			profile := facts[id].Profile
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, facts[id].Panel), RulesUnread: t.unread,
-				Eligibility: s.eligibility(d, t, id, records, now), Quota: t.quotaVerdict(profile, now)}
+				Eligibility: s.eligibility(d, t, id, records, now), Quota: t.quotaVerdict(profile, now), Capped: capped}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if subsampleNotSendable != "" {
 				out.Reasons = append(out.Reasons, subsampleNotSendable)
+			}
+			if capped != "" {
+				out.Reasons = append(out.Reasons, capped)
 			}
 			if !pc.Panel.Fits {
 				out.Reasons = append(out.Reasons, pc.Panel.Reason)
@@ -159,6 +163,14 @@ func (s *Service) eligibility(d *Decisions, t *liveTarget, panelistID string, re
 	return rules.WithQualityHold(r, d.ours.HeldWhy(panelistID, records, s.QualityHold, now))
 }
 
+// capped says which of our caps on t has no place left now, "" when
+// none: its send list and bulk check send nobody. A panelist's own cap is
+// counted where their send is made (the router's), not read per
+// panelist here.
+func (s *Service) capped(ctx context.Context, d *Decisions, t *liveTarget, now time.Time) string {
+	return (&capTaker{s: s, ctx: ctx, ours: d.ours, now: now}).subsample(t.target.SubsampleID, false)
+}
+
 // errEnough stops a send list at its limit.
 var errEnough = errors.New("limit reached")
 
@@ -189,6 +201,9 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	}
 	if why := t.notSendable(); why != "" {
 		return notSendable(why)
+	}
+	if why := s.capped(ctx, d, t, s.now()); why != "" {
+		return notSendable(fmt.Sprintf("Subsample %d takes nobody now: %s", subsampleID, why))
 	}
 	if !slices.ContainsFunc(t.panel.Locales, func(l rules.PanelLocale) bool { return l.Usable }) {
 		return notSendable(fmt.Sprintf("Subsample %d has no usable live entry link.", subsampleID))

@@ -86,6 +86,9 @@ func reasons(p checks.PanelistCheck) []ReasonJSON {
 	for _, e := range p.Eligibility.Exclusions {
 		out = append(out, exclusion(e))
 	}
+	if p.Capped != "" {
+		out = append(out, ReasonJSON{Kind: "ourCap", Reason: p.Capped})
+	}
 	return out
 }
 

@@ -51,7 +51,9 @@ func (p PanelistCheck) MayEnter() bool {
 
 // Send reports whether the panelist belongs on the send list (rules.Send)
 // and none of our caps is reached.
-func (p PanelistCheck) Send() bool { return p.Capped == "" && rules.Send(p.Verdict.State, p.Eligible(), p.Quota) }
+func (p PanelistCheck) Send() bool {
+	return p.Capped == "" && rules.Send(p.Verdict.State, p.Eligible(), p.Quota)
+}
 
 // Eligibility checks one panelist against one live subsample, reading only
 // that subsample, with the panelist's rows of the same snapshot version

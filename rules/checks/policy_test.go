@@ -78,8 +78,8 @@ func TestEverySendPathAppliesOurRules(t *testing.T) {
 			{"max-loi 20", "Our maximum LOI is 20 minutes (set by maria on 20 Nov); this survey is 25."},
 			{"max-loi 25", ""}, // the boundary: a survey as long as the maximum is sent
 			{"min-cpi 2.01 USD", "Our minimum CPI is 2.01 USD (set by maria on 20 Nov); this survey pays 2.00 USD."},
-			{"min-cpi 2 USD", ""},      // the boundary: as much as the minimum is enough
-			{"min-cpi 9 EUR", ""},      // another currency's floor: Target is priced in USD
+			{"min-cpi 2 USD", ""}, // the boundary: as much as the minimum is enough
+			{"min-cpi 9 EUR", ""}, // another currency's floor: Target is priced in USD
 			{"min-epc 0.41 USD", "Our minimum expected earnings per entrant are 0.41 USD (set by maria on 20 Nov); this survey's are 0.40 USD."},
 			{"min-epc 0.40 USD", ""},
 			{"min-incidence 21", "Our minimum incidence is 21% (set by maria on 20 Nov); this survey expects 20%."},

@@ -340,3 +340,37 @@ func TestOurCapHoldsAcrossInstances(t *testing.T) {
 		}
 	})
 }
+
+// TestACapThatRefusesGivesBackTheOthersPlaces: under a cap of three sends
+// a day and one an hour on Target, a click the hour's cap refuses gives
+// back the place it took under the day's: the day still sends three,
+// one an hour.
+func TestACapThatRefusesGivesBackTheOthersPlaces(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		ctx := context.Background()
+		s, st := policyService(t, db)
+		for _, rule := range []string{"cap subsample 10 sends 3 per day", "cap subsample 10 sends 1 per hour"} {
+			if _, err := s.SetRule(ctx, strings.Fields(rule), "maria", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clickAt := func(hour int) int64 {
+			t.Helper()
+			now := checkstest.ReadAt.Add(time.Duration(hour) * time.Hour)
+			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: 24 * time.Hour, QualityHold: checkstest.QualityHold}
+			routed, err := s.Route(ctx, invite.Invitation{PanelistID: "P-open", SubsampleID: checkstest.Target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return routed.Chosen
+		}
+		for i, want := range []struct {
+			hour   int
+			chosen int64
+		}{{0, checkstest.Target}, {0, Alt}, {0, Alt}, {1, checkstest.Target}, {2, checkstest.Target}, {3, Alt}} {
+			if got := clickAt(want.hour); got != want.chosen {
+				t.Errorf("click %d, at hour %d, went to %d, want %d", i+1, want.hour, got, want.chosen)
+			}
+		}
+	})
+}

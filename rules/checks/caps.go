@@ -11,7 +11,8 @@ import (
 
 // Our caps (rules.OurRules.Caps) count the sends into a subsample, its
 // entrants or its completes in the hour or the day, and each panelist's
-// sends in the day, in the service's CapLocation. A send is counted in the
+// sends in the day: UTC hours and days, alike on every instance and
+// command whatever the time zone its pages show. A send is counted in the
 // decision that makes it, by one statement that counts it only below the
 // cap (store.TakeCap): two instances never both take the last place. The
 // entrants and the completes are the returns recorded against the
@@ -35,14 +36,6 @@ type capTaker struct {
 type takenPlace struct {
 	ruleID int64
 	window string
-}
-
-// capLocation is the time zone caps count their hours and days in.
-func (s *Service) capLocation() *time.Location {
-	if s.CapLocation != nil {
-		return s.CapLocation
-	}
-	return time.UTC
 }
 
 // panelist takes (take) or reads a place under each of our caps per
@@ -77,7 +70,7 @@ func (c *capTaker) subsample(subsampleID int64, take bool) string {
 
 // one takes or reads a place under the cap r.
 func (c *capTaker) one(r domain.PolicyRule, panelistID string, subsampleID int64, take bool) string {
-	window, since := rules.CapWindow(r, panelistID, c.now, c.s.capLocation())
+	window, since := rules.CapWindow(r, panelistID, c.now, time.UTC)
 	limit := int(r.Amount)
 	var n int
 	var err error

@@ -42,9 +42,6 @@ type Service struct {
 	// often (--hold-reversals, --hold-days): they are eligible nowhere.
 	// The zero value holds nobody.
 	QualityHold rules.QualityHoldPolicy
-	// CapLocation is the time zone our caps count their hours and days
-	// in (caps.go); UTC when nil.
-	CapLocation *time.Location
 	// Returns are the settings of the way back (Return).
 	Returns Returns
 	// FieldCloseFor is how long a cell closed by the field (CloseFromField)

@@ -224,6 +224,9 @@ func TestBench(t *testing.T) {
 	if want.any(6) {
 		rows = append(rows, bulkCheck(t, db, db, s))
 	}
+	if want.any(19) {
+		rows = append(rows, routerWithOurRules(t, s, db)...)
+	}
 	if want.any(15) {
 		rows = append(rows, monthOutcomes(t, db))
 	}

@@ -95,8 +95,10 @@ type QuestionStake struct {
 	// every panelist of the country.
 	PanelistsWithoutAnswer int64
 	Panelists              int64
-	// Stake is each subsample's remaining completes times its CPI, kept
-	// per currency: never summed across currencies. Currency is the one
+	// Stake is what the panelists without an answer could earn: each
+	// subsample's remaining completes, but no more than
+	// PanelistsWithoutAnswer, times its CPI, kept per currency: never
+	// summed across currencies. Currency is the one
 	// most of the priced Subsamples use (ties: the first in code order),
 	// "" when none is priced. UnpricedSubsamples and UnpricedCompletes
 	// are the subsamples with no known CPI, or one without a currency
@@ -475,7 +477,8 @@ func (c *ProfilingCounter) stakes(country string, ct *countryTally, codes Profil
 		for q, room := range hardRoomByQuestion(t.Cells) {
 			row := rows[q]
 			if row == nil {
-				row = &QuestionStake{QuestionID: q, Country: country, Panelists: ct.panelists, Stake: Money{}}
+				row = &QuestionStake{QuestionID: q, Country: country, Panelists: ct.panelists, Stake: Money{},
+					PanelistsWithoutAnswer: ct.withoutAnswer(q, c.now)}
 				rows[q] = row
 				uses[q] = map[string]int{}
 				order = append(order, q)
@@ -490,7 +493,9 @@ func (c *ProfilingCounter) stakes(country string, ct *countryTally, codes Profil
 				row.UnpricedCompletes += room
 				continue
 			}
-			row.Stake.Add(t.Price.Currency, AmountCents(int(room), t.Price.CPI))
+			// What the panelists without an answer could earn there: no
+			// more completes than there are of them.
+			row.Stake.Add(t.Price.Currency, AmountCents(int(min(room, row.PanelistsWithoutAnswer)), t.Price.CPI))
 			uses[q][t.Price.Currency]++
 		}
 	}
@@ -498,7 +503,6 @@ func (c *ProfilingCounter) stakes(country string, ct *countryTally, codes Profil
 	out := make([]QuestionStake, 0, len(order))
 	for _, q := range order {
 		row := rows[q]
-		row.PanelistsWithoutAnswer = ct.withoutAnswer(q, c.now)
 		row.Currency = headlineCurrency(uses[q])
 		if codes != nil {
 			row.Code = codes(q, country)

@@ -128,20 +128,25 @@ func TestProfilingRanking(t *testing.T) {
 		// Every FR question lacks 3 answers, so the remaining completes
 		// decide: age first (S1's 20 + 5, S4's 30 capped at its total 20).
 		// The question is asked of the whole country: its panelists are
-		// those of every locale.
+		// those of every locale. The money at stake is what its 3
+		// panelists without an answer could earn: S1's 25 completes,
+		// but 3 of them, at 2.50 EUR.
 		{QuestionID: domain.AgeRangeQuestionID, Country: "FR", Subsamples: []int64{1, 4}, RemainingCompletes: 45,
-			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 6250}, Currency: "EUR", UnpricedSubsamples: 1, UnpricedCompletes: 20},
+			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 750}, Currency: "EUR", UnpricedSubsamples: 1, UnpricedCompletes: 20},
 		// Gender: S1 10 (the full Female cell adds 0), S2's interlocked 6 +
-		// 4 capped at its total 8, S3 7 + 3 in USD, never added to EUR.
+		// 4 capped at its total 8, S3 7 + 3 in USD, never added to EUR;
+		// at stake, 3 completes of each (S1's at 2.50 EUR, S2's at 1 EUR,
+		// S3's at 3 USD).
 		{QuestionID: qGender, Country: "FR", Code: "gender", Subsamples: []int64{1, 2, 3}, RemainingCompletes: 28,
-			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 3300, "USD": 3000}, Currency: "EUR"},
+			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 1050, "USD": 900}, Currency: "EUR"},
 		// Region: only S2's interlocked cells are hard; S1's counting
 		// table is not counted. A region no cell lists is an answer.
 		{QuestionID: qRegion, Country: "FR", Subsamples: []int64{2}, RemainingCompletes: 8,
-			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 800}, Currency: "EUR"},
-		// DE: 9 remaining, but only 2 panelists without an answer.
+			PanelistsWithoutAnswer: 3, Panelists: 7, Stake: Money{"EUR": 300}, Currency: "EUR"},
+		// DE: 9 remaining, but only 2 panelists without an answer, who
+		// could earn 2 completes at 2 EUR.
 		{QuestionID: qRegion, Country: "DE", Subsamples: []int64{5}, RemainingCompletes: 9,
-			PanelistsWithoutAnswer: 2, Panelists: 3, Stake: Money{"EUR": 1800}, Currency: "EUR"},
+			PanelistsWithoutAnswer: 2, Panelists: 3, Stake: Money{"EUR": 400}, Currency: "EUR"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ranking:\n got %+v\nwant %+v", got, want)

@@ -47,8 +47,10 @@ func TestProfilingAgreesWithTheChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// At stake: what the 2 panelists without a gender could earn, 2 of
+	// Target's 5 remaining completes at 2 USD.
 	wantQuestions := []rules.QuestionStake{{QuestionID: checkstest.GenderQuestion, Country: "US", Subsamples: []int64{checkstest.Target},
-		RemainingCompletes: 5, PanelistsWithoutAnswer: 2, Panelists: 11, Stake: rules.Money{"USD": 1000}, Currency: "USD"}}
+		RemainingCompletes: 5, PanelistsWithoutAnswer: 2, Panelists: 11, Stake: rules.Money{"USD": 400}, Currency: "USD"}}
 	if !reflect.DeepEqual(rep.Questions, wantQuestions) {
 		t.Errorf("ranking:\n got %+v\nwant %+v", rep.Questions, wantQuestions)
 	}

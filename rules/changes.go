@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"fieldboard/rules/domain"
@@ -61,7 +62,7 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 			add(id, now, domain.ChangeNew, "", "", describe(now))
 		}
 		if kind := sendabilityChange(now.Sendability); kind != "" && (known && now.Sendability != was.Sendability || !known && kind == domain.ChangeSendable) {
-			add(id, now, kind, "", was.Sendability, now.Sendability)
+			add(id, now, kind, "", stateWords(was.Sendability), stateWords(now.Sendability))
 		}
 		if known && open(was.Status) && !open(now.Status) && now.Status != "" {
 			add(id, now, domain.ChangeClosed, "", was.Status, now.Status)
@@ -70,7 +71,7 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 			add(id, now, domain.ChangeCPI, "", money(*was.CPI, was.Currency), money(*now.CPI, now.Currency))
 		}
 		if nearEnd(now, at) && !(known && nearEnd(was, at)) {
-			add(id, now, domain.ChangeFieldEndNear, "", "", now.FieldEnd.UTC().Format(time.RFC3339))
+			add(id, now, domain.ChangeFieldEndNear, "", "", "field ends "+now.FieldEnd.UTC().Format("2 Jan 2006 15:04 MST"))
 		}
 		if known && was.QuotasRead && now.QuotasRead {
 			for _, q := range now.ClosedQuotas {
@@ -147,6 +148,15 @@ func CarryUnread(previous, next map[int64]domain.SubsampleState) map[int64]domai
 		kept[id] = now
 	}
 	return kept
+}
+
+// stateWords is a sendability state as the change feed says it ("not
+// sendable"); "" for none (a subsample new to the feed).
+func stateWords(state string) string {
+	if state == "" {
+		return ""
+	}
+	return strings.ToLower(State(state).Label())
 }
 
 // sendabilityChange is the kind of change a subsample's sendability

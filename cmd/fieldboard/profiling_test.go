@@ -38,8 +38,8 @@ func TestProfilingCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"every country", []string{"--stale-after", "0"}, header + "43,,US,,10,5,1,10,10.00,USD,,0,0\n"},
-		{"its country", []string{"--stale-after", "0", "--country", "us"}, header + "43,,US,,10,5,1,10,10.00,USD,,0,0\n"},
+		{"every country", []string{"--stale-after", "0"}, header + "43,,US,,10,5,1,10,2.00,USD,,0,0\n"},
+		{"its country", []string{"--stale-after", "0", "--country", "us"}, header + "43,,US,,10,5,1,10,2.00,USD,,0,0\n"},
 		{"another country", []string{"--stale-after", "0", "--country", "FR"}, header},
 		{"data too old to decide on", nil, header},
 	} {

@@ -37,3 +37,12 @@ func ViewerOf(ctx context.Context) Viewer {
 	v, _ := ctx.Value(viewerKey{}).(Viewer)
 	return v
 }
+
+// ARole is a role with its article, as a sentence says it: "a viewer",
+// "an admin".
+func ARole(r store.Role) string {
+	if r == store.RoleAdmin {
+		return "an admin"
+	}
+	return "a " + string(r)
+}

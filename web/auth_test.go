@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 )

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -260,5 +261,108 @@ func TestRefusalsNameTheRole(t *testing.T) {
 		if got := strings.Contains(hooks, `action="/webhooks"`); got != tc.webhooks {
 			t.Errorf("%s: /webhooks shows the add form %v, want %v", tc.k, got, tc.webhooks)
 		}
+	}
+}
+
+// postForm sends a form as k (signed in) and returns the status and page.
+func (a *app) postForm(t *testing.T, k asker, path string, form url.Values) (int, string) {
+	t.Helper()
+	form.Set("_csrf", k.csrf)
+	req, err := http.NewRequest("POST", a.url+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(k.cookie)
+	resp, err := a.anonymous.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestUsersPage: an admin adds a user with a role, who signs in with it;
+// changes a role; makes a token whose secret the answer shows once and
+// the page never again, which then works with its role and is listed
+// with its maker until revoked; and cannot take the admin role from the
+// last admin, themselves.
+func TestUsersPage(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	admin := askers(t, a)[4]
+	tester := asker{role: store.RoleAdmin}
+	tester.cookie, tester.csrf = a.login(t, "tester", testerPassword)
+
+	status, page := a.postForm(t, admin, "/users", url.Values{"name": {"maria"}, "role": {"coordinator"}, "password": {"a long enough secret"}})
+	if status != http.StatusOK || !strings.Contains(page, `data-name="maria" data-role="coordinator"`) {
+		t.Fatalf("add maria as a coordinator: %d\n%.2000s", status, page)
+	}
+	maria := asker{role: store.RoleCoordinator}
+	maria.cookie, maria.csrf = a.login(t, "maria", "a long enough secret")
+	if status, _ := a.ask(t, maria, "GET", "/users"); status != http.StatusForbidden {
+		t.Errorf("maria, a coordinator, opening /users: %d, want 403", status)
+	}
+	for _, bad := range []url.Values{
+		{"name": {"maria"}, "role": {"viewer"}, "password": {"another long secret"}},
+		{"name": {"bad name"}, "role": {"viewer"}, "password": {"another long secret"}},
+		{"name": {"olga"}, "role": {"owner"}, "password": {"another long secret"}},
+		{"name": {"olga"}, "role": {"viewer"}, "password": {"short"}},
+	} {
+		if status, page := a.postForm(t, admin, "/users", bad); status < 400 || status >= 500 || !strings.Contains(page, `data-testid="users-error"`) {
+			t.Errorf("add %v: %d, want a 4xx with why", bad, status)
+		}
+	}
+
+	status, page = a.postForm(t, admin, "/users/role", url.Values{"name": {"maria"}, "role": {"admin"}})
+	if status != http.StatusOK || !strings.Contains(page, `data-name="maria" data-role="admin"`) {
+		t.Errorf("make maria an admin: %d", status)
+	}
+	if status, _ := a.ask(t, maria, "GET", "/users"); status != http.StatusOK {
+		t.Errorf("maria, an admin now, opening /users: %d, want 200 at once", status)
+	}
+
+	status, page = a.postForm(t, admin, "/users/tokens", url.Values{"name": {"nightly"}, "role": {"viewer"}})
+	secret := regexp.MustCompile(`data-testid="token-secret">(fbt_[^<]+)<`).FindStringSubmatch(page)
+	if status != http.StatusOK || secret == nil || !strings.Contains(page, `data-name="nightly" data-role="viewer"`) {
+		t.Fatalf("make the token nightly: %d, want its secret shown\n%.3000s", status, page)
+	}
+	if _, again := a.ask(t, admin, "GET", "/users"); strings.Contains(again, secret[1]) {
+		t.Error("the token's secret is shown again on /users")
+	}
+	nightly := asker{role: store.RoleViewer, token: true, bearer: secret[1]}
+	if status, _ := a.ask(t, nightly, "GET", "/api/v1/subsamples"); status != http.StatusOK {
+		t.Errorf("the viewer token reading: %d, want 200", status)
+	}
+	if status, _ := a.ask(t, nightly, "POST", "/api/v1/refresh"); status != http.StatusForbidden {
+		t.Errorf("the viewer token refreshing: %d, want 403", status)
+	}
+	toks, err := a.store.Tokens(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range toks {
+		if tok.Name == "nightly" && tok.CreatedBy != "as-admin" {
+			t.Errorf("nightly made by %q, want as-admin", tok.CreatedBy)
+		}
+	}
+	status, page = a.postForm(t, admin, "/users/tokens/revoke", url.Values{"name": {"nightly"}})
+	if status != http.StatusOK || strings.Contains(page, `aria-label="Revoke nightly"`) {
+		t.Errorf("revoke nightly: %d, want it listed without a revoke button", status)
+	}
+	if status, _ := a.ask(t, nightly, "GET", "/api/v1/subsamples"); status != http.StatusUnauthorized {
+		t.Errorf("the revoked token reading: %d, want 401", status)
+	}
+
+	// tester, as-admin and maria are admins: two may go, the last stays.
+	for _, name := range []string{"maria", "as-admin"} {
+		if status, _ := a.postForm(t, tester, "/users/role", url.Values{"name": {name}, "role": {"viewer"}}); status != http.StatusOK {
+			t.Errorf("make %s a viewer: %d", name, status)
+		}
+	}
+	status, page = a.postForm(t, tester, "/users/role", url.Values{"name": {"tester"}, "role": {"coordinator"}})
+	if status != http.StatusConflict || !strings.Contains(page, "tester stays an admin: they are the only one") {
+		t.Errorf("the last admin making themselves a coordinator: %d, want 409 saying why\n%.2000s", status, page)
 	}
 }

@@ -176,7 +176,7 @@ func runUserRole(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := st.SetUserRole(ctx, name, role); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s is now a %s\n", name, role)
+	fmt.Fprintf(stdout, "%s: role %s\n", name, role)
 	return nil
 }
 

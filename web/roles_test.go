@@ -295,6 +295,12 @@ func TestUsersPage(t *testing.T) {
 	tester := asker{role: store.RoleAdmin}
 	tester.cookie, tester.csrf = a.login(t, "tester", testerPassword)
 
+	_, page := a.ask(t, admin, "GET", "/users")
+	for _, field := range []string{`<select id="new-user-role" name="role">`, `<select id="new-token-role" name="role">`, `name="password"`} {
+		if !strings.Contains(page, field) {
+			t.Errorf("/users lacks the form field %s", field)
+		}
+	}
 	status, page := a.postForm(t, admin, "/users", url.Values{"name": {"maria"}, "role": {"coordinator"}, "password": {"a long enough secret"}})
 	if status != http.StatusOK || !strings.Contains(page, `data-name="maria" data-role="coordinator"`) {
 		t.Fatalf("add maria as a coordinator: %d\n%.2000s", status, page)

@@ -52,7 +52,7 @@ func newPageServer(t *testing.T, db string, staleAfter time.Duration) *pageServe
 	}
 	t.Cleanup(func() { st.Close() })
 	token, hash := auth.NewToken()
-	if err := st.CreateToken(ctx, "bench", hash, pageClock); err != nil {
+	if err := st.CreateToken(ctx, store.Token{Name: "bench", Role: store.RoleAdmin, CreatedAt: pageClock}, hash); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.New(client.Config{BaseURL: "http://127.0.0.1:1"})

@@ -25,7 +25,7 @@ func TestSessionsAndTokens(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
-		if err := s.AddUser(ctx, "maria", "hash-1", t0); err != nil {
+		if err := s.AddUser(ctx, "maria", store.RoleAdmin, "hash-1", t0); err != nil {
 			t.Fatal(err)
 		}
 		sess := store.Session{SecretHash: []byte("session-hash"), UserName: "maria", CSRFToken: "csrf", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
@@ -66,7 +66,7 @@ func TestSessionsAndTokens(t *testing.T) {
 			t.Errorf("Users = %+v, %v", users, err)
 		}
 
-		if err := s.CreateToken(ctx, "nightly", []byte("token-hash"), t0); err != nil {
+		if err := s.CreateToken(ctx, store.Token{Name: "nightly", Role: store.RoleAdmin, CreatedAt: t0}, []byte("token-hash")); err != nil {
 			t.Fatal(err)
 		}
 		if tok, err := s.TokenOf(ctx, []byte("token-hash")); err != nil || tok.Name != "nightly" || !tok.CreatedAt.Equal(t0) {
@@ -75,13 +75,13 @@ func TestSessionsAndTokens(t *testing.T) {
 		if toks, err := s.Tokens(ctx); err != nil || len(toks) != 1 || toks[0].Name != "nightly" {
 			t.Errorf("Tokens = %+v, %v", toks, err)
 		}
-		if err := s.RevokeToken(ctx, "nightly"); err != nil {
+		if err := s.RevokeToken(ctx, "nightly", time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.TokenOf(ctx, []byte("token-hash")); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("TokenOf a revoked token: %v, want ErrNotFound", err)
 		}
-		if err := s.RevokeToken(ctx, "nightly"); !errors.Is(err, store.ErrNotFound) {
+		if err := s.RevokeToken(ctx, "nightly", time.Now()); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("revoking it again: %v, want ErrNotFound", err)
 		}
 	})

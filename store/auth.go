@@ -17,6 +17,7 @@ var ErrExists = errors.New("already exists")
 // User is one person who may sign in.
 type User struct {
 	Name              string    `db:"name"`
+	Role              Role      `db:"role"`
 	CreatedAt         time.Time `db:"created_at"`
 	PasswordChangedAt time.Time `db:"password_changed_at"`
 }
@@ -29,19 +30,33 @@ type Session struct {
 	CSRFToken  string    `db:"csrf_token"`
 	CreatedAt  time.Time `db:"created_at"`
 	ExpiresAt  time.Time `db:"expires_at"`
+	// Role is the user's role now (SessionOf), not stored with the
+	// session: a change of role holds at the user's next request.
+	Role Role `db:"role"`
 }
 
 // Token is one script's bearer token, by the name it was created with.
 type Token struct {
-	Name      string    `db:"name"`
+	Name string `db:"name"`
+	// Role is what the token may do. TokenOf narrows it to its maker's
+	// role now, should the maker have lost rights since.
+	Role Role `db:"role"`
+	// CreatedBy is the user who made it; "" when made on the command
+	// line.
+	CreatedBy string    `db:"created_by"`
 	CreatedAt time.Time `db:"created_at"`
+	// RevokedAt is when it was revoked; nil while it lets its script in.
+	RevokedAt *time.Time `db:"revoked_at"`
 }
 
-// AddUser stores a new user with a password hash, or returns an error
-// wrapping ErrExists.
-func (s *Store) AddUser(ctx context.Context, name, passwordHash string, now time.Time) error {
-	_, err := s.writer.ExecContext(ctx, `INSERT INTO users (name, password_hash, created_at, password_changed_at) VALUES (?, ?, ?, ?)`,
-		name, passwordHash, now, now)
+// AddUser stores a new user with a role and a password hash, or returns
+// an error wrapping ErrExists.
+func (s *Store) AddUser(ctx context.Context, name string, role Role, passwordHash string, now time.Time) error {
+	if role.rank() == 0 {
+		return fmt.Errorf("add user %q: unknown role %q", name, role)
+	}
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO users (name, role, password_hash, created_at, password_changed_at) VALUES (?, ?, ?, ?, ?)`,
+		name, role, passwordHash, now, now)
 	if s.dialect.uniqueViolation(err) {
 		return fmt.Errorf("user %q: %w", name, ErrExists)
 	}
@@ -86,7 +101,7 @@ func (s *Store) PasswordHash(ctx context.Context, name string) (string, error) {
 // Users lists the users by name.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
 	out := []User{}
-	if err := s.reader.SelectContext(ctx, &out, `SELECT name, created_at, password_changed_at FROM users ORDER BY name`); err != nil {
+	if err := s.reader.SelectContext(ctx, &out, `SELECT name, role, created_at, password_changed_at FROM users ORDER BY name`); err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}
 	return out, nil
@@ -111,8 +126,9 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) error {
 func (s *Store) SessionOf(ctx context.Context, secretHash []byte, now time.Time) (Session, error) {
 	var sess Session
 	err := s.reader.GetContext(ctx, &sess, `
-		SELECT secret_hash, user_name, csrf_token, created_at, expires_at FROM sessions
-		WHERE secret_hash = ? AND expires_at > ?`, secretHash, now)
+		SELECT s.secret_hash, s.user_name, s.csrf_token, s.created_at, s.expires_at, u.role
+		FROM sessions s JOIN users u ON u.name = s.user_name
+		WHERE s.secret_hash = ? AND s.expires_at > ?`, secretHash, now)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("session: %w", ErrNotFound)
 	}
@@ -131,18 +147,48 @@ func (s *Store) DeleteSession(ctx context.Context, secretHash []byte) error {
 	return nil
 }
 
-// CreateToken stores a bearer token's hash under name, or returns an error
-// wrapping ErrExists.
-func (s *Store) CreateToken(ctx context.Context, name string, secretHash []byte, now time.Time) error {
-	_, err := s.writer.ExecContext(ctx, `INSERT INTO api_tokens (secret_hash, name, created_at) VALUES (?, ?, ?)`, secretHash, name, now)
-	if s.dialect.uniqueViolation(err) {
-		return fmt.Errorf("token %q: %w", name, ErrExists)
+// CreateToken stores a bearer token's hash under t.Name with t.Role,
+// made by t.CreatedBy ("" for the command line) at t.CreatedAt. It
+// returns an error wrapping ErrExists when the name is taken (by a
+// revoked token too), ErrNotFound when the maker is no user, or a
+// *TooWideError when the role is wider than the maker's (tokenWithin).
+func (s *Store) CreateToken(ctx context.Context, t Token, secretHash []byte) error {
+	if t.Role.rank() == 0 {
+		return fmt.Errorf("create token %q: unknown role %q", t.Name, t.Role)
 	}
-	if err != nil {
-		return fmt.Errorf("create token %q: %w", name, err)
-	}
-	return nil
+	return inTx(ctx, s.writer, func(tx *sqlx.Tx) error {
+		var maker *string
+		if t.CreatedBy != "" {
+			var makerRole Role
+			err := tx.GetContext(ctx, &makerRole, `SELECT role FROM users WHERE name = ?`, t.CreatedBy)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("maker of token %q, user %q: %w", t.Name, t.CreatedBy, ErrNotFound)
+			}
+			if err != nil {
+				return fmt.Errorf("maker of token %q: %w", t.Name, err)
+			}
+			if err := tokenWithin(t.CreatedBy, makerRole, t.Role); err != nil {
+				return err
+			}
+			maker = &t.CreatedBy
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (secret_hash, name, role, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
+			secretHash, t.Name, t.Role, maker, t.CreatedAt)
+		if s.dialect.uniqueViolation(err) {
+			return fmt.Errorf("token %q: %w", t.Name, ErrExists)
+		}
+		if err != nil {
+			return fmt.Errorf("create token %q: %w", t.Name, err)
+		}
+		return nil
+	})
 }
+
+// tokenOfQuery reads a token that is not revoked, with its maker's role
+// now ("" when made on the command line).
+const tokenOfQuery = `SELECT t.name, t.role, COALESCE(t.created_by, '') AS created_by, t.created_at, t.revoked_at, COALESCE(u.role, '') AS maker_role
+	FROM api_tokens t LEFT JOIN users u ON u.name = t.created_by
+	WHERE t.secret_hash = ? AND t.revoked_at IS NULL`
 
 // TokenOf returns the token whose secret hashes to secretHash, or an error
 // wrapping ErrNotFound. A token found is kept for tokenCacheFor
@@ -152,12 +198,27 @@ func (s *Store) TokenOf(ctx context.Context, secretHash []byte) (Token, error) {
 	if ok {
 		return t, nil
 	}
-	err := s.hot.tokenOf.GetContext(ctx, &t, secretHash)
+	var row struct {
+		Token
+		MakerRole Role `db:"maker_role"`
+	}
+	err := s.hot.tokenOf.GetContext(ctx, &row, secretHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, fmt.Errorf("token: %w", ErrNotFound)
 	}
 	if err != nil {
 		return Token{}, fmt.Errorf("token: %w", err)
+	}
+	t = row.Token
+	if t.CreatedBy != "" {
+		// The maker lost rights since, or is gone: the token holds no
+		// more than the maker does now.
+		if tokenWithin(t.CreatedBy, row.MakerRole, t.Role) != nil {
+			t.Role = row.MakerRole
+			if t.Role.rank() == 0 {
+				t.Role = RoleViewer
+			}
+		}
 	}
 	s.tokens.put(secretHash, t, gen)
 	return t, nil
@@ -220,10 +281,11 @@ func (c *tokenCache) forget() {
 	c.found, c.gen = nil, c.gen+1
 }
 
-// RevokeToken deletes the token called name, or returns an error wrapping
-// ErrNotFound.
-func (s *Store) RevokeToken(ctx context.Context, name string) error {
-	res, err := s.writer.ExecContext(ctx, `DELETE FROM api_tokens WHERE name = ?`, name)
+// RevokeToken marks the token called name revoked at now, or returns an
+// error wrapping ErrNotFound when there is none or it was revoked
+// already. A revoked token stays listed (Tokens).
+func (s *Store) RevokeToken(ctx context.Context, name string, now time.Time) error {
+	res, err := s.writer.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL`, now, name)
 	s.tokens.forget() // whether or not the delete went through: it may have
 	if err != nil {
 		return fmt.Errorf("revoke token %q: %w", name, err)
@@ -234,10 +296,11 @@ func (s *Store) RevokeToken(ctx context.Context, name string) error {
 	return nil
 }
 
-// Tokens lists the bearer tokens by name (never their secrets).
+// Tokens lists the bearer tokens by name (never their secrets), revoked
+// ones too, each with the role it was made with.
 func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 	out := []Token{}
-	if err := s.reader.SelectContext(ctx, &out, `SELECT name, created_at FROM api_tokens ORDER BY name`); err != nil {
+	if err := s.reader.SelectContext(ctx, &out, `SELECT name, role, COALESCE(created_by, '') AS created_by, created_at, revoked_at FROM api_tokens ORDER BY name`); err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
 	return out, nil

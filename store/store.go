@@ -93,7 +93,7 @@ func (h *hotStatements) prepare(ctx context.Context, reader *sqlx.DB) error {
 		{&h.panelistRows, panelistRowsQuery},
 		{&h.panelistRowsWithKey, panelistRowsWithKeyQuery},
 		{&h.snapshotVersion, `SELECT version FROM snapshot_version WHERE id = 1`},
-		{&h.tokenOf, `SELECT name, created_at FROM api_tokens WHERE secret_hash = ?`},
+		{&h.tokenOf, tokenOfQuery},
 		{&h.routingKeys, routingKeysQuery},
 		{&h.leaseOf, leaseOfQuery},
 		{&h.routingCounts, routingCountsQuery},

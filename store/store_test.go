@@ -360,19 +360,19 @@ func TestNamesAreUnique(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
 		s := open(t, db)
-		if err := s.AddUser(ctx, "maria", "hash-1", t0); err != nil {
+		if err := s.AddUser(ctx, "maria", store.RoleAdmin, "hash-1", t0); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddUser(ctx, "maria", "hash-2", t0); !errors.Is(err, store.ErrExists) {
+		if err := s.AddUser(ctx, "maria", store.RoleAdmin, "hash-2", t0); !errors.Is(err, store.ErrExists) {
 			t.Errorf("a second user maria: %v, want ErrExists", err)
 		}
 		if hash, err := s.PasswordHash(ctx, "maria"); err != nil || hash != "hash-1" {
 			t.Errorf("maria's password hash = %q, %v; want the first user's", hash, err)
 		}
-		if err := s.CreateToken(ctx, "nightly", []byte("secret-1"), t0); err != nil {
+		if err := s.CreateToken(ctx, store.Token{Name: "nightly", Role: store.RoleAdmin, CreatedAt: t0}, []byte("secret-1")); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CreateToken(ctx, "nightly", []byte("secret-2"), t0); !errors.Is(err, store.ErrExists) {
+		if err := s.CreateToken(ctx, store.Token{Name: "nightly", Role: store.RoleAdmin, CreatedAt: t0}, []byte("secret-2")); !errors.Is(err, store.ErrExists) {
 			t.Errorf("a second token nightly: %v, want ErrExists", err)
 		}
 	})

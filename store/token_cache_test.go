@@ -24,7 +24,7 @@ func TestTokenRevokedElsewhereIsRefusedWithinASecond(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer serving.Close()
-		if err := serving.CreateToken(ctx, "nightly", []byte("token-hash"), time.Now()); err != nil {
+		if err := serving.CreateToken(ctx, store.Token{Name: "nightly", Role: store.RoleAdmin, CreatedAt: time.Now()}, []byte("token-hash")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := serving.TokenOf(ctx, []byte("token-hash")); err != nil {
@@ -35,7 +35,7 @@ func TestTokenRevokedElsewhereIsRefusedWithinASecond(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer elsewhere.Close()
-		if err := elsewhere.RevokeToken(ctx, "nightly"); err != nil {
+		if err := elsewhere.RevokeToken(ctx, "nightly", time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second + 50*time.Millisecond)

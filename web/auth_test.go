@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"fieldboard/store"
 	"fieldboard/web"
 	"fieldboard/web/auth"
 )
@@ -37,11 +38,11 @@ func (a *app) signIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.store.AddUser(ctx, "tester", string(hash), time.Now()); err != nil {
+	if err := a.store.AddUser(ctx, "tester", store.RoleAdmin, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	token, tokenHash := auth.NewToken()
-	if err := a.store.CreateToken(ctx, "tests", tokenHash, time.Now()); err != nil {
+	if err := a.store.CreateToken(ctx, store.Token{Name: "tests", Role: store.RoleAdmin, CreatedAt: time.Now()}, tokenHash); err != nil {
 		t.Fatal(err)
 	}
 	a.token = token
@@ -176,7 +177,7 @@ func TestBearerTokens(t *testing.T) {
 			}
 		})
 	}
-	if err := a.store.RevokeToken(context.Background(), "tests"); err != nil {
+	if err := a.store.RevokeToken(context.Background(), "tests", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if resp, _ := a.do(t, "GET", "/api/v1/subsamples", bearer(a.token)); resp.StatusCode != 401 {

@@ -156,6 +156,7 @@ func TestBrowserEveryPageFitsAndPassesAxe(t *testing.T) {
 		{name: "changes", path: "/changes", ready: `main h1`},
 		{name: "routing", path: "/routing", ready: `main h1`},
 		{name: "webhooks", path: "/webhooks", ready: `main h1`},
+		{name: "users", path: "/users", ready: `[data-testid="user"]`},
 		{name: "not-found", path: "/subsamples/999999999", ready: `main`},
 	} {
 		check(v)

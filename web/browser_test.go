@@ -81,7 +81,7 @@ func liveServerWith(t *testing.T, configure func(*web.Server), options ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AddUser(context.Background(), "tester", string(hash), time.Now()); err != nil {
+	if err := st.AddUser(context.Background(), "tester", store.RoleAdmin, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r := refresh.New(c, st, refresh.Options{Logger: logger})

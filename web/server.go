@@ -143,6 +143,7 @@ func (s *Server) Routes() *echo.Echo {
 	e.Use(readableQuery)
 	e.Use(s.bodyLimits) // before anything parses a form: sign-in and the CSRF check do
 	e.Use(s.Auth.Middleware)
+	e.Use(requireRole)      // after sign-in, before anything waits long for an upload
 	e.Use(s.uploadDeadline) // after: only who may upload waits long
 	e.Use(s.staleBanner)
 	e.Use(s.linksUnchecked)
@@ -196,6 +197,11 @@ func (s *Server) Routes() *echo.Echo {
 	e.GET("/login", signIn.Login)
 	e.POST("/login", signIn.SignIn)
 	e.POST("/logout", signIn.SignOut)
+	e.GET("/users", signIn.Users) // users and tokens: admins only (requireRole)
+	e.POST("/users", signIn.AddUser)
+	e.POST("/users/role", signIn.SetUserRole)
+	e.POST("/users/tokens", signIn.CreateToken)
+	e.POST("/users/tokens/revoke", signIn.RevokeToken)
 	e.GET("/live", h.Live)
 	e.GET("/live.csv", h.Live)
 	e.POST("/refresh", h.StartRefresh)

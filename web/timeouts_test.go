@@ -149,14 +149,14 @@ func serveWithTimeouts(t *testing.T, readTimeout, uploadReadTimeout time.Duratio
 	}
 	t.Cleanup(func() { st.Close() })
 	token, tokenHash := auth.NewToken()
-	if err := st.CreateToken(ctx, "tests", tokenHash, time.Now()); err != nil {
+	if err := st.CreateToken(ctx, store.Token{Name: "tests", Role: store.RoleAdmin, CreatedAt: time.Now()}, tokenHash); err != nil {
 		t.Fatal(err)
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(testerPassword), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AddUser(ctx, "tester", string(hash), time.Now()); err != nil {
+	if err := st.AddUser(ctx, "tester", store.RoleAdmin, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)

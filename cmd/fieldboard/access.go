@@ -60,11 +60,14 @@ func openStoreWithName(ctx context.Context, fs *flag.FlagSet, args []string, wha
 
 // runUser manages the users who may sign in to the dashboard.
 func runUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	sub, args, err := subcommand("user", args, []string{"add", "passwd", "list"}, stderr)
+	sub, args, err := subcommand("user", args, []string{"add", "passwd", "role", "list"}, stderr)
 	if err != nil {
 		return err
 	}
-	if sub == "list" {
+	switch sub {
+	case "role":
+		return runUserRole(ctx, args, stdout, stderr)
+	case "list":
 		st, _, err := openStoreWithName(ctx, newFlagSet("user list", "Lists the users who may sign in.", stderr), args, "")
 		if err != nil {
 			return err
@@ -75,16 +78,21 @@ func runUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 		for _, u := range users {
-			fmt.Fprintf(stdout, "%s\tcreated %s\tpassword set %s\n", u.Name, u.CreatedAt.UTC().Format(time.DateTime), u.PasswordChangedAt.UTC().Format(time.DateTime))
+			fmt.Fprintf(stdout, "%s\t%s\tcreated %s\tpassword set %s\n", u.Name, u.Role, u.CreatedAt.UTC().Format(time.DateTime), u.PasswordChangedAt.UTC().Format(time.DateTime))
 		}
 		return nil
 	}
 	summary := map[string]string{
-		"add":    "Adds a user who may sign in to the dashboard, and prints a generated password (or reads one line with --password-stdin).",
+		"add": "Adds a user who may sign in to the dashboard, with a role (--role; the first user is an admin, a later one a viewer " +
+			"unless said), and prints a generated password (or reads one line with --password-stdin).",
 		"passwd": "Sets a user's password to a generated one, printed, (or one line read with --password-stdin) and signs the user out everywhere.",
 	}[sub]
 	fs := newFlagSet("user "+sub, summary, stderr)
 	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one")
+	var roleFlag *string
+	if sub == "add" {
+		roleFlag = fs.String("role", "", "viewer, coordinator or admin (default: admin for the first user, viewer after)")
+	}
 	st, name, err := openStoreWithName(ctx, fs, args, "NAME")
 	if err != nil {
 		return err
@@ -92,6 +100,12 @@ func runUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer st.Close()
 	if err := auth.ValidUserName(name); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	var role store.Role
+	if sub == "add" {
+		if role, err = newUserRole(ctx, st, *roleFlag); err != nil {
+			return err
+		}
 	}
 	password := auth.GeneratePassword()
 	if *fromStdin {
@@ -106,18 +120,63 @@ func runUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if sub == "add" {
-		err = st.AddUser(ctx, name, hash, time.Now())
+		err = st.AddUser(ctx, name, role, hash, time.Now())
 	} else {
 		err = st.SetPassword(ctx, name, hash, time.Now())
 	}
 	if err != nil {
 		return err
 	}
+	if sub == "add" {
+		fmt.Fprintf(stdout, "%s: added as %s\n", name, role)
+	}
 	if *fromStdin {
 		fmt.Fprintf(stdout, "%s: password set\n", name)
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s: password set; it is shown this once:\n%s\n", name, password)
+	return nil
+}
+
+// newUserRole is the role of a user added with --role given (or ""): the
+// named role, or, unnamed, admin for the first user, who must be able to
+// manage the others from the dashboard, and viewer for any after, who
+// gets no more rights than asked for.
+func newUserRole(ctx context.Context, st *store.Store, given string) (store.Role, error) {
+	if given != "" {
+		role, err := store.ParseRole(given)
+		if err != nil {
+			return "", errFlag("role", "%v", err)
+		}
+		return role, nil
+	}
+	users, err := st.Users(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(users) == 0 {
+		return store.RoleAdmin, nil
+	}
+	return store.RoleViewer, nil
+}
+
+// runUserRole changes a user's role; the last admin keeps theirs.
+func runUserRole(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("user role", "Changes a user's role (--role viewer|coordinator|admin); it holds at the user's next request. The last admin stays one.", stderr)
+	roleFlag := fs.String("role", "", "the new role: viewer, coordinator or admin")
+	st, name, err := openStoreWithName(ctx, fs, args, "NAME")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	role, err := store.ParseRole(*roleFlag)
+	if err != nil {
+		return errFlag("role", "%v", err)
+	}
+	if err := st.SetUserRole(ctx, name, role); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: role %s\n", name, role)
 	return nil
 }
 
@@ -139,7 +198,15 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		for _, t := range tokens {
-			fmt.Fprintf(stdout, "%s\tcreated %s\n", t.Name, t.CreatedAt.UTC().Format(time.DateTime))
+			by := "the command line"
+			if t.CreatedBy != "" {
+				by = t.CreatedBy
+			}
+			line := fmt.Sprintf("%s\t%s\tcreated %s by %s", t.Name, t.Role, t.CreatedAt.UTC().Format(time.DateTime), by)
+			if t.RevokedAt != nil {
+				line += "\trevoked " + t.RevokedAt.UTC().Format(time.DateTime)
+			}
+			fmt.Fprintln(stdout, line)
 		}
 		return nil
 	case "revoke":
@@ -153,7 +220,7 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *nameFlag == "" {
 			return errFlag("name", "name the token to revoke (fieldboard token list)")
 		}
-		if err := st.RevokeToken(ctx, *nameFlag); err != nil {
+		if err := st.RevokeToken(ctx, *nameFlag, time.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "token %s revoked\n", *nameFlag)
@@ -161,6 +228,7 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fs := newFlagSet("token create", "Creates a bearer token for a script (Authorization: Bearer TOKEN) and prints it alone on the last line, once: only its hash is stored.", stderr)
 	nameFlag := fs.String("name", "", "a name for the token, to revoke it later (e.g. the script's)")
+	roleFlag := fs.String("role", string(store.RoleCoordinator), "what the token may do: viewer (read), coordinator (also import and change data through /api/v1) or admin")
 	st, _, err := openStoreWithName(ctx, fs, args, "")
 	if err != nil {
 		return err
@@ -169,10 +237,14 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := auth.ValidUserName(*nameFlag); err != nil {
 		return errFlag("name", "%v", err)
 	}
+	role, err := store.ParseRole(*roleFlag)
+	if err != nil {
+		return errFlag("role", "%v", err)
+	}
 	token, hash := auth.NewToken()
-	if err := st.CreateToken(ctx, *nameFlag, hash, time.Now()); err != nil {
+	if err := st.CreateToken(ctx, store.Token{Name: *nameFlag, Role: role, CreatedAt: time.Now()}, hash); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "token %s created; it is shown this once, keep it secret:\n%s\n", *nameFlag, token)
+	fmt.Fprintf(stdout, "token %s created with the %s role; it is shown this once, keep it secret:\n%s\n", *nameFlag, role, token)
 	return nil
 }

@@ -174,7 +174,7 @@ func prepareDatabase(t *testing.T, db string, simulator *sim.Simulator) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AddUser(ctx, instancesUser, string(hash), time.Now()); err != nil {
+	if err := st.AddUser(ctx, instancesUser, store.RoleAdmin, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

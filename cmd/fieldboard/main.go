@@ -16,7 +16,7 @@
 //	fieldboard profiles generate     write simulated profiles that fit the built-in simulator (CSV)
 //	fieldboard panelists import FILE import the panel: each panelist's country and locale (CSV), all or nothing
 //	fieldboard targets --subsample S print a subsample's send list (CSV)
-//	fieldboard user add NAME         add a user who may sign in (also passwd, list)
+//	fieldboard user add NAME         add a user who may sign in (also passwd, role, list)
 //	fieldboard token create --name N create a bearer token for scripts (also revoke, list)
 //	fieldboard webhook add --url URL subscribe an address to the change feed, signed (also list, remove, test)
 //	fieldboard invite [flags]        print an invitation link that chooses the panelist's survey when clicked
@@ -64,7 +64,7 @@ func commands() []command {
 		{"targets", "print a subsample's send list: profiled panelists who may enter and fit an open cell, with entry links (CSV)", runTargets},
 		{"profiles", "profiles import [--own] FILE: import panelist profiles from CSV (--own: in the supplier's own codes), all or nothing; profiles mapping import FILE: the mapping of own codes; profiles generate: simulated ones", runProfiles},
 		{"panelists", "panelists import FILE: import the panel (each panelist's country and locale) from CSV, all or nothing", runPanelists},
-		{"user", "user add|passwd|list: the people who may sign in to the dashboard", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		{"user", "user add|passwd|role|list: the people who may sign in to the dashboard, and their roles", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runUser(ctx, args, os.Stdin, stdout, stderr)
 		}},
 		{"token", "token create|revoke|list: bearer tokens for scripts (Authorization: Bearer TOKEN)", runToken},

@@ -396,7 +396,7 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 	if err != nil {
 		return err
 	}
-	if err := st.AddUser(ctx, "admin", hash, time.Now()); err != nil {
+	if err := st.AddUser(ctx, "admin", store.RoleAdmin, hash, time.Now()); err != nil {
 		return err
 	}
 	logger.Info("demo: created the user admin; its password is shown this once (change it with fieldboard user passwd)", "user", "admin", "password", password)

@@ -242,7 +242,7 @@ func (a *Auth) identify(r *http.Request) (views.Viewer, error) {
 		if err != nil {
 			return views.Viewer{}, err
 		}
-		return views.Viewer{Name: t.Name, Token: true}, nil
+		return views.Viewer{Name: t.Name, Token: true, Role: t.Role}, nil
 	}
 	c, err := r.Cookie(CookieName)
 	if err != nil || c.Value == "" {
@@ -255,7 +255,7 @@ func (a *Auth) identify(r *http.Request) (views.Viewer, error) {
 	if err != nil {
 		return views.Viewer{}, err
 	}
-	return views.Viewer{Name: sess.UserName, CSRF: sess.CSRFToken}, nil
+	return views.Viewer{Name: sess.UserName, CSRF: sess.CSRFToken, Role: sess.Role}, nil
 }
 
 // public reports whether path is open to everyone: the health check, the

@@ -75,7 +75,7 @@ func addUsers(t *testing.T, st *store.Store, password string, names ...string) {
 	t.Helper()
 	hash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
 	for _, name := range names {
-		if err := st.AddUser(context.Background(), name, string(hash), time.Now()); err != nil {
+		if err := st.AddUser(context.Background(), name, store.RoleAdmin, string(hash), time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,7 +184,7 @@ func TestSessionsExpire(t *testing.T) {
 	}
 	defer st.Close()
 	hash, _ := bcrypt.GenerateFromPassword([]byte("a long enough secret"), bcrypt.MinCost)
-	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
+	if err := st.AddUser(ctx, "maria", store.RoleAdmin, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
@@ -264,7 +264,7 @@ func lockedNameLetsTheRightPasswordIn(t *testing.T, st *store.Store) {
 	ctx := context.Background()
 	const password = "a long enough secret"
 	hash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
-	if err := st.AddUser(ctx, "maria", string(hash), time.Now()); err != nil {
+	if err := st.AddUser(ctx, "maria", store.RoleAdmin, string(hash), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	addUsers(t, st, "another long secret", "jo")

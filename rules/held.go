@@ -23,7 +23,8 @@ func (o *OurRules) Holds() []domain.PanelistHold {
 }
 
 // QualitySpan is what a quality hold stands on at a moment: the reversed
-// completes it counts, oldest reversal first, and the span of the hold.
+// completes it counts, oldest reversal first, and the span of the hold
+// when they are enough to hold.
 type QualitySpan struct {
 	Counted []CompleteRecord
 	// Since is when the reversal that brought those counted to the
@@ -39,9 +40,9 @@ type QualitySpan struct {
 
 // QualityHoldSpan is the span of the quality hold of this history under
 // q at now, counting the reversals registered after released (when not
-// nil), as HeldWhy counts them; Counted is empty when they are fewer than
-// q.Reversals (no hold; Since and Until are zero). It says nothing of
-// whether the panelist is held: HeldWhy decides that.
+// nil), as HeldWhy counts them; Since and Until are zero when they are
+// fewer than q.Reversals. It says nothing of whether the panelist is
+// held: HeldWhy decides that.
 func QualityHoldSpan(history []domain.HistoryRecord, q QualityHoldPolicy, released *time.Time, now time.Time) QualitySpan {
 	if q.Off() {
 		return QualitySpan{}
@@ -56,10 +57,10 @@ func QualityHoldSpan(history []domain.HistoryRecord, q QualityHoldPolicy, releas
 			counted = append(counted, c)
 		}
 	}
-	if len(counted) < q.Reversals {
-		return QualitySpan{}
-	}
 	slices.SortStableFunc(counted, func(a, b CompleteRecord) int { return a.ReversedAt.Compare(b.ReversedAt) })
+	if len(counted) < q.Reversals {
+		return QualitySpan{Counted: counted}
+	}
 	days := time.Duration(q.Days) * 24 * time.Hour
 	return QualitySpan{
 		Counted: counted,

@@ -39,10 +39,14 @@ func (s *Store) HoldCandidates(ctx context.Context, verdicts, statuses []int64, 
 	if err != nil {
 		return nil, fmt.Errorf("panelists who may be held: %w", err)
 	}
+	found := "1 = 0" // the quality hold off: only those named
+	if len(verdicts) > 0 {
+		found = "status_id IN (" + idList(verdicts) + ")"
+	}
 	q := `
 		SELECT ids.panelist_id, COALESCE(p.country, ''), h.subsample_id, h.status_id, h.registered_at, h.event_id, h.category_id, h.research_type_id
 		FROM (
-			SELECT panelist_id FROM history WHERE registered_at >= ? AND status_id IN (` + idList(verdicts) + `)
+			SELECT panelist_id FROM history WHERE registered_at >= ? AND ` + found + `
 			UNION
 			SELECT value FROM ` + s.dialect.textList() + ` listed
 		) ids

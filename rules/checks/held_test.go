@@ -65,7 +65,7 @@ func TestHeldListIsThePanelistPages(t *testing.T) {
 		now := now0
 		s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}
 
-		mine := []string{"H-good", "H-until", "H-expires", "H-and-quality", "R-released", "R-back"}
+		mine := []string{"Q-early", "H-good", "H-until", "H-expires", "H-and-quality", "R-released", "R-back"}
 		var panel []domain.PanelMember
 		for _, id := range mine {
 			panel = append(panel, domain.PanelMember{PanelistID: id, Country: "US", Locale: "en-us"})
@@ -76,7 +76,11 @@ func TestHeldListIsThePanelistPages(t *testing.T) {
 		threeReversals := func(id string) []domain.HistoryRecord {
 			return slices.Concat(reversedAt(id, 41, now0.AddDate(0, 0, -20)), reversedAt(id, 42, now0.AddDate(0, 0, -10)), reversedAt(id, 43, now0.AddDate(0, 0, -2)))
 		}
-		history := slices.Concat(threeReversals("H-and-quality"), threeReversals("R-released"), threeReversals("R-back"),
+		// Q-early's reversals all lie in the window's first days: the list
+		// must find them though none is recent.
+		early := slices.Concat(reversedAt("Q-early", 45, now0.AddDate(0, 0, -89)), reversedAt("Q-early", 46, now0.AddDate(0, 0, -88)),
+			reversedAt("Q-early", 47, now0.AddDate(0, 0, -87)), reversedAt("Q-early", 48, now0.AddDate(0, 0, -86)))
+		history := slices.Concat(early, threeReversals("H-and-quality"), threeReversals("R-released"), threeReversals("R-back"),
 			reversedAt("H-good", 44, now0.AddDate(0, 0, -3)))
 		if _, err := st.ImportHistory(ctx, history); err != nil {
 			t.Fatal(err)
@@ -138,11 +142,16 @@ func TestHeldListIsThePanelistPages(t *testing.T) {
 		}
 
 		t.Run("at first", func(t *testing.T) {
-			list := check(t, map[string]string{"P-held": checks.HeldForQuality, "H-good": checks.HeldByHand, "H-until": checks.HeldByHand,
+			list := check(t, map[string]string{"P-held": checks.HeldForQuality, "Q-early": checks.HeldForQuality, "H-good": checks.HeldByHand, "H-until": checks.HeldByHand,
 				"H-expires": checks.HeldByHand, "H-and-quality": checks.HeldByHand})
 			q := byID(list, "P-held")
 			if q.Reversals != 3 || q.Country != "US" || q.Until == nil || !q.Until.Equal(now0) || !q.Since.Equal(checkstest.ReadAt.AddDate(0, 0, -1)) {
 				t.Errorf("P-held: %d reversals, since %s, until %v; want 3, since its third reversal, until its oldest leaves the window (%s)", q.Reversals, q.Since, q.Until, now0)
+			}
+			// Four reversals, three hold: the hold lasts until the second
+			// oldest leaves the window, and began with the third.
+			if e := byID(list, "Q-early"); e.Reversals != 4 || e.Until == nil || !e.Until.Equal(now0.AddDate(0, 0, -88).AddDate(0, 0, 90)) || !e.Since.Equal(now0.AddDate(0, 0, -87)) {
+				t.Errorf("Q-early: %d reversals, since %s, until %v; want 4, since the third, until the second leaves the window", e.Reversals, e.Since, e.Until)
 			}
 			h := byID(list, "H-until")
 			if h.Until == nil || !h.Until.Equal(until) || h.By != "maria" || h.Why != "complaints from the client" || !h.Since.Equal(now0) || len(h.Changes) != 1 {
@@ -154,7 +163,7 @@ func TestHeldListIsThePanelistPages(t *testing.T) {
 		})
 		t.Run("a nanosecond after P-held's oldest reversal leaves the window", func(t *testing.T) {
 			now = now0.Add(time.Nanosecond)
-			check(t, map[string]string{"H-good": checks.HeldByHand, "H-until": checks.HeldByHand, "H-expires": checks.HeldByHand, "H-and-quality": checks.HeldByHand})
+			check(t, map[string]string{"Q-early": checks.HeldForQuality, "H-good": checks.HeldByHand, "H-until": checks.HeldByHand, "H-expires": checks.HeldByHand, "H-and-quality": checks.HeldByHand})
 		})
 		t.Run("reversals after a release hold again; a hold by hand runs out", func(t *testing.T) {
 			now = now0.Add(40 * time.Minute)
@@ -162,7 +171,7 @@ func TestHeldListIsThePanelistPages(t *testing.T) {
 				reversedAt("R-back", 52, now0.Add(11*time.Minute)), reversedAt("R-back", 53, now0.Add(12*time.Minute)))); err != nil {
 				t.Fatal(err)
 			}
-			list := check(t, map[string]string{"H-good": checks.HeldByHand, "H-until": checks.HeldByHand, "H-and-quality": checks.HeldByHand, "R-back": checks.HeldForQuality})
+			list := check(t, map[string]string{"Q-early": checks.HeldForQuality, "H-good": checks.HeldByHand, "H-until": checks.HeldByHand, "H-and-quality": checks.HeldByHand, "R-back": checks.HeldForQuality})
 			if r := byID(list, "R-back"); r.Reversals != 3 || len(r.Changes) != 1 || r.Changes[0].Action != domain.ReleaseByHand {
 				t.Errorf("R-back: %d reversals (want the 3 after the release), changes %+v", r.Reversals, r.Changes)
 			}
@@ -171,7 +180,7 @@ func TestHeldListIsThePanelistPages(t *testing.T) {
 			if err := s.ReleasePanelist(ctx, "H-and-quality", "maria", "checked"); err != nil {
 				t.Fatal(err)
 			}
-			check(t, map[string]string{"H-good": checks.HeldByHand, "H-until": checks.HeldByHand, "R-back": checks.HeldForQuality})
+			check(t, map[string]string{"Q-early": checks.HeldForQuality, "H-good": checks.HeldByHand, "H-until": checks.HeldByHand, "R-back": checks.HeldForQuality})
 		})
 	})
 }

@@ -143,3 +143,6 @@ func (s *Service) heldOf(ours *rules.OurRules, panelistID string, history []doma
 	h.Since, h.Until = span.Since, &span.Until
 	return h
 }
+
+// HoldPolicy is when the service holds a panelist for quality.
+func (s *Service) HoldPolicy() rules.QualityHoldPolicy { return s.QualityHold }

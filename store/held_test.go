@@ -54,6 +54,10 @@ func TestHoldCandidates(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("HoldCandidates =\n%+v\nwant\n%+v", got, want)
 		}
+		// The quality hold off (no verdicts): only the panelists named.
+		if got, err := s.HoldCandidates(ctx, nil, statuses, since, []string{"H"}); err != nil || len(got) != 1 || got[0].PanelistID != "H" {
+			t.Errorf("HoldCandidates without verdicts = %+v, %v; want H alone", got, err)
+		}
 		if got, err := s.HoldCandidates(ctx, verdicts, statuses, day(20), nil); err != nil || len(got) != 0 {
 			t.Errorf("HoldCandidates after every verdict, none named = %+v, %v; want none", got, err)
 		}

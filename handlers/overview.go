@@ -90,6 +90,14 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 	if f.LinkSuspects, err = h.Store.LinkSuspects(ctx); err != nil {
 		return f, err
 	}
+	if h.PanelistChecks != nil {
+		held, err := h.PanelistChecks.HeldPanelists(ctx)
+		if err != nil {
+			return f, err
+		}
+		f.HeldKnown = true
+		f.HeldByHand, f.HeldForQuality = formats.HeldCounts(held)
+	}
 
 	states, err := h.Store.Datasets(ctx)
 	if err != nil {

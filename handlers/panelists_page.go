@@ -36,6 +36,8 @@ type PanelistChecks interface {
 	// ReadPanelist reads the panelist for a surveys answer
 	// (formats.SurveysWriter), with the decisions it is decided on.
 	ReadPanelist(ctx context.Context, panelistID string) (*checks.Panelist, error)
+	// HoldChecks are the holds and releases by hand and the held list.
+	HoldChecks
 }
 
 // Panelists answers GET /panelists: the forms, and with ?panelist=P the
@@ -97,6 +99,16 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 	r := &views.LookupResult{PanelistID: panelistID, History: len(history)}
 	if r.Completes, err = h.Outcomes.Panelist(ctx, panelistID); err != nil {
 		return nil, err
+	}
+	// The hold's sentence is the one every check gives (by hand, or for
+	// quality after the last release by hand), not the quality hold's
+	// alone.
+	if r.Holds, err = h.PanelistChecks.HoldsOf(ctx, panelistID); err != nil {
+		return nil, err
+	}
+	r.Completes.Held = ""
+	if r.Holds.Held != nil {
+		r.Completes.Held = r.Holds.Held.Reason
 	}
 	if r.Sessions, err = h.sessions(ctx, panelistID); err != nil {
 		return nil, err

@@ -190,7 +190,7 @@ func describe(s domain.SubsampleState) string {
 	if s.Sendability == "" {
 		return s.Status
 	}
-	return s.Status + ", " + s.Sendability
+	return s.Status + ", " + stateWords(s.Sendability)
 }
 
 // money writes a price with its currency, "2.5 USD", or "unknown" when

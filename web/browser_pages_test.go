@@ -16,6 +16,7 @@ import (
 
 	"fieldboard/client"
 	"fieldboard/client/sim"
+	"fieldboard/rules/checks"
 	"fieldboard/static"
 	"fieldboard/web/refresh"
 )
@@ -91,6 +92,16 @@ func TestBrowserEveryPageFitsAndPassesAxe(t *testing.T) {
 	if _, err := st.ImportPanel(context.Background(), simulator.Panel(11, 300)); err != nil {
 		t.Fatal(err)
 	}
+	// Two panelists held by hand, one until a time, for the held list and
+	// a held panelist's page.
+	holds := &checks.Service{Store: st, Now: time.Now}
+	if err := holds.HoldPanelist(context.Background(), "P0000003", nil, "tester", "the client complained of straight-lining in three surveys"); err != nil {
+		t.Fatal(err)
+	}
+	until := time.Now().Add(72 * time.Hour)
+	if err := holds.HoldPanelist(context.Background(), "P0000004", &until, "tester", "asked for a pause"); err != nil {
+		t.Fatal(err)
+	}
 	badCSV := filepath.Join(t.TempDir(), "history.csv")
 	if err := os.WriteFile(badCSV, []byte("not,the,header\n1,2,3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -150,6 +161,13 @@ func TestBrowserEveryPageFitsAndPassesAxe(t *testing.T) {
 				chromedp.Click(`form[action="/panelists/history"] button`),
 				chromedp.WaitVisible(`[data-testid="import-error"]`),
 			}},
+		{name: "panelists-held", path: "/panelists/held", ready: `[data-testid="held"]`},
+		{name: "panelists-held-release", path: "/panelists/held", ready: `[data-testid="held"]`,
+			then: chromedp.Tasks{
+				chromedp.Click(`[data-testid="held"] details.release summary`),
+				chromedp.WaitVisible(`[data-testid="release-form"] input[name="why"]`),
+			}},
+		{name: "panelists-held-one", path: "/panelists?panelist=P0000003", ready: `[data-testid="panelist-held"]`},
 		{name: "profiling", path: "/profiling", ready: `main h1`},
 		{name: "outcomes", path: "/outcomes", ready: `main h1`},
 		{name: "invoice", path: "/outcomes/invoice", ready: `main h1`},

@@ -294,6 +294,7 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 
 	for _, x := range []exchange{
 		{method: "GET", path: "/api/v1/openapi.json", status: 200, loose: true},
+		{method: "GET", path: "/api/v1/panelists/held", status: 200},
 		{method: "POST", path: "/api/v1/history", contentType: jsonType, body: string(history), status: 200},
 		{method: "POST", path: "/api/v1/history", contentType: csvType, body: store.HistoryHeader + "\nP1,0,2,yesterday,1,0,0\n", status: 400},
 		{method: "POST", path: "/api/v1/history", contentType: "text/plain", body: "P1", status: 415, refused: true},

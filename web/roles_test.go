@@ -43,6 +43,8 @@ var routeRoles = map[string]store.Role{
 	"POST /api/v1/history":                    store.RoleCoordinator,
 	"POST /api/v1/returns":                    store.RoleCoordinator,
 	"POST /api/v1/refresh":                    store.RoleCoordinator,
+	"POST /panelists/held":                    store.RoleCoordinator,
+	"POST /panelists/held/:id/release":        store.RoleCoordinator,
 	// The next-survey answer records the router's send.
 	"GET /api/v1/panelists/:id/next": store.RoleCoordinator,
 

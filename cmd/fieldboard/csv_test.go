@@ -128,7 +128,8 @@ func TestEveryCSVTheCommandLinePrintsIsNeutralised(t *testing.T) {
 		}}},
 		"report":    {{args: []string{"report", "outcomes", "--db", db}}, {args: []string{"report", "invoice", "--db", db, "--month", time.Now().UTC().Format("2006-01")}}},
 		"profiling": {{args: []string{"profiling", "--db", db}}},
-		"serve":     nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
+		"panelists": {{args: []string{"panelists", "held", "--db", db}}},
+		"serve":     nil, "refresh": nil, "provider-sim": nil, "history": nil,
 		"user": nil, "token": nil, "webhook": nil, "invite": nil, "secret": nil,
 	}
 	neutralised := map[string]int{}

@@ -63,7 +63,7 @@ func commands() []command {
 		{"history", "history import FILE: import respondent history from CSV, all or nothing", runHistory},
 		{"targets", "print a subsample's send list: profiled panelists who may enter and fit an open cell, with entry links (CSV)", runTargets},
 		{"profiles", "profiles import [--own] FILE: import panelist profiles from CSV (--own: in the supplier's own codes), all or nothing; profiles mapping import FILE: the mapping of own codes; profiles generate: simulated ones", runProfiles},
-		{"panelists", "panelists import FILE: import the panel (each panelist's country and locale) from CSV, all or nothing", runPanelists},
+		{"panelists", "panelists import FILE: import the panel (each panelist's country and locale) from CSV, all or nothing; panelists held: who is held now, by hand or for quality; panelists hold|release ID: by hand", runPanelists},
 		{"user", "user add|passwd|role|list: the people who may sign in to the dashboard, and their roles", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runUser(ctx, args, os.Stdin, stdout, stderr)
 		}},

@@ -838,8 +838,8 @@ func TestPanelistsImportCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"panelists"}, "panelists takes the subcommand import"},
-		{[]string{"panelists", "export"}, "panelists takes the subcommand import"},
+		{[]string{"panelists"}, "panelists takes a subcommand: import, held, hold, release"},
+		{[]string{"panelists", "export"}, `unknown panelists subcommand "export" (one of import, held, hold, release)`},
 		{[]string{"panelists", "import", "--db", db}, "one FILE"},
 		{[]string{"panelists", "import", "--db", db, filepath.Join(dir, "missing.csv")}, "missing.csv"},
 	} {

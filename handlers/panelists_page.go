@@ -100,15 +100,8 @@ func (h *Handler) lookup(ctx context.Context, panelistID string) (*views.LookupR
 	if r.Completes, err = h.Outcomes.Panelist(ctx, panelistID); err != nil {
 		return nil, err
 	}
-	// The hold's sentence is the one every check gives (by hand, or for
-	// quality after the last release by hand), not the quality hold's
-	// alone.
 	if r.Holds, err = h.PanelistChecks.HoldsOf(ctx, panelistID); err != nil {
 		return nil, err
-	}
-	r.Completes.Held = ""
-	if r.Holds.Held != nil {
-		r.Completes.Held = r.Holds.Held.Reason
 	}
 	if r.Sessions, err = h.sessions(ctx, panelistID); err != nil {
 		return nil, err

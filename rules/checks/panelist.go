@@ -285,10 +285,15 @@ func (p *Panelist) heldWhy(now time.Time) string {
 	return p.d.ours.HeldWhy(p.rows.Member.PanelistID, p.rows.History, p.s.QualityHold, now)
 }
 
-// HeldForQuality says why a panelist of this history (every record of
-// theirs, or at least every one of rules.ReversalStatuses) is held for
-// quality now under the service's policy, "" when not: the reason every
-// decision adds (rules.QualityHold).
-func (s *Service) HeldForQuality(history []domain.HistoryRecord) string {
-	return rules.QualityHold(history, s.QualityHold, s.now())
+// HeldWhy says why the panelist of this history (every record of
+// theirs, or at least every one of rules.ReversalStatuses) is held now,
+// "" when not: by hand, or for quality under the service's policy after
+// their last release by hand, in the current decisions: the reason every
+// decision adds (rules.OurRules.HeldWhy).
+func (s *Service) HeldWhy(ctx context.Context, panelistID string, history []domain.HistoryRecord) (string, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return "", err
+	}
+	return d.ours.HeldWhy(panelistID, history, s.QualityHold, s.now()), nil
 }

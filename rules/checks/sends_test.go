@@ -167,9 +167,12 @@ func TestEverySendPathHoldsTheConfiguredQualityHold(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				held := (&checks.Service{Store: st, Now: func() time.Time { return now }, QualityHold: tc.policy}).HeldForQuality(rows.History)
+				held, err := (&checks.Service{Store: st, Now: func() time.Time { return now }, QualityHold: tc.policy}).HeldWhy(ctx, tc.panelist, rows.History)
+				if err != nil {
+					t.Fatal(err)
+				}
 				if (held != "") == tc.wantSent {
-					t.Errorf("HeldForQuality(%s) = %q under %+v, want held %v", tc.panelist, held, tc.policy, !tc.wantSent)
+					t.Errorf("HeldWhy(%s) = %q under %+v, want held %v", tc.panelist, held, tc.policy, !tc.wantSent)
 				}
 			})
 		}

@@ -44,10 +44,9 @@ type Service struct {
 type Checks interface {
 	Subsamples(ctx context.Context, filter checks.SubsampleFilter) ([]checks.SubsampleReport, error)
 	Subsample(ctx context.Context, subsampleID int64) (checks.SubsampleParts, error)
-	// HeldForQuality says why a panelist of this history is held for
-	// quality now, "" when not (rules.QualityHold under the service's
-	// policy).
-	HeldForQuality(history []domain.HistoryRecord) string
+	// HeldWhy says why the panelist of this history is held now, by hand
+	// or for quality, "" when not (checks.Service.HeldWhy).
+	HeldWhy(ctx context.Context, panelistID string, history []domain.HistoryRecord) (string, error)
 }
 
 // Grouping is what the rows of the outcomes are.
@@ -597,7 +596,11 @@ func (s *Service) Panelist(ctx context.Context, panelistID string) (PanelistRepo
 	if err != nil {
 		return PanelistReport{}, err
 	}
-	rep := PanelistReport{PanelistID: panelistID, Held: s.Checks.HeldForQuality(history)}
+	held, err := s.Checks.HeldWhy(ctx, panelistID, history)
+	if err != nil {
+		return PanelistReport{}, err
+	}
+	rep := PanelistReport{PanelistID: panelistID, Held: held}
 	for _, c := range rules.CompletesOf(history) {
 		pc := PanelistComplete{CompleteRecord: c}
 		switch {

@@ -202,26 +202,41 @@ func (s *Store) PanelistPolicyChanges(ctx context.Context, panelistID string) ([
 	return out, nil
 }
 
-// TakeCap counts one send against the cap rule ruleID in window (a key
-// such as "2026-12-06T14") when fewer than limit were counted there, and
-// reports whether it did: one statement, so that two instances never both
-// take the last place. A window's count is kept until the rule is removed
-// or the counts are pruned.
-func (s *Store) TakeCap(ctx context.Context, ruleID int64, window string, limit int) (bool, error) {
-	if limit <= 0 {
-		return false, nil
+// TakeCapPlaces takes up to want places under the cap rule ruleID in
+// window (a key such as "2026-12-06T14"), as many as fewer than limit
+// counted there leave, and returns how many it took (0 when the cap is
+// reached): counted and taken in one transaction, serialized across
+// instances, so two instances never both take the last place. A window's
+// count is kept until the rule is removed.
+func (s *Store) TakeCapPlaces(ctx context.Context, ruleID int64, window string, limit, want int) (int, error) {
+	if limit <= 0 || want <= 0 {
+		return 0, nil
 	}
-	res, err := s.writer.ExecContext(ctx, `INSERT INTO policy_cap_counts (rule_id, window_key, taken) VALUES (?, ?, 1)
-		ON CONFLICT (rule_id, window_key) DO UPDATE SET taken = policy_cap_counts.taken + 1 WHERE policy_cap_counts.taken < ?`,
-		ruleID, window, limit)
+	var granted int
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+		if err := s.dialect.serialize(ctx, tx, "caps"); err != nil {
+			return err
+		}
+		var taken []int
+		if err := tx.SelectContext(ctx, &taken, `SELECT taken FROM policy_cap_counts WHERE rule_id = ? AND window_key = ?`, ruleID, window); err != nil {
+			return err
+		}
+		now := 0
+		if len(taken) > 0 {
+			now = taken[0]
+		}
+		granted = max(0, min(want, limit-now))
+		if granted == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO policy_cap_counts (rule_id, window_key, taken) VALUES (?, ?, ?)
+			ON CONFLICT (rule_id, window_key) DO UPDATE SET taken = policy_cap_counts.taken + excluded.taken`, ruleID, window, granted)
+		return err
+	})
 	if err != nil {
-		return false, fmt.Errorf("take a place of cap %d: %w", ruleID, err)
+		return 0, fmt.Errorf("take places of cap %d: %w", ruleID, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("take a place of cap %d: %w", ruleID, err)
-	}
-	return n == 1, nil
+	return granted, nil
 }
 
 // CapTaken is how many sends were counted against the cap rule ruleID in
@@ -249,14 +264,4 @@ func (s *Store) ReturnsSince(ctx context.Context, subsampleID int64, since time.
 		return 0, fmt.Errorf("returns of subsample %d: %w", subsampleID, err)
 	}
 	return n, nil
-}
-
-// GiveBackCap gives back one place taken under the cap rule ruleID in
-// window (TakeCap) for a send that was not made.
-func (s *Store) GiveBackCap(ctx context.Context, ruleID int64, window string) error {
-	if _, err := s.writer.ExecContext(ctx, `UPDATE policy_cap_counts SET taken = taken - 1 WHERE rule_id = ? AND window_key = ? AND taken > 0`,
-		ruleID, window); err != nil {
-		return fmt.Errorf("give back a place of cap %d: %w", ruleID, err)
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"fieldboard/rules"
@@ -13,14 +14,69 @@ import (
 // entrants or its completes in the hour or the day, and each panelist's
 // sends in the day: UTC hours and days, alike on every instance and
 // command whatever the time zone its pages show. A send is counted in the
-// decision that makes it, by one statement that counts it only below the
-// cap (store.TakeCap): two instances never both take the last place. The
-// entrants and the completes are the returns recorded against the
-// subsample's sends in the window (every return, and those with a
+// decision that makes it: it uses a place its instance took under the cap
+// from the database (store.TakeCapPlaces: counted and taken in one
+// serialized transaction, so two instances never both take the last
+// place). An instance takes places a few at a time (capBlock: one for a
+// cap below 40, at most 32), keeps those not yet used for its next sends
+// in the window, and takes a place back into that stock when the
+// decision sends nobody: a place it holds when the window ends is lost,
+// so a cap may be reached with a few sends fewer than it allows, never
+// more. The entrants and the completes are the returns recorded against
+// the subsample's sends in the window (every return, and those with a
 // complete): they are what came back, not what a decision takes, so a cap
 // on them is read, not taken, and may be passed by the sends in flight
-// when it is reached. A cap that cannot be counted refuses: when in doubt,
-// do not send.
+// when it is reached. A cap that cannot be counted refuses: when in
+// doubt, do not send.
+
+// capBlock is how many places an instance takes at once under a cap of
+// limit: a twentieth of it, at least one and at most 32, so that a busy
+// router writes once per block of sends, not once per send, and a small
+// cap is shared between instances send by send.
+func capBlock(limit int) int { return max(1, min(32, limit/20)) }
+
+// capStock is an instance's places taken under the caps and not yet used,
+// by rule and window.
+type capStock struct {
+	mu     sync.Mutex
+	places map[capWindow]int
+}
+
+// capWindow is one cap rule's window.
+type capWindow struct {
+	ruleID int64
+	window string
+}
+
+// maxCapWindows bounds the windows a stock keeps: past it, the stock is
+// emptied (its places are lost, which refuses, never sends: the windows
+// of past hours hold the most of them).
+const maxCapWindows = 4096
+
+// use takes one place of the stock under w, and reports whether there was
+// one.
+func (c *capStock) use(w capWindow) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.places[w] == 0 {
+		return false
+	}
+	c.places[w]--
+	return true
+}
+
+// put adds n places under w to the stock.
+func (c *capStock) put(w capWindow, n int) {
+	if n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.places == nil || len(c.places) >= maxCapWindows {
+		c.places = map[capWindow]int{}
+	}
+	c.places[w] += n
+}
 
 // capTaker takes or reads the places of our caps for one decision, and
 // gives back those taken for a send that was not made.
@@ -29,13 +85,7 @@ type capTaker struct {
 	ctx   context.Context
 	ours  *rules.OurRules
 	now   time.Time
-	taken []takenPlace
-}
-
-// takenPlace is one place taken under a cap.
-type takenPlace struct {
-	ruleID int64
-	window string
+	taken []capWindow
 }
 
 // panelist takes (take) or reads a place under each of our caps per
@@ -78,10 +128,16 @@ func (c *capTaker) one(r domain.PolicyRule, panelistID string, subsampleID int64
 	case r.Unit == "entrants" || r.Unit == "completes":
 		n, err = c.s.Store.ReturnsSince(c.ctx, subsampleID, since, r.Unit == "completes")
 	case take:
-		var ok bool
-		if ok, err = c.s.Store.TakeCap(c.ctx, r.ID, window, limit); err == nil {
-			if ok {
-				c.taken = append(c.taken, takenPlace{ruleID: r.ID, window: window})
+		w := capWindow{ruleID: r.ID, window: window}
+		if c.s.caps.use(w) {
+			c.taken = append(c.taken, w)
+			return ""
+		}
+		var got int
+		if got, err = c.s.Store.TakeCapPlaces(c.ctx, r.ID, window, limit, capBlock(limit)); err == nil {
+			if got > 0 {
+				c.s.caps.put(w, got-1)
+				c.taken = append(c.taken, w)
 				return ""
 			}
 			n = limit
@@ -106,14 +162,11 @@ func capSubject(r domain.PolicyRule) string {
 	return "subsample " + r.Target + "'s " + r.Unit + " (rule " + strconv.FormatInt(r.ID, 10) + ")"
 }
 
-// giveBackFrom gives back the places taken from the mark-th on.
+// giveBackFrom puts the places taken from the mark-th on back in the
+// instance's stock, for its next send in the window.
 func (c *capTaker) giveBackFrom(mark int) {
-	for _, t := range c.taken[mark:] {
-		// Given back on a context of its own: a request gone must not
-		// keep a place no send used.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 5*time.Second)
-		_ = c.s.Store.GiveBackCap(ctx, t.ruleID, t.window) // lost: the cap counts one send too many, which refuses, never sends
-		cancel()
+	for _, w := range c.taken[mark:] {
+		c.s.caps.put(w, 1)
 	}
 	c.taken = c.taken[:mark]
 }

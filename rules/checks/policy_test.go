@@ -3,6 +3,7 @@ package checks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -301,50 +302,58 @@ func TestOurCapsAreTakenInTheDecision(t *testing.T) {
 }
 
 // TestOurCapHoldsAcrossInstances: two instances sharing one database
-// route clicks into Target at once under a cap of five sends an hour; no
-// more than five go there, whatever the interleaving: the place is taken
-// in the decision, by one statement (store.TakeCap), not counted before
-// and written after. Run on both databases; on PostgreSQL the two
-// instances are two pools on one cluster.
+// route clicks into Target at once under a cap of sends an hour; no more
+// go there than the cap allows, whatever the interleaving: the places are
+// counted and taken in one serialized transaction
+// (store.TakeCapPlaces), not counted before and written after. Under a
+// cap of 5 each instance takes its places one at a time, and exactly 5
+// go; under 100, five at a time (capBlock), and at most the places the
+// two instances hold unused when the clicks stop are lost. Run on both
+// databases; on PostgreSQL the two instances are two pools on one
+// cluster.
 func TestOurCapHoldsAcrossInstances(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
-		ctx := context.Background()
-		s, _ := policyService(t, db)
-		if _, err := s.SetRule(ctx, strings.Fields("cap subsample 10 sends 5 per hour"), "maria", ""); err != nil {
-			t.Fatal(err)
-		}
-		other, err := store.Open(ctx, db.Target(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { other.Close() })
-		instances := []*checks.Service{s, {Store: other, Now: s.Now, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}}
-		var mu sync.Mutex
-		var chosen []int64
-		var wg sync.WaitGroup
-		for i := range 40 {
-			wg.Go(func() {
-				routed, err := instances[i%2].Route(ctx, invite.Invitation{PanelistID: "P-open", SubsampleID: checkstest.Target})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				chosen = append(chosen, routed.Chosen)
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
-		if n := len(slices.DeleteFunc(slices.Clone(chosen), func(id int64) bool { return id != checkstest.Target })); n != 5 {
-			t.Errorf("%d of 40 concurrent clicks on two instances went to Target under a cap of 5 sends an hour, want 5", n)
+		for _, tc := range []struct{ limit, clicks, atLeast int }{{5, 40, 5}, {100, 300, 100 - 2*4}} {
+			ctx := context.Background()
+			s, _ := policyService(t, db)
+			if _, err := s.SetRule(ctx, strings.Fields(fmt.Sprintf("cap subsample 10 sends %d per hour", tc.limit)), "maria", ""); err != nil {
+				t.Fatal(err)
+			}
+			other, err := store.Open(ctx, db.Target(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { other.Close() })
+			instances := []*checks.Service{s, {Store: other, Now: s.Now, StaleAfter: checkstest.StaleAfter, QualityHold: checkstest.QualityHold}}
+			var mu sync.Mutex
+			var chosen []int64
+			var wg sync.WaitGroup
+			for i := range tc.clicks {
+				wg.Go(func() {
+					routed, err := instances[i%2].Route(ctx, invite.Invitation{PanelistID: "P-open", SubsampleID: checkstest.Target})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					chosen = append(chosen, routed.Chosen)
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			n := len(slices.DeleteFunc(slices.Clone(chosen), func(id int64) bool { return id != checkstest.Target }))
+			if n > tc.limit || n < tc.atLeast {
+				t.Errorf("%d of %d concurrent clicks on two instances went to Target under a cap of %d sends an hour, want from %d to %d",
+					n, tc.clicks, tc.limit, tc.atLeast, tc.limit)
+			}
 		}
 	})
 }
 
 // TestACapThatRefusesGivesBackTheOthersPlaces: under a cap of three sends
 // a day and one an hour on Target, a click the hour's cap refuses gives
-// back the place it took under the day's: the day still sends three,
-// one an hour.
+// back the place it took under the day's, to its instance's stock: the
+// day still sends three, one an hour.
 func TestACapThatRefusesGivesBackTheOthersPlaces(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
@@ -354,11 +363,14 @@ func TestACapThatRefusesGivesBackTheOthersPlaces(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// One instance, its clock moving: the places it gives back are
+		// its own to use again.
+		var now time.Time
+		one := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: 24 * time.Hour, QualityHold: checkstest.QualityHold}
 		clickAt := func(hour int) int64 {
 			t.Helper()
-			now := checkstest.ReadAt.Add(time.Duration(hour) * time.Hour)
-			s := &checks.Service{Store: st, Now: func() time.Time { return now }, StaleAfter: 24 * time.Hour, QualityHold: checkstest.QualityHold}
-			routed, err := s.Route(ctx, invite.Invitation{PanelistID: "P-open", SubsampleID: checkstest.Target})
+			now = checkstest.ReadAt.Add(time.Duration(hour) * time.Hour)
+			routed, err := one.Route(ctx, invite.Invitation{PanelistID: "P-open", SubsampleID: checkstest.Target})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -71,6 +71,9 @@ type Service struct {
 	refused refusedTally
 	// links judge survey links after returns (judgeLink).
 	links linkJudges
+	// caps are the places this instance took under our caps and has not
+	// used yet (caps.go).
+	caps capStock
 }
 
 // ErrNotLive is returned for a subsample that is not live in the current

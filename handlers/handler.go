@@ -66,6 +66,7 @@ type Handler struct {
 	SendChecks      SendChecks      // send lists and bulk checks
 	PanelistChecks  PanelistChecks  // a panelist's surveys and eligibility, the router
 	ProfilingChecks ProfilingChecks // what to profile next: the ranking and the coverage
+	PolicyChecks    PolicyChecks    // our own rules: the policy page and API
 	// Outcomes is the outcomes service (*outcomes.Service): what the
 	// sending produced, the invoice, a panelist's completes.
 	Outcomes  Outcomes

@@ -193,3 +193,32 @@ func TestPolicyCSVsAndAPI(t *testing.T) {
 		t.Errorf("/policy/changes.csv: %q", audit)
 	}
 }
+
+// TestPolicyChangesInTheFeed: a change of our rules reaches the change
+// feed as policy.changed, in words with who and why; the page and its CSV
+// name no subsample 0 for a rule on none, and a pause's
+// change links its subsample.
+func TestPolicyChangesInTheFeed(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.post(t, "/api/v1/policy", "application/json", `{"rule": "max-loi 20", "why": "panel fatigue"}`)
+	a.post(t, "/api/v1/policy", "application/json", `{"rule": "pause subsample 12"}`)
+	for _, path := range []string{"/changes?kind=policy.changed", "/changes"} {
+		_, page := a.do(t, "GET", path, nil)
+		rows := regexp.MustCompile(`(?s)<tr data-testid="change" data-kind="policy.changed">.*?</tr>`).FindAllString(page, -1)
+		if len(rows) != 2 {
+			t.Fatalf("GET %s: %d changes of our rules listed, want 2\n%s", path, len(rows), page)
+		}
+		if !strings.Contains(rows[1], "our rules changed") || !strings.Contains(rows[1], "our maximum LOI: 20 minutes (panel fatigue), by tests") ||
+			strings.Contains(rows[1], `/subsamples/0"`) || strings.Contains(rows[1], `event=0"`) || strings.Contains(rows[1], ">0<") {
+			t.Errorf("GET %s: the maximum LOI's change reads\n%s", path, rows[1])
+		}
+		if !strings.Contains(rows[0], `href="/subsamples/12"`) {
+			t.Errorf("GET %s: the pause's change does not link its subsample\n%s", path, rows[0])
+		}
+	}
+	rows := a.getCSV(t, "/changes.csv?kind=policy.changed", "changes")
+	if len(rows) != 3 || rows[2][2] != "policy.changed" || rows[2][3] != "" || rows[2][4] != "" || rows[1][3] != "12" {
+		t.Errorf("/changes.csv of our rules: %q; want the subsample and event empty for a rule on none", rows)
+	}
+}

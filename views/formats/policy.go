@@ -135,11 +135,7 @@ func WritePolicyChangesCSV(w *Writer, changes []domain.PolicyChange, formatTime 
 		return err
 	}
 	for _, c := range changes {
-		subsample := ""
-		if c.SubsampleID != 0 {
-			subsample = Int(c.SubsampleID)
-		}
-		if err := w.Write(Int(c.ID), formatTime(&c.At), c.By, c.Action, c.Subject, c.RuleKind, c.PanelistID, subsample, c.Before, c.After, c.Why); err != nil {
+		if err := w.Write(Int(c.ID), formatTime(&c.At), c.By, c.Action, c.Subject, c.RuleKind, c.PanelistID, idOrEmpty(c.SubsampleID), c.Before, c.After, c.Why); err != nil {
 			return err
 		}
 	}

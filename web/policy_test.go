@@ -222,3 +222,78 @@ func TestPolicyChangesInTheFeed(t *testing.T) {
 		t.Errorf("/changes.csv of our rules: %q; want the subsample and event empty for a rule on none", rows)
 	}
 }
+
+// TestPolicyChangesTheRoutersPick: a block of the router's first pick set
+// on the dashboard takes it out of what GET /api/v1/panelists/{id}/next
+// answers, and the subsample's page and API say which rule refuses it,
+// who set it; removed, the pick comes back. A pause from the subsample's
+// page goes back to it, which offers to resume.
+func TestPolicyChangesTheRoutersPick(t *testing.T) {
+	t.Parallel()
+	a, ids := profiled(t, 300)
+	var panelist string
+	var before formats.NextSurveysJSON
+	for _, id := range ids {
+		var next formats.NextSurveysJSON
+		a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(id)+"/next?limit=2", &next)
+		if len(next.Surveys) == 2 {
+			panelist, before = id, next
+			break
+		}
+	}
+	if panelist == "" {
+		t.Fatal("no panelist has two surveys to be sent to")
+	}
+	pick := strconv.FormatInt(before.Surveys[0].SubsampleID, 10)
+	if resp, page := a.policyForm(t, "/policy", url.Values{"kind": {"block"}, "scope": {"subsample"}, "target": {pick}, "why": {"client complaint"}}); resp.StatusCode != 200 {
+		t.Fatalf("block subsample %s: %d %s", pick, resp.StatusCode, alertOf(page))
+	}
+	var after formats.NextSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(panelist)+"/next?limit=2", &after)
+	if len(after.Surveys) == 0 || after.Surveys[0].SubsampleID == before.Surveys[0].SubsampleID {
+		t.Fatalf("after blocking subsample %s the router still picks %+v", pick, after.Surveys)
+	}
+	for _, s := range after.Surveys {
+		if s.SubsampleID == before.Surveys[0].SubsampleID {
+			t.Errorf("the blocked subsample %s is still among the surveys %+v", pick, after.Surveys)
+		}
+	}
+	sentence := "We block subsample " + pick + " (set by tester on "
+	_, page := a.do(t, "GET", "/subsamples/"+pick, nil)
+	card := regexp.MustCompile(`(?s)data-testid="our-rules".*?</section>`).FindString(page)
+	if !strings.Contains(card, sentence) || strings.Contains(card, "None of our rules refuses it") {
+		t.Errorf("the subsample's page does not say which of our rules refuses it:\n%s", card)
+	}
+	s := a.subsamplesJSON(t)[before.Surveys[0].SubsampleID]
+	if s.Sendability != "blocked_by_us" || len(s.Reasons) == 0 || !strings.Contains(strings.Join(s.Reasons, " "), sentence) {
+		t.Errorf("the API says of subsample %s: %s %q; want blocked_by_us naming our block", pick, s.Sendability, s.Reasons)
+	}
+	var p formats.PolicyJSON
+	a.getJSON(t, "/api/v1/policy", &p)
+	if resp, body := a.post(t, "/api/v1/policy/"+strconv.FormatInt(p.Rules[0].ID, 10)+"/remove", "application/json", `{"why":"resolved"}`); resp.StatusCode != 200 {
+		t.Fatalf("remove the block: %d %s", resp.StatusCode, body)
+	}
+	var back formats.NextSurveysJSON
+	a.getJSON(t, "/api/v1/panelists/"+url.PathEscape(panelist)+"/next?limit=2", &back)
+	if len(back.Surveys) == 0 || back.Surveys[0].SubsampleID != before.Surveys[0].SubsampleID {
+		t.Errorf("the block removed, the router picks %+v; want %s again", back.Surveys, pick)
+	}
+
+	// Pause and resume from the subsample's page.
+	_, page = a.do(t, "GET", "/subsamples/"+pick, nil)
+	if !strings.Contains(page, "None of our rules refuses it") || !strings.Contains(page, "Pause on our side") {
+		t.Errorf("the subsample's page, no rule of ours on it: no pause button or no word of none refusing")
+	}
+	resp, _ := a.policyForm(t, "/policy", url.Values{"kind": {"pause"}, "target": {pick}, "why": {"checking the link"}, "back": {"/subsamples/" + pick}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/subsamples/"+pick {
+		t.Fatalf("pause from the subsample's page: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	_, page = a.do(t, "GET", "/subsamples/"+pick, nil)
+	if !strings.Contains(page, "We paused this subsample on our side (set by tester on") || !strings.Contains(page, "checking the link.") || !strings.Contains(page, "Resume on our side") {
+		t.Errorf("the paused subsample's page does not say so, or offers no resume")
+	}
+	resp, _ = a.policyForm(t, "/policy/resume", url.Values{"target": {pick}, "back": {"/subsamples/" + pick}})
+	if _, page = a.do(t, "GET", "/subsamples/"+pick, nil); resp.StatusCode != http.StatusSeeOther || !strings.Contains(page, "Pause on our side") {
+		t.Errorf("resume from the subsample's page: %d; the page does not offer to pause again", resp.StatusCode)
+	}
+}

@@ -268,6 +268,22 @@ func TestPolicyChangesTheRoutersPick(t *testing.T) {
 	if s.Sendability != "blocked_by_us" || len(s.Reasons) == 0 || !strings.Contains(strings.Join(s.Reasons, " "), sentence) {
 		t.Errorf("the API says of subsample %s: %s %q; want blocked_by_us naming our block", pick, s.Sendability, s.Reasons)
 	}
+	// The live list marks it as refused by our rules, keeps it alone under
+	// whose=ours, and its CSV gives our sentence in ourRules.
+	_, live := a.do(t, "GET", "/live?whose=ours", nil)
+	if rows := regexp.MustCompile(`data-testid="live-row"`).FindAllString(live, -1); len(rows) != 1 ||
+		!strings.Contains(live, `<span class="id">`+pick+`</span>`) || !strings.Contains(live, `data-testid="whose-rules">our rules<`) {
+		t.Errorf("/live?whose=ours lists %d rows; want subsample %s alone, marked as refused by our rules", len(rows), pick)
+	}
+	_, live = a.do(t, "GET", "/live?whose=provider", nil)
+	if strings.Contains(live, `<span class="id">`+pick+`</span>`) || strings.Contains(live, `>our rules<`) {
+		t.Errorf("/live?whose=provider lists the subsample our rules refuse")
+	}
+	csvRows := a.getCSV(t, "/live.csv?whose=ours", "live-subsamples")
+	if last := len(csvRows[0]) - 1; len(csvRows) != 2 || csvRows[0][last] != "ourRules" || !strings.Contains(csvRows[1][last], sentence) {
+		t.Errorf("/live.csv?whose=ours: %q; want the subsample with our sentence in ourRules", csvRows)
+	}
+
 	var p formats.PolicyJSON
 	a.getJSON(t, "/api/v1/policy", &p)
 	if resp, body := a.post(t, "/api/v1/policy/"+strconv.FormatInt(p.Rules[0].ID, 10)+"/remove", "application/json", `{"why":"resolved"}`); resp.StatusCode != 200 {

@@ -40,8 +40,8 @@ type LiveQuery struct {
 	// ("provider": not sendable by them) or by ours ("ours":
 	// rules.BlockedByUs); "" keeps any.
 	Whose string
-	Sort     string // a column of liveSorts, "-" in front for descending
-	Page     int    // from 1
+	Sort  string // a column of liveSorts, "-" in front for descending
+	Page  int    // from 1
 }
 
 // liveSorts are the columns the live list sorts by.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
@@ -219,7 +220,7 @@ func (h *Handler) APISetPolicyRule(c echo.Context) error {
 	if err := decodePolicyBody(c, &body); err != nil {
 		return err
 	}
-	r, err := h.PolicyChecks.SetRule(c.Request().Context(), strings.Fields(body.Rule), views.ViewerOf(c.Request().Context()).Name, body.Why)
+	r, err := h.PolicyChecks.SetRule(c.Request().Context(), ruleWords(body.Rule), views.ViewerOf(c.Request().Context()).Name, body.Why)
 	if errors.Is(err, checks.ErrBadRule) {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, refusal(err))
 	}
@@ -298,7 +299,7 @@ func policyWords(f views.PolicyForm) ([]string, error) {
 	case "pause":
 		words = []string{f.Kind, "subsample", f.Target}
 	case "rule":
-		return strings.Fields(f.Rule), nil
+		return ruleWords(f.Rule), nil
 	default:
 		return nil, fmt.Errorf("%w: %q is not a kind of rule this page adds", errBadForm, f.Kind)
 	}
@@ -326,4 +327,10 @@ func (h *Handler) pausedByUs(ctx context.Context, subsampleID int64) (bool, erro
 		}
 	}
 	return false, nil
+}
+
+// ruleWords splits a rule typed in one line into its words, a block's
+// value the rest of the line (rules.JoinBlockValue).
+func ruleWords(line string) []string {
+	return rules.JoinBlockValue(strings.Fields(line))
 }

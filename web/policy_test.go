@@ -56,6 +56,7 @@ func TestPolicyPageForms(t *testing.T) {
 		{"a lowered priority", url.Values{"kind": {"priority"}, "scope": {"subsample"}, "target": {"9"}, "amount": {"-1"}}, "priority subsample 9 -1"},
 		{"a pause", url.Values{"kind": {"pause"}, "target": {"12"}, "why": {"client asked"}}, "pause subsample 12"},
 		{"words as typed", url.Values{"kind": {"rule"}, "rule": {"block  research-type  Health"}}, "block research-type Health"},
+		{"a block's value with spaces", url.Values{"kind": {"rule"}, "rule": {"block billing-entity Acme  Research"}}, "block billing-entity Acme Research"},
 	}
 	for _, tt := range good {
 		resp, page := a.policyForm(t, "/policy", tt.form)

@@ -113,7 +113,7 @@ func runPolicy(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return removePolicyRule(ctx, svc, append([]string{"pause"}, words...), *by, *why, stdout)
 	}
-	r, err := svc.SetRule(ctx, append([]string{sub}, words...), *by, *why)
+	r, err := svc.SetRule(ctx, rules.JoinBlockValue(append([]string{sub}, words...)), *by, *why)
 	if errors.Is(err, checks.ErrBadRule) {
 		return fmt.Errorf("%w: %s", errUsage, strings.TrimPrefix(err.Error(), checks.ErrBadRule.Error()+": "))
 	}
@@ -172,7 +172,7 @@ func removePolicyRule(ctx context.Context, svc *checks.Service, words []string, 
 			return fmt.Errorf("%w: no rule %d is in force (policy list)", errUsage, id)
 		}
 	} else {
-		r, rerr := svc.RemoveRuleWords(ctx, words, by, why)
+		r, rerr := svc.RemoveRuleWords(ctx, rules.JoinBlockValue(words), by, why)
 		err, removed = rerr, rules.PolicyWords(r)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%w: %s", errUsage, strings.TrimSuffix(err.Error(), ": "+store.ErrNotFound.Error()))

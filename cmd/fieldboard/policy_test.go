@@ -43,6 +43,7 @@ func TestPolicyCommands(t *testing.T) {
 		{[]string{"priority", "event", "7", "-1", "--by", "maria"}, "priority event 7 -1"},
 		{[]string{"--by", "maria", "priority", "subsample", "9", "--", "+2"}, "priority subsample 9 +2"},
 		{[]string{"pause", "subsample", "12", "--by", "maria", "--why", "client asked"}, "pause subsample 12"},
+		{[]string{"block", "billing-entity", "Acme", "Research", "--by", "maria"}, "block billing-entity Acme Research"},
 	}
 	for _, tt := range good {
 		out, err := policy(tt.args...)
@@ -81,7 +82,7 @@ func TestPolicyCommands(t *testing.T) {
 	}
 	out, err = policy("list", "--format", "csv")
 	rows, cerr := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil || cerr != nil || len(rows) != len(good)+1 || rows[0][8] != "words" || rows[11][8] != "priority subsample 9 +2" {
+	if err != nil || cerr != nil || len(rows) != len(good)+1 || rows[0][8] != "words" || rows[11][8] != "priority subsample 9 +2" || rows[13][3] != "Acme Research" {
 		t.Errorf("policy list --format csv: %v %v\n%s", err, cerr, out)
 	}
 

@@ -296,7 +296,9 @@ func TestPolicyChangesTheRoutersPick(t *testing.T) {
 		t.Errorf("the block removed, the router picks %+v; want %s again", back.Surveys, pick)
 	}
 
-	// Pause and resume from the subsample's page.
+	// Pause and resume from the subsample's page; another subsample's
+	// pause is not its own.
+	a.post(t, "/api/v1/policy", "application/json", `{"rule": "pause subsample 999999"}`)
 	_, page = a.do(t, "GET", "/subsamples/"+pick, nil)
 	if !strings.Contains(page, "None of our rules refuses it") || !strings.Contains(page, "Pause on our side") {
 		t.Errorf("the subsample's page, no rule of ours on it: no pause button or no word of none refusing")

@@ -66,7 +66,7 @@ func TestBadInputNeverAnswers500(t *testing.T) {
 			{"sort=nonsense", `sort &#34;nonsense&#34; is not a column of the list`},
 			{"sort=-", "is not a column of the list"},
 			{"device=fridge", `device &#34;fridge&#34; is not one of desktop, mobile, tablet`},
-			{"sendability=maybe", "is not one of sendable, paused, not_sendable, testing, unknown"},
+			{"sendability=maybe", "is not one of sendable, blocked_by_us, paused, not_sendable, testing, unknown"},
 			{"status=%3Cb%3E", "status &#34;&lt;b&gt;&#34; is not one of Live, Live for testing, Pending, Complete, Canceled"},
 			{"cpimin=NaN", `cpimin &#34;NaN&#34; is not a price`},
 			{"cpimin=-1", "is not a price"},

@@ -6,7 +6,8 @@
 // interfaces beside the handlers that use them (SnapshotChecks in
 // overview.go, SubsampleChecks in subsample.go, SendChecks in targets.go,
 // PanelistChecks in panelists_page.go, ProfilingChecks in profiling.go,
-// Outcomes in outcomes.go, Refresher) and import nothing from web.
+// PolicyChecks in policy.go, Outcomes in outcomes.go, Refresher) and
+// import nothing from web.
 package handlers
 
 import (

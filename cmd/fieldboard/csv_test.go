@@ -132,7 +132,7 @@ func TestEveryCSVTheCommandLinePrintsIsNeutralised(t *testing.T) {
 		// rules and their audit.
 		"policy": {{args: []string{"policy", "block", "category", "=cmd|' /C calc'!A0", "--by", "@maria", "--why", "+1;2", "--db", db}},
 			{args: []string{"policy", "list", "--format", "csv", "--db", db}}, {args: []string{"policy", "changes", "--format", "csv", "--db", db}}},
-		"serve":     nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
+		"serve": nil, "refresh": nil, "provider-sim": nil, "history": nil, "panelists": nil,
 		"user": nil, "token": nil, "webhook": nil, "invite": nil, "secret": nil,
 	}
 	neutralised := map[string]int{}

@@ -6,7 +6,8 @@
 // interfaces beside the handlers that use them (SnapshotChecks in
 // overview.go, SubsampleChecks in subsample.go, SendChecks in targets.go,
 // PanelistChecks in panelists_page.go, ProfilingChecks in profiling.go,
-// Outcomes in outcomes.go, Refresher) and import nothing from web.
+// PolicyChecks in policy.go, Outcomes in outcomes.go, Refresher) and
+// import nothing from web.
 package handlers
 
 import (
@@ -66,6 +67,7 @@ type Handler struct {
 	SendChecks      SendChecks      // send lists and bulk checks
 	PanelistChecks  PanelistChecks  // a panelist's surveys and eligibility, the router
 	ProfilingChecks ProfilingChecks // what to profile next: the ranking and the coverage
+	PolicyChecks    PolicyChecks    // our own rules: the policy page and API
 	// Outcomes is the outcomes service (*outcomes.Service): what the
 	// sending produced, the invoice, a panelist's completes.
 	Outcomes  Outcomes

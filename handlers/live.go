@@ -91,7 +91,7 @@ func liveTable(q LiveQuery, all, matching []checks.LiveRow, options views.LiveOp
 		Pages: max(1, (len(matching)+livePageSize-1)/livePageSize), Sort: q.Sort,
 		Options: options, SortURLs: map[string]string{},
 		Filters: views.LiveFilters{Sendability: q.Sendability, Status: q.Status, Country: q.Country, ResearchType: q.ResearchType,
-			Category: q.Category, Device: q.Device, AtRisk: q.AtRisk, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1),
+			Category: q.Category, Device: q.Device, AtRisk: q.AtRisk, Whose: q.Whose, CPIMin: formats.OptFloat(q.CPIMin, -1), CPIMax: formats.OptFloat(q.CPIMax, -1),
 			Currency: strings.ToUpper(q.Currency), Text: q.Text},
 	}
 	at := func(edit func(*LiveQuery)) string {

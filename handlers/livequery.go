@@ -36,8 +36,12 @@ type LiveQuery struct {
 	Currency string // ISO code as the provider spells it, any case
 	Text     string // subsample or event id, or part of a name
 	AtRisk   bool   // only subsamples whose total quota is at risk (rules.Pace)
-	Sort     string // a column of liveSorts, "-" in front for descending
-	Page     int    // from 1
+	// Whose keeps the subsamples refused by the provider's rules
+	// ("provider": not sendable by them) or by ours ("ours":
+	// rules.BlockedByUs); "" keeps any.
+	Whose string
+	Sort  string // a column of liveSorts, "-" in front for descending
+	Page  int    // from 1
 }
 
 // liveSorts are the columns the live list sorts by.
@@ -117,6 +121,11 @@ func ParseLiveQuery(q url.Values) (LiveQuery, error) {
 	if lq.CPIMin != nil && lq.CPIMax != nil && *lq.CPIMin > *lq.CPIMax {
 		return lq, fmt.Errorf("the CPI range runs from %v down to %v", *lq.CPIMin, *lq.CPIMax)
 	}
+	switch lq.Whose = filterValue(q, "whose"); lq.Whose {
+	case "", "provider", "ours":
+	default:
+		return lq, fmt.Errorf("whose %q is not \"provider\" (refused by the provider's rules), \"ours\" (refused by ours) or empty", lq.Whose)
+	}
 	switch raw := filterValue(q, "risk"); raw {
 	case "":
 	case "at":
@@ -158,6 +167,7 @@ func (lq LiveQuery) Values() url.Values {
 	if lq.AtRisk {
 		v.Set("risk", "at")
 	}
+	set("whose", lq.Whose)
 	set("sort", lq.Sort)
 	if lq.Page > 1 {
 		v.Set("page", strconv.Itoa(lq.Page))
@@ -305,7 +315,9 @@ func (lq LiveQuery) keepsBesidesCPI(r checks.LiveRow, text string) bool {
 		lq.Device == "mobile" && !r.AllowMobile,
 		lq.Device == "tablet" && !r.AllowTablet,
 		text != "" && !matchesText(r, text),
-		lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk):
+		lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk),
+		lq.Whose == "ours" && r.Verdict.State != rules.BlockedByUs,
+		lq.Whose == "provider" && (r.Verdict.State == rules.Sendable || r.Verdict.State == rules.BlockedByUs):
 		return false
 	}
 	return true
@@ -314,7 +326,7 @@ func (lq LiveQuery) keepsBesidesCPI(r checks.LiveRow, text string) bool {
 // unfiltered reports whether the query keeps every row in its order.
 func (lq LiveQuery) unfiltered() bool {
 	return lq.Sendability == "" && lq.Status == "" && lq.Country == "" && lq.ResearchType == "" && lq.Category == "" &&
-		lq.Device == "" && lq.Currency == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && !lq.AtRisk && lq.Sort == ""
+		lq.Device == "" && lq.Currency == "" && lq.CPIMin == nil && lq.CPIMax == nil && lq.Text == "" && !lq.AtRisk && lq.Whose == "" && lq.Sort == ""
 }
 
 // PageOf returns the rows of the query's page and the page it really is

@@ -248,3 +248,49 @@ func TestLiveQuerySortsUnknownPricesLast(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveQueryWhoseRules: whose=ours keeps the subsamples the provider
+// lets us send to that our rules refuse; whose=provider those the
+// provider's rules refuse; neither keeps a sendable one; the filter stays
+// in the list's URL; any other value is refused.
+func TestLiveQueryWhoseRules(t *testing.T) {
+	rows := []checks.LiveRow{
+		liveRow(101, "sendable", rules.Sendable, 2.5, "US"),
+		liveRow(102, "paused by the provider", rules.Paused, 1.0, "GB"),
+		liveRow(103, "blocked by us", rules.BlockedByUs, 3.0, "DE"),
+		liveRow(104, "unknown", rules.Unknown, 0, "US"),
+		liveRow(105, "not sendable", rules.NotSendable, 0, "US"),
+	}
+	for _, tt := range []struct {
+		query string
+		want  []int64
+	}{
+		{"whose=ours", []int64{103}},
+		{"whose=provider", []int64{102, 104, 105}},
+		{"whose=", []int64{101, 102, 103, 104, 105}},
+		{"whose=ours&country=US", nil},
+	} {
+		v, _ := url.ParseQuery(tt.query)
+		q, err := ParseLiveQuery(v)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.query, err)
+		}
+		matching, err := q.Filter(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, r := range matching {
+			got = append(got, r.SubsampleID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s keeps %v, want %v", tt.query, got, tt.want)
+		}
+		if w := v.Get("whose"); w != "" && q.Values().Get("whose") != w {
+			t.Errorf("%s: the list's URL drops the filter: %s", tt.query, q.Values().Encode())
+		}
+	}
+	if _, err := ParseLiveQuery(url.Values{"whose": {"theirs"}}); err == nil || !strings.Contains(err.Error(), `whose "theirs"`) {
+		t.Errorf("whose=theirs: %v, want an error naming it", err)
+	}
+}

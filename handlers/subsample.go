@@ -56,6 +56,10 @@ func (h *Handler) Subsample(c echo.Context) error {
 			return err
 		}
 	}
+	v.Ours, v.OurPriority = parts.Ours, parts.Priority
+	if v.PausedByUs, err = h.pausedByUs(ctx, id); err != nil {
+		return err
+	}
 	return Render(c, http.StatusOK, views.SubsamplePage(v))
 }
 

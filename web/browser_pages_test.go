@@ -102,6 +102,17 @@ func TestBrowserEveryPageFitsAndPassesAxe(t *testing.T) {
 	if err := holds.HoldPanelist(context.Background(), "P0000004", &until, "tester", "asked for a pause"); err != nil {
 		t.Fatal(err)
 	}
+	// Our own rules, a removal among their changes, for /policy to list:
+	// none of them refuses a subsample the other pages show.
+	ours := &checks.Service{Store: st, Now: clock.Now}
+	for _, words := range []string{"block country ZZ", "priority event 999999 +2", "cap subsample 999999 sends 50 per hour", "pause subsample 999999"} {
+		if _, err := ours.SetRule(context.Background(), strings.Fields(words), "maria", "a reason a coordinator gives, long enough to wrap on a phone"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ours.RemoveRuleWords(context.Background(), []string{"pause", "subsample", "999999"}, "maria", "resumed"); err != nil {
+		t.Fatal(err)
+	}
 	badCSV := filepath.Join(t.TempDir(), "history.csv")
 	if err := os.WriteFile(badCSV, []byte("not,the,header\n1,2,3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -175,6 +186,14 @@ func TestBrowserEveryPageFitsAndPassesAxe(t *testing.T) {
 		{name: "routing", path: "/routing", ready: `main h1`},
 		{name: "webhooks", path: "/webhooks", ready: `main h1`},
 		{name: "users", path: "/users", ready: `[data-testid="user"]`},
+		{name: "policy", path: "/policy", ready: `[data-testid="policy-rule"]`,
+			then: chromedp.Click(`[data-testid="policy-rule"] details.confirm summary`)},
+		{name: "policy-refused", path: "/policy", ready: `[data-testid="policy-form-rule"]`,
+			then: chromedp.Tasks{
+				chromedp.SendKeys(`[data-testid="policy-form-rule"] input[name="rule"]`, "max-loi twenty"),
+				chromedp.Click(`[data-testid="policy-form-rule"] button`),
+				chromedp.WaitVisible(`[data-testid="policy-error"]`),
+			}},
 		{name: "not-found", path: "/subsamples/999999999", ready: `main`},
 	} {
 		check(v)

@@ -252,7 +252,8 @@ func TestEveryCSVNeutralisesEveryCell(t *testing.T) {
 		"/webhooks/:id/test": false, "/api/v1/profiles": false, "/api/v1/panelists": false, "/api/v1/history": false, "/api/v1/refresh": false,
 		"/profiling/mapping": false, "/profiling/own": false, "/api/v1/profiles/mapping": false, "/api/v1/profiles/own": false,
 		"/users": false, "/users/role": false, "/users/tokens": false, "/users/tokens/revoke": false,
-		"/api/v1/returns": false, "/panelists/held": false, "/panelists/held/:id/release": false} // JSON only, or pages
+		"/api/v1/returns": false, "/panelists/held": false, "/panelists/held/:id/release": false,
+		"/policy": false, "/policy/resume": false, "/policy/:id/remove": false, "/api/v1/policy": false, "/api/v1/policy/:id/remove": false} // JSON only, or pages
 	for _, r := range a.routes {
 		if _, known := postsCSV[r.Path]; r.Method != http.MethodGet && !known {
 			t.Errorf("%s %s is new to this test: say in postsCSV whether it answers CSV, and if it does, check its cells below", r.Method, r.Path)

@@ -376,6 +376,17 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "POST", path: "/api/v1/refresh", header: map[string]string{"Origin": "https://elsewhere.example"}, status: 403},
 		{method: "POST", path: "/api/v1/refresh?subsample=" + S, status: 202},
 		{method: "GET", path: "/api/v1/refresh", status: 200},
+
+		// Last: our rules change what the cases above answer.
+		{method: "POST", path: "/api/v1/policy", contentType: jsonType, body: `{"rule": "block country ZZ", "why": "none of our panel lives there"}`, status: 201},
+		{method: "POST", path: "/api/v1/policy", contentType: jsonType, body: `{"rule": "max-loi twenty"}`, status: 422},
+		{method: "POST", path: "/api/v1/policy", contentType: jsonType, body: `{"words": "max-loi 20"}`, status: 400, refused: true},
+		{method: "GET", path: "/api/v1/policy", status: 200},
+		{method: "POST", path: "/api/v1/policy/999999/remove", contentType: jsonType, body: `{}`, status: 404},
+		{method: "POST", path: "/api/v1/policy/1/remove", contentType: jsonType, body: `{"why": "done"}`, status: 200},
+		{method: "GET", path: "/api/v1/policy/changes", status: 200},
+		{method: "GET", path: "/api/v1/policy/changes?limit=0", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/changes?limit=1000", status: 200}, // the policy.changed kinds
 	} {
 		c.check(t, a, x)
 	}

@@ -45,6 +45,11 @@ var routeRoles = map[string]store.Role{
 	"POST /api/v1/refresh":                    store.RoleCoordinator,
 	"POST /panelists/held":                    store.RoleCoordinator,
 	"POST /panelists/held/:id/release":        store.RoleCoordinator,
+	"POST /policy":                            store.RoleCoordinator,
+	"POST /policy/resume":                     store.RoleCoordinator,
+	"POST /policy/:id/remove":                 store.RoleCoordinator,
+	"POST /api/v1/policy":                     store.RoleCoordinator,
+	"POST /api/v1/policy/:id/remove":          store.RoleCoordinator,
 	// The next-survey answer records the router's send.
 	"GET /api/v1/panelists/:id/next": store.RoleCoordinator,
 

@@ -166,6 +166,7 @@ func (s *Server) Routes() *echo.Echo {
 		h.SnapshotChecks, h.SubsampleChecks, h.SendChecks, h.PanelistChecks = s.Checks, s.Checks, s.Checks, s.Checks
 		h.ReturnChecks = s.Checks
 		h.ProfilingChecks = s.Checks
+		h.PolicyChecks = s.Checks
 		if s.slowChecks != nil {
 			h.SubsampleChecks, h.SendChecks = s.slowChecks, s.slowChecks
 		}
@@ -251,6 +252,12 @@ func (s *Server) Routes() *echo.Echo {
 	e.POST("/webhooks", h.AddWebhook)
 	e.POST("/webhooks/:id/remove", h.RemoveWebhook)
 	e.POST("/webhooks/:id/test", h.TestWebhook)
+	e.GET("/policy", h.Policy)
+	e.GET("/policy.csv", h.Policy)
+	e.GET("/policy/changes.csv", h.PolicyChangesCSV)
+	e.POST("/policy", h.AddPolicyRule)
+	e.POST("/policy/resume", h.ResumeSubsample)
+	e.POST("/policy/:id/remove", h.RemovePolicyRule)
 	e.GET("/routing.csv", h.Routing)
 
 	api := e.Group("/api/v1")
@@ -268,6 +275,10 @@ func (s *Server) Routes() *echo.Echo {
 	api.GET("/panelists/:id/surveys", h.APIPanelistSurveys)
 	api.GET("/panelists/:id/next", h.APINextSurveys, s.observeRouter("next"))
 	api.GET("/changes", h.APIChanges)
+	api.GET("/policy", h.APIPolicy)
+	api.POST("/policy", h.APISetPolicyRule)
+	api.GET("/policy/changes", h.APIPolicyChanges)
+	api.POST("/policy/:id/remove", h.APIRemovePolicyRule)
 	api.GET("/outcomes", h.APIOutcomes)
 	api.GET("/invoice", h.APIInvoice)
 	api.POST("/history", h.APIImportHistory)

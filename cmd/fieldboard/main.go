@@ -19,6 +19,7 @@
 //	fieldboard user add NAME         add a user who may sign in (also passwd, role, list)
 //	fieldboard token create --name N create a bearer token for scripts (also revoke, list)
 //	fieldboard webhook add --url URL subscribe an address to the change feed, signed (also list, remove, test)
+//	fieldboard policy max-loi 20     put one of our own rules in force (also list, changes, remove, resume; --help)
 //	fieldboard invite [flags]        print an invitation link that chooses the panelist's survey when clicked
 //	fieldboard secret rotate         a new key for signing invitation links
 //	fieldboard profiling --db PATH   print the questions to profile next, best first (CSV)
@@ -69,6 +70,7 @@ func commands() []command {
 		}},
 		{"token", "token create|revoke|list: bearer tokens for scripts (Authorization: Bearer TOKEN)", runToken},
 		{"webhook", "webhook add|list|remove|test: addresses the change feed is POSTed to, signed (Standard Webhooks)", runWebhook},
+		{"policy", "policy RULE|list|changes|remove|resume: the supplier's own rules (block country DE, max-loi 20, pause subsample 12...) and their audit", runPolicy},
 		{"invite", "print an invitation link for a panelist that chooses their survey when clicked (--public-url/r/TOKEN)", runInvite},
 		{"profiling", "print the questions to ask the panel next, best first: what each would unlock (CSV)", runProfiling},
 		{"report", "report invoice --month YYYY-MM: a month's invoice (CSV); report outcomes: what the sending produced in a period", runReport},

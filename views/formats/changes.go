@@ -50,16 +50,25 @@ func ChangesPage(changes []domain.Change, since int64) ChangesPageJSON {
 }
 
 // WriteChangesCSV writes the feed as CSV, times as formatTime writes them;
-// the names are the current snapshot's, empty when it has none.
+// the names are the current snapshot's, empty when it has none, and the
+// ids empty when the change is about none (our rules, a panelist's hold).
 func WriteChangesCSV(w *Writer, changes []domain.Change, formatTime func(*time.Time) string) error {
 	if err := w.Write("id", "at", "kind", "subsampleId", "eventId", "country", "quotaId", "before", "after", "subsampleName", "eventName"); err != nil {
 		return err
 	}
 	for _, c := range changes {
-		if err := w.Write(Int(c.ChangeID), formatTime(&c.At), string(c.Kind), Int(c.SubsampleID), Int(c.EventID), c.Country, c.QuotaID, c.Before, c.After,
+		if err := w.Write(Int(c.ChangeID), formatTime(&c.At), string(c.Kind), idOrEmpty(c.SubsampleID), idOrEmpty(c.EventID), c.Country, c.QuotaID, c.Before, c.After,
 			c.SubsampleName, c.EventName); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// idOrEmpty writes an id, or nothing for 0 (none).
+func idOrEmpty(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return Int(id)
 }

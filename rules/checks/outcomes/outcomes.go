@@ -612,7 +612,9 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 	rep.Totals, rep.ByEntity = rules.TotalsOf(rep.Lines)
 	eventNames := map[int64]string{}
 	for _, i := range info {
-		eventNames[i.eventID] = i.eventName
+		if i.eventName != "" {
+			eventNames[i.eventID] = i.eventName
+		}
 	}
 	entities := map[string]bool{}
 	for e := range inv.ReversalsOfNothingBy {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,6 +186,11 @@ func hasUnnamedEntity(lines []rules.InvoiceLine) bool {
 		}
 	}
 	return false
+}
+
+// entityHref is the invoice of month for one billing entity alone.
+func entityHref(month, entity string) string {
+	return "/outcomes/invoice?month=" + url.QueryEscape(month) + "&entity=" + url.QueryEscape(entity)
 }
 
 // sortedEntities are an invoice's billing entities, sorted.

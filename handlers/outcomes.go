@@ -22,6 +22,7 @@ import (
 type Outcomes interface {
 	Outcomes(ctx context.Context, q outcomes.Query) (outcomes.Report, error)
 	Invoice(ctx context.Context, month string) (outcomes.InvoiceReport, error)
+	Reconcile(ctx context.Context, inv outcomes.InvoiceReport) (rules.Reconciliation, error)
 	Panelist(ctx context.Context, panelistID string) (outcomes.PanelistReport, error)
 }
 
@@ -116,9 +117,40 @@ func (h *Handler) OutcomesPage(c echo.Context) error {
 		TotalsCSVHref: withQuery("/outcomes.csv", append(query, "totals", "true")...),
 		InvoiceHref:   "/outcomes/invoice?month=" + h.Now().In(h.providerLocation()).Format("2006-01")}
 	v.Pages, v.Prev, v.Next = pageLinks("/outcomes", query, page, total, outcomesPageSize)
+	if err := h.reconcileOutcomes(c.Request().Context(), q, &v); err != nil {
+		return err
+	}
 	return pageOrFragment(c, http.StatusOK, views.OutcomesResults(v), func() (templ.Component, error) {
 		return views.OutcomesPage(v), nil
 	})
+}
+
+// reconcileOutcomes sets what v says of the invoice: when the period is
+// one calendar month and no filter narrows it, how its earnings relate to
+// the month's invoice; else the link to the outcomes of the month its
+// last day is in, which do.
+func (h *Handler) reconcileOutcomes(ctx context.Context, q outcomes.Query, v *views.OutcomesView) error {
+	loc := h.providerLocation()
+	month, ok := rules.MonthOf(q.From, q.To, loc)
+	if !ok || q.SubsampleID != 0 || q.EventID != 0 || q.Country != "" {
+		last := q.To.Add(-time.Nanosecond).In(loc)
+		first := time.Date(last.Year(), last.Month(), 1, 0, 0, 0, 0, loc)
+		v.MonthHref = withQuery("/outcomes", "from", first.Format(time.DateOnly), "to", first.AddDate(0, 1, -1).Format(time.DateOnly))
+		v.MonthName = first.Format("January 2006")
+		return nil
+	}
+	inv, err := h.Outcomes.Invoice(ctx, month)
+	if err != nil {
+		return err
+	}
+	rec, err := h.Outcomes.Reconcile(ctx, inv)
+	if err != nil {
+		return err
+	}
+	v.Reconciliation = &views.ReconciliationView{Reconciliation: rec, Month: month, Name: inv.From.Format("January 2006"),
+		InvoiceHref: withQuery("/outcomes/invoice", "month", month), OutcomesHref: withQuery("/outcomes", "from", q.From.Format(time.DateOnly), "to", q.To.AddDate(0, 0, -1).Format(time.DateOnly))}
+	v.InvoiceHref = v.Reconciliation.InvoiceHref
+	return nil
 }
 
 // invoiceMonth reads the query's month (YYYY-MM, by default the current
@@ -137,34 +169,75 @@ func (h *Handler) invoiceMonth(c echo.Context) (string, error) {
 	return month, nil
 }
 
-// InvoicePage answers GET /outcomes/invoice and /outcomes/invoice.csv: a
-// month's invoice, its totals per currency and per billing entity and its
-// lines; the CSV is `fieldboard report invoice`'s, byte for byte.
-func (h *Handler) InvoicePage(c echo.Context) error {
+// invoiceOf reads the invoice's month and billing entity (entity, ""
+// for all) and answers the month's invoice of that entity alone, with
+// the invoice of every entity it was cut from. An entity with nothing on
+// the month's invoice is a 404 that names the month's entities, unless
+// the page asks (page): it shows them to choose from.
+func (h *Handler) invoiceOf(c echo.Context, page bool) (shown, all outcomes.InvoiceReport, err error) {
 	month, err := h.invoiceMonth(c)
 	if err != nil {
-		return err
+		return shown, all, err
 	}
-	inv, err := h.Outcomes.Invoice(c.Request().Context(), month)
+	entity, err := queryValue(c, "entity")
+	if err != nil {
+		return shown, all, err
+	}
+	all, err = h.Outcomes.Invoice(c.Request().Context(), month)
+	if err != nil {
+		return shown, all, err
+	}
+	shown, ok := all.Only(entity)
+	if !ok && !page {
+		return shown, all, echo.NewHTTPError(http.StatusNotFound, noEntityText(all, entity))
+	}
+	return shown, all, nil
+}
+
+// noEntityText says that entity has nothing on all, the month's invoice,
+// and names the entities that have.
+func noEntityText(all outcomes.InvoiceReport, entity string) string {
+	return fmt.Sprintf("Billing entity %q has nothing on the invoice of %s; its billing entities are %s.", domain.Clip(entity, 80), all.Month, all.NamedEntities())
+}
+
+// InvoicePage answers GET /outcomes/invoice and /outcomes/invoice.csv: a
+// month's invoice, of one billing entity with entity=NAME, its totals per
+// currency and per billing entity and its lines, and (of every entity)
+// how it relates to the month's outcomes; the CSV is `fieldboard report
+// invoice`'s, byte for byte.
+func (h *Handler) InvoicePage(c echo.Context) error {
+	csv := wantsCSV(c)
+	inv, all, err := h.invoiceOf(c, !csv)
 	if err != nil {
 		return err
 	}
-	if wantsCSV(c) {
+	if csv {
 		return h.invoiceCSV(c, inv)
 	}
-	v := views.InvoiceView{Page: h.page("Invoice "+month, "outcomes"), Invoice: inv,
-		CSVHref: withQuery("/outcomes/invoice.csv", "month", month)}
-	if from, _, err := rules.MonthRange(month, h.providerLocation()); err == nil {
-		v.PrevHref = withQuery("/outcomes/invoice", "month", from.AddDate(0, -1, 0).Format("2006-01"))
-		v.NextHref = withQuery("/outcomes/invoice", "month", from.AddDate(0, 1, 0).Format("2006-01"))
+	v := views.InvoiceView{Page: h.page("Invoice "+inv.Month, "outcomes"), Invoice: inv, Entities: all.Entities,
+		CSVHref: withQuery("/outcomes/invoice.csv", "month", inv.Month, "entity", inv.Entity)}
+	status := http.StatusOK
+	if _, ok := all.Only(inv.Entity); !ok {
+		status, v.NoEntity = http.StatusNotFound, noEntityText(all, inv.Entity)
 	}
-	return pageOrFragment(c, http.StatusOK, views.InvoiceResults(v), func() (templ.Component, error) {
+	v.PrevHref = withQuery("/outcomes/invoice", "month", inv.From.AddDate(0, -1, 0).Format("2006-01"), "entity", inv.Entity)
+	v.NextHref = withQuery("/outcomes/invoice", "month", inv.From.AddDate(0, 1, 0).Format("2006-01"), "entity", inv.Entity)
+	if inv.Entity == "" {
+		rec, err := h.Outcomes.Reconcile(c.Request().Context(), all)
+		if err != nil {
+			return err
+		}
+		v.Reconciliation = &views.ReconciliationView{Reconciliation: rec, Month: inv.Month, Name: inv.From.Format("January 2006"), OnInvoice: true,
+			InvoiceHref:  withQuery("/outcomes/invoice", "month", inv.Month),
+			OutcomesHref: withQuery("/outcomes", "from", inv.From.Format(time.DateOnly), "to", inv.To.AddDate(0, 0, -1).Format(time.DateOnly))}
+	}
+	return pageOrFragment(c, status, views.InvoiceResults(v), func() (templ.Component, error) {
 		return views.InvoicePage(v), nil
 	})
 }
 
 func (h *Handler) invoiceCSV(c echo.Context, inv outcomes.InvoiceReport) error {
-	return h.sendCSV(c, formats.FileName("invoice", h.Now(), "month", inv.Month), func(w *formats.Writer) error { return formats.WriteInvoiceCSV(w, inv) })
+	return h.sendCSV(c, formats.FileName("invoice", h.Now(), "month", inv.Month, "entity", inv.Entity), func(w *formats.Writer) error { return formats.WriteInvoiceCSV(w, inv) })
 }
 
 // apiWantsCSV reports whether an API request that answers JSON by default
@@ -187,19 +260,15 @@ func apiWantsCSV(c echo.Context) (bool, error) {
 	return false, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("format %q is neither json nor csv", domain.Clip(format, 20)))
 }
 
-// APIInvoice answers GET /api/v1/invoice?month=YYYY-MM: the month's
-// invoice as JSON, or with format=csv (or Accept: text/csv) the page's
-// CSV.
+// APIInvoice answers GET /api/v1/invoice?month=YYYY-MM[&entity=NAME]:
+// the month's invoice (of one billing entity) as JSON, or with format=csv
+// (or Accept: text/csv) the page's CSV.
 func (h *Handler) APIInvoice(c echo.Context) error {
 	asCSV, err := apiWantsCSV(c)
 	if err != nil {
 		return err
 	}
-	month, err := h.invoiceMonth(c)
-	if err != nil {
-		return err
-	}
-	inv, err := h.Outcomes.Invoice(c.Request().Context(), month)
+	inv, _, err := h.invoiceOf(c, false)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,23 @@ func FormatCents(cents int64) string {
 	return fmt.Sprintf("%s%d.%02d", sign, cents/100, cents%100)
 }
 
+// FormatCPI writes a price with at least two decimals, more only when
+// it has them: 7.6 is "7.60", 4 is "4.00", 2.345 is "2.345" (never
+// rounded, so a line's amount can be checked by hand).
+func FormatCPI(cpi float64) string {
+	s := strconv.FormatFloat(cpi, 'f', -1, 64)
+	dot := strings.IndexByte(s, '.')
+	switch {
+	case strings.ContainsAny(s, "eEIN"): // not a finite decimal; never a price
+		return s
+	case dot < 0:
+		return s + ".00"
+	case len(s)-dot-1 < 2:
+		return s + strings.Repeat("0", 2-(len(s)-dot-1))
+	}
+	return s
+}
+
 // AmountCents is n × cpi in hundredths, computed on the CPI's shortest
 // decimal form (so 3 × 0.1 is exactly 0.30) and rounded half away from
 // zero to two decimals.
@@ -361,6 +378,17 @@ func MonthRange(month string, loc *time.Location) (from, to time.Time, err error
 	return t, t.AddDate(0, 1, 0), nil
 }
 
+// MonthOf is the calendar month "YYYY-MM" in loc that [from, to) is
+// exactly, ok false when it is not one.
+func MonthOf(from, to time.Time, loc *time.Location) (month string, ok bool) {
+	f := from.In(loc)
+	first := time.Date(f.Year(), f.Month(), 1, 0, 0, 0, 0, loc)
+	if !first.Equal(from) || !first.AddDate(0, 1, 0).Equal(to) {
+		return "", false
+	}
+	return first.Format("2006-01"), true
+}
+
 // InvoiceKey is one line of the invoice: a subsample's completes at one
 // price, for one billing entity and job number. An unknown price has
 // Known false and no currency or CPI.
@@ -406,13 +434,15 @@ type Invoice struct {
 	From, To time.Time
 	lines    map[InvoiceKey]*InvoiceLine
 	// ReversalsOfNothing are the verdicts registered in the month with no
-	// complete before them: shown, never credited.
-	ReversalsOfNothing int
+	// complete before them: shown, never credited. ReversalsOfNothingBy
+	// counts them per billing entity.
+	ReversalsOfNothing   int
+	ReversalsOfNothingBy map[string]int
 }
 
 // NewInvoice starts the invoice of [from, to).
 func NewInvoice(from, to time.Time) *Invoice {
-	return &Invoice{From: from, To: to, lines: map[InvoiceKey]*InvoiceLine{}}
+	return &Invoice{From: from, To: to, lines: map[InvoiceKey]*InvoiceLine{}, ReversalsOfNothingBy: map[string]int{}}
 }
 
 // AddPanelist adds one panelist's records on one subsample (any order;
@@ -444,6 +474,7 @@ func (inv *Invoice) AddPanelist(party domain.InvoiceParty, subsampleID int64, re
 		}
 		if rv.complete < 0 {
 			inv.ReversalsOfNothing++
+			inv.ReversalsOfNothingBy[party.BillingEntity]++
 			continue
 		}
 		line(records[rv.complete].RegisteredAt).Reversed++

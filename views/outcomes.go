@@ -1,6 +1,7 @@
 package views
 
 import (
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +27,15 @@ type OutcomesView struct {
 	CSVHref   string
 	// TotalsCSVHref is the CSV of what the period earned per currency.
 	TotalsCSVHref string
-	// InvoiceHref is the current month's invoice.
+	// InvoiceHref is the invoice of the period's month, or the current
+	// month's.
 	InvoiceHref string
+	// Reconciliation relates the period's earnings to its invoice, when
+	// the period is one calendar month and nothing narrows it; else
+	// MonthHref is the outcomes of MonthName, the month of the period's
+	// last day, which do.
+	Reconciliation       *ReconciliationView
+	MonthHref, MonthName string
 }
 
 // OutcomesFilterForm holds the outcomes' filters as typed, to fill the
@@ -42,6 +50,13 @@ type InvoiceView struct {
 	Invoice            outcomes.InvoiceReport
 	CSVHref            string
 	PrevHref, NextHref string // the months before and after
+	// Entities are the month's billing entities, to choose one; NoEntity
+	// says that the entity asked for has nothing on the month's invoice.
+	Entities []string
+	NoEntity string
+	// Reconciliation relates the invoice of every entity to the month's
+	// outcomes; nil for one entity's.
+	Reconciliation *ReconciliationView
 }
 
 // groupLabel names a grouping for the form.
@@ -144,7 +159,7 @@ func invoiceCPI(l rules.InvoiceLine) string {
 	if !l.Known {
 		return "unknown"
 	}
-	return strconv.FormatFloat(l.CPI, 'f', -1, 64) + " " + l.Currency
+	return rules.FormatCPI(l.CPI) + " " + l.Currency
 }
 
 // totalsText is an invoice's totals per currency, and its lines of
@@ -163,12 +178,19 @@ func totalsText(t rules.InvoiceTotals) string {
 	return s
 }
 
-// entityName is a billing entity as the page shows it.
-func entityName(e string) string {
-	if e == "" {
-		return "(none named)"
+// hasUnnamedEntity reports whether some line has no billing entity.
+func hasUnnamedEntity(lines []rules.InvoiceLine) bool {
+	for _, l := range lines {
+		if l.BillingEntity == "" {
+			return true
+		}
 	}
-	return e
+	return false
+}
+
+// entityHref is the invoice of month for one billing entity alone.
+func entityHref(month, entity string) string {
+	return "/outcomes/invoice?month=" + url.QueryEscape(month) + "&entity=" + url.QueryEscape(entity)
 }
 
 // sortedEntities are an invoice's billing entities, sorted.

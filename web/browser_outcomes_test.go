@@ -68,6 +68,7 @@ func TestBrowserOutcomesAndInvoice(t *testing.T) {
 	// The month two days ago: the current one, but on the first days of a
 	// month the one before, which holds most of the 30 days.
 	month := time.Now().UTC().AddDate(0, 0, -2).Format("2006-01")
+	monthStart, _ := time.Parse("2006-01", month)
 	held := simulator.PanelistID(outcomesDemoHeldFrom)
 	pages := []struct {
 		name, path, ready string
@@ -91,6 +92,13 @@ func TestBrowserOutcomesAndInvoice(t *testing.T) {
 				t.Errorf("the chart draws %d lines (%v), want completes and reversals", chart, err)
 			}
 		}},
+		{"outcomes-month", "/outcomes?from=" + monthStart.Format(time.DateOnly) + "&to=" + monthStart.AddDate(0, 1, -1).Format(time.DateOnly), `[data-testid="reconciliation"]`, func(t *testing.T, text string) {
+			for _, want := range []string{"Earned on the outcomes", "Invoice gross", "Invoice net", "The invoice of " + monthStart.Format("January 2006")} {
+				if !strings.Contains(text, want) {
+					t.Errorf("/outcomes of %s does not say %q", month, want)
+				}
+			}
+		}},
 		{"invoice", "/outcomes/invoice?month=" + month, `[data-testid="invoice-line"]`, func(t *testing.T, text string) {
 			var amount string
 			if err := chromedp.Run(b, chromedp.Text(`[data-testid="invoice-amount"]`, &amount)); err != nil {
@@ -99,7 +107,7 @@ func TestBrowserOutcomesAndInvoice(t *testing.T) {
 			if amount == "" {
 				t.Error("the invoice's first line shows no amount")
 			}
-			if !strings.Contains(text, "Per billing entity") || !strings.Contains(text, "Invoice "+month) {
+			if !strings.Contains(text, "Per billing entity") || !strings.Contains(text, "Invoice "+month) || !strings.Contains(text, "Earned on the outcomes") {
 				t.Errorf("the invoice does not show its totals per billing entity and its month:\n%.600s", text)
 			}
 		}},

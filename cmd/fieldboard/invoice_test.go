@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/checkstest"
 	"fieldboard/rules/domain"
@@ -138,9 +139,15 @@ func TestFourInvoicesAgree(t *testing.T) {
 		}
 		return strconv.FormatFloat(*v, 'f', decimals, 64)
 	}
+	cpi := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return rules.FormatCPI(*v)
+	}
 	for i, l := range inv.Lines {
 		got := []string{inv.Month, l.BillingEntity, l.JobBookID, strconv.FormatInt(l.EventID, 10), strconv.FormatInt(l.SubsampleID, 10),
-			l.Currency, opt(l.CPI, -1), strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), opt(l.Amount, 2), strconv.FormatBool(l.Estimated),
+			l.Currency, cpi(l.CPI), strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), opt(l.Amount, 2), strconv.FormatBool(l.Estimated),
 			strconv.Itoa(l.UnconfirmedCompletes)}
 		if strings.Join(got, ",") != strings.Join(rows[i+1], ",") {
 			t.Errorf("line %d: the JSON says %v, the CSV %v", i+1, got, rows[i+1])

@@ -18,7 +18,7 @@ import (
 // period's outcomes, as the dashboard's downloads do (the same writers).
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "invoice" && args[0] != "outcomes") {
-		fmt.Fprintln(stderr, "Usage: fieldboard report invoice --db PATH --month YYYY-MM\n       fieldboard report outcomes --db PATH [--from DATE] [--to DATE] [--group subsample|event|country|day] [--totals]")
+		fmt.Fprintln(stderr, "Usage: fieldboard report invoice --db PATH --month YYYY-MM [--entity NAME]\n       fieldboard report outcomes --db PATH [--from DATE] [--to DATE] [--group subsample|event|country|day] [--totals]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -34,6 +34,7 @@ func runReportInvoice(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs := newFlagSet("report invoice", "Prints a month's invoice as CSV ("+strings.Join(formats.InvoiceColumns, ",")+"): every complete registered in the month at the price in effect then, and every reversal registered in the month as a credit at its complete's price; one line per billing entity, job number, event, subsample, currency and price. A line whose price Fieldboard never saw has no amount.", stderr)
 	dbPath := dbFlag(fs)
 	month := fs.String("month", "", "the month, YYYY-MM, in the provider's time zone (required)")
+	entity := fs.String("entity", "", "print the lines of this billing entity alone (as the page's entity filter); one with nothing on the month's invoice is an error naming those that have")
 	providerTZ := fs.String("provider-tz", "UTC", "the provider's time zone, whose calendar months are invoiced")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -46,9 +47,13 @@ func runReportInvoice(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer closeStore()
-	inv, err := service.Invoice(ctx, *month)
+	all, err := service.Invoice(ctx, *month)
 	if err != nil {
 		return fmt.Errorf("--month: %w", err)
+	}
+	inv, ok := all.Only(strings.TrimSpace(*entity))
+	if !ok {
+		return errFlag("entity", "%q has nothing on the invoice of %s; its billing entities are %s", *entity, *month, all.NamedEntities())
 	}
 	w := formats.NewWriter(stdout)
 	if err := formats.WriteInvoiceCSV(w, inv); err != nil {

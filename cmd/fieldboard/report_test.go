@@ -40,7 +40,7 @@ func TestReportInvoice(t *testing.T) {
 		t.Fatalf("report invoice: %v\n%s", err, errOut.String())
 	}
 	want := "month,billingEntity,jobBookId,eventId,subsampleId,currency,cpi,completes,reversed,amount,estimated,unconfirmedCompletes\n" +
-		"2026-11,,,1,10,USD,2,2,1,2.00,false,0\n" +
+		"2026-11,,,1,10,USD,2.00,2,1,2.00,false,0\n" +
 		"2026-11,,,9,77,,,1,0,,false,0\n" +
 		// the world's own panelists, on subsamples never seen live
 		"2026-11,,,34,32,,,3,3,,false,0\n" +

@@ -14,7 +14,8 @@ var InvoiceColumns = []string{"month", "billingEntity", "jobBookId", "eventId", 
 	"completes", "reversed", "amount", "estimated", "unconfirmedCompletes"}
 
 // WriteInvoiceCSV writes a month's invoice, one line per billing entity,
-// job number, event, subsample, currency and price. A line whose price
+// job number, event, subsample, currency and price (a CPI has at least
+// two decimals, as amounts do: 7.60, 4.00, 2.345). A line whose price
 // Fieldboard never saw has its currency, CPI and amount empty: unknown,
 // never 0. unconfirmedCompletes are the line's completes only a return
 // reported, not yet confirmed by a history import: not in completes, not
@@ -27,7 +28,7 @@ func WriteInvoiceCSV(w *Writer, inv outcomes.InvoiceReport) error {
 	for _, l := range inv.Lines {
 		currency, cpi, amount := "", "", ""
 		if cents, known := l.Amount(); known {
-			currency, cpi, amount = l.Currency, decimal(l.CPI), rules.FormatCents(cents)
+			currency, cpi, amount = l.Currency, rules.FormatCPI(l.CPI), rules.FormatCents(cents)
 		}
 		if err := w.Write(inv.Month, l.BillingEntity, l.JobBookID, Int(l.EventID), Int(l.SubsampleID), currency, cpi,
 			strconv.Itoa(l.Completes), strconv.Itoa(l.Reversed), amount, strconv.FormatBool(l.Estimated), strconv.Itoa(l.Unconfirmed)); err != nil {
@@ -36,9 +37,6 @@ func WriteInvoiceCSV(w *Writer, inv outcomes.InvoiceReport) error {
 	}
 	return nil
 }
-
-// decimal writes a price in its shortest decimal form: 1.5, 2.345.
-func decimal(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // AmountJSON is an amount in one currency.
 type AmountJSON struct {

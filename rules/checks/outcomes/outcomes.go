@@ -504,7 +504,8 @@ func (s *Service) nameCells(ctx context.Context, misses []FullOnOpenCell) error 
 }
 
 // InvoiceReport is the invoice of one month: its lines, in rules.Invoice's
-// order, and their totals per currency, overall and per billing entity.
+// order, and their totals per currency, overall and per billing entity;
+// of one billing entity alone once Only narrowed it.
 type InvoiceReport struct {
 	Month              string
 	From, To           time.Time
@@ -516,6 +517,49 @@ type InvoiceReport struct {
 	// return reported, not yet confirmed by a history import: on their
 	// lines (rules.InvoiceLine's Unconfirmed), never invoiced.
 	Unconfirmed int
+	// Names are the subsamples' and events' names, by subsample id, as
+	// the current snapshot gives them: none for a subsample it no longer
+	// lists, unless its event is still listed.
+	Names map[int64]Names
+	// Entity is the billing entity Only kept, "" for all; Entities every
+	// billing entity of the month's lines, sorted ("" for none named).
+	Entity   string
+	Entities []string
+	// reversalsOfNothingBy counts ReversalsOfNothing per billing entity.
+	reversalsOfNothingBy map[string]int
+}
+
+// Names are a subsample's name and its event's.
+type Names struct{ Subsample, Event string }
+
+// Only is the invoice of entity alone: its lines, its totals and its
+// reversals of nothing; ok is false when the month has nothing of entity
+// (no line, no reversal of nothing). "" keeps every entity.
+func (r InvoiceReport) Only(entity string) (out InvoiceReport, ok bool) {
+	if entity == "" {
+		return r, true
+	}
+	out = r
+	out.Entity, out.Lines, out.Unconfirmed = entity, nil, 0
+	for _, l := range r.Lines {
+		if l.BillingEntity == entity {
+			out.Lines = append(out.Lines, l)
+			out.Unconfirmed += l.Unconfirmed
+		}
+	}
+	out.Totals, out.ByEntity = rules.TotalsOf(out.Lines)
+	out.ReversalsOfNothing = r.reversalsOfNothingBy[entity]
+	return out, len(out.Lines) > 0 || out.ReversalsOfNothing > 0
+}
+
+// NamedEntities lists the month's named billing entities for a message:
+// "A, B", or "none" when it names none.
+func (r InvoiceReport) NamedEntities() string {
+	named := slices.DeleteFunc(slices.Clone(r.Entities), func(e string) bool { return e == "" })
+	if len(named) == 0 {
+		return "none"
+	}
+	return strings.Join(named, ", ")
 }
 
 // Invoice is the invoice of month ("YYYY-MM", in the provider's time
@@ -534,6 +578,10 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 		return InvoiceReport{}, err
 	}
 	returned, err := s.reportedBefore(ctx, to)
+	if err != nil {
+		return InvoiceReport{}, err
+	}
+	info, err := s.subsamples(ctx)
 	if err != nil {
 		return InvoiceReport{}, err
 	}
@@ -558,12 +606,59 @@ func (s *Service) Invoice(ctx context.Context, month string) (InvoiceReport, err
 	if err != nil {
 		return InvoiceReport{}, fmt.Errorf("invoice of %s: %w", month, err)
 	}
-	rep := InvoiceReport{Month: month, From: from, To: to, Lines: inv.Lines(), ReversalsOfNothing: inv.ReversalsOfNothing}
+	rep := InvoiceReport{Month: month, From: from, To: to, Lines: inv.Lines(), ReversalsOfNothing: inv.ReversalsOfNothing,
+		reversalsOfNothingBy: inv.ReversalsOfNothingBy, Names: map[int64]Names{}}
 	rep.Totals, rep.ByEntity = rules.TotalsOf(rep.Lines)
+	eventNames := map[int64]string{}
+	for _, i := range info {
+		if i.eventName != "" {
+			eventNames[i.eventID] = i.eventName
+		}
+	}
+	entities := map[string]bool{}
+	for e := range inv.ReversalsOfNothingBy {
+		entities[e] = true
+	}
 	for _, l := range rep.Lines {
 		rep.Unconfirmed += l.Unconfirmed
+		entities[l.BillingEntity] = true
+		if _, ok := rep.Names[l.SubsampleID]; !ok {
+			rep.Names[l.SubsampleID] = Names{Subsample: info[l.SubsampleID].name, Event: eventNames[l.EventID]}
+		}
 	}
+	for e := range entities {
+		rep.Entities = append(rep.Entities, e)
+	}
+	slices.Sort(rep.Entities)
 	return rep, nil
+}
+
+// Reconcile relates the outcomes of inv's month to inv, the month's
+// invoice of every billing entity (rules.Reconciliation): it reads the
+// month's records as the outcomes do, every status, and counts the
+// completes the two figures do not share.
+func (s *Service) Reconcile(ctx context.Context, inv InvoiceReport) (rules.Reconciliation, error) {
+	if inv.Entity != "" {
+		return rules.Reconciliation{}, fmt.Errorf("reconcile %s: the outcomes know no billing entity, and the invoice is %q's alone", inv.Month, inv.Entity)
+	}
+	prices, err := s.Store.PriceHistory(ctx)
+	if err != nil {
+		return rules.Reconciliation{}, err
+	}
+	returned, err := s.reportedBefore(ctx, inv.To)
+	if err != nil {
+		return rules.Reconciliation{}, err
+	}
+	rec := rules.NewReconciliation(inv.From, inv.To)
+	err = s.Store.ScanPeriod(ctx, store.Period{From: inv.From, To: inv.To}, func(subsampleID int64, _ string, records []domain.HistoryRecord) error {
+		rec.AddPanelist(records, returned.has, prices[subsampleID])
+		return nil
+	})
+	if err != nil {
+		return rules.Reconciliation{}, fmt.Errorf("reconcile %s: %w", inv.Month, err)
+	}
+	rec.AddInvoice(inv.Lines)
+	return *rec, nil
 }
 
 // PanelistReport is what one panelist's sending produced: their

@@ -322,13 +322,13 @@ type OurRules struct {
 	priority map[string]int
 	// caps are the cap rules by subsample id; panelistCaps those per
 	// panelist.
-	caps         map[string][]domain.PolicyRule
+	caps         map[int64][]domain.PolicyRule
 	panelistCaps []domain.PolicyRule
 }
 
 // CompilePolicy makes the rules of p ready to judge.
 func CompilePolicy(p domain.Policy) *OurRules {
-	o := &OurRules{rules: p.Rules, holds: p.Holds, priority: map[string]int{}, caps: map[string][]domain.PolicyRule{}}
+	o := &OurRules{rules: p.Rules, holds: p.Holds, priority: map[string]int{}, caps: map[int64][]domain.PolicyRule{}}
 	for _, r := range p.Rules {
 		switch r.Kind {
 		case domain.PolicyPriority:
@@ -336,8 +336,8 @@ func CompilePolicy(p domain.Policy) *OurRules {
 		case domain.PolicyCap:
 			if r.Scope == "panelist" {
 				o.panelistCaps = append(o.panelistCaps, r)
-			} else {
-				o.caps[r.Target] = append(o.caps[r.Target], r)
+			} else if id, err := strconv.ParseInt(r.Target, 10, 64); err == nil {
+				o.caps[id] = append(o.caps[id], r)
 			}
 		}
 	}
@@ -499,7 +499,7 @@ func (o *OurRules) Caps(subsampleID int64) []domain.PolicyRule {
 	if o == nil || len(o.caps) == 0 {
 		return nil
 	}
-	return o.caps[strconv.FormatInt(subsampleID, 10)]
+	return o.caps[subsampleID]
 }
 
 // PanelistCaps are the cap rules per panelist.

@@ -18,7 +18,7 @@ import (
 // from the database (store.TakeCapPlaces: counted and taken in one
 // serialized transaction, so two instances never both take the last
 // place). An instance takes places a few at a time (capBlock: one for a
-// cap below 40, at most 32), keeps those not yet used for its next sends
+// cap below 200, at most 256), keeps those not yet used for its next sends
 // in the window, and takes a place back into that stock when the
 // decision sends nobody: a place it holds when the window ends is lost,
 // so a cap may be reached with a few sends fewer than it allows, never
@@ -30,16 +30,22 @@ import (
 // doubt, do not send.
 
 // capBlock is how many places an instance takes at once under a cap of
-// limit: a twentieth of it, at least one and at most 32, so that a busy
-// router writes once per block of sends, not once per send, and a small
-// cap is shared between instances send by send.
-func capBlock(limit int) int { return max(1, min(32, limit/20)) }
+// limit: a hundredth of it, at least one and at most 256, so that a busy
+// router writes once per block of sends, not once per send, a small cap
+// is shared between instances send by send, and an instance never holds
+// more than a hundredth of a cap unused.
+func capBlock(limit int) int { return max(1, min(256, limit/100)) }
 
 // capStock is an instance's places taken under the caps and not yet used,
-// by rule and window.
+// by rule and window, and the windows whose caps the database said are
+// reached (which stay so: a place is never given back to the database).
+// One decision at a time takes places from the database (refill), so a
+// burst of decisions in a fresh window takes one block, not one each.
 type capStock struct {
-	mu     sync.Mutex
-	places map[capWindow]int
+	refill  sync.Mutex
+	mu      sync.Mutex
+	places  map[capWindow]int
+	reached map[capWindow]bool
 }
 
 // capWindow is one cap rule's window.
@@ -52,6 +58,47 @@ type capWindow struct {
 // emptied (its places are lost, which refuses, never sends: the windows
 // of past hours hold the most of them).
 const maxCapWindows = 4096
+
+// has reports whether the stock holds a place under w: the cap has room.
+func (c *capStock) has(w capWindow) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.places[w] > 0
+}
+
+// take takes one place under w: from the stock, else a block from the
+// database (fill, which says how many it took), one decision at a time.
+// It reports false when the cap is reached.
+func (c *capStock) take(w capWindow, fill func() (int, error)) (bool, error) {
+	if c.use(w) {
+		return true, nil
+	}
+	c.refill.Lock()
+	defer c.refill.Unlock()
+	if c.use(w) { // filled while this decision waited
+		return true, nil
+	}
+	c.mu.Lock()
+	reached := c.reached[w]
+	c.mu.Unlock()
+	if reached {
+		return false, nil
+	}
+	got, err := fill()
+	if err != nil || got == 0 {
+		if err == nil {
+			c.mu.Lock()
+			if c.reached == nil || len(c.reached) >= maxCapWindows {
+				c.reached = map[capWindow]bool{}
+			}
+			c.reached[w] = true
+			c.mu.Unlock()
+		}
+		return false, err
+	}
+	c.put(w, got-1)
+	return true, nil
+}
 
 // use takes one place of the stock under w, and reports whether there was
 // one.
@@ -129,19 +176,17 @@ func (c *capTaker) one(r domain.PolicyRule, panelistID string, subsampleID int64
 		n, err = c.s.Store.ReturnsSince(c.ctx, subsampleID, since, r.Unit == "completes")
 	case take:
 		w := capWindow{ruleID: r.ID, window: window}
-		if c.s.caps.use(w) {
+		var ok bool
+		ok, err = c.s.caps.take(w, func() (int, error) {
+			return c.s.Store.TakeCapPlaces(c.ctx, r.ID, window, limit, capBlock(limit))
+		})
+		if ok {
 			c.taken = append(c.taken, w)
 			return ""
 		}
-		var got int
-		if got, err = c.s.Store.TakeCapPlaces(c.ctx, r.ID, window, limit, capBlock(limit)); err == nil {
-			if got > 0 {
-				c.s.caps.put(w, got-1)
-				c.taken = append(c.taken, w)
-				return ""
-			}
-			n = limit
-		}
+		n = limit
+	case c.s.caps.has(capWindow{ruleID: r.ID, window: window}):
+		return "" // a place this instance holds: room, without a read
 	default:
 		n, err = c.s.Store.CapTaken(c.ctx, r.ID, window)
 	}

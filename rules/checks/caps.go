@@ -19,10 +19,10 @@ import (
 // serialized transaction, so two instances never both take the last
 // place). An instance takes places a few at a time (capBlock: one for a
 // cap below 200, at most 256), keeps those not yet used for its next sends
-// in the window, and takes a place back into that stock when the
-// decision sends nobody: a place it holds when the window ends is lost,
-// so a cap may be reached with a few sends fewer than it allows, never
-// more. The entrants and the completes are the returns recorded against
+// in the window (at most a block and a quarter), and takes a place back
+// into that stock when the decision sends nobody: a place it holds when
+// the window ends is lost, so a cap may be reached with a few sends fewer
+// than it allows, never more. The entrants and the completes are the returns recorded against
 // the subsample's sends in the window (every return, and those with a
 // complete): they are what came back, not what a decision takes, so a cap
 // on them is read, not taken, and may be passed by the sends in flight
@@ -39,13 +39,15 @@ func capBlock(limit int) int { return max(1, min(256, limit/100)) }
 // capStock is an instance's places taken under the caps and not yet used,
 // by rule and window, and the windows whose caps the database said are
 // reached (which stay so: a place is never given back to the database).
-// One decision at a time takes places from the database (refill), so a
-// burst of decisions in a fresh window takes one block, not one each.
+// One fill at a time takes places from the database for a window, so a
+// burst of decisions in a fresh window takes one block, not one each; and
+// the stock is filled again in the background when it runs low, so a busy
+// window's decisions rarely wait for the database.
 type capStock struct {
-	refill  sync.Mutex
 	mu      sync.Mutex
 	places  map[capWindow]int
 	reached map[capWindow]bool
+	filling map[capWindow]chan struct{} // a fill in flight, closed when done
 }
 
 // capWindow is one cap rule's window.
@@ -59,57 +61,87 @@ type capWindow struct {
 // of past hours hold the most of them).
 const maxCapWindows = 4096
 
+// capFillTimeout bounds a fill in the background.
+const capFillTimeout = 5 * time.Second
+
+// take takes one place under w, a cap whose blocks are block places: from
+// the stock, else from the database (fill, which takes up to a block and
+// says how many it took), waiting for a fill in flight rather than making
+// another. It reports false when the cap is reached.
+func (c *capStock) take(ctx context.Context, w capWindow, block int, fill func(ctx context.Context) (int, error)) (bool, error) {
+	for {
+		c.mu.Lock()
+		c.init()
+		if c.places[w] > 0 {
+			c.places[w]--
+			if c.places[w] < max(1, block/4) && c.filling[w] == nil && !c.reached[w] && block > 1 {
+				// Low: filled again in the background, for the next ones.
+				done := make(chan struct{})
+				c.filling[w] = done
+				go func() {
+					ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), capFillTimeout)
+					defer cancel()
+					got, err := fill(ctx)
+					c.filled(w, done, got, err, 0) // an error: the next decision fills
+				}()
+			}
+			c.mu.Unlock()
+			return true, nil
+		}
+		if c.reached[w] {
+			c.mu.Unlock()
+			return false, nil
+		}
+		if done := c.filling[w]; done != nil {
+			c.mu.Unlock()
+			<-done
+			continue
+		}
+		done := make(chan struct{})
+		c.filling[w] = done
+		c.mu.Unlock()
+		got, err := fill(ctx)
+		c.filled(w, done, got, err, 1) // this decision keeps one
+		if err != nil || got == 0 {
+			return false, err
+		}
+		return true, nil
+	}
+}
+
+// filled ends the fill done of w, which took got places (err: none), of
+// which the decision that made it keeps keep.
+func (c *capStock) filled(w capWindow, done chan struct{}, got int, err error, keep int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	defer close(done)
+	c.init()
+	delete(c.filling, w)
+	switch {
+	case err != nil:
+	case got == 0:
+		c.reached[w] = true
+	default:
+		c.places[w] += got - min(keep, got)
+	}
+}
+
+// init makes the maps, or empties them past maxCapWindows; c.mu is held.
+// A fill in flight is kept: its decision waits on it.
+func (c *capStock) init() {
+	if c.places == nil || len(c.places) >= maxCapWindows || len(c.reached) >= maxCapWindows {
+		c.places, c.reached = map[capWindow]int{}, map[capWindow]bool{}
+	}
+	if c.filling == nil {
+		c.filling = map[capWindow]chan struct{}{}
+	}
+}
+
 // has reports whether the stock holds a place under w: the cap has room.
 func (c *capStock) has(w capWindow) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.places[w] > 0
-}
-
-// take takes one place under w: from the stock, else a block from the
-// database (fill, which says how many it took), one decision at a time.
-// It reports false when the cap is reached.
-func (c *capStock) take(w capWindow, fill func() (int, error)) (bool, error) {
-	if c.use(w) {
-		return true, nil
-	}
-	c.refill.Lock()
-	defer c.refill.Unlock()
-	if c.use(w) { // filled while this decision waited
-		return true, nil
-	}
-	c.mu.Lock()
-	reached := c.reached[w]
-	c.mu.Unlock()
-	if reached {
-		return false, nil
-	}
-	got, err := fill()
-	if err != nil || got == 0 {
-		if err == nil {
-			c.mu.Lock()
-			if c.reached == nil || len(c.reached) >= maxCapWindows {
-				c.reached = map[capWindow]bool{}
-			}
-			c.reached[w] = true
-			c.mu.Unlock()
-		}
-		return false, err
-	}
-	c.put(w, got-1)
-	return true, nil
-}
-
-// use takes one place of the stock under w, and reports whether there was
-// one.
-func (c *capStock) use(w capWindow) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.places[w] == 0 {
-		return false
-	}
-	c.places[w]--
-	return true
 }
 
 // put adds n places under w to the stock.
@@ -119,9 +151,7 @@ func (c *capStock) put(w capWindow, n int) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.places == nil || len(c.places) >= maxCapWindows {
-		c.places = map[capWindow]int{}
-	}
+	c.init()
 	c.places[w] += n
 }
 
@@ -177,8 +207,9 @@ func (c *capTaker) one(r domain.PolicyRule, panelistID string, subsampleID int64
 	case take:
 		w := capWindow{ruleID: r.ID, window: window}
 		var ok bool
-		ok, err = c.s.caps.take(w, func() (int, error) {
-			return c.s.Store.TakeCapPlaces(c.ctx, r.ID, window, limit, capBlock(limit))
+		block := capBlock(limit)
+		ok, err = c.s.caps.take(c.ctx, w, block, func(ctx context.Context) (int, error) {
+			return c.s.Store.TakeCapPlaces(ctx, r.ID, window, limit, block)
 		})
 		if ok {
 			c.taken = append(c.taken, w)

@@ -317,12 +317,12 @@ func TestOurCapsAreTakenInTheDecision(t *testing.T) {
 // (store.TakeCapPlaces), not counted before and written after. Under a
 // cap of 5 each instance takes its places one at a time, and exactly 5
 // go; under 500, five at a time (capBlock), and at most the places the
-// two instances hold unused when the clicks stop are lost. Run on both
+// two instances hold unused when the clicks stop (a block each) are lost. Run on both
 // databases; on PostgreSQL the two instances are two pools on one
 // cluster.
 func TestOurCapHoldsAcrossInstances(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
-		for _, tc := range []struct{ limit, clicks, atLeast int }{{5, 40, 5}, {500, 700, 500 - 2*4}} {
+		for _, tc := range []struct{ limit, clicks, atLeast int }{{5, 40, 5}, {500, 700, 500 - 2*5}} {
 			ctx := context.Background()
 			s, _, target := policyInstance(t, db)
 			if _, err := s.SetRule(ctx, strings.Fields(fmt.Sprintf("cap subsample 10 sends %d per hour", tc.limit)), "maria", ""); err != nil {

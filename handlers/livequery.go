@@ -316,7 +316,7 @@ func (lq LiveQuery) keepsBesidesCPI(r checks.LiveRow, text string) bool {
 		lq.Device == "tablet" && !r.AllowTablet,
 		text != "" && !matchesText(r, text),
 		lq.AtRisk && (r.Pacing == nil || !r.Pacing.AtRisk),
-		lq.Whose == "ours" && r.Verdict.State != rules.BlockedByUs,
+		lq.Whose == "ours" && len(r.Ours) == 0,
 		lq.Whose == "provider" && (r.Verdict.State == rules.Sendable || r.Verdict.State == rules.BlockedByUs):
 		return false
 	}

@@ -254,20 +254,25 @@ func TestLiveQuerySortsUnknownPricesLast(t *testing.T) {
 // provider's rules refuse; neither keeps a sendable one; the filter stays
 // in the list's URL; any other value is refused.
 func TestLiveQueryWhoseRules(t *testing.T) {
+	ours := func(r checks.LiveRow) checks.LiveRow {
+		r.Ours = []rules.OurRefusal{{RuleID: 1, Reason: "We block country " + r.Countries + " (set by maria on 6 Dec)."}}
+		return r
+	}
 	rows := []checks.LiveRow{
 		liveRow(101, "sendable", rules.Sendable, 2.5, "US"),
 		liveRow(102, "paused by the provider", rules.Paused, 1.0, "GB"),
-		liveRow(103, "blocked by us", rules.BlockedByUs, 3.0, "DE"),
+		ours(liveRow(103, "blocked by us", rules.BlockedByUs, 3.0, "DE")),
 		liveRow(104, "unknown", rules.Unknown, 0, "US"),
 		liveRow(105, "not sendable", rules.NotSendable, 0, "US"),
+		ours(liveRow(106, "refused by both", rules.NotSendable, 0, "FR")), // the provider's refusal and ours
 	}
 	for _, tt := range []struct {
 		query string
 		want  []int64
 	}{
-		{"whose=ours", []int64{103}},
-		{"whose=provider", []int64{102, 104, 105}},
-		{"whose=", []int64{101, 102, 103, 104, 105}},
+		{"whose=ours", []int64{103, 106}},
+		{"whose=provider", []int64{102, 104, 105, 106}},
+		{"whose=", []int64{101, 102, 103, 104, 105, 106}},
 		{"whose=ours&country=US", nil},
 	} {
 		v, _ := url.ParseQuery(tt.query)

@@ -737,7 +737,7 @@ func LiveTable(p Page, t LiveTableView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					if w := whoseRules(r.Verdict.State); w != "" {
+					if w := whoseRules(r); w != "" {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<span class=\"whose\" data-testid=\"whose-rules\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -1522,15 +1522,18 @@ func TotalQuota(r store.LiveRow) templ.Component {
 	})
 }
 
-// whoseRules says whose rules refuse a subsample in state: "our rules"
-// (rules.BlockedByUs), "the provider's rules" (any other refusal), ""
-// when it is sendable.
-func whoseRules(state rules.State) string {
-	switch state {
-	case rules.Sendable:
+// whoseRules says whose rules refuse the subsample: "our rules" (a
+// subsample the provider lets us send to, rules.BlockedByUs), "the
+// provider's rules", "the provider's rules and ours", "" when it is
+// sendable.
+func whoseRules(r checks.LiveRow) string {
+	switch {
+	case r.Verdict.State == rules.Sendable:
 		return ""
-	case rules.BlockedByUs:
+	case r.Verdict.State == rules.BlockedByUs:
 		return "our rules"
+	case len(r.Ours) > 0:
+		return "the provider's rules and ours"
 	}
 	return "the provider's rules"
 }

@@ -133,6 +133,9 @@ type LiveRow struct {
 	Verdict rules.Verdict
 	EPC     rules.EPC
 	Pacing  *rules.Pacing // the total quota's pace; nil without a single total quota
+	// Ours are our own rules' refusals of the subsample, whatever the
+	// provider's verdict (SubsampleReport.Ours).
+	Ours []rules.OurRefusal
 }
 
 // SubsampleParts is one subsample as the current snapshot holds it, with
@@ -363,7 +366,7 @@ func (d *Decisions) setLiveRows(rows []store.LiveRow) {
 		row := LiveRow{LiveRow: r, Verdict: rules.Verdict{State: rules.Unknown, Reasons: []string{"The data changed while it was read; reload the page."}}}
 		if j, ok := d.byID[r.SubsampleID]; ok {
 			report := &d.reports[j]
-			row.Verdict, row.EPC = report.Verdict, report.EPC
+			row.Verdict, row.EPC, row.Ours = report.Verdict, report.EPC, report.Ours
 			for _, s := range [...]struct {
 				row    *string
 				report string

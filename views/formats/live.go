@@ -12,8 +12,8 @@ import (
 
 // liveHeader is the header of the live list's CSV: the columns of the
 // page's table and more, then the pace's (PacingHeader), then ourRules:
-// the sentences of our own rules that refuse a subsample the provider's
-// let us send to (rules.BlockedByUs), empty otherwise.
+// the sentences of our own rules that refuse the subsample, whatever the
+// provider's say of it; empty when none does.
 var liveHeader = append([]string{"subsampleId", "eventId", "name", "eventName", "sendability", "reasons", "status", "apiCompatible",
 	"cpi", "currency", "epc", "epcSource", "loi", "incidence", "devices", "researchType", "categories", "countries", "locales",
 	"fieldStart", "fieldEnd", "totalAchieved", "totalRemaining"}, append(slices.Clone(PacingHeader), "ourRules")...)
@@ -33,11 +33,11 @@ func WriteLiveCSV(w *Writer, rows []checks.LiveRow) error {
 			OptFloat(r.ExpectedLOI, 0), OptFloat(r.ExpectedIncidence, 0),
 			Devices(r.LiveRow), r.ResearchType, r.Categories, r.Countries, r.Locales,
 			OptTime(r.FieldStart), OptTime(r.FieldEnd), OptInt(r.TotalAchieved), OptInt(r.TotalRemaining)}
-		ours := ""
-		if r.Verdict.State == rules.BlockedByUs { // its reasons are our rules' sentences
-			ours = strings.Join(r.Verdict.Reasons, " ")
+		ours := make([]string, len(r.Ours))
+		for i, o := range r.Ours {
+			ours[i] = o.Reason
 		}
-		if err := w.Write(append(append(cells, PacingCells(r.Pacing)...), ours)...); err != nil {
+		if err := w.Write(append(append(cells, PacingCells(r.Pacing)...), strings.Join(ours, " "))...); err != nil {
 			return err
 		}
 	}

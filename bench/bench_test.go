@@ -269,7 +269,53 @@ func TestBench(t *testing.T) {
 		rows = append(rows, notRunOnPostgres(want, noCluster)...) // after each figure's own row
 	}
 	slices.SortStableFunc(rows, func(a, b Row) int { return figureNumber(a) - figureNumber(b) })
+	if want != nil && s == defaultSizes && os.Getenv("BENCH_UPDATE") != "" {
+		rows = withRowsOf(t, rows, want)
+		want = nil
+	}
 	report(t, rows, want == nil && s == defaultSizes)
+}
+
+// withRowsOf is results.json's rows with those of the figures wanted
+// replaced by rows, measured now (BENCH_UPDATE: a run of some figures on
+// the full scenario that updates theirs and keeps the others'). Each
+// figure's rows go where its old ones were, or before the first row of a
+// later figure or of `make bench-scale` (whose rows close the file).
+func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
+	kept, err := ReadResults(ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nums := make([]int, 0, len(want))
+	for f := range want {
+		nums = append(nums, f)
+	}
+	slices.Sort(nums)
+	out := kept[:0:0]
+	placed := map[int]bool{}
+	place := func(n int) {
+		if !placed[n] {
+			placed[n] = true
+			out = append(out, slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return figureNumber(r) != n })...)
+		}
+	}
+	for _, r := range kept {
+		n, scale := figureNumber(r), strings.Contains(r.Figure, " scale:")
+		for _, f := range nums {
+			if scale || f < n {
+				place(f)
+			}
+		}
+		if want[n] && !scale {
+			place(n) // its old rows give way to the new
+			continue
+		}
+		out = append(out, r)
+	}
+	for _, f := range nums {
+		place(f)
+	}
+	return out
 }
 
 // figures is the set of figures a run measures; nil is all of them.

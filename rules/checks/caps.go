@@ -18,7 +18,7 @@ import (
 // from the database (store.TakeCapPlaces: counted and taken in one
 // serialized transaction, so two instances never both take the last
 // place). An instance takes places a few at a time (capBlock: one for a
-// cap below 200, at most 256), keeps those not yet used for its next sends
+// cap below 200, at most 1,024), keeps those not yet used for its next sends
 // in the window (at most a block and a quarter), and takes a place back
 // into that stock when the decision sends nobody: a place it holds when
 // the window ends is lost, so a cap may be reached with a few sends fewer
@@ -30,11 +30,11 @@ import (
 // doubt, do not send.
 
 // capBlock is how many places an instance takes at once under a cap of
-// limit: a hundredth of it, at least one and at most 256, so that a busy
+// limit: a hundredth of it, at least one and at most 1,024, so that a busy
 // router writes once per block of sends, not once per send, a small cap
 // is shared between instances send by send, and an instance never holds
 // more than a hundredth of a cap unused.
-func capBlock(limit int) int { return max(1, min(256, limit/100)) }
+func capBlock(limit int) int { return max(1, min(1024, limit/100)) }
 
 // capStock is an instance's places taken under the caps and not yet used,
 // by rule and window, and the windows whose caps the database said are

@@ -109,9 +109,11 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 		r.Target = strings.TrimSpace(args[1])
 		switch r.Scope {
 		case "subsample", "event":
-			if _, err := parseID(r.Target, r.Scope); err != nil {
+			id, err := parseID(r.Target, r.Scope)
+			if err != nil {
 				return r, err
 			}
+			r.Target = strconv.FormatInt(id, 10) // "012" is 12
 		case "country":
 			r.Target = strings.ToUpper(r.Target)
 		}
@@ -125,10 +127,11 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 			if err = want(6, "cap subsample ID sends|entrants|completes N per hour|day"); err != nil {
 				return r, err
 			}
-			if _, err := parseID(args[1], "subsample"); err != nil {
+			id, err := parseID(args[1], "subsample")
+			if err != nil {
 				return r, err
 			}
-			r.Target, args = args[1], args[2:]
+			r.Target, args = strconv.FormatInt(id, 10), args[2:]
 		case "panelist":
 			if err = want(5, "cap panelist sends N per day"); err != nil {
 				return r, err
@@ -160,10 +163,11 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 		if r.Scope != "subsample" && r.Scope != "event" {
 			return r, fmt.Errorf("priority %q: one may raise or lower a subsample or an event", args[0])
 		}
-		if _, err := parseID(args[1], r.Scope); err != nil {
+		id, err := parseID(args[1], r.Scope)
+		if err != nil {
 			return r, err
 		}
-		r.Target = args[1]
+		r.Target = strconv.FormatInt(id, 10)
 		n, err := strconv.Atoi(args[2])
 		if err != nil || n == 0 || (args[2][0] != '+' && args[2][0] != '-') {
 			return r, fmt.Errorf("priority %q is not a signed whole number other than 0, such as +2 or -1", args[2])
@@ -176,10 +180,11 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 		if r.Scope = strings.ToLower(args[0]); r.Scope != "subsample" {
 			return r, fmt.Errorf("pause %q: one may pause a subsample", args[0])
 		}
-		if _, err := parseID(args[1], "subsample"); err != nil {
+		id, err := parseID(args[1], "subsample")
+		if err != nil {
 			return r, err
 		}
-		r.Target = args[1]
+		r.Target = strconv.FormatInt(id, 10)
 	default:
 		return r, fmt.Errorf("%q is not a rule; a rule is one of:\n%s", words[0], PolicyUsage)
 	}

@@ -25,6 +25,10 @@ func TestParsePolicyRule(t *testing.T) {
 		{"devices tablet,mobile,tablet", "devices mobile,tablet", ""},
 		{"block country de", "block country DE", ""},
 		{"block event 7", "block event 7", ""},
+		{"block subsample 012", "block subsample 12", ""}, // the id, however it is written
+		{"pause subsample +12", "pause subsample 12", ""},
+		{"priority event 007 +1", "priority event 7 +1", ""},
+		{"cap subsample 0012 sends 5 per day", "cap subsample 12 sends 5 per day", ""},
 		{"block billing-entity Acme", "block billing-entity Acme", ""},
 		{"cap subsample 12 sends 50 per hour", "cap subsample 12 sends 50 per hour", ""},
 		{"cap subsample 12 completes 5 per day", "cap subsample 12 completes 5 per day", ""},

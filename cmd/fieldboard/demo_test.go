@@ -194,7 +194,7 @@ func checkDemoPolicyPages(t *testing.T, log string) {
 		want []string
 	}{
 		{"/policy", []string{"our maximum LOI", "our block of research type", "our priority of event", "our cap of sends per hour on subsample",
-			"our pause of subsample", "set by " + demodata.Coordinator, "the client asked us to wait for their new screener"}},
+			"our pause of subsample", "<td>" + demodata.Coordinator + ", ", "the client asked us to wait for their new screener"}},
 		{"/panelists/held", []string{"Held by hand", "straight-lined two grids", "until", "reversed"}},
 		{"/users", []string{">admin<", ">" + demodata.Coordinator + "<", ">" + demodata.Viewer + "<", "coordinator", "viewer"}},
 	} {

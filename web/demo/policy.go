@@ -93,14 +93,14 @@ func PickRules(rows []checks.LiveRow) []DemoRule {
 	for _, r := range open {
 		events[r.EventID]++
 	}
-	busiest := open[0].EventID
+	busiest, name := open[0].EventID, open[0].EventName
 	for _, r := range open {
 		if events[r.EventID] > events[busiest] {
-			busiest = r.EventID
+			busiest, name = r.EventID, r.EventName
 		}
 	}
 	picked = append(picked, DemoRule{Words: []string{"priority", "event", strconv.FormatInt(busiest, 10), "+1"},
-		Why: "a tracker we promised to fill by Friday"})
+		Why: "we promised the client to fill " + cmp.Or(name, "this event") + " by Friday"})
 
 	// A cap on the best paid subsample and a pause of the next, each of
 	// another event than the priority's when there is one.

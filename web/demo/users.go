@@ -30,6 +30,6 @@ func Colleagues(ctx context.Context, st *store.Store, now time.Time, logger *slo
 			return fmt.Errorf("demo user %s: %w", u.name, err)
 		}
 	}
-	logger.Info("demo: added the users "+Coordinator+" (coordinator) and "+Viewer+" (viewer), their passwords shown to nobody; see /users, and set one with fieldboard user passwd NAME")
+	logger.Info("demo: added the users " + Coordinator + " (coordinator) and " + Viewer + " (viewer), their passwords shown to nobody; see /users, and set one with fieldboard user passwd NAME")
 	return nil
 }

@@ -15,11 +15,14 @@ RACE := $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env 
 
 ## run: build and serve the dashboard at http://$(ADDR) on the built-in simulator
 run: build
+	@[ -e $(DB) ] || echo "first start on a new $(DB): the demo replays the simulator's last day before it serves, half a minute; the admin's password is in the log"
 	./$(BIN) serve --addr $(ADDR) --db $(DB)
 
 ## build: build bin/fieldboard
 build:
-	@[ -x $(BIN) ] || echo "building $(BIN): the first build downloads the Go modules and compiles everything, a minute or two"
+	@echo "checking the Go modules (downloaded the first time only)"
+	@$(GO) mod download
+	@[ -x $(BIN) ] && echo "building $(BIN)" || echo "building $(BIN): the first build compiles everything, a minute or two"
 	$(GO) build -o $(BIN) ./cmd/fieldboard
 
 ## generate: regenerate the templ components' Go code (committed)

@@ -3,13 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	neturl "net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"fieldboard/rules/domain"
 	"fieldboard/store"
+	demodata "fieldboard/web/demo"
 	"fieldboard/web/webhooks"
 )
 
@@ -91,6 +98,7 @@ func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
 				}
 			}
 		}
+		checkDemoPolicyPages(t, log())
 	})
 	for _, line := range []string{"demo: replaying the simulator's last 24 hours", "demo: replayed the day's first 20 hours",
 		"demo: replayed the day's last 4 hours", "demo: the simulator's last 24 hours are replayed"} {
@@ -98,12 +106,28 @@ func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
 			t.Errorf("the first start's log does not say once %q:\n%s", line, first)
 		}
 	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit, err := st.PolicyChanges(ctx, 0)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policyChanges := len(audit)
 	second := serveDemo(t, db, func(func() string) {
 		st, err := store.Open(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer st.Close()
+		if audit, err := st.PolicyChanges(ctx, 0); err != nil || len(audit) != policyChanges {
+			t.Errorf("after a restart the audit of our rules holds %d changes, %v; want the first start's %d", len(audit), err, policyChanges)
+		}
+		if users, err := st.Users(ctx); err != nil || len(users) != 3 {
+			t.Errorf("after a restart the users are %+v, %v; want the first start's three", users, err)
+		}
 		subs, err := st.Webhooks(ctx)
 		if err != nil || len(subs) != 1 {
 			t.Fatalf("subscriptions %+v, %v; want the demo receiver's", subs, err)
@@ -127,4 +151,85 @@ func TestDemoReplaysItsFirstDayOnce(t *testing.T) {
 	if strings.Contains(second, "replay") || strings.Contains(second, drove) {
 		t.Errorf("a restart replayed or drove respondents:\n%s", second)
 	}
+}
+
+// checkDemoPolicyPages signs in as the demo's admin, with the password
+// the first start's log shows, and reads the pages a person opens first:
+// /policy lists our rules set by the demo's coordinator, with their
+// audit; /panelists/held lists panelists held by hand and for quality;
+// /users lists the three users and their roles; the live list has
+// subsamples blocked by our rules while most the provider lets us send
+// to still take traffic.
+func checkDemoPolicyPages(t *testing.T, log string) {
+	t.Helper()
+	url, password := logValue(log, `msg="serving the dashboard"`, "url"), logValue(log, "demo: created the user admin", "password")
+	if url == "" || password == "" {
+		t.Fatalf("the first start's log names no address or no admin password:\n%s", log)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.PostForm(url+"/login", neturl.Values{"name": {"admin"}, "password": {password}, "next": {"/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	get := func(path string) string {
+		t.Helper()
+		resp, err := browser.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v\n%s", path, resp.StatusCode, err, body)
+		}
+		return string(body)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/policy", []string{"our maximum LOI", "our block of research type", "our priority of event", "our cap of sends per hour on subsample",
+			"our pause of subsample", "<td>" + demodata.Coordinator + ", ", "the client asked us to wait for their new screener"}},
+		{"/panelists/held", []string{"Held by hand", "straight-lined two grids", "until", "reversed"}},
+		{"/users", []string{">admin<", ">" + demodata.Coordinator + "<", ">" + demodata.Viewer + "<", "coordinator", "viewer"}},
+	} {
+		page := get(c.path)
+		for _, want := range c.want {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s does not say %q", c.path, want)
+			}
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(get("/live.csv"))).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("/live.csv: %d rows, %v", len(rows), err)
+	}
+	state := slices.Index(rows[0], "sendability")
+	states := map[string]int{}
+	for _, row := range rows[1:] {
+		states[row[state]]++
+	}
+	if states["blocked_by_us"] == 0 || states["sendable"] <= 2*states["blocked_by_us"] {
+		t.Errorf("the live list's sendability: %v; want some blocked by our rules and most the provider lets us send to still sendable", states)
+	}
+}
+
+// logValue is the value of key on the first line of log that says what.
+func logValue(log, what, key string) string {
+	for line := range strings.Lines(log) {
+		if !strings.Contains(line, what) {
+			continue
+		}
+		for field := range strings.FieldsSeq(line) {
+			if v, ok := strings.CutPrefix(field, key+"="); ok {
+				return strings.Trim(v, `"`)
+			}
+		}
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -624,8 +625,12 @@ func TestDemoCreatesAdminOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(users) != 1 || users[0].Name != "admin" {
-		t.Errorf("users after two demo starts: %v", users)
+	roles := map[string]store.Role{}
+	for _, u := range users {
+		roles[u.Name] = u.Role
+	}
+	if want := map[string]store.Role{"admin": store.RoleAdmin, "maria": store.RoleCoordinator, "tom": store.RoleViewer}; !maps.Equal(roles, want) {
+		t.Errorf("users after two demo starts: %v, want %v", roles, want)
 	}
 }
 

@@ -275,6 +275,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := seeder.MapCodes(ctx, func(ctx context.Context) error { return refresher.Refresh(ctx, refresh.Request{}) }); err != nil {
 			return err
 		}
+		// Our own rules, holds and a release, once, on the snapshot the
+		// replay left; like the replay, the demo's extra.
+		if err := seeder.Policy(ctx, checker); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			logger.Warn("demo: our own rules and holds were not put in force; serving without them", "err", err)
+		}
 	}
 	server := &web.Server{
 		Store:               st,
@@ -380,8 +388,9 @@ func errFlag(name, format string, args ...any) error {
 
 // checkUsers makes sure someone can sign in. The demo (no --upstream)
 // creates the user admin on its first start and logs its password once,
-// so a new user gets in with one command; against a real provider, the
-// log says how to add a user.
+// so a new user gets in with one command, and adds a coordinator and a
+// viewer whose passwords nobody is shown (demodata.Colleagues); against a
+// real provider, the log says how to add a user.
 func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, logger *slog.Logger) error {
 	users, err := st.Users(ctx)
 	if err != nil || len(users) > 0 {
@@ -400,5 +409,5 @@ func checkUsers(ctx context.Context, st *store.Store, demo bool, dbPath string, 
 		return err
 	}
 	logger.Info("demo: created the user admin; its password is shown this once (change it with fieldboard user passwd)", "user", "admin", "password", password)
-	return nil
+	return demodata.Colleagues(ctx, st, time.Now(), logger)
 }

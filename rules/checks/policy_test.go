@@ -13,39 +13,16 @@ import (
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
 	"fieldboard/rules/checks/checkstest"
-	"fieldboard/rules/domain"
 	"fieldboard/rules/invite"
 	"fieldboard/store"
 	"fieldboard/store/storetest"
 )
 
-// Alt is a second live subsample of the United States, of its own event,
-// priced below Target: the router's second choice for P-open, where it
-// goes when our rules keep it out of Target.
-const Alt int64 = 12
+// Alt is checkstest's second subsample, where P-open goes when our rules
+// keep it out of Target; policyWorld is checkstest's world with it.
+const Alt = checkstest.Alt
 
-// policyWorld is checkstest's world with Target described in full (its
-// length, incidence, devices, research type, category and billing
-// entity) and Alt beside it.
-func policyWorld(snap *store.EventsSnapshot) {
-	loi, ir, entity := 25.0, 20.0, "Acme Research"
-	for i := range snap.Live {
-		l := &snap.Live[i]
-		l.ExpectedClientLOI, l.ExpectedIncidenceRate, l.BillingEntity = &loi, &ir, &entity
-		l.AllowMobile, l.ResearchType, l.ResearchTypeID = true, "Consumer", 5
-		l.Categories = []domain.Category{{MainCategory: "Food", MainCategoryID: 100, GenericCategory: "Drinks", GenericCategoryID: 110, Category: "Coffee", CategoryID: 111}}
-	}
-	alt := snap.Live[0]
-	alt.EventID, alt.EventName, alt.SubsampleID, alt.SubsampleName, alt.TargetedCPI = 3, "Other", Alt, "Alt", 1
-	altLOI, altIR := 10.0, 30.0
-	alt.ExpectedClientLOI, alt.ExpectedIncidenceRate, alt.BillingEntity, alt.Categories, alt.ResearchType, alt.ResearchTypeID = &altLOI, &altIR, nil, nil, "", 0
-	alt.AllowMobile, alt.AllowDesktop = true, true
-	alt.Locales = []domain.SubsampleLocale{{Name: "en-us", LiveEntryLink: "https://e.test/s12?id=", TestingEntryLink: "https://e.test/t12?id="}}
-	snap.Live = append(snap.Live, alt)
-	snap.Summaries = append(snap.Summaries, domain.SubsampleSummary{EventID: 3, SubsampleID: Alt, SubsampleStatus: domain.StatusLive, SubsampleName: "Alt", Country: snap.Summaries[0].Country})
-	snap.Details[Alt] = store.SubsampleDetail{FetchedAt: checkstest.ReadAt, Quotas: []domain.Quota{{SubsampleStatus: domain.StatusLive, QuotaID: 21, TableID: 1,
-		TableName: "Total Quota", QuotaName: "Total", QuotaType: domain.QuotaTypeCounting, RemainingExclusive: 50}}}
-}
+var policyWorld = checkstest.WithAlt
 
 // policyService opens a store on db, builds the policy world in it and
 // returns a service whose clock stands a minute after the world's read.

@@ -388,7 +388,7 @@ func newReasonWriter() *reasonWriter {
 // write writes pc's reasons to w; an error, w left part written, when one
 // cannot be encoded.
 func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) error {
-	if pc.Eligible() {
+	if pc.Eligible() && pc.Capped == "" {
 		w.WriteString(`[]`)
 		return nil
 	}
@@ -433,6 +433,11 @@ func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) error {
 			w.WriteByte(',')
 		}
 		w.Write(b)
+	}
+	if pc.Capped != "" {
+		if err := sentence(ReasonJSON{Kind: "ourCap", Reason: pc.Capped}); err != nil {
+			return err
+		}
 	}
 	w.WriteByte(']')
 	return nil

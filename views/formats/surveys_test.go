@@ -1,8 +1,12 @@
 package formats
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
+
+	"fieldboard/rules"
+	"fieldboard/rules/checks"
 )
 
 // TestSurveysEnvelope: the answer around the entries, written from its
@@ -40,5 +44,37 @@ func TestVerdictTemplates(t *testing.T) {
 		if verdictTemplate(k) == nil {
 			t.Errorf("verdict %d has no template", k)
 		}
+	}
+}
+
+// TestSurveysReasonsAreTheAnswers: the reasons a panelist's surveys
+// write, fast, are what json.Marshal makes of reasons: an eligible
+// panelist none of our caps refuses has none; one kept out by a cap
+// reached (eligible, but not sent) has the cap's sentence, after the
+// exclusions of one not eligible.
+func TestSurveysReasonsAreTheAnswers(t *testing.T) {
+	capped := "Our cap of 2 sends an hour on subsample 10 (set by maria on 20 Nov) is reached: 2 this hour."
+	held := rules.Exclusion{Kind: rules.KindQualityHold, Reason: "Held by hand (set by maria on 20 Nov)."}
+	for _, tc := range []struct {
+		name string
+		pc   checks.PanelistCheck
+	}{
+		{"eligible, no cap reached", checks.PanelistCheck{Panel: rules.PanelFit{Fits: true}, Eligibility: rules.EligibilityResult{Eligible: true}}},
+		{"eligible, a cap reached", checks.PanelistCheck{Panel: rules.PanelFit{Fits: true}, Eligibility: rules.EligibilityResult{Eligible: true}, Capped: capped}},
+		{"held, a cap reached", checks.PanelistCheck{Panel: rules.PanelFit{Fits: true}, Eligibility: rules.EligibilityResult{Exclusions: []rules.Exclusion{held}}, Capped: capped}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.Marshal(reasons(tc.pc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := newReasonWriter().write(&got, tc.pc); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != string(want) {
+				t.Errorf("written %s, want %s", got.String(), want)
+			}
+		})
 	}
 }

@@ -43,6 +43,13 @@ cap panelist sends N per day
 priority subsample|event ID +N|-N
 pause subsample ID`
 
+// The largest cap and priority a rule may set: a cap of a billion sends is
+// no cap, and a priority beyond a thousand places moves nothing further.
+const (
+	maxCap      = 1_000_000_000
+	maxPriority = 1000
+)
+
 // ParsePolicyRule reads a rule as the command line, the API and the page
 // write it (PolicyUsage), words apart: "max-loi 20", "block country DE",
 // "cap subsample 12 sends 50 per hour". Who set it, when and why are the
@@ -148,8 +155,8 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 			return r, fmt.Errorf("a panelist's cap counts sends per day")
 		}
 		n, err := strconv.Atoi(args[1])
-		if err != nil || n < 1 {
-			return r, fmt.Errorf("cap %q is not a whole number of at least 1", args[1])
+		if err != nil || n < 1 || n > maxCap {
+			return r, fmt.Errorf("cap %q is not a whole number from 1 to %d", args[1], maxCap)
 		}
 		r.Amount = float64(n)
 		if strings.ToLower(args[2]) != "per" || !slices.Contains(CapPeriods, r.Per) {
@@ -169,8 +176,8 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 		}
 		r.Target = strconv.FormatInt(id, 10)
 		n, err := strconv.Atoi(args[2])
-		if err != nil || n == 0 || (args[2][0] != '+' && args[2][0] != '-') {
-			return r, fmt.Errorf("priority %q is not a signed whole number other than 0, such as +2 or -1", args[2])
+		if err != nil || n == 0 || n < -maxPriority || n > maxPriority || (args[2][0] != '+' && args[2][0] != '-') {
+			return r, fmt.Errorf("priority %q is not a signed whole number other than 0, such as +2 or -1, from -%d to +%d", args[2], maxPriority, maxPriority)
 		}
 		r.Amount = float64(n)
 	case domain.PolicyPause:
@@ -539,10 +546,20 @@ func CapWindow(r domain.PolicyRule, panelistID string, now time.Time, loc *time.
 // that it is reached: taken of Amount counted in its window.
 func CapReached(r domain.PolicyRule, taken int, now time.Time) string {
 	set := "(" + SetByWords(r.SetBy, r.SetAt, now) + ")"
+	limit := int(r.Amount)
 	if r.Scope == "panelist" {
-		return fmt.Sprintf("Our cap of %s sends per panelist a day %s is reached: the panelist was sent %d times today.", trimNumber(r.Amount), set, taken)
+		times := fmt.Sprintf("%d times", taken)
+		if taken == 1 {
+			times = "once"
+		}
+		return fmt.Sprintf("Our cap of %s per panelist a day %s is reached: the panelist was sent %s today.", countOf(limit, "send", "sends"), set, times)
 	}
-	return fmt.Sprintf("Our cap of %s %s an %s on subsample %s %s is reached: %d this %s.", trimNumber(r.Amount), r.Unit, r.Per, r.Target, set, taken, r.Per)
+	unit := strings.TrimSuffix(r.Unit, "s")
+	when, this := "an hour", "this hour"
+	if r.Per == "day" {
+		when, this = "a day", "today"
+	}
+	return fmt.Sprintf("Our cap of %s %s on subsample %s %s is reached: %d %s.", countOf(limit, unit, unit+"s"), when, r.Target, set, taken, this)
 }
 
 // HeldByHand says why the panelist is held by hand at now, "" when not.

@@ -45,7 +45,9 @@ func TestParsePolicyRule(t *testing.T) {
 		{"devices phone", "", `device "phone" is not one of`},
 		{"block planet mars", "", "one may block a subsample"},
 		{"block subsample twelve", "", "not a whole number"},
-		{"cap subsample 12 sends 0 per hour", "", "at least 1"},
+		{"cap subsample 12 sends 0 per hour", "", "from 1 to"},
+		{"cap subsample 12 sends 9223372036854775807 per hour", "", "from 1 to 1000000000"}, // not read as a negative cap
+		{"priority event 7 +1001", "", "from -1000 to +1000"},
 		{"cap subsample 12 clicks 5 per hour", "", "one may cap sends"},
 		{"cap subsample 12 sends 5 per week", "", "per hour or per day"},
 		{"cap panelist sends 3 per hour", "", "sends per day"},
@@ -86,6 +88,33 @@ func TestCapWindow(t *testing.T) {
 		// A second later is the next hour (and, for 23:59:59, the next day).
 		if next, _ := CapWindow(tc.rule, tc.panelist, now.Add(time.Second), time.UTC); tc.rule.Per == "hour" && next == key {
 			t.Errorf("CapWindow a second after %s is still %q", now, key)
+		}
+	}
+}
+
+// TestCapReached: a cap's sentence in words a coordinator reads, one or
+// many.
+func TestCapReached(t *testing.T) {
+	now := time.Date(2026, 12, 6, 14, 0, 0, 0, time.UTC)
+	at := now.Add(-time.Hour)
+	for _, tc := range []struct {
+		rule  string
+		taken int
+		want  string
+	}{
+		{"cap subsample 10 sends 2 per hour", 2, "Our cap of 2 sends an hour on subsample 10 (set by maria on 6 Dec) is reached: 2 this hour."},
+		{"cap subsample 10 completes 1 per day", 1, "Our cap of 1 complete a day on subsample 10 (set by maria on 6 Dec) is reached: 1 today."},
+		{"cap subsample 10 entrants 40 per day", 41, "Our cap of 40 entrants a day on subsample 10 (set by maria on 6 Dec) is reached: 41 today."},
+		{"cap panelist sends 1 per day", 1, "Our cap of 1 send per panelist a day (set by maria on 6 Dec) is reached: the panelist was sent once today."},
+		{"cap panelist sends 3 per day", 3, "Our cap of 3 sends per panelist a day (set by maria on 6 Dec) is reached: the panelist was sent 3 times today."},
+	} {
+		r, err := ParsePolicyRule(strings.Fields(tc.rule))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SetBy, r.SetAt = "maria", at
+		if got := CapReached(r, tc.taken, now); got != tc.want {
+			t.Errorf("CapReached(%s, %d) = %q, want %q", tc.rule, tc.taken, got, tc.want)
 		}
 	}
 }

@@ -331,7 +331,7 @@ func TestEveryKindOfOurRulesChangesEverySendRoute(t *testing.T) {
 			want: "Our cap of 2 sends an hour on subsample 10 (set by maria on 20 Nov) is reached: 2 this hour."},
 		{name: "cap panelist sends 1 per day, reached", form: url.Values{"kind": {"cap"}, "scope": {"panelist"}, "amount": {"1"}},
 			fill: []string{"P-open"}, wentNowhere: true, ofPanelist: true,
-			want: "Our cap of 1 sends per panelist a day (set by maria on 20 Nov) is reached: the panelist was sent 1 times today."},
+			want: "Our cap of 1 send per panelist a day (set by maria on 20 Nov) is reached: the panelist was sent once today."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.form.Set("why", why)

@@ -72,7 +72,7 @@ func TestPolicyPageForms(t *testing.T) {
 		{"an incidence above 100", "Not in force: An incidence of 150% is more than 100%.", url.Values{"kind": {"min-incidence"}, "amount": {"150"}}},
 		{"a currency that is not a code", `Not in force: Currency &#34;euro&#34; is not a three-letter code such as EUR.`, url.Values{"kind": {"min-cpi"}, "amount": {"1"}, "currency": {"euro"}}},
 		{"no device ticked", "Not in force: Tick at least one device the panel answers on.", url.Values{"kind": {"devices"}}},
-		{"a priority of 0", "Not in force: Priority &#34;0&#34; is not a signed whole number other than 0, such as +2 or -1.", url.Values{"kind": {"priority"}, "scope": {"event"}, "target": {"7"}, "amount": {"0"}}},
+		{"a priority of 0", "Not in force: Priority &#34;0&#34; is not a signed whole number other than 0, such as +2 or -1, from -1000 to +1000.", url.Values{"kind": {"priority"}, "scope": {"event"}, "target": {"7"}, "amount": {"0"}}},
 		{"a cap of no number", "Not in force: Cap takes cap subsample ID sends|entrants|completes N per hour|day.", url.Values{"kind": {"cap"}, "scope": {"subsample"}, "target": {"12"}, "unit": {"sends"}, "per": {"day"}}},
 		{"an unknown kind", "Not in force: &#34;nap&#34; is not a kind of rule this page adds.", url.Values{"kind": {"nap"}}},
 		{"a why too long", "Not in force: A reason is at most 500 bytes of text.", url.Values{"kind": {"max-loi"}, "amount": {"30"}, "why": {strings.Repeat("x", 501)}}},

@@ -280,7 +280,7 @@ func TestOurCapsAreTakenInTheDecision(t *testing.T) {
 			t.Fatalf("P-open's first send of the day under a panelist's cap went nowhere: %s", got.Reason)
 		}
 		got := click(later)
-		want = "Our cap of 1 sends per panelist a day (set by maria on 20 Nov) is reached: the panelist was sent 1 times today."
+		want = "Our cap of 1 send per panelist a day (set by maria on 20 Nov) is reached: the panelist was sent once today."
 		if got.Chosen != 0 || !strings.Contains(got.Reason, want) {
 			t.Errorf("P-open's second send of the day went to %d: %q; want nowhere, saying %q", got.Chosen, got.Reason, want)
 		}

@@ -29,6 +29,8 @@ type PolicyChecks interface {
 	SetRule(ctx context.Context, words []string, by, why string) (domain.PolicyRule, error)
 	RemoveRule(ctx context.Context, id int64, by, why string) (domain.PolicyRule, error)
 	RemoveRuleWords(ctx context.Context, words []string, by, why string) (domain.PolicyRule, error)
+	// CapsOn reads our caps on a subsample and their counts now.
+	CapsOn(ctx context.Context, subsampleID int64) ([]checks.CapState, error)
 }
 
 // policyChangesShown is how many changes of the audit the page lists

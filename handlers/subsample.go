@@ -60,6 +60,11 @@ func (h *Handler) Subsample(c echo.Context) error {
 	if v.PausedByUs, err = h.pausedByUs(ctx, id); err != nil {
 		return err
 	}
+	if h.PolicyChecks != nil {
+		if v.Caps, err = h.PolicyChecks.CapsOn(ctx, id); err != nil {
+			return err
+		}
+	}
 	return Render(c, http.StatusOK, views.SubsamplePage(v))
 }
 

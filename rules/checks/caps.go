@@ -249,3 +249,43 @@ func (c *capTaker) giveBackFrom(mark int) {
 
 // giveBack gives back every place taken.
 func (c *capTaker) giveBack() { c.giveBackFrom(0) }
+
+// CapState is one of our caps on a subsample, with what it counts now:
+// the places taken in its window (sends), or the returns recorded in it
+// (entrants, completes); Reached is CapReached's sentence once the count
+// is at the cap, "" before.
+type CapState struct {
+	Rule    domain.PolicyRule
+	Counted int
+	Reached string
+}
+
+// CapsOn reads each of our caps on the subsample in its window now,
+// taking nothing: what the subsample's page shows. A send's count is the
+// places the instances took, some perhaps not used yet (capStock).
+func (s *Service) CapsOn(ctx context.Context, subsampleID int64) ([]CapState, error) {
+	d, err := s.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var out []CapState
+	for _, r := range d.ours.Caps(subsampleID) {
+		window, since := rules.CapWindow(r, "", now, time.UTC)
+		var n int
+		if r.Unit == "entrants" || r.Unit == "completes" {
+			n, err = s.Store.ReturnsSince(ctx, subsampleID, since, r.Unit == "completes")
+		} else {
+			n, err = s.Store.CapTaken(ctx, r.ID, window)
+		}
+		if err != nil {
+			return nil, err
+		}
+		st := CapState{Rule: r, Counted: n}
+		if n >= int(r.Amount) {
+			st.Reached = rules.CapReached(r, n, now)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strings"
+	"time"
 
 	"fieldboard/rules/domain"
 )
@@ -24,4 +25,15 @@ func AnswerText(a domain.Answer) string {
 		return t
 	}
 	return strings.TrimSpace(a.Text)
+}
+
+// TimeLayout is how the dashboard writes an instant for a coordinator:
+// "22 Nov 2026 14:05 UTC". Pages write it in their time zone
+// (views.Page.Timestamp); a sentence decided here, kept and shown
+// anywhere, in UTC (FormatTime).
+const TimeLayout = "2 Jan 2006 15:04 MST"
+
+// FormatTime writes t in a sentence, in UTC: "22 Nov 2026 14:05 UTC".
+func FormatTime(t time.Time) string {
+	return t.UTC().Format(TimeLayout)
 }

@@ -1,12 +1,18 @@
 package web_test
 
 import (
+	"context"
+	"html"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fieldboard/rules"
+	"fieldboard/rules/checks"
 	"fieldboard/views/formats"
 )
 
@@ -55,5 +61,51 @@ func TestPagesSayWordsWhereCodesWere(t *testing.T) {
 	}
 	if !checked {
 		t.Fatal("no subsample with an EPC to look at")
+	}
+}
+
+// TestPanelistPageNamesQuotaAnswersInWords: on the simulator's panel,
+// profiles and stored library, a panelist's quota sentences (the page's
+// and the API's alike) name the questions and answers in the words of the
+// library of the panelist's country, not "answer 105 to question 43".
+func TestPanelistPageNamesQuotaAnswersInWords(t *testing.T) {
+	t.Parallel()
+	a := refreshed(t)
+	ctx := context.Background()
+	panel := slices.Collect(a.sim.Panel(3, 200))
+	if _, err := a.store.ImportPanel(ctx, slices.Values(panel)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.ImportProfiles(ctx, a.sim.Profiles(3, 200), nil); err != nil {
+		t.Fatal(err)
+	}
+	service := &checks.Service{Store: a.store, Now: time.Now}
+	sentences := 0
+	for _, m := range panel {
+		pcs, err := service.PanelistSurveys(ctx, m.PanelistID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var why []string
+		for _, pc := range pcs {
+			why = append(why, pc.QuotaWhy...)
+		}
+		for _, s := range why {
+			if strings.Contains(s, " to question ") || strings.HasPrefix(s, "Answer ") {
+				t.Errorf("%s: %q names the answer by its ids", m.PanelistID, s)
+			}
+		}
+		if len(why) == 0 || !strings.Contains(why[0], ": ") || sentences > 0 {
+			continue
+		}
+		sentences++
+		_, page := a.do(t, "GET", "/panelists?panelist="+url.QueryEscape(m.PanelistID), nil)
+		if !strings.Contains(page, html.EscapeString(why[0])) {
+			t.Errorf("%s's page does not say %q", m.PanelistID, why[0])
+		}
+		t.Logf("%s: %q", m.PanelistID, why[0])
+	}
+	if sentences == 0 {
+		t.Fatal("no panelist's quota sentence names a question in words")
 	}
 }

@@ -345,13 +345,13 @@ func (h *Handler) SubsampleOutcomes(c echo.Context) error {
 	})
 }
 
-// wrongSendsToday counts the wrong sends of the last 24 hours, and those
-// of them a return reported, for the overview.
-func (h *Handler) wrongSendsToday(ctx context.Context) (all, byReturn int, err error) {
+// sendsToday are the outcomes of the last 24 hours in total, for the
+// overview's wrong sends.
+func (h *Handler) sendsToday(ctx context.Context) (outcomes.Row, error) {
 	if h.Outcomes == nil {
-		return 0, 0, nil
+		return outcomes.Row{}, nil
 	}
 	now := h.Now()
 	rep, err := h.Outcomes.Outcomes(ctx, outcomes.Query{From: now.Add(-24 * time.Hour), To: now})
-	return rep.Total.WrongSends, rep.Total.WrongSendsByReturn, err
+	return rep.Total, err
 }

@@ -84,9 +84,11 @@ func (h *Handler) overviewFigures(ctx context.Context) (views.OverviewFigures, e
 		return f, err
 	}
 
-	if f.WrongSends, f.WrongSendsByReturn, err = h.wrongSendsToday(ctx); err != nil {
+	today, err := h.sendsToday(ctx)
+	if err != nil {
 		return f, err
 	}
+	f.WrongSends, f.WrongSendsByReturn, f.SentScreenOuts = today.WrongSends, today.WrongSendsByReturn, today.SentScreenOuts
 	if f.LinkSuspects, err = h.Store.LinkSuspects(ctx); err != nil {
 		return f, err
 	}

@@ -259,37 +259,23 @@ func ConditionText(q domain.QuotaQuestion, lib QuotaLibrary) string {
 	return conditionQuestion(q.ID, lib) + ": " + values
 }
 
-// conditionQuestion names a question: its name with its text in the locale in
-// brackets, or its id when the library lacks it.
+// conditionQuestion names a question (rules.QuestionLabel), or by its
+// id when the library lacks it.
 func conditionQuestion(id int64, lib QuotaLibrary) string {
-	question, ok := lib.Questions[id]
-	name := strings.TrimSpace(question.Name)
-	text := rules.QuestionText(question)
-	switch {
-	case !ok || name == "" && text == "":
-		if id == domain.AgeRangeQuestionID {
-			return "Age"
-		}
-		return "question " + strconv.FormatInt(id, 10)
-	case name == "":
-		return text
-	case text == "" || strings.EqualFold(text, name):
-		return name
+	if label := rules.QuestionLabel(lib.Questions[id]); label != "" {
+		return label
 	}
-	return name + " (" + text + ")"
+	if id == domain.AgeRangeQuestionID {
+		return "Age"
+	}
+	return "question " + strconv.FormatInt(id, 10)
 }
 
-// conditionAnswer names an answer by its words in the locale
-// (rules.AnswerText), else its name; known is false when the library has
-// none of them.
+// conditionAnswer names an answer (rules.AnswerLabel); known is false
+// when the library has no word for it.
 func conditionAnswer(a domain.Answer) (text string, known bool) {
-	if s := rules.AnswerText(a); s != "" {
-		return s, true
-	}
-	if s := strings.TrimSpace(a.Name); s != "" {
-		return s, true
-	}
-	return "", false
+	text = rules.AnswerLabel(a)
+	return text, text != ""
 }
 
 // conditionRange writes a range answer as "18–34", "65 or more" or "up to

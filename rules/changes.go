@@ -71,7 +71,7 @@ func Changes(previous, next map[int64]domain.SubsampleState, at time.Time) []dom
 			add(id, now, domain.ChangeCPI, "", money(*was.CPI, was.Currency), money(*now.CPI, now.Currency))
 		}
 		if nearEnd(now, at) && !(known && nearEnd(was, at)) {
-			add(id, now, domain.ChangeFieldEndNear, "", "", "field ends "+now.FieldEnd.UTC().Format("2 Jan 2006 15:04 MST"))
+			add(id, now, domain.ChangeFieldEndNear, "", "", "field ends "+FormatTime(*now.FieldEnd))
 		}
 		if known && was.QuotasRead && now.QuotasRead {
 			for _, q := range now.ClosedQuotas {

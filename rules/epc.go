@@ -39,6 +39,23 @@ type EPC struct {
 // Known reports whether there is a figure.
 func (e EPC) Known() bool { return e.Source != EPCNone }
 
+// Meaning says what the source word under a figure means, for a
+// coordinator: "" for EPCNone.
+func (s EPCSource) Meaning() string {
+	switch s {
+	case EPCField:
+		return "the conversion the provider measured in field"
+	case EPCEstimate:
+		return "the expected incidence, an estimate used while nothing is measured in field"
+	}
+	return ""
+}
+
+// EPCLegend explains an EPC figure and the words under it, in one line a
+// page shows beside them.
+const EPCLegend = "EPC: expected earnings per entrant, the CPI × a conversion; “field” means " +
+	"the conversion the provider measured in field, “estimate” the expected incidence, used while nothing is measured in field."
+
 // String writes the figure as "0.45 USD", or "" when there is none, so a
 // page or CSV shows its own placeholder.
 func (e EPC) String() string {

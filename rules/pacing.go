@@ -170,7 +170,7 @@ func (p Pacing) Risk(fieldEnd *time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("%d completes left at %s: even at %s/h they are not reached before the field end, %s",
-		p.Remaining, p, rate(p.Low), fieldEnd.UTC().Format(time.RFC3339))
+		p.Remaining, p, rate(p.Low), FormatTime(*fieldEnd))
 }
 
 // OnPace says in a sentence why p is clearly on pace to fill before
@@ -194,7 +194,7 @@ func (p Pacing) OnPace(fieldEnd *time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("%d completes left at %s: at %s/h they are reached by %s, before the field end, %s",
-		p.Remaining, p, rate(p.Low), byLow.UTC().Format(time.RFC3339), fieldEnd.UTC().Format(time.RFC3339))
+		p.Remaining, p, rate(p.Low), FormatTime(*byLow), FormatTime(*fieldEnd))
 }
 
 // rate writes a rate with one decimal below 100 and none above.

@@ -254,3 +254,29 @@ func TestPaceOnPace(t *testing.T) {
 		})
 	}
 }
+
+// TestPaceSentencesSayTimesAsTheDashboard: the sentences of a pace at
+// risk and clearly on pace write the field end and the fill time as the
+// dashboard does ("23 Nov 2026 18:00 UTC"), never as RFC 3339.
+func TestPaceSentencesSayTimesAsTheDashboard(t *testing.T) {
+	asOf := time.Date(2026, 11, 23, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	end := asOf.Add(6 * time.Hour)
+	for _, tc := range []struct {
+		name, got string
+		want      []string
+	}{
+		{"at risk", Pacing{CompletesPerHour: 2, Low: 1, High: 3, Remaining: 100, AtRisk: true, AsOf: asOf}.Risk(&end),
+			[]string{"the field end, 23 Nov 2026 17:00 UTC"}},
+		{"on pace", Pacing{CompletesPerHour: 20, Low: 10, High: 30, Remaining: 10, AsOf: asOf}.OnPace(&end),
+			[]string{"reached by 23 Nov 2026 12:00 UTC", "the field end, 23 Nov 2026 17:00 UTC"}},
+	} {
+		for _, w := range tc.want {
+			if !strings.Contains(tc.got, w) {
+				t.Errorf("%s: %q, want it to say %q", tc.name, tc.got, w)
+			}
+		}
+		if strings.Contains(tc.got, "T1") || strings.Contains(tc.got, "Z") {
+			t.Errorf("%s: %q writes a time in RFC 3339", tc.name, tc.got)
+		}
+	}
+}

@@ -573,7 +573,7 @@ func (o *OurRules) HeldByHand(panelistID string, now time.Time) string {
 	}
 	why := "Held by hand (" + SetByWords(h.SetBy, h.SetAt, now)
 	if h.Until != nil {
-		why += ", until " + h.Until.Format("2 Jan 2006 15:04 MST")
+		why += ", until " + FormatTime(*h.Until)
 	}
 	why += ")"
 	if h.Why != "" {

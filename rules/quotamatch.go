@@ -416,13 +416,19 @@ func (c *QuotaCells) Verdict(p domain.Profile, now time.Time) QuotaVerdict {
 // few allocations per table, so bulk checks call Verdict and Match only
 // for what is shown.
 func (c *QuotaCells) Match(p domain.Profile, now time.Time) QuotaMatch {
+	return c.match(p, now, nil)
+}
+
+// match is Match, its reasons naming questions and answers in words'
+// (nil: by their ids).
+func (c *QuotaCells) match(p domain.Profile, now time.Time, words *QuotaWords) QuotaMatch {
 	m := QuotaMatch{Verdict: QuotaFits}
 	if len(c.tables) == 0 {
 		return m
 	}
 	// One backing array each for the outcomes and the quota ids of every
 	// table: a cell is in a table's Cells or Undecided, never both.
-	x := explainer{p: p, age: c.ageOf(p, now), outs: make([]cellOutcome, len(c.cells)),
+	x := explainer{p: p, age: c.ageOf(p, now), words: words, outs: make([]cellOutcome, len(c.cells)),
 		ids: make([]int64, 0, len(c.cells))}
 	m.Tables = make([]TableMatch, 0, len(c.tables))
 	for t := range c.tables {

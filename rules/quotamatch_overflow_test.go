@@ -27,7 +27,7 @@ func TestQuotaMatchHugeRemaining(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cells := CompileQuotas([]domain.Quota{total(10, 0), ageCell(11, "35", "54", tt.exclusive, tt.shared)})
 			if got := cells.Verdict(aged(40, nil), checkDay); got != tt.want {
-				t.Errorf("verdict %s; want %s (%v)", got, tt.want, cells.Explain(aged(40, nil), checkDay))
+				t.Errorf("verdict %s; want %s (%v)", got, tt.want, cells.Explain(aged(40, nil), checkDay, nil))
 			}
 			// The same counts on the total quota: open is sendable, full paused.
 			want := Sendable

@@ -541,7 +541,7 @@ func checkExplained(t *testing.T, cells *QuotaCells, p domain.Profile, m QuotaMa
 	if worst != m.Verdict {
 		t.Errorf("verdict %s, but the worst table says %s", m.Verdict, worst)
 	}
-	got := cells.Explain(p, checkDay)
+	got := cells.Explain(p, checkDay, nil)
 	switch {
 	case len(p.Answers) == 0 && p.BirthDate.IsZero():
 		if !slices.Equal(got, []string{NoProfile}) {
@@ -606,28 +606,28 @@ func TestQuotaVerdictLabel(t *testing.T) {
 
 func TestQuotaCellsExplain(t *testing.T) {
 	cells := CompileQuotas([]domain.Quota{ageCell(10, "35", "54", 0, 0)})
-	if got := cells.Explain(aged(40, nil), checkDay); !reflect.DeepEqual(got, []string{"Age 40 falls in cell 35-54, which is full."}) {
+	if got := cells.Explain(aged(40, nil), checkDay, nil); !reflect.DeepEqual(got, []string{"Age 40 falls in cell 35-54, which is full."}) {
 		t.Errorf("Explain of a panelist in a full cell = %q", got)
 	}
-	if got := cells.Explain(domain.Profile{}, checkDay); !reflect.DeepEqual(got, []string{NoProfile}) {
+	if got := cells.Explain(domain.Profile{}, checkDay, nil); !reflect.DeepEqual(got, []string{NoProfile}) {
 		t.Errorf("Explain of a panelist without a profile = %q, want the one no-profile sentence", got)
 	}
 
 	// A cell that is not understood: explained only where it decides.
 	cells = CompileQuotas([]domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 5, 0),
 		genderCell(20, "Male", 5, 1), genderCell(21, "Female", 5, 2)})
-	if got := cells.Explain(aged(20, map[int64][]int64{qGender: {2}}), checkDay); len(got) != 0 {
+	if got := cells.Explain(aged(20, map[int64][]int64{qGender: {2}}), checkDay, nil); len(got) != 0 {
 		t.Errorf("Explain of a panelist surely in an open cell beside an open cell not understood = %q, want nothing: they fit", got)
 	}
 	cells = CompileQuotas([]domain.Quota{ageCell(10, "18", "34", 5, 0), ageCell(11, "35", "abc", 0, 0),
 		genderCell(20, "Male", 5, 1), genderCell(21, "Female", 5, 2)})
 	want := []string{`Cell quota 11 is not understood: the range "35" to "abc" has an end that is neither a whole number, ` +
 		"nor one followed by +, nor empty. The panelist may fall in cell quota 11, which is full."}
-	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {2}}), checkDay); !reflect.DeepEqual(got, want) {
+	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {2}}), checkDay, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("Explain of a panelist who may fall in a closed cell not understood = %q, want %q", got, want)
 	}
 	want = append(want, "Answer 3 to question 12 falls in no cell of Gender (Male or Female), which holds hard quotas.")
-	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {3}}), checkDay); !reflect.DeepEqual(got, want) {
+	if got := cells.Explain(aged(40, map[int64][]int64{qGender: {3}}), checkDay, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("Explain of an unknown table and an off-target one = %q, want both, in table order: %q", got, want)
 	}
 }
@@ -754,5 +754,40 @@ func TestCellCompilerIsCompileQuotas(t *testing.T) {
 	}
 	if len(cc.compiled) != len(lists)-1 {
 		t.Errorf("%d lists of questions held, want %d: the compiler shares nothing", len(cc.compiled), len(lists)-1)
+	}
+}
+
+// TestQuotaSentencesNameTheLibrarysWords: with the words of a library, a
+// quota sentence names the question and the answers as the library does
+// ("GENDER (Are you...?): Female falls"); what the library lacks is named
+// by its id, and without a library every question and answer is.
+func TestQuotaSentencesNameTheLibrarysWords(t *testing.T) {
+	full := CompileQuotas([]domain.Quota{genderCell(20, "Male", 5, 1), genderCell(21, "Female", 0, 2)})
+	words := &QuotaWords{
+		Questions: map[int64]domain.Question{qGender: {ID: qGender, Name: "GENDER", Text: "Are you...?"}, qRegion: {ID: qRegion, Name: "REGION"}},
+		Answers:   map[int64]map[int64]domain.Answer{qGender: {2: {ID: 2, Name: "female", Text: "Female"}}},
+	}
+	for _, tt := range []struct {
+		name  string
+		cells QuotaCells
+		p     domain.Profile
+		words *QuotaWords
+		want  string
+	}{
+		{"the library's words", full, aged(40, map[int64][]int64{qGender: {2}}), words,
+			"GENDER (Are you...?): Female falls in cell Female, which is full."},
+		{"an answer the library lacks, by its id", full, aged(40, map[int64][]int64{qGender: {3}}), words,
+			"GENDER (Are you...?): answer 3 falls in no cell of Gender (Male or Female), which holds hard quotas."},
+		{"a question the library lacks, by its ids", full, aged(40, map[int64][]int64{qGender: {2}}), &QuotaWords{},
+			"Answer 2 to question 12 falls in cell Female, which is full."},
+		{"no library, by the ids", full, aged(40, map[int64][]int64{qGender: {2}}), nil,
+			"Answer 2 to question 12 falls in cell Female, which is full."},
+		{"a missing answer in words", full, aged(40, map[int64][]int64{qRegion: {7}}), words,
+			"No answer to GENDER (Are you...?): cannot tell whether the panelist falls in cells Male or Female."},
+	} {
+		got := tt.cells.Explain(tt.p, checkDay, tt.words)
+		if len(got) != 1 || got[0] != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -15,13 +15,15 @@ const NoProfile = "No profile on file for this panelist: whether they fit an ope
 
 // Explain says why a panelist's quota verdict on c is not fits: NoProfile
 // for a panelist with no profile at all, else the sentence of each table
-// that is not fine.
-func (c *QuotaCells) Explain(p domain.Profile, now time.Time) []string {
+// that is not fine, naming questions and answers in words ("GENDER: Female
+// falls"), by their ids where words lacks them or is nil ("answer 105 to
+// question 43 falls").
+func (c *QuotaCells) Explain(p domain.Profile, now time.Time, words *QuotaWords) []string {
 	if len(p.Answers) == 0 && p.BirthDate.IsZero() {
 		return []string{NoProfile}
 	}
 	var out []string
-	for _, t := range c.Match(p, now).Tables {
+	for _, t := range c.match(p, now, words).Tables {
 		if t.Verdict != QuotaFits && t.Reason != "" {
 			out = append(out, t.Reason)
 		}
@@ -31,10 +33,11 @@ func (c *QuotaCells) Explain(p domain.Profile, now time.Time) []string {
 
 // explainer builds the tables of a Match.
 type explainer struct {
-	p    domain.Profile
-	age  int
-	outs []cellOutcome // per cell of the QuotaCells
-	ids  []int64       // backing of every TableMatch's Cells and Undecided
+	p     domain.Profile
+	age   int
+	words *QuotaWords   // nil: questions and answers by their ids
+	outs  []cellOutcome // per cell of the QuotaCells
+	ids   []int64       // backing of every TableMatch's Cells and Undecided
 }
 
 // tableView is one table's cells with their outcomes for the panelist.
@@ -331,6 +334,7 @@ func (x *explainer) subject(b *strings.Builder, v tableView, k pick) {
 			return
 		}
 		answers := x.p.Answers[q]
+		label := x.words.question(q)
 		n := 0
 		for _, a := range answers {
 			if v.listed(k, q, a) {
@@ -340,6 +344,25 @@ func (x *explainer) subject(b *strings.Builder, v tableView, k pick) {
 		onlyListed := n > 0
 		if !onlyListed {
 			n = len(answers)
+		}
+		if label != "" {
+			// "GENDER: Female", "no answer to GENDER".
+			if n == 0 {
+				lead(b, "no answer to ", first)
+				b.WriteString(label)
+				return
+			}
+			plural = plural || n > 1
+			b.WriteString(label)
+			sep := ": "
+			for _, a := range answers {
+				if !onlyListed || v.listed(k, q, a) {
+					b.WriteString(sep)
+					b.WriteString(x.words.answer(q, a))
+					sep = ", "
+				}
+			}
+			return
 		}
 		switch n {
 		case 0:
@@ -380,9 +403,13 @@ func (x *explainer) missing(b *strings.Builder, v tableView) {
 		if phrases++; phrases > 1 {
 			b.WriteString(" and ")
 		}
-		if age {
+		switch label := x.words.question(q); {
+		case age:
 			lead(b, "no birth date", phrases == 1)
-		} else {
+		case label != "":
+			lead(b, "no answer to ", phrases == 1)
+			b.WriteString(label)
+		default:
 			lead(b, "no answer to question ", phrases == 1)
 			writeInt(b, q)
 		}

@@ -34,7 +34,7 @@ func parseHistoryFields(f *[7]string, loc *time.Location, latest time.Time) (his
 		fail("subsampleId must be a positive integer, not %s", domain.QuoteField(f[1]))
 	}
 	if row.statusID, ok = parseID(f[2], 0); !ok || domain.ReturnCodeName(row.statusID) == "" {
-		fail("statusId must be a respondent return code (2, 3, 82, 83, 92, 98 or 99), not %s", domain.QuoteField(f[2]))
+		fail("statusId must be a respondent return code, %s, not %s", domain.ReturnCodesNamed(), domain.QuoteField(f[2]))
 	}
 	if at, err := domain.ParseLocalTime(strings.TrimSpace(f[3]), loc); err != nil {
 		fail("registeredAt: %v", err)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"fieldboard/rules"
 )
 
 // Timestamp formats t in the page's time zone, such as "22 Nov 14:05".
@@ -16,7 +18,7 @@ func (p Page) Timestamp(t time.Time) string {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return t.In(loc).Format("2 Jan 2006 15:04 MST")
+	return t.In(loc).Format(rules.TimeLayout)
 }
 
 // Ago says how long before the page's now t was: "just now", "4 minutes

@@ -7,8 +7,9 @@ import (
 	"fieldboard/rules"
 )
 
-// TestPropCodeSaysItIsACode: a coded field whose values the provider
-// does not describe reads as a code, never as a bare number.
+// TestPropCodeSaysItIsACode: a coded field whose values the provider's
+// reference data does not name reads as what it is a code of, and says
+// why it has no name, never as a bare number.
 func TestPropCodeSaysItIsACode(t *testing.T) {
 	two := int64(2)
 	for _, tt := range []struct {
@@ -16,9 +17,9 @@ func TestPropCodeSaysItIsACode(t *testing.T) {
 		want string
 	}{
 		{nil, "–"},
-		{&two, "code 2 (no description from the provider)"},
+		{&two, "interview type 2 (not in the provider's reference data)"},
 	} {
-		if got := propCode(tt.code); got != tt.want {
+		if got := propCode("interview type", tt.code); got != tt.want {
 			t.Errorf("propCode(%v) = %q, want %q", tt.code, got, tt.want)
 		}
 	}

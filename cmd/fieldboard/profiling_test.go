@@ -32,14 +32,14 @@ func TestProfilingCommand(t *testing.T) {
 	}
 	st.Close()
 
-	header := "questionId,question,country,code,subsamples,remainingCompletes,panelistsWithoutAnswer,panelists,stake,currency,otherStakes,unpricedSubsamples,unpricedCompletes\n"
+	header := "questionId,question,country,code,subsamples,remainingCompletes,panelistsWithoutAnswer,panelists,stake,currency,unpricedSubsamples,unpricedCompletes\n"
 	for _, tt := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"every country", []string{"--stale-after", "0"}, header + "43,,US,,10,5,1,10,2.00,USD,,0,0\n"},
-		{"its country", []string{"--stale-after", "0", "--country", "us"}, header + "43,,US,,10,5,1,10,2.00,USD,,0,0\n"},
+		{"every country", []string{"--stale-after", "0"}, header + "43,,US,,10,5,1,10,2.00,USD,0,0\n"},
+		{"its country", []string{"--stale-after", "0", "--country", "us"}, header + "43,,US,,10,5,1,10,2.00,USD,0,0\n"},
 		{"another country", []string{"--stale-after", "0", "--country", "FR"}, header},
 		{"data too old to decide on", nil, header},
 	} {

@@ -93,7 +93,7 @@ func (p *Panelist) route(ctx context.Context, inv invite.Invitation) Routed {
 		if !pc.Send() {
 			if int32(i) == intended && why == "" {
 				if pc.Quota == rules.QuotaFull {
-					pc.QuotaWhy = d.targets[i].explainQuota(profile, now)
+					pc.QuotaWhy = d.targets[i].explainQuota(profile, now, nil) // the router reads no library: ids
 				}
 				why = fmt.Sprintf("Subsample %d would not take the panelist now: %s", inv.SubsampleID, whyNotSent(pc))
 			}

@@ -531,8 +531,9 @@ func (t *liveTarget) notSendable() string {
 	return strings.TrimSpace(fmt.Sprintf("Subsample %d is %s now. %s", t.target.SubsampleID, strings.ToLower(v.State.Label()), strings.Join(v.Reasons, " ")))
 }
 
-// explainQuota says why a panelist's quota verdict on t is not fits.
-func (t *liveTarget) explainQuota(p domain.Profile, now time.Time) []string {
+// explainQuota says why a panelist's quota verdict on t is not fits,
+// naming questions and answers in words (nil: by their ids).
+func (t *liveTarget) explainQuota(p domain.Profile, now time.Time, words *rules.QuotaWords) []string {
 	if t.quotasUnread != "" {
 		return []string{t.quotasUnread}
 	}
@@ -540,7 +541,7 @@ func (t *liveTarget) explainQuota(p domain.Profile, now time.Time) []string {
 	for _, c := range t.fieldClosed(p, now) {
 		out = append(out, rules.FieldClosureReason(c))
 	}
-	return append(out, t.cells.Explain(p, now)...)
+	return append(out, t.cells.Explain(p, now, words)...)
 }
 
 // memo is one value Memo keeps: built once, by the first caller, while

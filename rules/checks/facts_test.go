@@ -155,7 +155,7 @@ func TestStatesPaceTheTotalQuota(t *testing.T) {
 			if (st.OnPace != "") != tt.wantOnPace {
 				t.Errorf("OnPace = %q, want clearly on pace %v", st.OnPace, tt.wantOnPace)
 			}
-			if tt.wantAtRisk && (!strings.Contains(got, "100 completes left") || !strings.Contains(got, now.Add(tt.fieldEnd).Format(time.RFC3339))) {
+			if tt.wantAtRisk && (!strings.Contains(got, "100 completes left") || !strings.Contains(got, rules.FormatTime(now.Add(tt.fieldEnd)))) {
 				t.Errorf("AtRisk = %q, want what is left and the field end", got)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"fieldboard/rules"
@@ -80,7 +82,10 @@ func (s *Service) Eligibility(ctx context.Context, panelistID string, subsampleI
 		if d, err = s.withStaleness(ctx, d, false); err != nil {
 			return PanelistCheck{}, err
 		}
-		checks := (&Panelist{s: s, d: d, rows: rows, ctx: ctx}).checks(ctx)
+		checks, err := (&Panelist{s: s, d: d, rows: rows, ctx: ctx}).checks(ctx)
+		if err != nil {
+			return PanelistCheck{}, err
+		}
 		if len(checks) == 0 {
 			return PanelistCheck{}, fmt.Errorf("subsample %d: %w", subsampleID, ErrNotLive)
 		}
@@ -96,26 +101,73 @@ func (s *Service) PanelistSurveys(ctx context.Context, panelistID string) ([]Pan
 	if err != nil {
 		return nil, err
 	}
-	return p.checks(ctx), nil
+	return p.checks(ctx)
 }
 
 // checks collects EachLive's answers, with entry links filled for the
-// panelist where they may enter and the quota verdicts explained.
+// panelist where they may enter and the quota verdicts explained in the
+// words of the library of the panelist's country (Service.quotaWords).
 // Our caps are read, not taken: a check sends nobody.
-func (p *Panelist) checks(ctx context.Context) []PanelistCheck {
+func (p *Panelist) checks(ctx context.Context) ([]PanelistCheck, error) {
 	d, panelistID := p.d, p.rows.Member.PanelistID
 	out := make([]PanelistCheck, 0, len(d.targets))
+	type unexplained struct {
+		at, target int
+		now        time.Time
+	}
+	var why []unexplained
 	p.ctx = ctx
 	p.eachLive(func(i int, now time.Time, pc PanelistCheck) {
 		if pc.MayEnter() {
 			pc.PanelistLinks = d.PanelistLinks(pc.SubsampleReport, pc.Panel.Locale, panelistID)
 		}
 		if pc.Quota != rules.QuotaFits {
-			pc.QuotaWhy = d.targets[i].explainQuota(p.rows.Profile, now)
+			why = append(why, unexplained{len(out), i, now})
 		}
 		out = append(out, pc)
 	})
-	return out
+	if len(why) == 0 {
+		return out, nil
+	}
+	targets := make([]int, len(why))
+	for k, w := range why {
+		targets[k] = w.target
+	}
+	words, err := p.s.quotaWords(ctx, d, p.rows.Member.Country, targets)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range why {
+		out[w.at].QuotaWhy = d.targets[w.target].explainQuota(p.rows.Profile, w.now, words)
+	}
+	return out, nil
+}
+
+// quotaWords are the words of the questions the quotas of the targets
+// at places ask, in the stored library of the default locale of country;
+// nil (ids in the sentences) when the country has no default locale. What
+// the stored library lacks (all of it, when that locale's is not stored)
+// the sentences name by its id.
+func (s *Service) quotaWords(ctx context.Context, d *Decisions, country string, places []int) (*rules.QuotaWords, error) {
+	locale := d.defaultLocales[strings.ToUpper(strings.TrimSpace(country))]
+	if locale == "" {
+		return nil, nil
+	}
+	var ids []int64
+	for _, i := range places {
+		for _, q := range d.quotasOf(d.targets[i].report.SubsampleID) {
+			for _, cond := range q.Questions {
+				if !slices.Contains(ids, cond.ID) {
+					ids = append(ids, cond.ID)
+				}
+			}
+		}
+	}
+	questions, answers, err := s.Store.Library(ctx, locale, ids)
+	if err != nil {
+		return nil, fmt.Errorf("the words of the quota questions in %s: %w", locale, err)
+	}
+	return &rules.QuotaWords{Questions: questions, Answers: answers}, nil
 }
 
 // Panelist is one panelist's rows (panel row, profile, history) with the

@@ -159,7 +159,7 @@ func holdWords(h domain.PanelistHold) string {
 		return "released"
 	}
 	if h.Until != nil {
-		return "held until " + h.Until.UTC().Format("2 Jan 2006 15:04 MST")
+		return "held until " + rules.FormatTime(*h.Until)
 	}
 	return "held"
 }

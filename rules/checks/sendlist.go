@@ -59,6 +59,12 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 	filter := s.relevantHistory(d, t, now)
 	subsampleNotSendable := t.notSendable()
 	capped := s.capped(ctx, d, t, now)
+	// The words the quota sentences name questions and answers by, read
+	// before the history is scanned, not on its connection's time.
+	words, err := s.quotaWords(ctx, d, t.report.CountryCode, []int{int(d.targetOf[subsampleID])})
+	if err != nil {
+		return err
+	}
 	results := make([]BulkResult, 0, bulkChunk)
 	// decide decides one chunk into results.
 	decide := func(chunk []string) error {
@@ -106,7 +112,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 				out.Reasons = append(out.Reasons, e.Reason)
 			}
 			if pc.Quota != rules.QuotaFits {
-				out.Reasons = append(out.Reasons, t.explainQuota(profile, now)...)
+				out.Reasons = append(out.Reasons, t.explainQuota(profile, now, words)...)
 			}
 			results = append(results, out)
 			return nil

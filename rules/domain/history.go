@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Respondent return codes, the statuses a history record may hold (the
 // spec's "Respondent return codes").
@@ -13,6 +17,26 @@ const (
 	ReturnErroneousComplete    = 98
 	ReturnPotentiallyUnengaged = 99
 )
+
+// ReturnCodes are the respondent return codes, in order.
+var ReturnCodes = [...]int64{ReturnInSurvey, ReturnComplete, ReturnScreenOut, ReturnQuotaFull, ReturnAbandon, ReturnErroneousComplete, ReturnPotentiallyUnengaged}
+
+// ReturnCodesNamed lists the respondent return codes with their names,
+// for a sentence: "2 (In survey), 3 (Complete), …, 99 (Potentially
+// unengaged)".
+func ReturnCodesNamed() string {
+	var b strings.Builder
+	for i, id := range ReturnCodes {
+		switch {
+		case i == len(ReturnCodes)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(id, 10) + " (" + ReturnCodeName(id) + ")")
+	}
+	return b.String()
+}
 
 // ReturnCodeName names a respondent status id, "" for an unknown one.
 func ReturnCodeName(id int64) string {

@@ -121,7 +121,7 @@ func invoiceTotals(t rules.InvoiceTotals) InvoiceTotalsJSON {
 // OutcomeColumns are the outcomes CSV's columns, in order.
 var OutcomeColumns = []string{"group", "subsampleId", "eventId", "name", "country", "day",
 	"entrants", "finalEntrants", "inSurvey", "completes", "unconfirmedCompletes", "tooFast", "screenOuts", "quotaFulls", "abandons", "reversed", "reversalsOfNothing",
-	"redirects", "wrongSends", "wrongSendsByReturn", "earned", "earnedCurrency", "unpricedCompletes", "estimatedCompletes",
+	"redirects", "wrongSends", "wrongSendsByReturn", "sentScreenOuts", "earned", "earnedCurrency", "unpricedCompletes", "estimatedCompletes",
 	"realizedConversion", "realizedEpc", "realizedEpcCurrency", "predictedEpc", "predictedEpcCurrency", "providerConversion", "note"}
 
 // WriteOutcomesCSV writes a period's outcomes, one line per group and
@@ -134,8 +134,10 @@ var OutcomeColumns = []string{"group", "subsampleId", "eventId", "name", "countr
 // complete has both empty. A realized figure under the threshold is empty, its
 // note saying why. completes count those only a return reported too
 // (unconfirmedCompletes, until a history import confirms them; tooFast
-// the records of returns flagged too fast), and wrongSends those of
-// returns (wrongSendsByReturn).
+// the records of returns flagged too fast), and wrongSends (the quota
+// fulls on cells judged open) those of returns (wrongSendsByReturn);
+// sentScreenOuts are the screen-outs of Fieldboard's sends, no wrong
+// sends.
 func WriteOutcomesCSV(w *Writer, rep outcomes.Report) error {
 	if err := w.Write(OutcomeColumns...); err != nil {
 		return err
@@ -172,7 +174,7 @@ func WriteOutcomesCSV(w *Writer, rep outcomes.Report) error {
 			strconv.Itoa(r.UnconfirmedCompletes), strconv.Itoa(r.TooFast),
 			strconv.Itoa(r.ScreenOuts), strconv.Itoa(r.QuotaFulls), strconv.Itoa(r.Abandons), strconv.Itoa(r.Reversed),
 			strconv.Itoa(r.ReversalsOfNothing), strconv.Itoa(r.Redirects), strconv.Itoa(r.WrongSends), strconv.Itoa(r.WrongSendsByReturn),
-			earned, earnedCurrency,
+			strconv.Itoa(r.SentScreenOuts), earned, earnedCurrency,
 			strconv.Itoa(r.Unpriced), strconv.Itoa(r.Estimated), conversion, epc, epcCurrency,
 			predicted, predictedCurrency, OptFloat(r.ProviderConversion, 1), note); err != nil {
 			return err
@@ -246,6 +248,7 @@ type OutcomeJSON struct {
 	Redirects            int          `json:"redirects"`
 	WrongSends           int          `json:"wrongSends"`
 	WrongSendsByReturn   int          `json:"wrongSendsByReturn"`
+	SentScreenOuts       int          `json:"sentScreenOuts"`
 	Earned               []AmountJSON `json:"earned"`
 	UnpricedCompletes    int          `json:"unpricedCompletes"`
 	EstimatedCompletes   int          `json:"estimatedCompletes"`
@@ -316,7 +319,8 @@ func outcome(r outcomes.Row) OutcomeJSON {
 		Entrants: r.Entrants, FinalEntrants: r.Final(), InSurvey: r.InSurvey, Completes: r.Completes, ScreenOuts: r.ScreenOuts,
 		QuotaFulls: r.QuotaFulls, Abandons: r.Abandons, Reversed: r.Reversed, ReversalsOfNothing: r.ReversalsOfNothing,
 		UnconfirmedCompletes: r.UnconfirmedCompletes, TooFast: r.TooFast, WrongSendsByReturn: r.WrongSendsByReturn,
-		Redirects: r.Redirects, WrongSends: r.WrongSends, Earned: Amounts(r.Earned), UnpricedCompletes: r.Unpriced,
+		SentScreenOuts: r.SentScreenOuts,
+		Redirects:      r.Redirects, WrongSends: r.WrongSends, Earned: Amounts(r.Earned), UnpricedCompletes: r.Unpriced,
 		EstimatedCompletes: r.Estimated, ProviderConversion: Finite(r.ProviderConversion)}
 	if !r.Day.IsZero() {
 		j.Day = r.Day.Format(time.DateOnly)

@@ -56,10 +56,10 @@ func readCSV(t *testing.T, write func(w *Writer) error) (string, [][]string) {
 func TestOutcomesCSVHasNumbersInNumberColumns(t *testing.T) {
 	text, records := readCSV(t, func(w *Writer) error { return WriteOutcomesCSV(w, outcomesReport()) })
 	want := "group,subsampleId,eventId,name,country,day,entrants,finalEntrants,inSurvey,completes,unconfirmedCompletes,tooFast,screenOuts,quotaFulls,abandons,reversed,reversalsOfNothing," +
-		"redirects,wrongSends,wrongSendsByReturn,earned,earnedCurrency,unpricedCompletes,estimatedCompletes,realizedConversion,realizedEpc,realizedEpcCurrency,predictedEpc,predictedEpcCurrency,providerConversion,note\n" +
-		"5,5,1,Alpha,FR,,25,25,0,5,0,0,20,0,0,0,0,0,0,0,36.04,EUR,0,0,20.0,1.44,EUR,1.25,EUR,,\n" +
-		"6,6,1,Beta,GB,,30,30,0,10,0,0,20,0,0,0,0,0,0,0,,,0,0,33.3,,,,,,\"earned in EUR and GBP, never added: the page and the JSON answer give each amount\"\n" +
-		"7,7,2,Gamma,DE,,2,2,0,1,0,0,0,0,1,0,0,0,0,0,,,1,0,,,,,,,\"too few: 2 final entrants, 20 needed\"\n"
+		"redirects,wrongSends,wrongSendsByReturn,sentScreenOuts,earned,earnedCurrency,unpricedCompletes,estimatedCompletes,realizedConversion,realizedEpc,realizedEpcCurrency,predictedEpc,predictedEpcCurrency,providerConversion,note\n" +
+		"5,5,1,Alpha,FR,,25,25,0,5,0,0,20,0,0,0,0,0,0,0,0,36.04,EUR,0,0,20.0,1.44,EUR,1.25,EUR,,\n" +
+		"6,6,1,Beta,GB,,30,30,0,10,0,0,20,0,0,0,0,0,0,0,0,,,0,0,33.3,,,,,,\"earned in EUR and GBP, never added: the page and the JSON answer give each amount\"\n" +
+		"7,7,2,Gamma,DE,,2,2,0,1,0,0,0,0,1,0,0,0,0,0,0,,,1,0,,,,,,,\"too few: 2 final entrants, 20 needed\"\n"
 	if text != want {
 		t.Errorf("outcomes CSV:\n%s\nwant\n%s", text, want)
 	}

@@ -10,17 +10,21 @@ import (
 // ProfilingColumns are the profiling ranking CSV's columns, in order; the
 // API's rows (QuestionStakeJSON) use the same names.
 var ProfilingColumns = []string{"questionId", "question", "country", "code", "subsamples", "remainingCompletes",
-	"panelistsWithoutAnswer", "panelists", "stake", "currency", "otherStakes", "unpricedSubsamples", "unpricedCompletes"}
+	"panelistsWithoutAnswer", "panelists", "stake", "currency", "unpricedSubsamples", "unpricedCompletes"}
 
-// WriteProfilingCSV writes the ranking of questions to profile next, one
-// line per question and country, best first (rules.ProfilingCounter.Report):
-// subsamples are the subsample ids apart by spaces; stake is the money at
-// stake in currency, the one most of them are priced in, and otherStakes
-// the stake in each other currency ("30.00 USD + 4.00 GBP"), never added
-// to it; stake and currency are empty when no subsample is priced, and
+// WriteProfilingCSV writes the ranking of questions to profile next, best
+// first (rules.ProfilingCounter.Report), a line per question and country
+// with its counts, then a line for each other currency it has money at
+// stake in. Every stake is a plain number in the currency of its line:
+// the first line's is the one most of the subsamples are priced in; an
+// other currency's line repeats questionId, question, country and code and
+// leaves the counts empty (they are the first line's), so a column's sum
+// counts each question and country once and a stake is never added to
+// one in another currency. subsamples are the subsample ids apart by
+// spaces; stake and currency are empty when no subsample is priced, and
 // unpricedSubsamples and unpricedCompletes say what part of the stake is
-// unknown (no CPI, or one without a currency), never 0. The page's download and `fieldboard profiling` both
-// write through it.
+// unknown (no CPI, or one without a currency), never 0. The page's
+// download and `fieldboard profiling` both write through it.
 func WriteProfilingCSV(w *Writer, rows []rules.QuestionStake) error {
 	if err := w.Write(ProfilingColumns...); err != nil {
 		return err
@@ -31,9 +35,16 @@ func WriteProfilingCSV(w *Writer, rows []rules.QuestionStake) error {
 			stake = rules.FormatCents(cents)
 		}
 		if err := w.Write(Int(r.QuestionID), r.Question, r.Country, r.Code, subsampleIDs(r.Subsamples), Int(r.RemainingCompletes),
-			Int(r.PanelistsWithoutAnswer), Int(r.Panelists), stake, r.Currency, r.OtherStakes().String(),
+			Int(r.PanelistsWithoutAnswer), Int(r.Panelists), stake, r.Currency,
 			strconv.Itoa(r.UnpricedSubsamples), Int(r.UnpricedCompletes)); err != nil {
 			return err
+		}
+		others := r.OtherStakes()
+		for _, currency := range others.Currencies() {
+			if err := w.Write(Int(r.QuestionID), r.Question, r.Country, r.Code, "", "", "", "",
+				rules.FormatCents(others[currency]), currency, "", ""); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

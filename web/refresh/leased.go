@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/store"
 )
 
@@ -97,7 +98,7 @@ func (r *Refresher) outcomeSince(ctx context.Context, since time.Time, datasets 
 			return nil, false, nil
 		}
 		if run := runs[i]; !run.OK {
-			failures = append(failures, fmt.Errorf("the refresh of the %s on another instance failed at %s: %s", dataset, run.FinishedAt.Format(time.RFC3339), run.Error))
+			failures = append(failures, fmt.Errorf("the refresh of the %s on another instance failed at %s: %s", dataset, rules.FormatTime(run.FinishedAt), run.Error))
 		}
 	}
 	return errors.Join(failures...), true, nil

@@ -100,11 +100,15 @@ type Row struct {
 	// Redirects are the clicks on invitation links the router sent there
 	// in the period.
 	Redirects int
-	// WrongSends are the screen-outs and quota fulls, registered in the
-	// period, of panelists Fieldboard sent there (an invitation click, or
-	// a next-survey answer that named it first) in the SendLookback
-	// before.
-	WrongSends int
+	// WrongSends are the quota fulls, registered in the period, of
+	// panelists Fieldboard sent there (an invitation click, or a
+	// next-survey answer that named it first) in the SendLookback before
+	// while judging every cell they fell in open: the Report's
+	// FullOnOpenCells, counted. SentScreenOuts are the screen-outs of
+	// such sends, counted apart: the survey's own screener decides
+	// those, so they are not wrong sends.
+	WrongSends     int
+	SentScreenOuts int
 	// UnconfirmedCompletes are the Completes whose complete only a return
 	// reported (the respondent's redirect or the survey's post), not yet
 	// confirmed by a history import; TooFast the records only a return
@@ -288,15 +292,22 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 			if !ok {
 				continue
 			}
+			day := s.dayOf(rec.RegisteredAt)
+			if rec.StatusID == domain.ReturnScreenOut {
+				r.SentScreenOuts++
+				dayRow(day).SentScreenOuts++
+				continue
+			}
+			if sent.Cells == "" {
+				continue // no cell judged open: the quota full is no wrong send
+			}
 			r.WrongSends++
-			wrongByDay[s.dayOf(rec.RegisteredAt)]++
+			wrongByDay[day]++
 			if returned.has(rec) {
 				r.WrongSendsByReturn++
-				dayRow(s.dayOf(rec.RegisteredAt)).WrongSendsByReturn++
+				dayRow(day).WrongSendsByReturn++
 			}
-			if rec.StatusID == domain.ReturnQuotaFull && sent.Cells != "" {
-				misses = append(misses, FullOnOpenCell{PanelistID: panelistID, SubsampleID: subsampleID, SentAt: sent.At, At: rec.RegisteredAt, Cells: cellsOf(sent.Cells)})
-			}
+			misses = append(misses, FullOnOpenCell{PanelistID: panelistID, SubsampleID: subsampleID, SentAt: sent.At, At: rec.RegisteredAt, Cells: cellsOf(sent.Cells)})
 		}
 		// The chart: each complete, and each reversal (paired as on the
 		// invoice), on the day it was registered.
@@ -425,6 +436,7 @@ func (s *Service) Outcomes(ctx context.Context, q Query) (Report, error) {
 func (g *Row) addCounts(r Row) {
 	g.Redirects += r.Redirects
 	g.WrongSends += r.WrongSends
+	g.SentScreenOuts += r.SentScreenOuts
 	g.UnconfirmedCompletes += r.UnconfirmedCompletes
 	g.TooFast += r.TooFast
 	g.WrongSendsByReturn += r.WrongSendsByReturn

@@ -71,12 +71,13 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 		if got.SubsampleID != checkstest.Target || got.Name != "Target" || got.Country != "US" || !reflect.DeepEqual(got.Tally, want) {
 			t.Errorf("Target's row %+v, want subsample %d named Target in US with %+v", got, checkstest.Target, want)
 		}
-		// Q3's quota full came an hour after the router sent Q3 there,
-		// Q6's screen-out two hours after a next-survey answer named it
-		// (a send, not a redirect); Q4's screen-out a minute more than the
-		// lookback after its click.
-		if got.WrongSends != 2 || got.Redirects != 1 {
-			t.Errorf("wrong sends %d, redirects %d; want 2 and 1", got.WrongSends, got.Redirects)
+		// Q3's quota full came an hour after the router sent Q3 there
+		// judging cells 1 and 2 open: a wrong send. Q6's screen-out came
+		// two hours after a next-survey answer named it (a send, not a
+		// redirect): a screen-out of a send, no wrong send. Q4's
+		// screen-out a minute more than the lookback after its click.
+		if got.WrongSends != 1 || got.SentScreenOuts != 1 || got.Redirects != 1 {
+			t.Errorf("wrong sends %d, screen-outs of sends %d, redirects %d; want 1, 1 and 1", got.WrongSends, got.SentScreenOuts, got.Redirects)
 		}
 		wantMiss := []outcomes.FullOnOpenCell{{PanelistID: "Q3", SubsampleID: checkstest.Target, SentAt: at(2 * time.Hour), At: at(3 * time.Hour),
 			Cells: []outcomes.Cell{{QuotaID: 1, Name: "Total Quota: Total"}, {QuotaID: 2, Name: "Gender: Male"}}}}
@@ -89,7 +90,7 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 		}
 		wantTotal := want
 		wantTotal.Entrants, wantTotal.Completes, wantTotal.Unpriced = 6, 2, 1
-		if !reflect.DeepEqual(rep.Total.Tally, wantTotal) || rep.Total.WrongSends != 2 {
+		if !reflect.DeepEqual(rep.Total.Tally, wantTotal) || rep.Total.WrongSends != 1 || rep.Total.SentScreenOuts != 1 {
 			t.Errorf("total %+v, want %+v", rep.Total, wantTotal)
 		}
 		if len(rep.Days) != 10 || rep.Days[0].Completes != 3 || rep.Days[2].Reversed != 1 {
@@ -107,8 +108,8 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 		if want := []string{"2026-11-20", "2026-11-22"}; !reflect.DeepEqual(keys, want) {
 			t.Errorf("days %v, want %v", keys, want)
 		}
-		if d := byDay.Rows[0]; d.Entrants != 6 || d.Completes != 3 || d.WrongSends != 2 || d.Redirects != 1 {
-			t.Errorf("the first day %+v: want 6 entrants, 3 completes (Q2's not reversed yet), two wrong sends and a redirect", d)
+		if d := byDay.Rows[0]; d.Entrants != 6 || d.Completes != 3 || d.WrongSends != 1 || d.SentScreenOuts != 1 || d.Redirects != 1 {
+			t.Errorf("the first day %+v: want 6 entrants, 3 completes (Q2's not reversed yet), a wrong send, a screen-out of a send and a redirect", d)
 		}
 
 		none, err := s.Outcomes(context.Background(), outcomes.Query{From: from, To: from.AddDate(0, 0, 10), Country: "FR"})
@@ -118,13 +119,15 @@ func TestOutcomesOfAPeriod(t *testing.T) {
 	})
 }
 
-// TestWrongSendsAreThoseOfThePeriod: "a wrong send is a screen-out (82)
-// or quota full (83) registered within 7 days after Fieldboard sent the
-// panelist there", counted in the period it was registered in. Q7 was
+// TestWrongSendsAreThoseOfThePeriod: "a wrong send is a quota full (83)
+// registered within 7 days after Fieldboard sent the panelist there
+// judging every cell they fell in open; a screen-out (82) of such a send
+// is counted apart", each in the period it was registered in. Q7 was
 // sent to Target, screened out and then filled a quota there on the
 // world's first day, and came back the next day: a period from that day
 // scans Q7's records on Target, the earlier ones with them, yet neither
-// the screen-out nor the quota full is one of its wrong sends.
+// the screen-out nor the quota full is counted in it. Q8 was sent judging
+// no cell (the log holds none) and filled a quota: no wrong send.
 func TestWrongSendsAreThoseOfThePeriod(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		s := world(t, db)
@@ -135,33 +138,36 @@ func TestWrongSendsAreThoseOfThePeriod(t *testing.T) {
 		if r, err := s.Store.ImportHistory(ctx, []domain.HistoryRecord{
 			rec(domain.ReturnScreenOut, at(3*time.Hour)), rec(domain.ReturnQuotaFull, at(4*time.Hour)),
 			rec(domain.ReturnInSurvey, at(26*time.Hour)),
+			{PanelistID: "Q8", SubsampleID: checkstest.Target, EventID: checkstest.Event, StatusID: domain.ReturnQuotaFull, RegisteredAt: at(4 * time.Hour)},
 		}); err != nil || r.BadLines > 0 {
 			t.Fatalf("import: %v %+v", err, r)
 		}
 		if err := s.Store.RecordRoutings(ctx, []domain.RoutingDecision{
 			{At: at(2 * time.Hour), PanelistID: "Q7", Intended: checkstest.Target, Chosen: checkstest.Target, Outcome: domain.RoutedIntended, Reason: "sent", Cells: "1"},
+			{At: at(2 * time.Hour), PanelistID: "Q8", Intended: checkstest.Target, Chosen: checkstest.Target, Outcome: domain.RoutedIntended, Reason: "sent"},
 		}); err != nil {
 			t.Fatal(err)
 		}
 		day1 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 		for _, period := range []struct {
-			name     string
-			from     time.Time
-			wrong    int // Target's
-			fullOpen int
+			name       string
+			from       time.Time
+			wrong      int // Target's
+			screenOuts int
+			fullOpen   int
 		}{
-			// Q3's quota full, Q6's screen-out and Q7's two.
-			{"the first day, when they were registered", day1, 4, 2},
-			{"from the next day", day1.AddDate(0, 0, 1), 0, 0},
+			// Q3's and Q7's quota fulls; Q6's and Q7's screen-outs.
+			{"the first day, when they were registered", day1, 2, 2, 2},
+			{"from the next day", day1.AddDate(0, 0, 1), 0, 0, 0},
 		} {
 			for _, group := range []outcomes.Grouping{outcomes.BySubsample, outcomes.ByDay} {
 				rep, err := s.Outcomes(ctx, outcomes.Query{From: period.from, To: day1.AddDate(0, 0, 10), Group: group})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rep.Total.WrongSends != period.wrong || len(rep.FullOnOpenCells) != period.fullOpen {
-					t.Errorf("%s, by %s: %d wrong sends and %d quota fulls on cells judged open %+v; want %d and %d",
-						period.name, group, rep.Total.WrongSends, len(rep.FullOnOpenCells), rep.FullOnOpenCells, period.wrong, period.fullOpen)
+				if rep.Total.WrongSends != period.wrong || rep.Total.SentScreenOuts != period.screenOuts || len(rep.FullOnOpenCells) != period.fullOpen {
+					t.Errorf("%s, by %s: %d wrong sends, %d screen-outs of sends and %d quota fulls on cells judged open %+v; want %d, %d and %d",
+						period.name, group, rep.Total.WrongSends, rep.Total.SentScreenOuts, len(rep.FullOnOpenCells), rep.FullOnOpenCells, period.wrong, period.screenOuts, period.fullOpen)
 				}
 			}
 		}

@@ -22,6 +22,7 @@ import (
 type SendChecks interface {
 	SendList(ctx context.Context, subsampleID int64, limit int, emit func(panelistID, entryLink string) error) error
 	SendListSize(ctx context.Context, subsampleID int64) (int, error)
+	SendListPool(ctx context.Context, subsampleID int64) (checks.SendListPool, error)
 	formats.BulkChecker
 }
 
@@ -120,22 +121,29 @@ func optionalLimit(limit int) string {
 
 // SubsampleTargetCount answers GET /subsamples/{id}/targets/count, which
 // the subsample page loads after itself: how many panelists fit an open
-// cell and are eligible, with the send list's download.
+// cell and are eligible, of the profiled panelists of its countries, with
+// the send list's download.
 func (h *Handler) SubsampleTargetCount(c echo.Context) error {
+	ctx := c.Request().Context()
 	id, err := parseID("Subsample id", c.Param("id"))
 	if err != nil {
 		return err
 	}
 	v := views.TargetCountView{SubsampleID: id}
-	v.Count, err = h.SendChecks.SendListSize(c.Request().Context(), id)
+	v.Count, err = h.SendChecks.SendListSize(ctx, id)
 	switch {
 	case errors.Is(err, checks.ErrNotSendable):
 		v.NotSendable = err.Error()
 	case err != nil:
 		return subsampleNotFound(err, id)
 	}
-	if v.Profiles, err = h.Store.CountProfiles(c.Request().Context()); err != nil {
+	if v.Profiles, err = h.Store.CountProfiles(ctx); err != nil {
 		return err
+	}
+	if v.NotSendable == "" && v.Profiles > 0 {
+		if v.Pool, err = h.SendChecks.SendListPool(ctx, id); err != nil {
+			return subsampleNotFound(err, id)
+		}
 	}
 	return Render(c, http.StatusOK, views.TargetCount(v))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -50,10 +51,16 @@ func (h *Handler) renderWebhooks(c echo.Context, status int, v views.WebhooksVie
 
 // AddWebhook answers POST /webhooks: the subscription is checked (an
 // inside address, an unknown kind or country is refused with why, the
-// form keeping what was typed) and stored, and its secret shown once.
+// form keeping what was typed) and stored, and its secret shown once. The
+// kinds come as the page's ticked boxes, one events value each, or as one
+// comma list (a script's), or both.
 func (h *Handler) AddWebhook(c echo.Context) error {
 	ctx := c.Request().Context()
-	form := views.WebhookForm{URL: c.FormValue("url"), Events: c.FormValue("events"), Country: c.FormValue("country")}
+	params, err := c.FormParams()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "The form could not be read: "+err.Error())
+	}
+	form := views.WebhookForm{URL: params.Get("url"), Events: strings.Join(params["events"], ","), Country: params.Get("country")}
 	sub, err := h.Subscriber.NewSubscription(ctx, form.URL, form.Events, form.Country)
 	if err != nil { // the form keeps what was typed, to correct
 		return h.renderWebhooks(c, http.StatusUnprocessableEntity, views.WebhooksView{Err: "Not added: " + err.Error() + ".", Form: form})

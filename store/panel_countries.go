@@ -136,3 +136,22 @@ func (c *countryChunk) read(ctx context.Context, stmt *sql.Stmt, codes textCodes
 	c.done = len(c.ids) < profileScanChunk
 	return rows.Err()
 }
+
+// CountProfiledIn returns how many panelists have a profile and a panel
+// row whose country is one of countries, byte for byte, as
+// ScanPanelistsIn reads them: the panelists a send list of those
+// countries is drawn from. With no country, none.
+func (s *Store) CountProfiledIn(ctx context.Context, countries []string) (int64, error) {
+	if len(countries) == 0 {
+		return 0, nil
+	}
+	query, args, err := sqlx.In(`SELECT COUNT(*) FROM panel p JOIN profiles pr ON pr.panelist_id = p.panelist_id WHERE p.country IN (?)`, countries)
+	if err != nil {
+		return 0, fmt.Errorf("count the profiled panelists of %v: %w", countries, err)
+	}
+	var n int64
+	if err := s.reader.GetContext(ctx, &n, query, args...); err != nil {
+		return 0, fmt.Errorf("count the profiled panelists of %v: %w", countries, err)
+	}
+	return n, nil
+}

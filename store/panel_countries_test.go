@@ -17,7 +17,8 @@ import (
 // TestScanPanelistsIn: a scan of some countries visits exactly the
 // profiled panelists whose panel row holds one of them, byte for byte, in
 // panelist id order, with their rows and profiles, as the whole scan
-// gives them: the other countries' rows are not read.
+// gives them: the other countries' rows are not read. CountProfiledIn
+// counts the same panelists.
 func TestScanPanelistsIn(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
@@ -72,6 +73,11 @@ func TestScanPanelistsIn(t *testing.T) {
 				}
 				if slices.Contains(countries, "FR") && len(got) < 1000 {
 					t.Errorf("ScanPanelistsIn(%q) visited %d panelists: want more than a chunk", countries, len(got))
+				}
+				// The count a send list is compared with counts those same
+				// panelists (the "CA" given twice counts once).
+				if n, err := s.CountProfiledIn(context.Background(), countries); err != nil || n != int64(len(want)) {
+					t.Errorf("CountProfiledIn(%q) = %d, %v; want the %d ScanPanelistsIn visits", countries, n, err, len(want))
 				}
 			})
 		}

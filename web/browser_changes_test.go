@@ -106,7 +106,8 @@ func TestBrowserShowsTheChangeFeed(t *testing.T) {
 }
 
 // TestBrowserWebhooksPage: the webhooks page lists a subscription and its
-// queued test event (screenshot webhooks.png).
+// queued test event (screenshot webhooks.png); its Remove opens a second
+// step (webhooks-remove.png).
 func TestBrowserWebhooksPage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -141,4 +142,13 @@ func TestBrowserWebhooksPage(t *testing.T) {
 	if strings.Contains(text, "whsec_") {
 		t.Error("the page shows the secret")
 	}
+	// Remove asks a second time, in a fold.
+	err = chromedp.Run(b,
+		chromedp.Click(`[data-testid="webhook-remove"] summary`),
+		chromedp.WaitVisible(`[data-testid="webhook-remove"] button[type="submit"]`),
+	)
+	if err != nil {
+		t.Fatalf("open Remove…: %v", err)
+	}
+	screenshot(t, b, "webhooks-remove.png")
 }

@@ -787,7 +787,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	p := views.Page{Title: http.StatusText(status), Now: s.Now(), Location: s.Location}
-	v := views.ErrorView{Page: p, Status: status, Message: message}
+	v := views.ErrorView{Page: p, Status: status, Message: message, Path: req.URL.Path}
 	component := views.ErrorPage(v)
 	switch {
 	case isInvitation(req):

@@ -143,10 +143,20 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	}
 	t.Logf("subsample %d: %d of %d profiled panelists to send; verdicts %v", target.SubsampleID, len(listed), len(ids), verdicts)
 
-	// The page counts the same panelists; JSON and limit work.
+	// The page counts the same panelists, of those who live in the
+	// subsample's country (not of the whole panel); JSON and limit work.
+	there := 0
+	for _, id := range ids {
+		if strings.EqualFold(panel[id].Country, target.Country) {
+			there++
+		}
+	}
+	if there == len(ids) || there == 0 {
+		t.Fatalf("%d of the %d profiled panelists live in %s: want some elsewhere", there, len(ids), target.Country)
+	}
 	_, count := a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets/count", target.SubsampleID), map[string]string{"HX-Request": "true"})
-	if !strings.Contains(count, fmt.Sprintf("<strong>%d</strong> of %d profiled panelists", len(listed), len(ids))) {
-		t.Errorf("the page's count says %s; want %d of %d", count, len(listed), len(ids))
+	if want := fmt.Sprintf("<strong>%d</strong> of %d profiled panelists in %s fit", len(listed), there, target.Country); !strings.Contains(count, want) {
+		t.Errorf("the page's count says %s; want %q", count, want)
 	}
 	// A profile import moves the version on: the count is not kept past it.
 	var twin strings.Builder
@@ -161,8 +171,8 @@ func TestSendListAgreesWithTheBulkCheck(t *testing.T) {
 	}
 	a.livesIn(t, target.Country, "ZZ-twin")
 	_, count = a.do(t, "GET", fmt.Sprintf("/subsamples/%d/targets/count", target.SubsampleID), map[string]string{"HX-Request": "true"})
-	if !strings.Contains(count, fmt.Sprintf("<strong>%d</strong> of %d profiled panelists", len(listed)+1, len(ids)+1)) {
-		t.Errorf("after one more fitting profile the count says %s; want %d of %d", count, len(listed)+1, len(ids)+1)
+	if want := fmt.Sprintf("<strong>%d</strong> of %d profiled panelists in %s fit", len(listed)+1, there+1, target.Country); !strings.Contains(count, want) {
+		t.Errorf("after one more fitting profile the count says %s; want %q", count, want)
 	}
 
 	var limited []formats.TargetJSON

@@ -69,22 +69,49 @@ func TestWebhooksPage(t *testing.T) {
 			t.Errorf("add %v: %d, refusal %q; want 422 and %q", bad, resp.StatusCode, refusal, want)
 		}
 	}
-	// A refusal keeps what was typed in the form, to correct.
-	typed := url.Values{"url": {receiver.URL + "/hook?a=1&b=2"}, "events": {"subsample.paused, subsample.moved"}, "country": {"fr"}}
+	// A refusal keeps what was typed in the form, to correct: the kinds
+	// ticked stay ticked.
+	typed := url.Values{"url": {receiver.URL + "/hook?a=1&b=2"}, "events": {"subsample.paused", "subsample.moved"}, "country": {"fr"}}
 	if resp, body := form(a, "/webhooks", typed); resp.StatusCode != http.StatusUnprocessableEntity ||
 		!strings.Contains(body, `name="url" required size="40" placeholder="https://hooks.example.com/fieldboard" value="`+receiver.URL+`/hook?a=1&amp;b=2"`) ||
-		!strings.Contains(body, `value="subsample.paused, subsample.moved"`) || !strings.Contains(body, `value="fr"`) {
+		!strings.Contains(body, `&#34;subsample.moved&#34; is none of`) ||
+		!strings.Contains(body, `value="subsample.paused" checked`) || strings.Contains(body, `value="subsample.closed" checked`) || !strings.Contains(body, `value="fr"`) {
 		t.Errorf("a refused subscription: %d; the form does not keep what was typed\n%s", resp.StatusCode, body)
 	}
-	// The form lists the kinds it takes: every kind of the change feed.
-	kinds := regexp.MustCompile(`(?s)data-testid="webhook-kinds">(.*?)</p>`).FindStringSubmatch(page)
+	// The form offers every kind of the change feed as a box to tick, in
+	// words and as the code the deliveries carry.
+	kinds := regexp.MustCompile(`(?s)data-testid="webhook-kinds">(.*?)</fieldset>`).FindStringSubmatch(page)
 	if kinds == nil {
 		t.Fatal("the form does not list the kinds it takes")
 	}
 	for _, k := range domain.ChangeKinds {
-		if !strings.Contains(kinds[1], "<code>"+string(k)+"</code>") {
-			t.Errorf("the form does not list %s", k)
+		if !strings.Contains(kinds[1], `<input type="checkbox" name="events" value="`+string(k)+`">`) || !strings.Contains(kinds[1], "<code>"+string(k)+"</code>") {
+			t.Errorf("the form offers no box for %s", k)
 		}
+	}
+	if !strings.Contains(kinds[1], "paused <code>subsample.paused</code>") {
+		t.Errorf("the kinds are not said in words:\n%s", kinds[1])
+	}
+	// The boxes post one events value each; a script's comma list, or
+	// both at once, are taken too.
+	for _, events := range [][]string{{"quota.closed", "subsample.at_risk"}, {"quota.closed, subsample.at_risk"}, {"quota.closed", "subsample.at_risk,quota.closed"}} {
+		resp, body := form(a, "/webhooks", url.Values{"url": {receiver.URL + "/boxes"}, "events": events})
+		added := regexp.MustCompile(`Subscription (\d+) added`).FindStringSubmatch(body)
+		if resp.StatusCode != 200 || added == nil {
+			t.Fatalf("add with events %q: %d\n%s", events, resp.StatusCode, body)
+		}
+		_, listed := a.do(t, "GET", "/webhooks", nil)
+		entry := regexp.MustCompile(`(?s)data-id="` + added[1] + `">.*?<p class="muted">\s*([^·<]*?)\s*·`).FindStringSubmatch(listed)
+		if entry == nil || entry[1] != "quota.closed, subsample.at_risk" {
+			t.Errorf("events %q subscribed to %q; want quota.closed, subsample.at_risk", events, entry)
+		}
+		if resp, _ := form(a, "/webhooks/"+added[1]+"/remove", nil); resp.StatusCode != 200 {
+			t.Errorf("remove %s: %d", added[1], resp.StatusCode)
+		}
+	}
+	// Remove asks a second time: its button is inside a fold.
+	if !regexp.MustCompile(`(?s)<details class="confirm" data-testid="webhook-remove"><summary>Remove…</summary><form method="post" action="/webhooks/` + id[1] + `/remove">.*?<button type="submit">Remove subscription ` + id[1] + `</button></form></details>`).MatchString(page) {
+		t.Errorf("removing subscription %s asks no confirmation:\n%s", id[1], page)
 	}
 
 	resp, page = form(a, "/webhooks/"+id[1]+"/test", nil)

@@ -280,6 +280,39 @@ func (s *Service) SendListSize(ctx context.Context, subsampleID int64) (int, err
 	return n, nil
 }
 
+// SendListPool is what a subsample's send list is drawn from.
+type SendListPool struct {
+	Countries []string // the subsample's, as the provider names them
+	// Profiled counts the panelists with a profile and a panel row in one
+	// of Countries: those SendList decides on.
+	Profiled int64
+	// Whole is set when the countries cannot be given as the panel stores
+	// them (rules.PanelTarget.CountryForms): Profiled then counts every
+	// profiled panelist, all of whom SendList reads.
+	Whole bool
+}
+
+// SendListPool returns what a subsample's send list is drawn from, to
+// compare its size with: the profiled panelists of the subsample's
+// countries, not of the whole panel.
+func (s *Service) SendListPool(ctx context.Context, subsampleID int64) (SendListPool, error) {
+	_, t, err := s.liveTarget(ctx, subsampleID)
+	if err != nil {
+		return SendListPool{}, err
+	}
+	pool := SendListPool{Countries: t.panel.Countries}
+	countries, ok := t.panel.CountryForms()
+	if pool.Whole = !ok; pool.Whole {
+		pool.Profiled, err = s.Store.CountProfiles(ctx)
+	} else {
+		pool.Profiled, err = s.Store.CountProfiledIn(ctx, countries)
+	}
+	if err != nil {
+		return SendListPool{}, fmt.Errorf("send list pool of subsample %d: %w", subsampleID, err)
+	}
+	return pool, nil
+}
+
 // takeTurn waits for the turn to compute a send list or a chunk of a bulk
 // check, or for ctx to end (the client went away); release gives the turn
 // back. Waiters are served in the order they came (a channel's), so a

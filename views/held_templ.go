@@ -607,7 +607,7 @@ func HoldFormCard(form HoldForm, from string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "\"></label> <button type=\"submit\">Hold</button></form><p class=\"hint\" id=\"hold-until-hint\">Until: empty holds them until released. They are sent nowhere while held.</p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "\"></label> <button type=\"submit\">Hold</button></form><p class=\"hint\" id=\"hold-until-hint\">Until: a date and time in the time zone this page shows times in; empty holds them until released. They are sent nowhere while held.</p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -48,6 +48,37 @@ type capStock struct {
 	places  map[capWindow]int
 	reached map[capWindow]bool
 	filling map[capWindow]chan struct{} // a fill in flight, closed when done
+	// roomAt is when a read last found room under a window's cap: a check
+	// that sends nobody trusts it for capRoomFor, rather than reading
+	// again on every answer (the router's later routes, the panelist
+	// page). A fill of this instance forgets it.
+	roomAt map[capWindow]time.Time
+}
+
+// capRoomFor is how long a read that found room under a cap is trusted by
+// the checks that send nobody; a send never trusts it (it takes a place).
+const capRoomFor = time.Second
+
+// sawRoom notes that a read found room under w at now.
+func (c *capStock) sawRoom(w capWindow, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	c.roomAt[w] = now
+}
+
+// roomSeen reports whether the instance knows w's cap has room without a
+// read: it holds places under it, or a read found room less than
+// capRoomFor ago and no fill of its own came since; and whether it knows
+// the cap is reached.
+func (c *capStock) roomSeen(w capWindow, now time.Time) (room, reached bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reached[w] {
+		return false, true
+	}
+	at, ok := c.roomAt[w]
+	return c.places[w] > 0 || ok && now.Sub(at) < capRoomFor && !now.Before(at), false
 }
 
 // capWindow is one cap rule's window.
@@ -117,6 +148,7 @@ func (c *capStock) filled(w capWindow, done chan struct{}, got int, err error, k
 	defer close(done)
 	c.init()
 	delete(c.filling, w)
+	delete(c.roomAt, w)
 	switch {
 	case err != nil:
 	case got == 0:
@@ -129,19 +161,12 @@ func (c *capStock) filled(w capWindow, done chan struct{}, got int, err error, k
 // init makes the maps, or empties them past maxCapWindows; c.mu is held.
 // A fill in flight is kept: its decision waits on it.
 func (c *capStock) init() {
-	if c.places == nil || len(c.places) >= maxCapWindows || len(c.reached) >= maxCapWindows {
-		c.places, c.reached = map[capWindow]int{}, map[capWindow]bool{}
+	if c.places == nil || len(c.places) >= maxCapWindows || len(c.reached) >= maxCapWindows || len(c.roomAt) >= maxCapWindows {
+		c.places, c.reached, c.roomAt = map[capWindow]int{}, map[capWindow]bool{}, map[capWindow]time.Time{}
 	}
 	if c.filling == nil {
 		c.filling = map[capWindow]chan struct{}{}
 	}
-}
-
-// has reports whether the stock holds a place under w: the cap has room.
-func (c *capStock) has(w capWindow) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.places[w] > 0
 }
 
 // put adds n places under w to the stock.
@@ -216,10 +241,19 @@ func (c *capTaker) one(r domain.PolicyRule, panelistID string, subsampleID int64
 			return ""
 		}
 		n = limit
-	case c.s.caps.has(capWindow{ruleID: r.ID, window: window}):
-		return "" // a place this instance holds: room, without a read
 	default:
-		n, err = c.s.Store.CapTaken(c.ctx, r.ID, window)
+		w := capWindow{ruleID: r.ID, window: window}
+		switch room, reached := c.s.caps.roomSeen(w, time.Now()); {
+		case room:
+			return "" // room, without a read
+		case reached:
+			n = limit
+		default:
+			n, err = c.s.Store.CapTaken(c.ctx, r.ID, window)
+			if err == nil && n < limit {
+				c.s.caps.sawRoom(w, time.Now())
+			}
+		}
 	}
 	if err != nil {
 		return "Our cap on " + capSubject(r) + " could not be counted (" + err.Error() + "), so no send is made under it now."

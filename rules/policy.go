@@ -503,6 +503,14 @@ func (o *OurRules) Priority(subsampleID, eventID int64) int {
 	return o.priority["subsample "+strconv.FormatInt(subsampleID, 10)] + o.priority["event "+strconv.FormatInt(eventID, 10)]
 }
 
+// Blocks reports whether a block of scope is in force.
+func (o *OurRules) Blocks(scope string) bool {
+	if o == nil {
+		return false
+	}
+	return slices.ContainsFunc(o.rules, func(r domain.PolicyRule) bool { return r.Kind == domain.PolicyBlock && r.Scope == scope })
+}
+
 // HasCaps reports whether any cap is in force.
 func (o *OurRules) HasCaps() bool { return o != nil && (len(o.caps) > 0 || len(o.panelistCaps) > 0) }
 

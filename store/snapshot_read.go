@@ -59,14 +59,26 @@ type SubsampleRow struct {
 	// subsample was dropped as unreadable; "" when none was.
 	Malformed string `db:"malformed"`
 	// BillingEntity is the entity the provider invoices the subsample
-	// under (live-details', else event/all's), trimmed. AllowDesktop,
-	// AllowMobile and AllowTablet are live-details' device flags; nil when
-	// the subsample is not live.
+	// under (live-details', else event/all's), trimmed. Devices are
+	// live-details' device flags, DeviceDesktop | DeviceMobile |
+	// DeviceTablet, or DevicesUnknown when the subsample is not live: a
+	// number, not three pointers, which every decided snapshot would keep
+	// and the collector scan.
 	BillingEntity string `db:"billing_entity"`
-	AllowDesktop  *bool  `db:"allow_desktop"`
-	AllowMobile   *bool  `db:"allow_mobile"`
-	AllowTablet   *bool  `db:"allow_tablet"`
+	Devices       int8   `db:"devices"`
 }
+
+// The device flags of SubsampleRow.Devices.
+const (
+	DeviceDesktop  int8 = 1
+	DeviceMobile   int8 = 2
+	DeviceTablet   int8 = 4
+	DevicesUnknown int8 = -1
+)
+
+// devicesSum is a live subsample's device flags as one number
+// (SubsampleRow.Devices), alike on both databases.
+const devicesSum = `(CASE WHEN l.allow_desktop THEN 1 ELSE 0 END + CASE WHEN l.allow_mobile THEN 2 ELSE 0 END + CASE WHEN l.allow_tablet THEN 4 ELSE 0 END)`
 
 // subsampleRowsQuery lists every subsample of the event list and every live
 // one, the live details winning where both know a field.
@@ -82,7 +94,7 @@ const subsampleRowsQuery = `
 		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.quotas_at, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error,
 		s.malformed,
 		COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)) AS billing_entity,
-		l.allow_desktop, l.allow_mobile, l.allow_tablet
+		CASE WHEN l.subsample_id IS NULL THEN -1 ELSE `+devicesSum+` END AS devices
 	FROM subsamples s
 	LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
 	LEFT JOIN subsample_fetches f ON f.subsample_id = s.subsample_id
@@ -93,7 +105,7 @@ const subsampleRowsQuery = `
 		l.field_start, l.field_end, l.event_id, s.field_end, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
 		l.research_type, l.research_type_id,
 		f.quotas_ok, COALESCE(f.quotas_error, ''), f.quotas_at, f.rules_ok, COALESCE(f.rules_error, ''), '',
-		COALESCE(TRIM(l.billing_entity), ''), l.allow_desktop, l.allow_mobile, l.allow_tablet
+		COALESCE(TRIM(l.billing_entity), ''), `+devicesSum+`
 	FROM live_subsamples l
 	LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
 	-- no row: event/all does not list the subsample; joined so that its

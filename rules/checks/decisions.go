@@ -181,6 +181,9 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 	d.shareStrings()
 	d.prepareTargets(data.Countries)
 	d.data.Rows = nil // the reports hold them
+	if !d.ours.Blocks("category") {
+		d.data.Categories = nil // nothing decides on them again (decidedAt)
+	}
 	return d
 }
 
@@ -250,13 +253,13 @@ func (d *Decisions) policyFacts(r *SubsampleReport) rules.PolicyFacts {
 	if len(f.Countries) == 0 && r.CountryCode != "" {
 		f.Countries = []string{r.CountryCode}
 	}
-	if r.AllowDesktop != nil && r.AllowMobile != nil && r.AllowTablet != nil {
+	if r.Devices != store.DevicesUnknown {
 		f.Devices = []string{}
 		for _, d := range [...]struct {
-			name  string
-			allow bool
-		}{{"desktop", *r.AllowDesktop}, {"mobile", *r.AllowMobile}, {"tablet", *r.AllowTablet}} {
-			if d.allow {
+			name string
+			flag int8
+		}{{"desktop", store.DeviceDesktop}, {"mobile", store.DeviceMobile}, {"tablet", store.DeviceTablet}} {
+			if r.Devices&d.flag != 0 {
 				f.Devices = append(f.Devices, d.name)
 			}
 		}

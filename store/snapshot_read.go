@@ -94,7 +94,7 @@ const subsampleRowsQuery = `
 		f.quotas_ok, COALESCE(f.quotas_error, '') AS quotas_error, f.quotas_at, f.rules_ok, COALESCE(f.rules_error, '') AS rules_error,
 		s.malformed,
 		COALESCE(NULLIF(TRIM(l.billing_entity), ''), TRIM(s.billing_entity)) AS billing_entity,
-		CASE WHEN l.subsample_id IS NULL THEN -1 ELSE `+devicesSum+` END AS devices
+		CASE WHEN l.subsample_id IS NULL THEN -1 ELSE ` + devicesSum + ` END AS devices
 	FROM subsamples s
 	LEFT JOIN live_subsamples l ON l.subsample_id = s.subsample_id
 	LEFT JOIN subsample_fetches f ON f.subsample_id = s.subsample_id
@@ -105,7 +105,7 @@ const subsampleRowsQuery = `
 		l.field_start, l.field_end, l.event_id, s.field_end, l.field_end, true, l.api_compatible, l.currency, l.cpi, l.expected_loi, l.expected_incidence,
 		l.research_type, l.research_type_id,
 		f.quotas_ok, COALESCE(f.quotas_error, ''), f.quotas_at, f.rules_ok, COALESCE(f.rules_error, ''), '',
-		COALESCE(TRIM(l.billing_entity), ''), `+devicesSum+`
+		COALESCE(TRIM(l.billing_entity), ''), ` + devicesSum + `
 	FROM live_subsamples l
 	LEFT JOIN subsample_fetches f ON f.subsample_id = l.subsample_id
 	-- no row: event/all does not list the subsample; joined so that its

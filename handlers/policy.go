@@ -314,23 +314,6 @@ func policyWords(f views.PolicyForm) ([]string, error) {
 	return out, nil
 }
 
-// pausedByUs reports whether our pause of the subsample is in force.
-func (h *Handler) pausedByUs(ctx context.Context, subsampleID int64) (bool, error) {
-	if h.PolicyChecks == nil {
-		return false, nil
-	}
-	p, err := h.PolicyChecks.Policy(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, r := range p.Rules {
-		if r.Kind == domain.PolicyPause && r.Target == strconv.FormatInt(subsampleID, 10) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 // ruleWords splits a rule typed in one line into its words, a block's
 // value the rest of the line (rules.JoinBlockValue).
 func ruleWords(line string) []string {

@@ -56,10 +56,7 @@ func (h *Handler) Subsample(c echo.Context) error {
 			return err
 		}
 	}
-	v.Ours, v.OurPriority = parts.Ours, parts.Priority
-	if v.PausedByUs, err = h.pausedByUs(ctx, id); err != nil {
-		return err
-	}
+	v.Ours, v.OurPriority, v.PausedByUs = parts.Ours, parts.Priority, parts.PausedByUs
 	if h.PolicyChecks != nil {
 		if v.Caps, err = h.PolicyChecks.CapsOn(ctx, id); err != nil {
 			return err

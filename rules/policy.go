@@ -503,6 +503,15 @@ func (o *OurRules) Priority(subsampleID, eventID int64) int {
 	return o.priority["subsample "+strconv.FormatInt(subsampleID, 10)] + o.priority["event "+strconv.FormatInt(eventID, 10)]
 }
 
+// Paused reports whether our pause of the subsample is in force.
+func (o *OurRules) Paused(subsampleID int64) bool {
+	if o == nil {
+		return false
+	}
+	id := strconv.FormatInt(subsampleID, 10)
+	return slices.ContainsFunc(o.rules, func(r domain.PolicyRule) bool { return r.Kind == domain.PolicyPause && r.Target == id })
+}
+
 // Blocks reports whether a block of scope is in force.
 func (o *OurRules) Blocks(scope string) bool {
 	if o == nil {

@@ -105,6 +105,8 @@ type SubsampleReport struct {
 	// it in the router's order.
 	Ours     []rules.OurRefusal
 	Priority int
+	// PausedByUs says our own pause of the subsample is in force.
+	PausedByUs bool
 }
 
 // EntryLinks are one locale's entry links, prepared by rules.EntryLink. A
@@ -243,6 +245,7 @@ func (d *Decisions) applyOurs(r *SubsampleReport) {
 	r.Ours = d.ours.Refusals(d.policyFacts(r), d.now)
 	r.Verdict = rules.WithOurRules(r.Verdict, r.Ours)
 	r.Priority = d.ours.Priority(r.SubsampleID, r.EventID)
+	r.PausedByUs = d.ours.Paused(r.SubsampleID)
 }
 
 // policyFacts are what our rules judge r on.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"fieldboard/rules/domain"
 )
@@ -48,6 +50,9 @@ pause subsample ID`
 const (
 	maxCap      = 1_000_000_000
 	maxPriority = 1000
+	// maxBlockValue bounds what a block names: a country code, an id or
+	// a name the provider gives.
+	maxBlockValue = 200
 )
 
 // ParsePolicyRule reads a rule as the command line, the API and the page
@@ -126,6 +131,9 @@ func ParsePolicyRule(words []string) (domain.PolicyRule, error) {
 		}
 		if r.Target == "" {
 			return r, fmt.Errorf("block %s takes a value", r.Scope)
+		}
+		if len(r.Target) > maxBlockValue || !utf8.ValidString(r.Target) || strings.ContainsFunc(r.Target, unicode.IsControl) {
+			return r, fmt.Errorf("a block's value is at most %d bytes of text on one line", maxBlockValue)
 		}
 	case domain.PolicyCap:
 		r.Scope = strings.ToLower(first(args))

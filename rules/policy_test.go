@@ -55,6 +55,8 @@ func TestParsePolicyRule(t *testing.T) {
 		{"priority event 7 +0", "", "other than 0"},
 		{"pause event 7", "", "one may pause a subsample"},
 		{"send everyone", "", `"send" is not a rule`},
+		{"block billing-entity " + strings.Repeat("x", 201), "", "at most 200 bytes"},
+		{"block category \x00", "", "at most 200 bytes of text on one line"},
 	} {
 		r, err := ParsePolicyRule(strings.Fields(tc.words))
 		switch {

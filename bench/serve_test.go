@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,7 +48,13 @@ func fullRefresh(t *testing.T, s sizes, target string) (Row, string) {
 	opts := simOptions(s)
 	opts.Latency = benchLatency
 	simulator := sim.New(opts)
-	url := serve(t, simulator)
+	// The end of the last answer the simulator gave: what the refresh
+	// does after it (the saves no request waits for) is its tail.
+	var lastAnswer atomic.Int64
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		simulator.ServeHTTP(w, r)
+		lastAnswer.Store(time.Now().UnixNano())
+	}))
 	c, err := client.New(client.Config{BaseURL: url})
 	if err != nil {
 		t.Fatal(err)
@@ -64,12 +71,14 @@ func fullRefresh(t *testing.T, s sizes, target string) (Row, string) {
 	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(start)
+	end := time.Now()
+	took := end.Sub(start)
+	tail := end.Sub(time.Unix(0, lastAnswer.Load()))
 	requests := simulator.Requests() - before
 	floor := time.Duration(requests) * benchLatency / benchConcurrency
 	ratio := took.Seconds() / floor.Seconds()
-	t.Logf("full refresh on %s: %d requests in %v at concurrency %d", engineOf(target), requests, took.Round(time.Millisecond), benchConcurrency)
-	return Row{Figure: onEngine(target, fmt.Sprintf("1 full refresh, %d requests at %v, concurrency %d", requests, benchLatency, benchConcurrency)),
+	t.Logf("full refresh on %s: %d requests in %v at concurrency %d, %v of it after the last answer", engineOf(target), requests, took.Round(time.Millisecond), benchConcurrency, tail.Round(time.Millisecond))
+	return Row{Figure: onEngine(target, fmt.Sprintf("1 full refresh, %d requests at %v, concurrency %d (%.1f s after the last answer)", requests, benchLatency, benchConcurrency, tail.Seconds())),
 		Value: ms(took), Unit: "ms", Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.25 x floor", Met: ratio <= 1.25}, target
 }
 

@@ -1,0 +1,225 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fieldboard/client/sim"
+	"fieldboard/store"
+)
+
+// routerOnPostgres is 12p and 13p: figures 12 and 13 served by two
+// `fieldboard serve` instances sharing the scenario's copy on PostgreSQL
+// (scenario), as instances behind a load balancer share one database,
+// answering at once: the load's requests alternate between them, one p99
+// is taken over all their answers and the throughput is both together.
+// Each instance has a floor server of its own, reading the same rows from
+// the same database through a pool as large as serve's, loaded the same
+// way (floorServers). The invitation links are signed in that database,
+// so either instance opens them. It logs the CPU time the instances and
+// the cluster spent during the throughput rounds (cpuWatch).
+func routerOnPostgres(t *testing.T, s sizes, cluster, scenario string) []Row {
+	ctx := context.Background()
+	bin := buildFieldboard(t)
+	token := createToken(t, bin, scenario)
+	st, err := store.Open(ctx, scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	panelists := onPanel(t, st, s, 500)
+	st.Close()
+	upstream := serve(t, sim.New(simOptions(s)))
+	addrs := []string{freeAddr(t), freeAddr(t)}
+	invites := invitationPaths(t, scenario, "http://"+addrs[0], panelists)
+	router := routerServed{token: token, p99Within: 1.5,
+		name: func(f string) string { return onEngine(scenario, f) + ", two serve instances sharing it" },
+		cpu:  &cpuWatch{postmaster: postmasterOf(t, cluster)}}
+	for _, addr := range addrs {
+		cmd := startServe(t, bin, scenario, upstream, addr)
+		router.bases = append(router.bases, "http://"+addr)
+		router.cpu.serves = append(router.cpu.serves, cmd.Process.Pid)
+		router.floors = append(router.floors, openPanelistRowsPostgres(t, scenario))
+	}
+	rows, floor := nextSurveys(t, router, panelists)
+	rows = append(rows, invitationClicks(t, router, invites, floor))
+	router.cpu.log(t, "12p")
+	return rows
+}
+
+// cpuWatch measures the CPU time spent during a figure's throughput
+// rounds, from /proc: by the serve instances (serves), by the PostgreSQL
+// cluster (its postmaster, whose count takes in its children that have
+// ended, and every living child: the backends of each pool, the
+// checkpointer, the WAL writer) and by this process (the load, and during
+// the floor's rounds the floor servers). A nil cpuWatch measures nothing.
+type cpuWatch struct {
+	serves      []int
+	postmaster  int
+	ours, floor cpuTally
+}
+
+// cpuTally is the wall time, answers and CPU seconds of some rounds.
+type cpuTally struct {
+	wall                     time.Duration
+	answers                  int
+	serve, postgres, harness float64
+}
+
+// oursRound runs one of Fieldboard's throughput rounds (f) and counts it.
+func (w *cpuWatch) oursRound(t *testing.T, f func()) {
+	if w == nil {
+		f()
+		return
+	}
+	w.round(t, &w.ours, f)
+}
+
+// floorRound runs one of the floor's throughput rounds (f) and counts it.
+func (w *cpuWatch) floorRound(t *testing.T, f func()) {
+	if w == nil {
+		f()
+		return
+	}
+	w.round(t, &w.floor, f)
+}
+
+func (w *cpuWatch) round(t *testing.T, into *cpuTally, f func()) {
+	serve, postgres, harness := w.sample(t)
+	start := time.Now()
+	f()
+	into.wall += time.Since(start)
+	serve2, postgres2, harness2 := w.sample(t)
+	into.answers += throughputRequests
+	into.serve += serve2 - serve
+	into.postgres += postgres2 - postgres
+	into.harness += harness2 - harness
+}
+
+// sample reads the CPU seconds used so far by the serve instances, the
+// cluster and this process.
+func (w *cpuWatch) sample(t *testing.T) (serve, postgres, harness float64) {
+	for _, pid := range w.serves {
+		serve += cpuSeconds(t, pid, false)
+	}
+	postgres = cpuSeconds(t, w.postmaster, true)
+	for _, pid := range childrenOf(t, w.postmaster) {
+		postgres += cpuSeconds(t, pid, false)
+	}
+	return serve, postgres, cpuSeconds(t, os.Getpid(), false)
+}
+
+// log writes what the rounds used, an answer's CPU time on each side, and
+// what it says of a third instance: on this machine, whether the cores
+// were all busy; on a larger one, how many instances the database keeps
+// up with, on as many cores as one instance has.
+func (w *cpuWatch) log(t *testing.T, figure string) {
+	cores := float64(runtime.NumCPU())
+	for _, side := range []struct {
+		name, harness string
+		c             cpuTally
+	}{{"Fieldboard's", "the load", w.ours}, {"the floor's", "the load and the floor servers", w.floor}} {
+		c := side.c
+		per := func(seconds float64) float64 { return seconds * 1000 / float64(c.answers) }
+		t.Logf("%s: %s throughput rounds, %d answers in %v: CPU time an answer %.3f ms in the serve instances, %.3f ms in PostgreSQL, %.3f ms in this process (%s); %.2f of the %.0f cores busy with them",
+			figure, side.name, c.answers, c.wall.Round(time.Millisecond), per(c.serve), per(c.postgres), per(c.harness), side.harness,
+			(c.serve+c.postgres+c.harness)/c.wall.Seconds(), cores)
+	}
+	c := w.ours
+	if c.postgres <= 0 || c.serve <= 0 {
+		t.Logf("%s: no CPU time measured on one side (serve %.3f s, PostgreSQL %.3f s)", figure, c.serve, c.postgres)
+		return
+	}
+	busy := (c.serve + c.postgres + c.harness) / c.wall.Seconds()
+	t.Logf("%s: a third instance on these %.0f cores: they were %.0f%% busy with the two, PostgreSQL and the load, so it could add %.0f%% at most; "+
+		"with more cores, an answer takes %.3f ms of an instance's CPU and %.3f ms of PostgreSQL's, so PostgreSQL on as many cores as one instance keeps up with %.1f instances, and is the limit beyond that",
+		figure, cores, 100*busy/cores, 100*max(0, cores-busy)/busy,
+		c.serve*1000/float64(c.answers), c.postgres*1000/float64(c.answers), c.serve/c.postgres)
+}
+
+// cpuSeconds is the user and system CPU time process pid has used, from
+// /proc/PID/stat, with its ended and waited-for children's when children
+// is set; 0 for a process that has ended.
+func cpuSeconds(t *testing.T, pid int, children bool) float64 {
+	fields := procStat(pid)
+	if fields == nil {
+		return 0
+	}
+	// After the command's closing parenthesis: state is field 3, utime 14,
+	// stime 15, cutime 16, cstime 17 (proc(5)).
+	ticks := 0.0
+	last := 15
+	if children {
+		last = 17
+	}
+	for i := 14; i <= last; i++ {
+		v, err := strconv.ParseFloat(fields[i-3], 64)
+		if err != nil {
+			t.Fatalf("/proc/%d/stat field %d: %v", pid, i, err)
+		}
+		ticks += v
+	}
+	return ticks / 100 // USER_HZ, 100 on Linux whatever the kernel's tick
+}
+
+// procStat is /proc/PID/stat's fields from the third (the state) on, nil
+// when the process is gone.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	i := strings.LastIndex(string(b), ") ")
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+2:]))
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(t *testing.T, pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	parent := strconv.Itoa(pid)
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f := procStat(child); len(f) > 1 && f[1] == parent {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// postmasterOf is the process id of the postmaster of cluster: the first
+// line of postmaster.pid in its data directory.
+func postmasterOf(t *testing.T, cluster string) int {
+	conn := pgConnect(t, cluster)
+	var dir string
+	if err := conn.QueryRow(context.Background(), `SHOW data_directory`).Scan(&dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		t.Fatalf("the cluster's postmaster: %v", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the cluster's postmaster.pid: %v", err)
+	}
+	return pid
+}

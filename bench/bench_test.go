@@ -287,7 +287,7 @@ func TestBench(t *testing.T) {
 // replaced by rows, measured now (BENCH_UPDATE: a run of some figures on
 // the full scenario that updates theirs and keeps the others'). Each
 // figure's rows go where its old ones were, or before the first row of a
-// later figure or of `make bench-scale` (whose rows close the file).
+// later figure or of a group (keepGroup: those close the file).
 func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 	kept, err := ReadResults(ResultsFile)
 	if err != nil {
@@ -307,13 +307,13 @@ func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 		}
 	}
 	for _, r := range kept {
-		n, scale := figureNumber(r), strings.Contains(r.Figure, " scale:")
+		n, grouped := figureNumber(r), inGroup(r)
 		for _, f := range nums {
-			if scale || f < n {
+			if grouped || f < n {
 				place(f)
 			}
 		}
-		if want[n] && !scale {
+		if want[n] && !grouped {
 			place(n) // its old rows give way to the new
 			continue
 		}
@@ -323,6 +323,43 @@ func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 		place(f)
 	}
 	return out
+}
+
+// The marks of the groups of rows that runs other than TestBench's add to
+// results.json, after its rows (`make bench` runs them after it): a
+// group's mark is in the figure of each of its rows, after the number,
+// and in no other.
+const (
+	scaleMark = " scale: " // make bench-scale, TestBenchScale
+	busyMark  = " busy: "  // make bench-busy, TestBenchBusy
+)
+
+// inGroup says whether r is a row of one of the groups.
+func inGroup(r Row) bool {
+	return strings.Contains(r.Figure, scaleMark) || strings.Contains(r.Figure, busyMark)
+}
+
+// keepGroup puts rows, a group's measured at full size (each with mark in
+// its figure), in results.json and the README's table in place of the
+// group's rows of the previous run, after the others: `make bench` runs
+// the groups after TestBench, so after it the file holds one run's
+// figures.
+func keepGroup(t *testing.T, mark string, rows []Row) {
+	kept, err := ReadResults(ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept = slices.DeleteFunc(kept, func(r Row) bool { return strings.Contains(r.Figure, mark) })
+	writeResults(t, append(kept, rows...))
+}
+
+// inGroupNamed is what figures take in group mark: "12 next-survey ..."
+// is "12 busy: next-survey ...".
+func inGroupNamed(mark string) func(figure string) string {
+	return func(figure string) string {
+		number, rest := splitFigure(figure)
+		return number + mark + rest
+	}
 }
 
 // figures is the set of figures a run measures; nil is all of them.

@@ -42,7 +42,7 @@ func routerOnPostgres(t *testing.T, s sizes, cluster, scenario string) []Row {
 	invites := invitationPaths(t, scenario, "http://"+addrs[0], panelists)
 	router := routerServed{token: token, p99Within: 1.5,
 		name: func(f string) string { return onEngine(scenario, f) + ", two serve instances sharing it" },
-		cpu:  &cpuWatch{postmaster: postmasterOf(t, cluster)}}
+		cpu:  &cpuWatch{postmaster: postmasterOf(t, cluster), rounds: cpuRounds}}
 	for _, addr := range addrs {
 		cmd := startServe(t, bin, scenario, upstream, addr)
 		router.bases = append(router.bases, "http://"+addr)
@@ -55,23 +55,39 @@ func routerOnPostgres(t *testing.T, s sizes, cluster, scenario string) []Row {
 	return rows
 }
 
+// cpuRounds is how many throughput rounds of each 12p measures the CPU
+// time over: a round lasts about a tenth of a second, and /proc counts
+// CPU time in hundredths.
+const cpuRounds = 20
+
 // cpuWatch measures the CPU time spent during a figure's throughput
 // rounds, from /proc: by the serve instances (serves), by the PostgreSQL
 // cluster (its postmaster, whose count takes in its children that have
 // ended, and every living child: the backends of each pool, the
-// checkpointer, the WAL writer) and by this process (the load, and during
-// the floor's rounds the floor servers). A nil cpuWatch measures nothing.
+// checkpointer, the WAL writer), by this process (the load, and during
+// the floor's rounds the floor servers) and by the whole machine, which
+// others share. A nil cpuWatch measures nothing.
 type cpuWatch struct {
-	serves      []int
-	postmaster  int
+	serves     []int
+	postmaster int
+	// rounds is how many throughput rounds of each the figure runs.
+	rounds      int
 	ours, floor cpuTally
 }
 
 // cpuTally is the wall time, answers and CPU seconds of some rounds.
 type cpuTally struct {
-	wall                     time.Duration
-	answers                  int
-	serve, postgres, harness float64
+	wall                              time.Duration
+	answers                           int
+	serve, postgres, harness, machine float64
+}
+
+// roundsWanted is how many throughput rounds of each w measures over.
+func (w *cpuWatch) roundsWanted() int {
+	if w == nil {
+		return 0
+	}
+	return w.rounds
 }
 
 // oursRound runs one of Fieldboard's throughput rounds (f) and counts it.
@@ -93,28 +109,53 @@ func (w *cpuWatch) floorRound(t *testing.T, f func()) {
 }
 
 func (w *cpuWatch) round(t *testing.T, into *cpuTally, f func()) {
-	serve, postgres, harness := w.sample(t)
+	before := w.sample(t)
 	start := time.Now()
 	f()
 	into.wall += time.Since(start)
-	serve2, postgres2, harness2 := w.sample(t)
+	after := w.sample(t)
 	into.answers += throughputRequests
-	into.serve += serve2 - serve
-	into.postgres += postgres2 - postgres
-	into.harness += harness2 - harness
+	into.serve += after.serve - before.serve
+	into.postgres += after.postgres - before.postgres
+	into.harness += after.harness - before.harness
+	into.machine += after.machine - before.machine
 }
 
 // sample reads the CPU seconds used so far by the serve instances, the
-// cluster and this process.
-func (w *cpuWatch) sample(t *testing.T) (serve, postgres, harness float64) {
+// cluster, this process and the machine.
+func (w *cpuWatch) sample(t *testing.T) (c cpuTally) {
 	for _, pid := range w.serves {
-		serve += cpuSeconds(t, pid, false)
+		c.serve += cpuSeconds(t, pid, false)
 	}
-	postgres = cpuSeconds(t, w.postmaster, true)
+	c.postgres = cpuSeconds(t, w.postmaster, true)
 	for _, pid := range childrenOf(t, w.postmaster) {
-		postgres += cpuSeconds(t, pid, false)
+		c.postgres += cpuSeconds(t, pid, false)
 	}
-	return serve, postgres, cpuSeconds(t, os.Getpid(), false)
+	c.harness = cpuSeconds(t, os.Getpid(), false)
+	c.machine = machineBusy(t)
+	return c
+}
+
+// machineBusy is the CPU seconds every core of the machine has spent on
+// anything but waiting, from the first line of /proc/stat.
+func machineBusy(t *testing.T) float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	busy := 0.0
+	for i, f := range fields[1:] {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			t.Fatalf("/proc/stat: %q: %v", line, err)
+		}
+		if i != 3 && i != 4 && i < 8 { // neither idle nor iowait; guest time is in user's already
+			busy += v
+		}
+	}
+	return busy / 100
 }
 
 // log writes what the rounds used, an answer's CPU time on each side, and
@@ -129,19 +170,20 @@ func (w *cpuWatch) log(t *testing.T, figure string) {
 	}{{"Fieldboard's", "the load", w.ours}, {"the floor's", "the load and the floor servers", w.floor}} {
 		c := side.c
 		per := func(seconds float64) float64 { return seconds * 1000 / float64(c.answers) }
-		t.Logf("%s: %s throughput rounds, %d answers in %v: CPU time an answer %.3f ms in the serve instances, %.3f ms in PostgreSQL, %.3f ms in this process (%s); %.2f of the %.0f cores busy with them",
+		t.Logf("%s: %s throughput rounds, %d answers in %v: CPU time an answer %.3f ms in the serve instances, %.3f ms in PostgreSQL, %.3f ms in this process (%s); "+
+			"%.2f of the %.0f cores busy with them, %.2f with anything",
 			figure, side.name, c.answers, c.wall.Round(time.Millisecond), per(c.serve), per(c.postgres), per(c.harness), side.harness,
-			(c.serve+c.postgres+c.harness)/c.wall.Seconds(), cores)
+			(c.serve+c.postgres+c.harness)/c.wall.Seconds(), cores, c.machine/c.wall.Seconds())
 	}
 	c := w.ours
 	if c.postgres <= 0 || c.serve <= 0 {
 		t.Logf("%s: no CPU time measured on one side (serve %.3f s, PostgreSQL %.3f s)", figure, c.serve, c.postgres)
 		return
 	}
-	busy := (c.serve + c.postgres + c.harness) / c.wall.Seconds()
-	t.Logf("%s: a third instance on these %.0f cores: they were %.0f%% busy with the two, PostgreSQL and the load, so it could add %.0f%% at most; "+
+	idle := max(0, cores-c.machine/c.wall.Seconds())
+	t.Logf("%s: a third instance on these %.0f cores: %.2f cores were idle while the two answered, so it could add %.0f%% at most; "+
 		"with more cores, an answer takes %.3f ms of an instance's CPU and %.3f ms of PostgreSQL's, so PostgreSQL on as many cores as one instance keeps up with %.1f instances, and is the limit beyond that",
-		figure, cores, 100*busy/cores, 100*max(0, cores-busy)/busy,
+		figure, cores, idle, 100*idle/((c.serve+c.postgres+c.harness)/c.wall.Seconds()),
 		c.serve*1000/float64(c.answers), c.postgres*1000/float64(c.answers), c.serve/c.postgres)
 }
 

@@ -325,32 +325,15 @@ func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 	return out
 }
 
-// The marks of the groups of rows that runs other than TestBench's add to
-// results.json, after its rows (`make bench` runs them after it): a
-// group's mark is in the figure of each of its rows, after the number,
-// and in no other.
-const (
-	scaleMark = " scale: " // make bench-scale, TestBenchScale
-	busyMark  = " busy: "  // make bench-busy, TestBenchBusy
-)
-
-// inGroup says whether r is a row of one of the groups.
-func inGroup(r Row) bool {
-	return strings.Contains(r.Figure, scaleMark) || strings.Contains(r.Figure, busyMark)
-}
-
 // keepGroup puts rows, a group's measured at full size (each with mark in
 // its figure), in results.json and the README's table in place of the
-// group's rows of the previous run, after the others: `make bench` runs
-// the groups after TestBench, so after it the file holds one run's
-// figures.
+// group's rows of the previous run (replaceGroup).
 func keepGroup(t *testing.T, mark string, rows []Row) {
 	kept, err := ReadResults(ResultsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept = slices.DeleteFunc(kept, func(r Row) bool { return strings.Contains(r.Figure, mark) })
-	writeResults(t, append(kept, rows...))
+	writeResults(t, replaceGroup(kept, mark, rows))
 }
 
 // inGroupNamed is what figures take in group mark: "12 next-survey ..."

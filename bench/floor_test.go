@@ -161,14 +161,7 @@ func floorServers(t *testing.T, floors []*panelistRows, size int) *getter {
 // serveFloor serves floorServer's answers, body after p's read, until the
 // test ends, and returns its base URL.
 func serveFloor(t *testing.T, p *panelistRows, body []byte) string {
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := p.read(r.Context(), strings.TrimPrefix(r.URL.Path, "/floor/")); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})}
+	srv := &http.Server{Handler: floorHandler(p, body)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +169,18 @@ func serveFloor(t *testing.T, p *panelistRows, body []byte) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// floorHandler answers /floor/ID with body once p has read ID's rows.
+func floorHandler(p *panelistRows, body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := p.read(r.Context(), strings.TrimPrefix(r.URL.Path, "/floor/")); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
 }
 
 // panelistFloor loads floorServer like the figure it is the floor of, on

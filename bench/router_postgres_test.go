@@ -3,9 +3,14 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -40,19 +45,107 @@ func routerOnPostgres(t *testing.T, s sizes, cluster, scenario string) []Row {
 	upstream := serve(t, sim.New(simOptions(s)))
 	addrs := []string{freeAddr(t), freeAddr(t)}
 	invites := invitationPaths(t, scenario, "http://"+addrs[0], panelists)
-	router := routerServed{token: token, p99Within: 1.5,
+	router := routerServed{token: token, p99Within: 1.5, floorProcesses: len(addrs), floorDB: scenario,
 		name: func(f string) string { return onEngine(scenario, f) + ", two serve instances sharing it" },
 		cpu:  &cpuWatch{postmaster: postmasterOf(t, cluster), rounds: cpuRounds}}
 	for _, addr := range addrs {
 		cmd := startServe(t, bin, scenario, upstream, addr)
 		router.bases = append(router.bases, "http://"+addr)
 		router.cpu.serves = append(router.cpu.serves, cmd.Process.Pid)
-		router.floors = append(router.floors, openPanelistRowsPostgres(t, scenario))
 	}
 	rows, floor := nextSurveys(t, router, panelists)
 	rows = append(rows, invitationClicks(t, router, invites, floor))
 	router.cpu.log(t, "12p")
 	return rows
+}
+
+// floorProcessesOn starts n floor servers (floorHandler) on the database
+// target names, each in a process of its own, as each serve instance is:
+// this test binary again, running TestFloorProcess, with a pool as large
+// as serve's. It returns a getter alternating between them, their process
+// ids and a function that stops them, which the test's end calls too. A
+// floor process also ends when its standard input, a pipe from this
+// process, closes.
+func floorProcessesOn(t *testing.T, target string, n, size int) (*getter, []int, func()) {
+	var bases []string
+	var pids []int
+	var stops []func()
+	for range n {
+		addr := freeAddr(t)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFloorProcess$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), floorDBEnv+"="+target, floorAddrEnv+"="+addr, floorSizeEnv+"="+strconv.Itoa(size))
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start a floor process: %v", err)
+		}
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				stdin.Close()
+				cmd.Wait()
+			}
+		}
+		t.Cleanup(stop)
+		stops = append(stops, stop)
+		base := "http://" + addr
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			resp, err := http.Get(base + "/floor/")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the floor process at %s did not answer in 30s: %v", addr, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		bases, pids = append(bases, base), append(pids, cmd.Process.Pid)
+	}
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+	return newGetterOver(bases, "", sameBytes(bytes.Repeat([]byte("x"), size))), pids, stopAll
+}
+
+// The environment of a floor process (floorProcessesOn).
+const (
+	floorDBEnv   = "BENCH_FLOOR_DB"
+	floorAddrEnv = "BENCH_FLOOR_ADDR"
+	floorSizeEnv = "BENCH_FLOOR_SIZE"
+)
+
+// TestFloorProcess is a floor server of 12p and 13p in a process of its
+// own, which floorProcessesOn starts: it serves floorHandler's answers
+// from the database BENCH_FLOOR_DB names until its standard input ends,
+// then says what its reads found. Run otherwise, it skips.
+func TestFloorProcess(t *testing.T) {
+	target := os.Getenv(floorDBEnv)
+	if target == "" {
+		t.Skip("a floor server of 12p and 13p, started by the harness in a process of its own")
+	}
+	size, err := strconv.Atoi(os.Getenv(floorSizeEnv))
+	if err != nil {
+		t.Fatalf("%s: %v", floorSizeEnv, err)
+	}
+	p := openPanelistRowsPostgres(t, target)
+	ln, err := net.Listen("tcp", os.Getenv(floorAddrEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: floorHandler(p, bytes.Repeat([]byte("x"), size))}
+	go srv.Serve(ln)
+	io.Copy(io.Discard, os.Stdin)
+	srv.Close()
+	t.Logf("a floor process: %d panel rows, %d profiles and %d history records read for %d panelists",
+		p.panels.Load(), p.profiles.Load(), p.records.Load(), p.reads.Load())
 }
 
 // cpuRounds is how many throughput rounds of each 12p measures the CPU
@@ -68,8 +161,10 @@ const cpuRounds = 20
 // the floor's rounds the floor servers) and by the whole machine, which
 // others share. A nil cpuWatch measures nothing.
 type cpuWatch struct {
-	serves     []int
-	postmaster int
+	// serves are the instances' process ids, floors the floor
+	// processes', counted in the floor's rounds in their place.
+	serves, floors []int
+	postmaster     int
 	// rounds is how many throughput rounds of each the figure runs.
 	rounds      int
 	ours, floor cpuTally
@@ -96,7 +191,7 @@ func (w *cpuWatch) oursRound(t *testing.T, f func()) {
 		f()
 		return
 	}
-	w.round(t, &w.ours, f)
+	w.round(t, &w.ours, w.serves, f)
 }
 
 // floorRound runs one of the floor's throughput rounds (f) and counts it.
@@ -105,15 +200,17 @@ func (w *cpuWatch) floorRound(t *testing.T, f func()) {
 		f()
 		return
 	}
-	w.round(t, &w.floor, f)
+	w.round(t, &w.floor, w.floors, f)
 }
 
-func (w *cpuWatch) round(t *testing.T, into *cpuTally, f func()) {
-	before := w.sample(t)
+// round runs f and counts what it used, serves' CPU time as the serve
+// side's.
+func (w *cpuWatch) round(t *testing.T, into *cpuTally, serves []int, f func()) {
+	before := w.sample(t, serves)
 	start := time.Now()
 	f()
 	into.wall += time.Since(start)
-	after := w.sample(t)
+	after := w.sample(t, serves)
 	into.answers += throughputRequests
 	into.serve += after.serve - before.serve
 	into.postgres += after.postgres - before.postgres
@@ -123,8 +220,8 @@ func (w *cpuWatch) round(t *testing.T, into *cpuTally, f func()) {
 
 // sample reads the CPU seconds used so far by the serve instances, the
 // cluster, this process and the machine.
-func (w *cpuWatch) sample(t *testing.T) (c cpuTally) {
-	for _, pid := range w.serves {
+func (w *cpuWatch) sample(t *testing.T, serves []int) (c cpuTally) {
+	for _, pid := range serves {
 		c.serve += cpuSeconds(t, pid, false)
 	}
 	c.postgres = cpuSeconds(t, w.postmaster, true)
@@ -165,14 +262,14 @@ func machineBusy(t *testing.T) float64 {
 func (w *cpuWatch) log(t *testing.T, figure string) {
 	cores := float64(runtime.NumCPU())
 	for _, side := range []struct {
-		name, harness string
+		name, servers string
 		c             cpuTally
-	}{{"Fieldboard's", "the load", w.ours}, {"the floor's", "the load and the floor servers", w.floor}} {
+	}{{"Fieldboard's", "the serve instances", w.ours}, {"the floor's", "the floor processes", w.floor}} {
 		c := side.c
 		per := func(seconds float64) float64 { return seconds * 1000 / float64(c.answers) }
-		t.Logf("%s: %s throughput rounds, %d answers in %v: CPU time an answer %.3f ms in the serve instances, %.3f ms in PostgreSQL, %.3f ms in this process (%s); "+
+		t.Logf("%s: %s throughput rounds, %d answers in %v: CPU time an answer %.3f ms in %s, %.3f ms in PostgreSQL, %.3f ms in this process (the load); "+
 			"%.2f of the %.0f cores busy with them, %.2f with anything",
-			figure, side.name, c.answers, c.wall.Round(time.Millisecond), per(c.serve), per(c.postgres), per(c.harness), side.harness,
+			figure, side.name, c.answers, c.wall.Round(time.Millisecond), per(c.serve), side.servers, per(c.postgres), per(c.harness),
 			(c.serve+c.postgres+c.harness)/c.wall.Seconds(), cores, c.machine/c.wall.Seconds())
 	}
 	c := w.ours

@@ -255,13 +255,19 @@ func panelistSurveys(t *testing.T, base, token string, s sizes, counts scenarioC
 
 // routerServed is where figures 12 and 13 are served and their floor
 // read: one serve instance on SQLite, two on one database on PostgreSQL
-// (12p and 13p), each with a floor server of its own (floorServers).
+// (12p and 13p), each with a floor server of its own.
 type routerServed struct {
 	// bases are the instances' base URLs: the load alternates between
 	// them.
-	bases  []string
-	token  string
-	floors []*panelistRows
+	bases []string
+	token string
+	// floors are the floor servers' reads, in this process
+	// (floorServers); or, when floorProcesses is set, that many floor
+	// servers run in processes of their own on the database floorDB
+	// names (floorProcessesOn), as the instances do.
+	floors         []*panelistRows
+	floorProcesses int
+	floorDB        string
 	// name gives a row's figure from figure 12's or 13's ("12 ..."); nil
 	// keeps it as it is.
 	name func(figure string) string
@@ -277,6 +283,30 @@ func (r routerServed) figure(f string) string {
 		return f
 	}
 	return r.name(f)
+}
+
+// floorGetter starts r's floor servers, answering bodies of size bytes,
+// and returns a getter alternating between them, and a function that
+// stops them (before the test ends, when it does not).
+func (r routerServed) floorGetter(t *testing.T, size int) (*getter, func()) {
+	if r.floorProcesses == 0 {
+		return floorServers(t, r.floors, size), func() {}
+	}
+	g, pids, stop := floorProcessesOn(t, r.floorDB, r.floorProcesses, size)
+	if r.cpu != nil {
+		r.cpu.floors = pids
+	}
+	return g, stop
+}
+
+// loadFloor loads r's floor servers as panelistFloor does.
+func (r routerServed) loadFloor(t *testing.T, size int, path func(i int) string) loaded {
+	if r.floorProcesses == 0 {
+		return panelistFloorOver(t, r.floors, size, path)
+	}
+	g, stop := r.floorGetter(t, size)
+	defer stop()
+	return load(t, g, path)
 }
 
 // p99Row is a p99 row against its floor and r's target.
@@ -311,7 +341,7 @@ func nextSurveys(t *testing.T, r routerServed, panelists []string) ([]Row, loade
 	if answers.seen() == 0 {
 		t.Fatal("figure 12: no next-survey answer checked held a survey")
 	}
-	floor := panelistFloorOver(t, r.floors, next.meanSize(), inTurn("/floor/%s"))
+	floor := r.loadFloor(t, next.meanSize(), inTurn("/floor/%s"))
 	rows := []Row{r.p99Row(fmt.Sprintf("12 next-survey answer, limit %d, random panelists (p99; answers of %d bytes on average; floor: P's rows read, then a static answer of that size)", limit, next.meanSize()),
 		next, floor)}
 
@@ -332,7 +362,7 @@ func nextSurveys(t *testing.T, r routerServed, panelists []string) ([]Row, loade
 	if path == "" {
 		t.Fatal("figure 12: none of the panelists drawn would be sent anywhere")
 	}
-	floorGetter := floorServers(t, r.floors, buf.Len())
+	floorGetter, _ := r.floorGetter(t, buf.Len())
 	var rate, staticRate float64
 	// The rounds a cpuWatch asks for beyond the three count for the CPU
 	// time alone.

@@ -5,7 +5,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -233,28 +232,6 @@ func (w *cpuWatch) sample(t *testing.T, serves []int) (c cpuTally) {
 	return c
 }
 
-// machineBusy is the CPU seconds every core of the machine has spent on
-// anything but waiting, from the first line of /proc/stat.
-func machineBusy(t *testing.T) float64 {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
-	busy := 0.0
-	for i, f := range fields[1:] {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			t.Fatalf("/proc/stat: %q: %v", line, err)
-		}
-		if i != 3 && i != 4 && i < 8 { // neither idle nor iowait; guest time is in user's already
-			busy += v
-		}
-	}
-	return busy / 100
-}
-
 // log writes what the rounds used, an answer's CPU time on each side, and
 // what it says of a third instance: on this machine, whether the cores
 // were all busy; on a larger one, how many instances the database keeps
@@ -282,65 +259,6 @@ func (w *cpuWatch) log(t *testing.T, figure string) {
 		"with more cores, an answer takes %.3f ms of an instance's CPU and %.3f ms of PostgreSQL's, so PostgreSQL on as many cores as one instance keeps up with %.1f instances, and is the limit beyond that",
 		figure, cores, idle, 100*idle/((c.serve+c.postgres+c.harness)/c.wall.Seconds()),
 		c.serve*1000/float64(c.answers), c.postgres*1000/float64(c.answers), c.serve/c.postgres)
-}
-
-// cpuSeconds is the user and system CPU time process pid has used, from
-// /proc/PID/stat, with its ended and waited-for children's when children
-// is set; 0 for a process that has ended.
-func cpuSeconds(t *testing.T, pid int, children bool) float64 {
-	fields := procStat(pid)
-	if fields == nil {
-		return 0
-	}
-	// After the command's closing parenthesis: state is field 3, utime 14,
-	// stime 15, cutime 16, cstime 17 (proc(5)).
-	ticks := 0.0
-	last := 15
-	if children {
-		last = 17
-	}
-	for i := 14; i <= last; i++ {
-		v, err := strconv.ParseFloat(fields[i-3], 64)
-		if err != nil {
-			t.Fatalf("/proc/%d/stat field %d: %v", pid, i, err)
-		}
-		ticks += v
-	}
-	return ticks / 100 // USER_HZ, 100 on Linux whatever the kernel's tick
-}
-
-// procStat is /proc/PID/stat's fields from the third (the state) on, nil
-// when the process is gone.
-func procStat(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	i := strings.LastIndex(string(b), ") ")
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(string(b[i+2:]))
-}
-
-// childrenOf lists the processes whose parent is pid.
-func childrenOf(t *testing.T, pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int
-	parent := strconv.Itoa(pid)
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if f := procStat(child); len(f) > 1 && f[1] == parent {
-			out = append(out, child)
-		}
-	}
-	return out
 }
 
 // postmasterOf is the process id of the postmaster of cluster: the first

@@ -26,9 +26,10 @@ import (
 // (scenario), as instances behind a load balancer share one database,
 // answering at once: the load's requests alternate between them, one p99
 // is taken over all their answers and the throughput is both together.
-// Each instance has a floor server of its own, reading the same rows from
-// the same database through a pool as large as serve's, loaded the same
-// way (floorServers). The invitation links are signed in that database,
+// Each instance has a floor server of its own, a process as it is,
+// reading the same rows from the same database through a pool as large
+// as serve's, loaded the same way (floorProcessesOn). The invitation
+// links are signed in that database,
 // so either instance opens them. It logs the CPU time the instances and
 // the cluster spent during the throughput rounds (cpuWatch).
 func routerOnPostgres(t *testing.T, s sizes, cluster, scenario string) []Row {
@@ -156,8 +157,8 @@ const cpuRounds = 20
 // rounds, from /proc: by the serve instances (serves), by the PostgreSQL
 // cluster (its postmaster, whose count takes in its children that have
 // ended, and every living child: the backends of each pool, the
-// checkpointer, the WAL writer), by this process (the load, and during
-// the floor's rounds the floor servers) and by the whole machine, which
+// checkpointer, the WAL writer), by the floor processes in the floor's
+// rounds, by this process (the load) and by the whole machine, which
 // others share. A nil cpuWatch measures nothing.
 type cpuWatch struct {
 	// serves are the instances' process ids, floors the floor

@@ -11,7 +11,7 @@ DB      ?= fieldboard.db
 # without it and say so.
 RACE := $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1 && echo -race)
 
-.PHONY: run build test generate check-generated check-fmt vet unit bench bench-scale chromium postgresql
+.PHONY: run build test generate check-generated check-fmt vet unit bench bench-scale bench-busy chromium postgresql
 
 ## run: build and serve the dashboard at http://$(ADDR) on the built-in simulator
 run: build
@@ -102,12 +102,17 @@ check-generated:
 
 # The figures run through scripts/with-postgres, as the tests do: a
 # throwaway PostgreSQL cluster lives for the run of the figures only.
-## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor (figures 1, 2, 6, 7 and 10 on a throwaway PostgreSQL too), write bench/results.json; then bench-scale
+## bench: Go benchmarks of the rules and CSV writers; then build the large scenario (cached per seed), measure every figure next to its floor (figures 1, 2, 6, 7, 10, 12, 13, 15, 16 and 17 on a throwaway PostgreSQL too), write bench/results.json; then bench-scale and bench-busy
 bench: postgresql
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./rules/ ./handlers/ ./views/formats/
 	cd bench && ../scripts/with-postgres $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 60m -v .
 	$(MAKE) --no-print-directory bench-scale
+	$(MAKE) --no-print-directory bench-busy
 
 ## bench-scale: figures 2, 4, 8 and 12 on the default scenario's subsamples and on 4 times as many (history and panel fixed at 1,000,000 records over 100,000 panelists, SQLite), each scenario built once and cached; prints the growth against its targets
 bench-scale:
 	cd bench && $(GO) test -tags bench -run '^TestBenchScale$$' -count=1 -timeout 90m -v .
+
+## bench-busy: figures 12 and 13 with their floors (the default scenario, SQLite) while another process (bench/cmd/burn) keeps every core busy; their rows go in bench/results.json marked busy:
+bench-busy:
+	cd bench && $(GO) test -tags bench -run '^TestBenchBusy$$' -count=1 -timeout 60m -v .

@@ -188,8 +188,10 @@ func withPanel(t *testing.T, s sizes, db string) {
 // of a scenario resized by the BENCH_ sizes, prints its table but leaves
 // results.json to the full run.
 //
-// Figures 1, 2, 6, 7, 10, 15, 16 and 17 run on PostgreSQL too
-// (postgres_test.go), as rows 1p, 2p, 6p, 7p, 10p, 15p, 16p and 17p, when FIELDBOARD_TEST_POSTGRES names a
+// Figures 1, 2, 6, 7, 10, 12, 13, 15, 16 and 17 run on PostgreSQL too
+// (postgres_test.go, router_postgres_test.go), as rows 1p, 2p, 6p, 7p,
+// 10p, 12p, 13p, 15p, 16p and 17p (12p and 13p, which come with 12 or 13,
+// on two serve instances sharing the database), when FIELDBOARD_TEST_POSTGRES names a
 // cluster (make bench starts a throwaway one); without it those rows say
 // they did not run and why, and under CI=true the run fails.
 func TestBench(t *testing.T) {
@@ -237,7 +239,7 @@ func TestBench(t *testing.T) {
 		row, ranking := profilingRanking(t, db)
 		rows = append(rows, row, profilingPage(t, s, db, ranking))
 	}
-	if cluster != "" && want.any(6, 10, 15, 16, 17) {
+	if cluster != "" && want.any(6, 10, 12, 13, 15, 16, 17) {
 		scenario := postgresScenario(t, cluster, db)
 		if want.any(6) {
 			rows = append(rows, bulkCheck(t, db, scenario, s))
@@ -254,6 +256,11 @@ func TestBench(t *testing.T) {
 		if want.any(17) {
 			row, _ := profilingRanking(t, scenario)
 			rows = append(rows, row)
+		}
+		// The router's answers record their sends: after the figures
+		// that only read the copy.
+		if want.any(12, 13) {
+			rows = append(rows, routerOnPostgres(t, s, cluster, scenario)...)
 		}
 	}
 	if want.any(7) {
@@ -280,7 +287,7 @@ func TestBench(t *testing.T) {
 // replaced by rows, measured now (BENCH_UPDATE: a run of some figures on
 // the full scenario that updates theirs and keeps the others'). Each
 // figure's rows go where its old ones were, or before the first row of a
-// later figure or of `make bench-scale` (whose rows close the file).
+// later figure or of a group (keepGroup: those close the file).
 func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 	kept, err := ReadResults(ResultsFile)
 	if err != nil {
@@ -300,13 +307,13 @@ func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 		}
 	}
 	for _, r := range kept {
-		n, scale := figureNumber(r), strings.Contains(r.Figure, " scale:")
+		n, grouped := figureNumber(r), inGroup(r)
 		for _, f := range nums {
-			if scale || f < n {
+			if grouped || f < n {
 				place(f)
 			}
 		}
-		if want[n] && !scale {
+		if want[n] && !grouped {
 			place(n) // its old rows give way to the new
 			continue
 		}
@@ -316,6 +323,26 @@ func withRowsOf(t *testing.T, rows []Row, want figures) []Row {
 		place(f)
 	}
 	return out
+}
+
+// keepGroup puts rows, a group's measured at full size (each with mark in
+// its figure), in results.json and the README's table in place of the
+// group's rows of the previous run (replaceGroup).
+func keepGroup(t *testing.T, mark string, rows []Row) {
+	kept, err := ReadResults(ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeResults(t, replaceGroup(kept, mark, rows))
+}
+
+// inGroupNamed is what figures take in group mark: "12 next-survey ..."
+// is "12 busy: next-survey ...".
+func inGroupNamed(mark string) func(figure string) string {
+	return func(figure string) string {
+		number, rest := splitFigure(figure)
+		return number + mark + rest
+	}
 }
 
 // figures is the set of figures a run measures; nil is all of them.

@@ -24,7 +24,9 @@ import (
 // that: a plain net/http server in this process that, for each request,
 // reads the three with one prepared query on the same database file
 // serve answers from, unpacks the profile with the store's decoder, and
-// sends a fixed body of the answer's size. It decides nothing.
+// sends a fixed body of the answer's size. It decides nothing. On
+// PostgreSQL (12p and 13p) it reads the same rows from the scenario's copy
+// there through pgx, with a pool as large as serve's.
 
 // panelistRowsQuery reads one panelist's panel row, profile and history
 // records in one statement: a row of each kind, the kind first.
@@ -35,10 +37,22 @@ SELECT 1, NULL, NULL, answers, 0, 0, 0, 0, 0, 0 FROM profiles WHERE panelist_id 
 UNION ALL
 SELECT 2, NULL, NULL, NULL, subsample_id, status_id, registered_at, event_id, category_id, research_type_id FROM history WHERE panelist_id = ?1`
 
+// panelistRowsQueryPostgres is panelistRowsQuery on PostgreSQL, which
+// types a chain of UNIONs by its first branch's columns: the first
+// branch's NULLs are cast to the others' types.
+const panelistRowsQueryPostgres = `
+SELECT 0, country, locale, CAST(NULL AS BYTEA), 0, 0, CAST(NULL AS TIMESTAMPTZ), 0, 0, 0 FROM panel WHERE panelist_id = $1
+UNION ALL
+SELECT 1, NULL, NULL, answers, 0, 0, NULL, 0, 0, 0 FROM profiles WHERE panelist_id = $1
+UNION ALL
+SELECT 2, NULL, NULL, NULL, subsample_id, status_id, registered_at, event_id, category_id, research_type_id FROM history WHERE panelist_id = $1`
+
 // panelistRows is the floor's prepared query on one database, and what
 // its reads found, to show it read something.
 type panelistRows struct {
-	stmt                             *sql.Stmt
+	stmt *sql.Stmt
+	// postgres: the records' times are timestamps, not Unix milliseconds.
+	postgres                         bool
 	reads, panels, profiles, records atomic.Int64
 }
 
@@ -66,6 +80,26 @@ func openPanelistRows(t *testing.T, db string) *panelistRows {
 	return &panelistRows{stmt: stmt}
 }
 
+// openPanelistRowsPostgres prepares panelistRowsQueryPostgres on the
+// database target names, through pgx's database/sql driver with a pool as
+// large as serve's store keeps there; closed when the test ends.
+func openPanelistRowsPostgres(t *testing.T, target string) *panelistRows {
+	conn, err := sql.Open("pgx", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := max(4, runtime.GOMAXPROCS(0)*2)
+	conn.SetMaxOpenConns(pool)
+	conn.SetMaxIdleConns(pool)
+	stmt, err := conn.PrepareContext(context.Background(), panelistRowsQueryPostgres)
+	if err != nil {
+		conn.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stmt.Close(); conn.Close() })
+	return &panelistRows{stmt: stmt, postgres: true}
+}
+
 // read reads one panelist's rows as the floor does: every column scanned,
 // the profile unpacked.
 func (p *panelistRows) read(ctx context.Context, panelistID string) error {
@@ -78,8 +112,13 @@ func (p *panelistRows) read(ctx context.Context, panelistID string) error {
 	var country, locale sql.NullString
 	var answers []byte
 	var subsample, status, registered, event, category, researchType int64
+	var registeredAt sql.NullTime
+	var at any = &registered
+	if p.postgres {
+		at = &registeredAt
+	}
 	for rows.Next() {
-		if err := rows.Scan(&kind, &country, &locale, &answers, &subsample, &status, &registered, &event, &category, &researchType); err != nil {
+		if err := rows.Scan(&kind, &country, &locale, &answers, &subsample, &status, at, &event, &category, &researchType); err != nil {
 			return err
 		}
 		switch kind {
@@ -103,32 +142,67 @@ func (p *panelistRows) read(ctx context.Context, panelistID string) error {
 // the test ends, and returns a getter of it that checks each answer is
 // that body: the floor of figures 5, 12 and 13.
 func floorServer(t *testing.T, p *panelistRows, size int) *getter {
+	return floorServers(t, []*panelistRows{p}, size)
+}
+
+// floorServers is floorServer for figures served by several instances:
+// one server for each of floors, each reading through its own, and a
+// getter that alternates between them as the figure's does between its
+// instances.
+func floorServers(t *testing.T, floors []*panelistRows, size int) *getter {
 	body := bytes.Repeat([]byte("x"), size)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := p.read(r.Context(), strings.TrimPrefix(r.URL.Path, "/floor/")); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})}
+	var bases []string
+	for _, p := range floors {
+		bases = append(bases, serveFloor(t, p, body))
+	}
+	return newGetterOver(bases, "", sameBytes(body))
+}
+
+// serveFloor serves floorServer's answers, body after p's read, until the
+// test ends, and returns its base URL.
+func serveFloor(t *testing.T, p *panelistRows, body []byte) string {
+	srv := &http.Server{Handler: floorHandler(p, body)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return newGetter("http://"+ln.Addr().String(), "", sameBytes(body))
+	return "http://" + ln.Addr().String()
+}
+
+// floorHandler answers /floor/ID with body once p has read ID's rows.
+func floorHandler(p *panelistRows, body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := p.read(r.Context(), strings.TrimPrefix(r.URL.Path, "/floor/")); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
 }
 
 // panelistFloor loads floorServer like the figure it is the floor of, on
 // the panelists its paths name (path(i) is /floor/ID), and logs what the
 // reads found and, beside it, the p99 of the static answer alone.
 func panelistFloor(t *testing.T, p *panelistRows, size int, path func(i int) string) loaded {
-	before := [4]int64{p.reads.Load(), p.panels.Load(), p.profiles.Load(), p.records.Load()}
-	l := load(t, floorServer(t, p, size), path)
+	return panelistFloorOver(t, []*panelistRows{p}, size, path)
+}
+
+// panelistFloorOver is panelistFloor on floorServers.
+func panelistFloorOver(t *testing.T, floors []*panelistRows, size int, path func(i int) string) loaded {
+	counts := func() (c [4]int64) {
+		for _, p := range floors {
+			c[0], c[1], c[2], c[3] = c[0]+p.reads.Load(), c[1]+p.panels.Load(), c[2]+p.profiles.Load(), c[3]+p.records.Load()
+		}
+		return c
+	}
+	before := counts()
+	l := load(t, floorServers(t, floors, size), path)
+	after := counts()
 	t.Logf("the floor's reads: %d panel rows, %d profiles and %d history records for %d panelists",
-		p.panels.Load()-before[1], p.profiles.Load()-before[2], p.records.Load()-before[3], p.reads.Load()-before[0])
+		after[1]-before[1], after[2]-before[2], after[3]-before[3], after[0]-before[0])
 	static := staticAnswer(t, size)
 	t.Logf("the floor's p99 %v; the static answer's alone %v", l.p99, static.p99)
 	return l

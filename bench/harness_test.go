@@ -121,6 +121,45 @@ func TestLoadCountsWhatArrives(t *testing.T) {
 	})
 }
 
+// TestGetterSpreadsOverInstances: a getter over several instances (the
+// served figures on PostgreSQL, two serve processes on one database)
+// sends them the same number of requests, in the load and in the
+// throughput alike, and an instance answering differently from the other
+// fails the load, as an answer of the wrong size from one server does.
+func TestGetterSpreadsOverInstances(t *testing.T) {
+	body := bytes.Repeat([]byte("z"), 500)
+	instance := func(answer []byte) (*httptest.Server, *atomic.Int64) {
+		var requests atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			requests.Add(1)
+			w.Write(answer)
+		}))
+		t.Cleanup(srv.Close)
+		return srv, &requests
+	}
+	a, toA := instance(body)
+	b, toB := instance(body)
+	g := newGetterOver([]string{a.URL, b.URL}, "", sameBytes(body))
+	if _, err := loadOnce(g, func(int) string { return "/" }); err != nil {
+		t.Fatal(err)
+	}
+	if toA.Load() != loadRequests/2 || toB.Load() != loadRequests/2 {
+		t.Fatalf("the load sent %d and %d requests, want %d to each", toA.Load(), toB.Load(), loadRequests/2)
+	}
+	toA.Store(0)
+	toB.Store(0)
+	if _, _, err := throughputOnce(g, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if toA.Load() != throughputRequests/2 || toB.Load() != throughputRequests/2 {
+		t.Fatalf("the throughput sent %d and %d requests, want %d to each", toA.Load(), toB.Load(), throughputRequests/2)
+	}
+	other, _ := instance(body[:499])
+	if _, err := loadOnce(newGetterOver([]string{a.URL, other.URL}, "", sameBytes(body)), func(int) string { return "/" }); err == nil || !strings.Contains(err.Error(), "where the first was") {
+		t.Fatalf("got %v, want the load to fail on the instance answering otherwise", err)
+	}
+}
+
 // TestLivePageCheck: the /live check wants a whole page whose rows agree
 // with its count line, and gives the rows a page holds.
 func TestLivePageCheck(t *testing.T) {

@@ -26,10 +26,15 @@ import (
 // sampleEvery is how often an answer's content is checked.
 const sampleEvery = 10
 
-// getter requests paths of one server as a script holding token, and
-// checks each answer as the harness says.
+// getter requests paths of one server, or of several instances of it in
+// turn (as a load balancer spreads requests), as a script holding token,
+// and checks each answer as the harness says.
 type getter struct {
-	base, token string
+	// bases are the servers' base URLs; request i goes to bases[i mod
+	// len(bases)].
+	bases []string
+	turn  atomic.Uint64
+	token string
 	// check looks at the content of a sample of answers; nil checks
 	// none.
 	check  func(path string, body []byte) error
@@ -45,14 +50,20 @@ type getter struct {
 }
 
 func newGetter(base, token string, check func(path string, body []byte) error) *getter {
-	return &getter{base: base, token: token, check: check, sizes: map[string]int{},
+	return newGetterOver([]string{base}, token, check)
+}
+
+// newGetterOver is newGetter for several instances of one server, each
+// answering every path alike: requests alternate between them.
+func newGetterOver(bases []string, token string, check func(path string, body []byte) error) *getter {
+	return &getter{bases: bases, token: token, check: check, sizes: map[string]int{},
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadWorkers}}}
 }
 
-// newRedirectGetter is newGetter for answers that redirect: a 302 whose
-// Location check sees as the body.
-func newRedirectGetter(base string, check func(path string, location []byte) error) *getter {
-	g := newGetter(base, "", check)
+// newRedirectGetter is newGetterOver for answers that redirect: a 302
+// whose Location check sees as the body.
+func newRedirectGetter(check func(path string, location []byte) error, bases ...string) *getter {
+	g := newGetterOver(bases, "", check)
 	g.redirects = true
 	g.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return g
@@ -74,7 +85,8 @@ func (g *getter) get(path string, buf *bytes.Buffer) (int, time.Duration, error)
 // fetch is get without the content check: it says whether this answer is
 // one of the sample to check.
 func (g *getter) fetch(path string, buf *bytes.Buffer) (n int, took time.Duration, sample bool, err error) {
-	req, err := http.NewRequest("GET", g.base+path, nil)
+	base := g.bases[(g.turn.Add(1)-1)%uint64(len(g.bases))]
+	req, err := http.NewRequest("GET", base+path, nil)
 	if err != nil {
 		return 0, 0, false, err
 	}

@@ -60,11 +60,14 @@ func notRunOnPostgres(want figures, why string) []Row {
 		{6, "6p bulk check on PostgreSQL"},
 		{7, "7p history import on PostgreSQL"},
 		{10, "10p send list on PostgreSQL"},
+		{12, "12p next-survey answer on PostgreSQL, two serve instances sharing it"},
+		{13, "13p invitation link click on PostgreSQL, two serve instances sharing it"},
 		{15, "15p outcomes of a month on PostgreSQL"},
 		{16, "16p invoice of a month on PostgreSQL"},
 		{17, "17p what to profile next on PostgreSQL"},
 	} {
-		if want.any(f.number) || f.number == 1 && want.any(2) {
+		// Figure 1 comes with 2, and 12p and 13p together.
+		if want.any(f.number) || f.number == 1 && want.any(2) || (f.number == 12 || f.number == 13) && want.any(12, 13) {
 			rows = append(rows, Row{Figure: f.figure, NotRun: why})
 		}
 	}

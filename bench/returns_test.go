@@ -72,7 +72,7 @@ func returnsRoutedOn(t *testing.T, base, token, pprofAddr, db string, s sizes, t
 	answers := &nextAnswers{limit: 5}
 	nextGetter := newGetter(base, token, answers.check)
 	returned := &returnAnswers{}
-	returnGetter := newRedirectGetter(base, returned.check)
+	returnGetter := newRedirectGetter(returned.check, base)
 
 	// Latency: each panelist of the set asked for their next survey once,
 	// then, their sends written, returned once, in the same order.

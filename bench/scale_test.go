@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -58,24 +57,9 @@ func TestBenchScale(t *testing.T) {
 	rows := scaleRows(base, big, at[0], at[1])
 	report(t, rows, false)
 	if base == scaleSizes {
-		keepScaleRows(t, rows)
+		keepGroup(t, scaleMark, rows)
 	}
 }
-
-// keepScaleRows puts the scale rows of a run at full size in results.json
-// and the README's table, in place of the previous run's: `make bench`
-// runs this last, so after it the file holds one run's figures.
-func keepScaleRows(t *testing.T, scale []Row) {
-	rows, err := ReadResults(ResultsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows = slices.DeleteFunc(rows, func(r Row) bool { return strings.Contains(r.Figure, scaleMark) })
-	writeResults(t, append(rows, scale...))
-}
-
-// scaleMark is in the figure of every scale row, and of no other.
-const scaleMark = " scale: "
 
 // measureAtScale measures the scale rows' figures on the scenario db: figure
 // 2 on a copy of it, the served figures as TestBench does.

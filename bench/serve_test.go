@@ -92,12 +92,7 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	db := filepath.Join(dir, "serve.db")
 	copyFile(t, scenario, db)
 	bin := buildFieldboard(t)
-	out, err := exec.Command(bin, "token", "create", "--db", db, "--name", "bench").Output()
-	if err != nil {
-		t.Fatalf("token create: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	token := lines[len(lines)-1]
+	token := createToken(t, bin, db)
 
 	ctx := context.Background()
 	st, err := store.Open(ctx, db)
@@ -113,20 +108,8 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	upstream := serve(t, sim.New(simOptions(s)))
 	addr, pprofAddr := freeAddr(t), freeAddr(t)
 	invites := invitationPaths(t, db, "http://"+addr, panelists)
-	// The scenario is a snapshot built once and kept: decide on it however
-	// old it is (--stale-after 0), as its figures are about the work, not
-	// the data's age. The click limit is lifted: the load comes from one
-	// address.
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--upstream", upstream,
-		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn", "--stale-after", "0",
-		"--no-survey-url", noSurveyURL, "--clicks-per-second", "1000000", "--click-burst", "1000000", "--pprof", pprofAddr)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cmd := startServe(t, bin, db, upstream, addr, "--pprof", pprofAddr)
 	base := "http://" + addr
-	waitHealthy(t, base)
 
 	var rows []Row
 	pages := &livePages{}
@@ -165,9 +148,10 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 		Value: ms(worst), Unit: "ms", Target: "<= 10 ms in each run", Met: worst <= 10*time.Millisecond})
 	floorRows := openPanelistRows(t, db)
 	rows = append(rows, panelistSurveys(t, base, token, s, counts, floorRows)...)
-	nextRows, nextFloor := nextSurveys(t, base, token, panelists, floorRows)
+	router := routerServed{bases: []string{base}, token: token, floors: []*panelistRows{floorRows}, p99Within: 1.5}
+	nextRows, nextFloor := nextSurveys(t, router, panelists)
 	rows = append(rows, nextRows...)
-	rows = append(rows, invitationClicks(t, base, invites, nextFloor))
+	rows = append(rows, invitationClicks(t, router, invites, nextFloor))
 	rows = append(rows, sendList(t, bin, db, tenCells, counts))
 	rss := rssMiB(t, cmd.Process.Pid)
 	held := heldHeapMiB(t, pprofAddr)
@@ -176,6 +160,39 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 	// The returns write to the database: after the figures that read it.
 	rows = append(rows, returnsRoutedOn(t, base, token, pprofAddr, db, s, panelists)...)
 	return rows
+}
+
+// createToken creates an API token in the database db names with
+// `fieldboard token create` (bin) and returns it.
+func createToken(t *testing.T, bin, db string) string {
+	out, err := exec.Command(bin, "token", "create", "--db", db, "--name", "bench").Output()
+	if err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+// startServe starts `fieldboard serve` (bin) at addr on the database db
+// names, with upstream as its provider and args besides, as the served
+// figures run it, waits until it answers and stops it when the test ends.
+// The scenario is a snapshot built once and kept: serve decides on it
+// however old it is (--stale-after 0), as the figures are about the work,
+// not the data's age, and refreshes nothing while they run
+// (--refresh-every and --library-every a year; of several instances on
+// one database, the lease lets one refresh at a time anyway). The click
+// limit is lifted: the load comes from one address.
+func startServe(t *testing.T, bin, db, upstream, addr string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--db", db, "--upstream", upstream,
+		"--refresh-every", "8760h", "--library-every", "8760h", "--log-level", "warn", "--stale-after", "0",
+		"--no-survey-url", noSurveyURL, "--clicks-per-second", "1000000", "--click-burst", "1000000"}, args...)...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitHealthy(t, "http://"+addr)
+	return cmd
 }
 
 // scenarioCounts are the sizes of the scenario the figures run on, read
@@ -245,13 +262,76 @@ func panelistSurveys(t *testing.T, base, token string, s sizes, counts scenarioC
 	return rows
 }
 
+// routerServed is where figures 12 and 13 are served and their floor
+// read: one serve instance on SQLite, two on one database on PostgreSQL
+// (12p and 13p), each with a floor server of its own.
+type routerServed struct {
+	// bases are the instances' base URLs: the load alternates between
+	// them.
+	bases []string
+	token string
+	// floors are the floor servers' reads, in this process
+	// (floorServers); or, when floorProcesses is set, that many floor
+	// servers run in processes of their own on the database floorDB
+	// names (floorProcessesOn), as the instances do.
+	floors         []*panelistRows
+	floorProcesses int
+	floorDB        string
+	// name gives a row's figure from figure 12's or 13's ("12 ..."); nil
+	// keeps it as it is.
+	name func(figure string) string
+	// p99Within is the p99's target, a multiple of the floor's.
+	p99Within float64
+	// cpu, when set, measures the CPU time spent during the throughput
+	// rounds.
+	cpu *cpuWatch
+}
+
+func (r routerServed) figure(f string) string {
+	if r.name == nil {
+		return f
+	}
+	return r.name(f)
+}
+
+// floorGetter starts r's floor servers, answering bodies of size bytes,
+// and returns a getter alternating between them, and a function that
+// stops them (before the test ends, when it does not).
+func (r routerServed) floorGetter(t *testing.T, size int) (*getter, func()) {
+	if r.floorProcesses == 0 {
+		return floorServers(t, r.floors, size), func() {}
+	}
+	g, pids, stop := floorProcessesOn(t, r.floorDB, r.floorProcesses, size)
+	if r.cpu != nil {
+		r.cpu.floors = pids
+	}
+	return g, stop
+}
+
+// loadFloor loads r's floor servers as panelistFloor does.
+func (r routerServed) loadFloor(t *testing.T, size int, path func(i int) string) loaded {
+	if r.floorProcesses == 0 {
+		return panelistFloorOver(t, r.floors, size, path)
+	}
+	g, stop := r.floorGetter(t, size)
+	defer stop()
+	return load(t, g, path)
+}
+
+// p99Row is a p99 row against its floor and r's target.
+func (r routerServed) p99Row(figure string, l, floor loaded) Row {
+	ratio := l.p99.Seconds() / floor.p99.Seconds()
+	return Row{Figure: r.figure(figure), Value: ms(l.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio),
+		Target: fmt.Sprintf("<= %g x floor", r.p99Within), Met: ratio <= r.p99Within}
+}
+
 // nextSurveys is figure 12: the next-survey answer, GET
 // /api/v1/panelists/P/next?limit=5, for panelists drawn at random (every
-// one has a country on file), its p99 against its floor (floorServer: the
-// same panelists' rows read by one prepared query, then a fixed body of
-// the answers' average size), and its throughput on one panelist with
+// one has a country on file), its p99 against its floor (floorServers:
+// the same panelists' rows read by one prepared query, then a fixed body
+// of the answers' average size), and its throughput on one panelist with
 // surveys against the floor on that panelist with a body of that size.
-func nextSurveys(t *testing.T, base, token string, panelists []string, floorRows *panelistRows) ([]Row, loaded) {
+func nextSurveys(t *testing.T, r routerServed, panelists []string) ([]Row, loaded) {
 	const limit = 5
 	// The answers and their floor ask for the same panelists, in the same
 	// order.
@@ -266,17 +346,16 @@ func nextSurveys(t *testing.T, base, token string, panelists []string, floorRows
 		}
 	}
 	answers := &nextAnswers{limit: limit}
-	next := load(t, newGetter(base, token, answers.check), inTurn("/api/v1/panelists/%s/next?limit="+strconv.Itoa(limit)))
+	next := load(t, newGetterOver(r.bases, r.token, answers.check), inTurn("/api/v1/panelists/%s/next?limit="+strconv.Itoa(limit)))
 	if answers.seen() == 0 {
 		t.Fatal("figure 12: no next-survey answer checked held a survey")
 	}
-	floor := panelistFloor(t, floorRows, next.meanSize(), inTurn("/floor/%s"))
-	ratio := next.p99.Seconds() / floor.p99.Seconds()
-	rows := []Row{{Figure: fmt.Sprintf("12 next-survey answer, limit %d, random panelists (p99; answers of %d bytes on average; floor: P's rows read, then a static answer of that size)", limit, next.meanSize()),
-		Value: ms(next.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5}}
+	floor := r.loadFloor(t, next.meanSize(), inTurn("/floor/%s"))
+	rows := []Row{r.p99Row(fmt.Sprintf("12 next-survey answer, limit %d, random panelists (p99; answers of %d bytes on average; floor: P's rows read, then a static answer of that size)", limit, next.meanSize()),
+		next, floor)}
 
 	// Throughput: one panelist with surveys, the best of three rounds.
-	g := newGetter(base, token, answers.check)
+	g := newGetterOver(r.bases, r.token, answers.check)
 	path, sent := "", ""
 	var buf bytes.Buffer
 	for _, id := range panelists {
@@ -292,16 +371,26 @@ func nextSurveys(t *testing.T, base, token string, panelists []string, floorRows
 	if path == "" {
 		t.Fatal("figure 12: none of the panelists drawn would be sent anywhere")
 	}
-	floorGetter := floorServer(t, floorRows, buf.Len())
+	floorGetter, _ := r.floorGetter(t, buf.Len())
 	var rate, staticRate float64
-	for range 3 {
-		r, _ := throughput(t, g, path)
-		rate = max(rate, r)
-		r, _ = throughput(t, floorGetter, "/floor/"+sent)
-		staticRate = max(staticRate, r)
+	// The rounds a cpuWatch asks for beyond the three count for the CPU
+	// time alone.
+	for i := range max(3, r.cpu.roundsWanted()) {
+		r.cpu.oursRound(t, func() {
+			v, _ := throughput(t, g, path)
+			if i < 3 {
+				rate = max(rate, v)
+			}
+		})
+		r.cpu.floorRound(t, func() {
+			v, _ := throughput(t, floorGetter, "/floor/"+sent)
+			if i < 3 {
+				staticRate = max(staticRate, v)
+			}
+		})
 	}
-	ratio = rate / staticRate
-	rows = append(rows, Row{Figure: fmt.Sprintf("12 next-survey answer throughput (%d bytes) against its floor (P's rows read, then a static answer of that size), answers/s", buf.Len()),
+	ratio := rate / staticRate
+	rows = append(rows, Row{Figure: r.figure(fmt.Sprintf("12 next-survey answer throughput (%d bytes) against its floor (P's rows read, then a static answer of that size), answers/s", buf.Len())),
 		Value: round(rate / float64(buf.Len())), Unit: "answers/s", Floor: round(staticRate / float64(buf.Len())), Ratio: round(ratio),
 		Target: ">= 0.5 x floor", Met: ratio >= 0.5})
 	return rows, floor
@@ -359,7 +448,7 @@ func invitationPaths(t *testing.T, db, base string, panelists []string) []string
 // /r/TOKEN, decided and recorded, its 302 read (not followed); its p99
 // against figure 12's floor, the same panelists' rows read and then a
 // static answer of a next-survey answer's size.
-func invitationClicks(t *testing.T, base string, paths []string, floor loaded) Row {
+func invitationClicks(t *testing.T, r routerServed, paths []string, floor loaded) Row {
 	var mu sync.Mutex
 	i := 0
 	click := func(int) string {
@@ -382,13 +471,12 @@ func invitationClicks(t *testing.T, base string, paths []string, floor loaded) R
 		mu.Unlock()
 		return nil
 	}
-	clicks := load(t, newRedirectGetter(base, check), click)
+	clicks := load(t, newRedirectGetter(check, r.bases...), click)
 	if sent == 0 {
 		t.Fatal("figure 13: no click checked was sent to a survey")
 	}
-	ratio := clicks.p99.Seconds() / floor.p99.Seconds()
-	return Row{Figure: fmt.Sprintf("13 invitation link click, decided, recorded and redirected (p99; floor: figure 12's, P's rows read, then a static answer of %d bytes)", floor.meanSize()),
-		Value: ms(clicks.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5}
+	return r.p99Row(fmt.Sprintf("13 invitation link click, decided, recorded and redirected (p99; floor: figure 12's, P's rows read, then a static answer of %d bytes)", floor.meanSize()),
+		clicks, floor)
 }
 
 // heldHeapMiB is what serve's Go heap holds after a collection, in MiB,

@@ -123,6 +123,34 @@ func UpdateReadme(dir string, rows []Row) error {
 	return nil
 }
 
+// The marks of the groups of rows that runs other than TestBench's add to
+// results.json, after its rows (`make bench` runs them after it): a
+// group's mark is in the figure of each of its rows, after the number,
+// and in no other.
+const (
+	scaleMark = " scale: " // make bench-scale, TestBenchScale
+	busyMark  = " busy: "  // make bench-busy, TestBenchBusy
+)
+
+// inGroup says whether r is a row of one of the groups.
+func inGroup(r Row) bool {
+	return strings.Contains(r.Figure, scaleMark) || strings.Contains(r.Figure, busyMark)
+}
+
+// replaceGroup is rows with the group mark's rows replaced by group, after
+// all the others: `make bench` runs the groups after TestBench, which
+// writes its rows alone, so after it results.json holds one run's
+// figures.
+func replaceGroup(rows []Row, mark string, group []Row) []Row {
+	out := make([]Row, 0, len(rows)+len(group))
+	for _, r := range rows {
+		if !strings.Contains(r.Figure, mark) {
+			out = append(out, r)
+		}
+	}
+	return append(out, group...)
+}
+
 // splitFigure cuts a figure's name into its number ("1p", "5+11") and
 // what it measures.
 func splitFigure(figure string) (number, what string) {

@@ -76,3 +76,32 @@ func TestRewriteTableKeepsTheRestAndNeedsItsMarkers(t *testing.T) {
 		t.Error("a README without the markers was rewritten")
 	}
 }
+
+// TestReplaceGroupKeepsTheOthers: a group's new rows (make bench-busy's,
+// make bench-scale's) take the place of its old ones, after every other
+// row, and leave TestBench's rows and the other group's as they were.
+func TestReplaceGroupKeepsTheOthers(t *testing.T) {
+	rows := []Row{
+		{Figure: "12 next-survey answer"},
+		{Figure: "12 scale: next-survey answer throughput, at 24000"},
+		{Figure: "12 busy: next-survey answer, old"},
+		{Figure: "13 busy: invitation link click, old"},
+		{Figure: "13 invitation link click"},
+	}
+	got := replaceGroup(rows, busyMark, []Row{{Figure: "12 busy: next-survey answer, new"}, {Figure: "13 busy: invitation link click, new"}})
+	want := []string{"12 next-survey answer", "12 scale: next-survey answer throughput, at 24000", "13 invitation link click",
+		"12 busy: next-survey answer, new", "13 busy: invitation link click, new"}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i].Figure != want[i] {
+			t.Errorf("row %d: %q, want %q", i, got[i].Figure, want[i])
+		}
+	}
+	for _, r := range got {
+		if inGroup(r) != (strings.Contains(r.Figure, "scale:") || strings.Contains(r.Figure, "busy:")) {
+			t.Errorf("%q: inGroup says %v", r.Figure, inGroup(r))
+		}
+	}
+}

@@ -87,7 +87,7 @@ func fullRefresh(t *testing.T, s sizes, target string) (Row, string) {
 // loads it over loopback with loadWorkers workers after a warm-up,
 // checking every answer (getter), and reads its RSS afterwards; the send
 // list runs as `fieldboard targets`.
-func servedFigures(t *testing.T, s sizes, scenario string) []Row {
+func servedFigures(t *testing.T, s sizes, scenario string) ([]Row, servedRouter) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "serve.db")
 	copyFile(t, scenario, db)
@@ -159,7 +159,15 @@ func servedFigures(t *testing.T, s sizes, scenario string) []Row {
 		Target: "<= 150 MB", Met: rss*1.048576 <= 150})
 	// The returns write to the database: after the figures that read it.
 	rows = append(rows, returnsRoutedOn(t, base, token, pprofAddr, db, s, panelists)...)
-	return rows
+	return rows, servedRouter{base: base, token: token, panelists: panelists}
+}
+
+// servedRouter is the serve process servedFigures leaves running until
+// the test ends, and the panelists it drew: the scale rows ask it for
+// more next-survey answers.
+type servedRouter struct {
+	base, token string
+	panelists   []string
 }
 
 // createToken creates an API token in the database db names with
@@ -332,7 +340,7 @@ func (r routerServed) p99Row(figure string, l, floor loaded) Row {
 // of the answers' average size), and its throughput on one panelist with
 // surveys against the floor on that panelist with a body of that size.
 func nextSurveys(t *testing.T, r routerServed, panelists []string) ([]Row, loaded) {
-	const limit = 5
+	const limit = nextLimit
 	// The answers and their floor ask for the same panelists, in the same
 	// order.
 	inTurn := func(format string) func(int) string {
@@ -356,22 +364,8 @@ func nextSurveys(t *testing.T, r routerServed, panelists []string) ([]Row, loade
 
 	// Throughput: one panelist with surveys, the best of three rounds.
 	g := newGetterOver(r.bases, r.token, answers.check)
-	path, sent := "", ""
-	var buf bytes.Buffer
-	for _, id := range panelists {
-		p := fmt.Sprintf("/api/v1/panelists/%s/next?limit=%d", id, limit)
-		if _, _, err := g.get(p, &buf); err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(buf.Bytes(), []byte(`"entryLink"`)) {
-			path, sent = p, id
-			break
-		}
-	}
-	if path == "" {
-		t.Fatal("figure 12: none of the panelists drawn would be sent anywhere")
-	}
-	floorGetter, _ := r.floorGetter(t, buf.Len())
+	path, sent, size := sendingPath(t, g, panelists)
+	floorGetter, _ := r.floorGetter(t, size)
 	var rate, staticRate float64
 	// The rounds a cpuWatch asks for beyond the three count for the CPU
 	// time alone.
@@ -390,10 +384,32 @@ func nextSurveys(t *testing.T, r routerServed, panelists []string) ([]Row, loade
 		})
 	}
 	ratio := rate / staticRate
-	rows = append(rows, Row{Figure: r.figure(fmt.Sprintf("12 next-survey answer throughput (%d bytes) against its floor (P's rows read, then a static answer of that size), answers/s", buf.Len())),
-		Value: round(rate / float64(buf.Len())), Unit: "answers/s", Floor: round(staticRate / float64(buf.Len())), Ratio: round(ratio),
+	rows = append(rows, Row{Figure: r.figure(fmt.Sprintf("12 next-survey answer throughput (%d bytes) against its floor (P's rows read, then a static answer of that size), answers/s", size)),
+		Value: round(rate / float64(size)), Unit: "answers/s", Floor: round(staticRate / float64(size)), Ratio: round(ratio),
 		Target: ">= 0.5 x floor", Met: ratio >= 0.5})
 	return rows, floor
+}
+
+// nextLimit is the limit of the next-survey answers figure 12 asks for.
+const nextLimit = 5
+
+// sendingPath is the next-survey answer (figure 12's) of the first of
+// panelists the router would send somewhere, asked through g: its path,
+// the panelist and the answer's size. Figure 12's throughput asks it
+// again and again.
+func sendingPath(t *testing.T, g *getter, panelists []string) (path, panelist string, size int) {
+	var buf bytes.Buffer
+	for _, id := range panelists {
+		p := fmt.Sprintf("/api/v1/panelists/%s/next?limit=%d", id, nextLimit)
+		if _, _, err := g.get(p, &buf); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(buf.Bytes(), []byte(`"entryLink"`)) {
+			return p, id, buf.Len()
+		}
+	}
+	t.Fatal("figure 12: none of the panelists drawn would be sent anywhere")
+	return "", "", 0
 }
 
 // noSurveyURL is where the served figures' invitation links go when no

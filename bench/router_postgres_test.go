@@ -219,14 +219,16 @@ func (w *cpuWatch) round(t *testing.T, into *cpuTally, serves []int, f func()) {
 }
 
 // sample reads the CPU seconds used so far by the serve instances, the
-// cluster, this process and the machine.
+// cluster (none without a postmaster), this process and the machine.
 func (w *cpuWatch) sample(t *testing.T, serves []int) (c cpuTally) {
 	for _, pid := range serves {
 		c.serve += cpuSeconds(t, pid, false)
 	}
-	c.postgres = cpuSeconds(t, w.postmaster, true)
-	for _, pid := range childrenOf(t, w.postmaster) {
-		c.postgres += cpuSeconds(t, pid, false)
+	if w.postmaster != 0 {
+		c.postgres = cpuSeconds(t, w.postmaster, true)
+		for _, pid := range childrenOf(t, w.postmaster) {
+			c.postgres += cpuSeconds(t, pid, false)
+		}
 	}
 	c.harness = cpuSeconds(t, os.Getpid(), false)
 	c.machine = machineBusy(t)

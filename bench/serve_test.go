@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,18 +67,30 @@ func fullRefresh(t *testing.T, s sizes, target string) (Row, string) {
 	defer st.Close()
 	r := refresh.New(c, st, refresh.Options{Concurrency: benchConcurrency, Logger: discardLogger()})
 	defer r.Close()
+	// The CPU time the refresh costs this process (the refresher and the
+	// simulator both), the cluster on PostgreSQL, and the machine.
+	postmaster := 0
+	if store.IsPostgres(target) {
+		postmaster = postmasterOf(t, target)
+	}
+	cpu := &cpuWatch{postmaster: postmaster}
+	var used cpuTally
 	before := simulator.Requests()
 	start := time.Now()
-	if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
-		t.Fatal(err)
-	}
+	cpu.round(t, &used, nil, func() {
+		if err := r.Refresh(ctx, refresh.Request{Force: true}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	end := time.Now()
 	took := end.Sub(start)
 	tail := end.Sub(time.Unix(0, lastAnswer.Load()))
 	requests := simulator.Requests() - before
 	floor := time.Duration(requests) * benchLatency / benchConcurrency
 	ratio := took.Seconds() / floor.Seconds()
-	t.Logf("full refresh on %s: %d requests in %v at concurrency %d, %v of it after the last answer", engineOf(target), requests, took.Round(time.Millisecond), benchConcurrency, tail.Round(time.Millisecond))
+	t.Logf("full refresh on %s: %d requests in %v at concurrency %d, %v of it after the last answer; CPU time %.1f s in this process (the refresher and the simulator), %.1f s in PostgreSQL, %.1f of the machine's %d cores busy",
+		engineOf(target), requests, took.Round(time.Millisecond), benchConcurrency, tail.Round(time.Millisecond),
+		used.harness, used.postgres, used.machine/took.Seconds(), runtime.NumCPU())
 	return Row{Figure: onEngine(target, fmt.Sprintf("1 full refresh, %d requests at %v, concurrency %d (%.1f s after the last answer)", requests, benchLatency, benchConcurrency, tail.Seconds())),
 		Value: ms(took), Unit: "ms", Floor: ms(floor), Ratio: round(ratio), Target: "<= 1.25 x floor", Met: ratio <= 1.25}, target
 }

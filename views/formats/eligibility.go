@@ -117,6 +117,9 @@ type PanelistSurveysJSON struct {
 	PanelistID string            `json:"panelistId"`
 	MayEnter   []EligibilityJSON `json:"mayEnter"`
 	Others     []EligibilityJSON `json:"others"`
+	// Next is the URL (path and query) of the next page of the default
+	// answer, left out on its last page and with all=true.
+	Next string `json:"next,omitempty"`
 }
 
 // WritePanelistSurveysCSV writes one panelist's check against every live

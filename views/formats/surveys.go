@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +17,17 @@ import (
 // decisions, against its live subsamples: checks.Panelist.
 type LiveChecker interface {
 	EachLive(fn func(i int, pc checks.PanelistCheck))
-	EachCandidate(fn func(i int, pc checks.PanelistCheck) bool)
+	EachCandidate(after int64, fn func(i int, pc checks.PanelistCheck) bool) error
+}
+
+// SurveysPage asks for one page of a panelist's default answer: the
+// subsamples they may enter, in the router's order.
+type SurveysPage struct {
+	Limit int   // entries at most, 1 or more
+	After int64 // the subsample the previous page ended with; 0 for the first page
+	// Next is the URL of the page after this one, given the subsample it
+	// ends with; called only when there is one.
+	Next func(after int64) string
 }
 
 // SurveysWriter writes a panelist's surveys (PanelistSurveysJSON) over
@@ -41,9 +52,11 @@ type SurveysWriter struct {
 	subsamples [][]byte
 	links      []map[string]*template
 	// verdicts are the panelist halves, without braces, by verdictKey;
-	// envelope the answer around the entries.
+	// envelope the answer around the entries; paged the same, a page's
+	// that has a next one (the next page's URL in its hole).
 	verdicts [verdictKeys]*template
 	envelope *template
+	paged    *template
 	buffers  sync.Pool
 }
 
@@ -67,6 +80,7 @@ const (
 	holeLinkID               // the panelist id, query-escaped, in an entry link
 	holeMayEnter             // the entries the panelist may enter
 	holeOthers               // the other entries
+	holeNext                 // the next page's URL as a JSON string
 )
 
 // Hole markers: what a template holds where a hole is before it is cut.
@@ -76,6 +90,7 @@ const (
 	reasonsMarker = "FIELDBOARDxHOLExREASONS"
 	linksMarker   = "FIELDBOARDxHOLExLINKS"
 	linkMarker    = "FIELDBOARDxHOLExLINK"
+	nextMarker    = "FIELDBOARDxHOLExNEXT"
 	// probeID checks a template: filled for it, the template must give
 	// what json.Marshal gives, escapes in the JSON and in the links
 	// included.
@@ -97,8 +112,12 @@ func NewSurveysWriter(d *checks.Decisions) (*SurveysWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	paged, err := pagedTemplate(envelope)
+	if err != nil {
+		return nil, err
+	}
 	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]map[string]*template, n),
-		envelope: envelope, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+		envelope: envelope, paged: paged, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	for i := range n {
 		r := d.LiveReport(i)
 		b, err := json.Marshal(subsampleVerdict(r))
@@ -128,15 +147,50 @@ func envelopeTemplate() (*template, error) {
 	return cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers}), nil
 }
 
-// Write writes the answer for one panelist, decided by checker (of the
-// writer's version of the decisions), and returns it; give it back with
-// Release once sent; an error, the buffer given back, when an entry cannot
-// be encoded. With all, it holds every live subsample, those the
-// panelist may enter first in rank order; without, only those they may
-// enter, in the router's order (checks.Panelist.EachCandidate), and an
-// empty others: that answer costs what the panelist's country holds, not
-// what the snapshot does.
-func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) (*bytes.Buffer, error) {
+// pagedTemplate makes the answer around a page's entries when a next
+// page follows: the envelope's holes, then the next page's URL. Up to the
+// entries it must be the envelope's, which a page starts with before it
+// knows whether another follows.
+func pagedTemplate(envelope *template) (*template, error) {
+	b, err := json.Marshal(PanelistSurveysJSON{PanelistID: idMarker, MayEnter: nil, Others: []EligibilityJSON{}, Next: nextMarker})
+	if err != nil {
+		return nil, fmt.Errorf("encode the envelope of a page of a panelist's surveys: %w", err)
+	}
+	t := cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers, `"` + nextMarker + `"`: holeNext})
+	at := envelope.holes[1].at
+	if len(t.holes) != 4 || t.holes[1].at != at || !bytes.Equal(t.text[:at], envelope.text[:at]) {
+		return nil, errors.New("the envelope of a page of a panelist's surveys does not start as the answer's")
+	}
+	return t, nil
+}
+
+// Write writes the answer with all=true for one panelist, decided by
+// checker (of the writer's version of the decisions), and returns it: every
+// live subsample, those the panelist may enter first in rank order, then
+// the others with why not. Give it back with Release once sent; an error,
+// the buffer given back, when an entry cannot be encoded.
+func (w *SurveysWriter) Write(checker LiveChecker, panelistID string) (*bytes.Buffer, error) {
+	return w.write(checker, panelistID, nil)
+}
+
+// WritePage writes one page of the default answer for one panelist: the
+// subsamples they may enter, in the router's order
+// (checks.Panelist.EachCandidate), after page.After, at most page.Limit,
+// an empty others, and the next page's URL when another may-enter
+// subsample follows. It decides the candidates of the panelist's country
+// only up to the one after the page's last entry: a page costs its
+// entries and the candidates between them, not the snapshot nor the pages
+// before it. A page.After that is not among the candidates is
+// checks.ErrNotCandidate. Release and errors as for Write.
+func (w *SurveysWriter) WritePage(checker LiveChecker, panelistID string, page SurveysPage) (*bytes.Buffer, error) {
+	if page.Limit < 1 {
+		return nil, fmt.Errorf("a page of %d surveys", page.Limit)
+	}
+	return w.write(checker, panelistID, &page)
+}
+
+// write is Write without page, WritePage with it.
+func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *SurveysPage) (*bytes.Buffer, error) {
 	idJSON, err := json.Marshal(panelistID)
 	if err != nil {
 		return nil, fmt.Errorf("encode panelist id: %w", err)
@@ -152,6 +206,7 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 	// entries go straight into the answer, the others aside until its end.
 	env := w.envelope.text
 	atID, atMayEnter, atOthers := w.envelope.holes[0].at, w.envelope.holes[1].at, w.envelope.holes[2].at
+	var nextJSON []byte // the next page's URL, when there is one (env is then w.paged's)
 	out.Write(env[:atID])
 	out.Write(idJSON)
 	out.Write(env[atID:atMayEnter])
@@ -210,15 +265,28 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 		})
 		b.WriteByte('}')
 	}
-	if all {
+	if page == nil {
 		checker.EachLive(entry)
 	} else {
-		checker.EachCandidate(func(i int, pc checks.PanelistCheck) bool {
-			if pc.MayEnter() {
-				entry(i, pc)
+		var last int64 // the page's last entry's subsample
+		err := checker.EachCandidate(page.After, func(i int, pc checks.PanelistCheck) bool {
+			if !pc.MayEnter() {
+				return true
 			}
-			return true
+			if entered == page.Limit { // one more than the page: there is a next
+				next, err := json.Marshal(page.Next(last))
+				if err != nil {
+					failed = fmt.Errorf("encode the next page of panelist %s's surveys: %w", panelistID, err)
+					return false
+				}
+				env, atOthers, nextJSON = w.paged.text, w.paged.holes[2].at, next
+				return false
+			}
+			entry(i, pc)
+			last = pc.SubsampleID
+			return failed == nil
 		})
+		failed = cmp.Or(failed, err)
 	}
 	if failed != nil {
 		w.Release(out)
@@ -229,7 +297,14 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 	out.WriteByte('[')
 	out.Write(others.Bytes())
 	out.WriteByte(']')
-	out.Write(env[atOthers:])
+	if nextJSON != nil {
+		atNext := w.paged.holes[3].at
+		out.Write(env[atOthers:atNext])
+		out.Write(nextJSON)
+		out.Write(env[atNext:])
+	} else {
+		out.Write(env[atOthers:])
+	}
 	return out, nil
 }
 

@@ -78,3 +78,31 @@ func TestSurveysReasonsAreTheAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestSurveysPagedEnvelope: a page followed by another, written from its
+// template, is what json.Marshal makes of PanelistSurveysJSON with the
+// next page's URL (an ampersand escaped as json.Marshal does), and it
+// starts as the unpaged envelope up to the entries.
+func TestSurveysPagedEnvelope(t *testing.T) {
+	env, err := envelopeTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paged, err := pagedTemplate(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := "/api/v1/panelists/P%201/surveys?after=7&limit=2"
+	want, err := json.Marshal(PanelistSurveysJSON{PanelistID: probeID, MayEnter: []EligibilityJSON{}, Others: []EligibilityJSON{}, Next: next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := json.Marshal(probeID)
+	nextJSON, _ := json.Marshal(next)
+	if !paged.checks(want, map[hole]string{holeID: string(id), holeMayEnter: "[]", holeOthers: "[]", holeNext: string(nextJSON)}) {
+		t.Errorf("the paged envelope does not give %s", want)
+	}
+	if paged.holes[2].at != env.holes[2].at {
+		t.Errorf("others at %d in a page, at %d in the answer", paged.holes[2].at, env.holes[2].at)
+	}
+}

@@ -1,0 +1,90 @@
+//go:build bench
+
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestPanelistSurveysWork answers figure 5's requests in the harness's
+// process on the scenario with a fixed clock (pageServer: the handler, its
+// reads and its writer, no network): one panelist's surveys, the default
+// page and ?all=true, for panelists drawn as figure 5 draws them. It logs
+// the time, allocations and bytes an answer, and the p50 and p99 of the
+// answers one at a time. BENCH_SURVEYS=default or all measures one shape
+// only; BENCH_CPUPROFILE=FILE and BENCH_MEMPROFILE=FILE write what the
+// answers of the last shape measured spent and allocated.
+func TestPanelistSurveysWork(t *testing.T) {
+	s := scenarioSizes(t)
+	db := cachedScenario(t, s)
+	p := newPageServer(t, db, 0)
+	for _, suffix := range []string{"", "?all=true"} {
+		switch os.Getenv("BENCH_SURVEYS") {
+		case "default":
+			if suffix != "" {
+				continue
+			}
+		case "all":
+			if suffix == "" {
+				continue
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		paths := make([]string, 500)
+		for i := range paths {
+			paths[i] = fmt.Sprintf("/api/v1/panelists/P%07d/surveys%s", rng.IntN(s.panelists), suffix)
+		}
+		for _, path := range paths[:50] { // warm: prepared reads, memos
+			if code, body := p.get(path); code != http.StatusOK {
+				t.Fatalf("%s: %d\n%s", path, code, body)
+			}
+		}
+		if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		latencies := make([]time.Duration, 0, len(paths))
+		size := 0
+		start := time.Now()
+		for _, path := range paths {
+			at := time.Now()
+			_, body := p.get(path)
+			latencies = append(latencies, time.Since(at))
+			size += len(body)
+		}
+		took := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if path := os.Getenv("BENCH_MEMPROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		slices.Sort(latencies)
+		n := uint64(len(paths))
+		t.Logf("surveys%s: %v an answer (%d KiB on average), %d allocations and %.0f KiB an answer; p50 %v, p99 %v",
+			suffix, took/time.Duration(n), size/len(paths)>>10, (after.Mallocs-before.Mallocs)/n,
+			float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/1024, latencies[len(latencies)/2], latencies[len(latencies)*99/100])
+	}
+}

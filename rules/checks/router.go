@@ -174,8 +174,14 @@ func (t *liveTarget) cellsText(p domain.Profile, now time.Time) string {
 // check is the panelist's answer on the live subsample at place i, given
 // what the rule book made of their history.
 func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profile, now time.Time, r rules.EligibilityResult) PanelistCheck {
+	return d.checkFit(i, d.fitPanel(&d.targets[i], member), profile, now, r)
+}
+
+// checkFit is check, the panelist's country and language already fitted
+// to the subsample (fitPanel).
+func (d *Decisions) checkFit(i int, fit rules.PanelFit, profile domain.Profile, now time.Time, r rules.EligibilityResult) PanelistCheck {
 	t := &d.targets[i]
-	return PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, member), RulesUnread: t.unread,
+	return PanelistCheck{SubsampleReport: t.report, Panel: fit, RulesUnread: t.unread,
 		Eligibility: r, Quota: t.quotaVerdict(profile, now)}
 }
 

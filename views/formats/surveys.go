@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
-	"sync"
 
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
@@ -57,8 +57,37 @@ type SurveysWriter struct {
 	verdicts [verdictKeys]*template
 	envelope *template
 	paged    *template
-	buffers  sync.Pool
+	// buffers are the buffers of answers sent, kept for the next ones: a
+	// few, so a collection (which empties a sync.Pool, and an answer of a
+	// megabyte brings one on often) does not make each answer grow its
+	// buffers again from nothing.
+	buffers chan *bytes.Buffer
 }
+
+// keptBuffers is how many buffers a SurveysWriter keeps, and maxKept the
+// largest it keeps (a rare huge answer's is not).
+const (
+	keptBuffers = 8
+	maxKept     = 4 << 20
+)
+
+// SurveysAnswer is an answer written by SurveysWriter: its head, then
+// its others (with all=true, the bulk of it, never copied into the head).
+// Give it back with SurveysWriter.Release once sent.
+type SurveysAnswer struct {
+	head, others *bytes.Buffer
+}
+
+// WriteTo writes the answer to dst.
+func (a *SurveysAnswer) WriteTo(dst io.Writer) (int64, error) {
+	n, err := dst.Write(a.head.Bytes())
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := dst.Write(a.others.Bytes())
+	return int64(n + m), err
+}
+
 
 // template is JSON with holes: holes[i] goes at text[holes[i].at].
 type template struct {
@@ -117,7 +146,7 @@ func NewSurveysWriter(d *checks.Decisions) (*SurveysWriter, error) {
 		return nil, err
 	}
 	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]map[string]*template, n),
-		envelope: envelope, paged: paged, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+		envelope: envelope, paged: paged, buffers: make(chan *bytes.Buffer, keptBuffers)}
 	for i := range n {
 		r := d.LiveReport(i)
 		b, err := json.Marshal(subsampleVerdict(r))
@@ -169,7 +198,7 @@ func pagedTemplate(envelope *template) (*template, error) {
 // live subsample, those the panelist may enter first in rank order, then
 // the others with why not. Give it back with Release once sent; an error,
 // the buffer given back, when an entry cannot be encoded.
-func (w *SurveysWriter) Write(checker LiveChecker, panelistID string) (*bytes.Buffer, error) {
+func (w *SurveysWriter) Write(checker LiveChecker, panelistID string) (*SurveysAnswer, error) {
 	return w.write(checker, panelistID, nil)
 }
 
@@ -182,7 +211,7 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string) (*bytes.Bu
 // entries and the candidates between them, not the snapshot nor the pages
 // before it. A page.After that is not among the candidates is
 // checks.ErrNotCandidate. Release and errors as for Write.
-func (w *SurveysWriter) WritePage(checker LiveChecker, panelistID string, page SurveysPage) (*bytes.Buffer, error) {
+func (w *SurveysWriter) WritePage(checker LiveChecker, panelistID string, page SurveysPage) (*SurveysAnswer, error) {
 	if page.Limit < 1 {
 		return nil, fmt.Errorf("a page of %d surveys", page.Limit)
 	}
@@ -190,17 +219,16 @@ func (w *SurveysWriter) WritePage(checker LiveChecker, panelistID string, page S
 }
 
 // write is Write without page, WritePage with it.
-func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *SurveysPage) (*bytes.Buffer, error) {
+func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *SurveysPage) (*SurveysAnswer, error) {
 	idJSON, err := json.Marshal(panelistID)
 	if err != nil {
 		return nil, fmt.Errorf("encode panelist id: %w", err)
 	}
 	linkID := []byte(url.QueryEscape(panelistID))
-	others := w.buffers.Get().(*bytes.Buffer)
-	defer w.Release(others)
-	others.Reset()
-	out := w.buffers.Get().(*bytes.Buffer)
-	out.Reset()
+	// The entries the panelist may enter go straight into the answer's
+	// head, the others into its others, which the end of the answer
+	// follows.
+	out, others := w.buffer(), w.buffer()
 	// The envelope's holes are the id, the entries the panelist may enter
 	// and the others, in that order (TestSurveysEnvelope): the first
 	// entries go straight into the answer, the others aside until its end.
@@ -288,30 +316,47 @@ func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *Surv
 		})
 		failed = cmp.Or(failed, err)
 	}
+	answer := &SurveysAnswer{head: out, others: others}
 	if failed != nil {
-		w.Release(out)
+		w.Release(answer)
 		return nil, failed
 	}
 	out.WriteByte(']')
 	out.Write(env[atMayEnter:atOthers])
 	out.WriteByte('[')
-	out.Write(others.Bytes())
-	out.WriteByte(']')
+	others.WriteByte(']')
 	if nextJSON != nil {
 		atNext := w.paged.holes[3].at
-		out.Write(env[atOthers:atNext])
-		out.Write(nextJSON)
-		out.Write(env[atNext:])
+		others.Write(env[atOthers:atNext])
+		others.Write(nextJSON)
+		others.Write(env[atNext:])
 	} else {
-		out.Write(env[atOthers:])
+		others.Write(env[atOthers:])
 	}
-	return out, nil
+	return answer, nil
 }
 
-// Release gives back a buffer of Write for reuse.
-func (w *SurveysWriter) Release(b *bytes.Buffer) {
-	if b.Cap() <= 4<<20 { // a rare huge answer is not kept
-		w.buffers.Put(b)
+// buffer is an empty buffer, one kept if there is one.
+func (w *SurveysWriter) buffer() *bytes.Buffer {
+	select {
+	case b := <-w.buffers:
+		b.Reset()
+		return b
+	default:
+		return new(bytes.Buffer)
+	}
+}
+
+// Release gives back the buffers of an answer for reuse.
+func (w *SurveysWriter) Release(a *SurveysAnswer) {
+	for _, b := range []*bytes.Buffer{a.head, a.others} {
+		if b.Cap() > maxKept {
+			continue
+		}
+		select {
+		case w.buffers <- b:
+		default:
+		}
 	}
 }
 

@@ -88,7 +88,6 @@ func (a *SurveysAnswer) WriteTo(dst io.Writer) (int64, error) {
 	return int64(n + m), err
 }
 
-
 // template is JSON with holes: holes[i] goes at text[holes[i].at].
 type template struct {
 	text  []byte
@@ -240,7 +239,6 @@ func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *Surv
 	out.Write(env[atID:atMayEnter])
 	out.WriteByte('[')
 	entered := 0
-	reasons := newReasonWriter()
 	// failed is the first entry that could not be encoded; the others
 	// are still walked, written to nothing that is sent.
 	var failed error
@@ -276,7 +274,7 @@ func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *Surv
 			case holeID:
 				b.Write(idJSON)
 			case holeReasons:
-				if err := reasons.write(b, pc); err != nil {
+				if err := writeReasons(b, pc); err != nil {
 					failed = fmt.Errorf("encode the reasons of subsample %d for panelist %s: %w", pc.SubsampleID, panelistID, err)
 				}
 			case holeLinks:
@@ -492,70 +490,39 @@ func (t *template) write(b *bytes.Buffer, fill func(*bytes.Buffer, hole)) {
 	b.Write(t.text[from:])
 }
 
-// reasonWriter writes an entry's reasons as JSON, in the order reasons
-// gives them, encoding each distinct reason once: one record often
-// excludes from hundreds of subsamples through the same entry, and a
-// panelist's country keeps them out of most.
-type reasonWriter struct {
-	exclusions map[rules.Exclusion][]byte
-	sentences  map[[2]string][]byte // kind and reason of those without a record
-}
-
-func newReasonWriter() *reasonWriter {
-	return &reasonWriter{exclusions: map[rules.Exclusion][]byte{}, sentences: map[[2]string][]byte{}}
-}
-
-// write writes pc's reasons to w; an error, w left part written, when one
+// writeReasons writes pc's reasons to w as JSON, in the order reasons
+// gives them (appendReason); an error, w left part written, when one
 // cannot be encoded.
-func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) error {
+func writeReasons(w *bytes.Buffer, pc checks.PanelistCheck) error {
 	if pc.Eligible() && pc.Capped == "" {
 		w.WriteString(`[]`)
 		return nil
 	}
 	w.WriteByte('[')
 	n := 0
-	sentence := func(r ReasonJSON) error {
-		b, ok := rw.sentences[[2]string{r.Kind, r.Reason}]
-		if !ok {
-			var err error
-			if b, err = json.Marshal(r); err != nil {
-				return err
-			}
-			rw.sentences[[2]string{r.Kind, r.Reason}] = b
-		}
+	reason := func(r ReasonJSON) error {
 		if n++; n > 1 {
 			w.WriteByte(',')
 		}
-		w.Write(b)
-		return nil
+		return appendReason(w, r)
 	}
 	if !pc.Panel.Fits {
-		if err := sentence(panelReason(pc.Panel.Reason)); err != nil {
+		if err := reason(panelReason(pc.Panel.Reason)); err != nil {
 			return err
 		}
 	}
 	if pc.RulesUnread != "" {
-		if err := sentence(rulesUnread(pc.RulesUnread)); err != nil {
+		if err := reason(rulesUnread(pc.RulesUnread)); err != nil {
 			return err
 		}
 	}
 	for _, e := range pc.Eligibility.Exclusions {
-		e.Index = 0 // not part of the answer
-		b, ok := rw.exclusions[e]
-		if !ok {
-			var err error
-			if b, err = json.Marshal(exclusion(e)); err != nil {
-				return err
-			}
-			rw.exclusions[e] = b
+		if err := reason(exclusion(e)); err != nil {
+			return err
 		}
-		if n++; n > 1 {
-			w.WriteByte(',')
-		}
-		w.Write(b)
 	}
 	if pc.Capped != "" {
-		if err := sentence(ReasonJSON{Kind: "ourCap", Reason: pc.Capped}); err != nil {
+		if err := reason(ReasonJSON{Kind: "ourCap", Reason: pc.Capped}); err != nil {
 			return err
 		}
 	}

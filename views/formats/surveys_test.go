@@ -127,6 +127,8 @@ func TestAppendReasonIsMarshal(t *testing.T) {
 		{Kind: "surveys", Reason: "no date", Record: record("P1", time.Time{})},
 		{Kind: "surveys", Reason: "far", Record: record("P1", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))},
 		{Kind: "qualityHold", Reason: "Held by hand."},
+		{Kind: "panel", Reason: "a <b> & c"},
+		{Kind: "panel", Reason: "tab\there"},
 	} {
 		want, wantErr := json.Marshal(r)
 		var got bytes.Buffer

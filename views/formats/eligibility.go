@@ -84,7 +84,7 @@ func reasons(p checks.PanelistCheck) []ReasonJSON {
 		out = append(out, rulesUnread(p.RulesUnread))
 	}
 	for _, e := range p.Eligibility.Exclusions {
-		out = append(out, exclusion(e))
+		out = append(out, exclusion(&e))
 	}
 	if p.Capped != "" {
 		out = append(out, ReasonJSON{Kind: "ourCap", Reason: p.Capped})
@@ -100,10 +100,10 @@ func panelReason(why string) ReasonJSON { return ReasonJSON{Kind: "panel", Reaso
 // read.
 func rulesUnread(why string) ReasonJSON { return ReasonJSON{Kind: "rulesUnread", Reason: why} }
 
-// exclusion is one exclusion as the API gives it.
+// exclusion is one exclusion as the API gives it, its record e's.
 // The quality hold names no one record: it counts the panelist's
 // reversals.
-func exclusion(e rules.Exclusion) ReasonJSON {
+func exclusion(e *rules.Exclusion) ReasonJSON {
 	if e.Kind == rules.KindQualityHold {
 		return ReasonJSON{Kind: e.Kind, Reason: e.Reason}
 	}

@@ -516,8 +516,8 @@ func writeReasons(w *bytes.Buffer, pc checks.PanelistCheck) error {
 			return err
 		}
 	}
-	for _, e := range pc.Eligibility.Exclusions {
-		if err := reason(exclusion(e)); err != nil {
+	for k := range pc.Eligibility.Exclusions {
+		if err := reason(exclusion(&pc.Eligibility.Exclusions[k])); err != nil {
 			return err
 		}
 	}

@@ -196,7 +196,7 @@ func pagedTemplate(envelope *template) (*template, error) {
 // checker (of the writer's version of the decisions), and returns it: every
 // live subsample, those the panelist may enter first in rank order, then
 // the others with why not. Give it back with Release once sent; an error,
-// the buffer given back, when an entry cannot be encoded.
+// the buffers given back, when an entry cannot be encoded.
 func (w *SurveysWriter) Write(checker LiveChecker, panelistID string) (*SurveysAnswer, error) {
 	return w.write(checker, panelistID, nil)
 }
@@ -224,13 +224,11 @@ func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *Surv
 		return nil, fmt.Errorf("encode panelist id: %w", err)
 	}
 	linkID := []byte(url.QueryEscape(panelistID))
-	// The entries the panelist may enter go straight into the answer's
-	// head, the others into its others, which the end of the answer
-	// follows.
 	out, others := w.buffer(), w.buffer()
 	// The envelope's holes are the id, the entries the panelist may enter
 	// and the others, in that order (TestSurveysEnvelope): the first
-	// entries go straight into the answer, the others aside until its end.
+	// entries go straight into the answer's head, the others into its
+	// others, which the end of the envelope follows.
 	env := w.envelope.text
 	atID, atMayEnter, atOthers := w.envelope.holes[0].at, w.envelope.holes[1].at, w.envelope.holes[2].at
 	var nextJSON []byte // the next page's URL, when there is one (env is then w.paged's)

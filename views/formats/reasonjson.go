@@ -67,7 +67,7 @@ func appendReason(w *bytes.Buffer, r ReasonJSON) error {
 // not.
 func appendString(w *bytes.Buffer, s string) error {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainJSON[s[i]] {
 			b, err := json.Marshal(s)
 			if err != nil {
 				return err
@@ -81,3 +81,12 @@ func appendString(w *bytes.Buffer, s string) error {
 	w.WriteByte('"')
 	return nil
 }
+
+// plainJSON says which bytes json.Marshal writes as they are in a string:
+// printable ASCII but the quote, the backslash and the HTML characters.
+var plainJSON = func() (plain [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return plain
+}()

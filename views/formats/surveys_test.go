@@ -129,6 +129,7 @@ func TestAppendReasonIsMarshal(t *testing.T) {
 		{Kind: "qualityHold", Reason: "Held by hand."},
 		{Kind: "panel", Reason: "a <b> & c"},
 		{Kind: "panel", Reason: "tab\there"},
+		{Kind: "panel", Reason: "del \x7f, ~ and space"},
 	} {
 		want, wantErr := json.Marshal(r)
 		var got bytes.Buffer

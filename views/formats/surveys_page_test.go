@@ -31,7 +31,9 @@ func newCandidates(n int, may func(int) bool) *candidates {
 	return c
 }
 
-func (c *candidates) EachLive(func(int, checks.PanelistCheck)) { panic("a page decides candidates only") }
+func (c *candidates) EachLive(func(int, checks.PanelistCheck)) {
+	panic("a page decides candidates only")
+}
 
 func (c *candidates) EachCandidate(after int64, fn func(int, checks.PanelistCheck) bool) error {
 	from := 0

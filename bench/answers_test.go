@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -88,33 +89,60 @@ func subsamplePage(id int64) func(string, []byte) error {
 	}
 }
 
-// surveysAnswers checks one panelist's surveys: the panelist asked for,
-// one entry for each of live subsamples, those the panelist may enter
-// first, ranked by epc within a currency, each with an entry link for the
-// panelist; the others not. It counts the quota verdicts it saw, to show
-// that profiles were matched.
+// surveysAnswers checks one panelist's surveys: the panelist asked for;
+// with all=true one entry for each of live subsamples, those the panelist
+// may enter first, ranked by epc within a currency, each with an entry link
+// for the panelist, the others not; without, a page of those they may
+// enter, at most its limit (page when the path names none), in the
+// router's order, with the next page's link only on a full page. It counts
+// the quota verdicts it saw, to show that profiles were matched.
 type surveysAnswers struct {
 	live int
+	page int // the server's default page of the default answer
 
 	mu       sync.Mutex
 	verdicts map[rules.QuotaVerdict]int
 }
 
 // check checks one answer: with all=true, every live subsample, those the
-// panelist may enter first ranked by epc; without, those alone, in the
-// router's order (within a currency, the higher epc first).
+// panelist may enter first ranked by epc, and no next page; without, a
+// page of those alone, in the router's order (within a currency, the
+// higher epc first), its next link, when there is one, asking for the
+// same limit after its last entry.
 func (s *surveysAnswers) check(path string, body []byte) error {
 	var answer formats.PanelistSurveysJSON
 	if err := json.Unmarshal(body, &answer); err != nil {
 		return fmt.Errorf("not a panelist's surveys: %w", err)
 	}
-	path, all := strings.CutSuffix(path, "?all=true")
-	id := strings.TrimSuffix(strings.TrimPrefix(path, "/api/v1/panelists/"), "/surveys")
+	u, err := url.Parse(path)
+	if err != nil {
+		return fmt.Errorf("asked for %q: %w", path, err)
+	}
+	all, limit := u.Query().Get("all") == "true", s.page
+	if raw := u.Query().Get("limit"); raw != "" {
+		if limit, err = strconv.Atoi(raw); err != nil {
+			return fmt.Errorf("asked for %q: limit %w", path, err)
+		}
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(u.Path, "/api/v1/panelists/"), "/surveys")
 	if answer.PanelistID != id {
 		return fmt.Errorf("the surveys of %q, not %q", answer.PanelistID, id)
 	}
 	if n := len(answer.MayEnter) + len(answer.Others); all && n != s.live || !all && len(answer.Others) > 0 {
 		return fmt.Errorf("%d subsamples (%d others) with all=%v, for %d live", n, len(answer.Others), all, s.live)
+	}
+	switch n := len(answer.MayEnter); {
+	case all && answer.Next != "":
+		return fmt.Errorf("a next page (%q) with all=true", answer.Next)
+	case !all && n > limit:
+		return fmt.Errorf("%d entries on a page of %d", n, limit)
+	case !all && answer.Next != "" && n < limit:
+		return fmt.Errorf("a next page (%q) after %d entries, on a page of %d", answer.Next, n, limit)
+	case !all && answer.Next != "":
+		want := u.EscapedPath() + "?" + url.Values{"after": {strconv.FormatInt(answer.MayEnter[n-1].SubsampleID, 10)}, "limit": {strconv.Itoa(limit)}}.Encode()
+		if answer.Next != want {
+			return fmt.Errorf("the next page is %q, want %q", answer.Next, want)
+		}
 	}
 	for i, e := range answer.MayEnter {
 		var prev formats.EligibilityJSON

@@ -243,7 +243,7 @@ func TestSurveysCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := &surveysAnswers{live: 5}
+			s := &surveysAnswers{live: 5, page: 20}
 			err = s.check("/api/v1/panelists/P0000007/surveys?all=true", body)
 			if tc.want == "" {
 				if err != nil || !s.matched() {
@@ -262,22 +262,59 @@ func TestSurveysCheck(t *testing.T) {
 		m := answer.MayEnter // USD before EUR: the router's order may
 		answer.MayEnter = []formats.EligibilityJSON{m[2], m[0], m[1], m[3]}
 		body, _ := json.Marshal(answer)
-		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body); err != nil {
+		if err := (&surveysAnswers{live: 5, page: 20}).check("/api/v1/panelists/P0000007/surveys", body); err != nil {
 			t.Fatalf("the may-enter entries alone: %v", err)
 		}
 		answer.MayEnter[1], answer.MayEnter[2] = answer.MayEnter[2], answer.MayEnter[1] // EUR 1 before EUR 3
 		body, _ = json.Marshal(answer)
-		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body); err == nil || !strings.Contains(err.Error(), "is ranked after") {
+		if err := (&surveysAnswers{live: 5, page: 20}).check("/api/v1/panelists/P0000007/surveys", body); err == nil || !strings.Contains(err.Error(), "is ranked after") {
 			t.Fatalf("a lower epc first within a currency: %v", err)
 		}
 		body, _ = json.Marshal(good())
-		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body); err == nil || !strings.Contains(err.Error(), "(1 others) with all=false") {
+		if err := (&surveysAnswers{live: 5, page: 20}).check("/api/v1/panelists/P0000007/surveys", body); err == nil || !strings.Contains(err.Error(), "(1 others) with all=false") {
 			t.Fatalf("others without all=true: %v", err)
+		}
+	})
+	t.Run("pages", func(t *testing.T) {
+		answer := good()
+		answer.Others = nil
+		m := answer.MayEnter
+		answer.MayEnter = []formats.EligibilityJSON{m[2], m[0]}
+		for _, tc := range []struct {
+			name, path, next, want string
+		}{
+			{"a full page and its next", "/api/v1/panelists/P0000007/surveys?limit=2", "/api/v1/panelists/P0000007/surveys?after=1&limit=2", ""},
+			{"the last page", "/api/v1/panelists/P0000007/surveys?limit=2&after=9", "", ""},
+			{"a short last page", "/api/v1/panelists/P0000007/surveys?limit=3", "", ""},
+			{"longer than its limit", "/api/v1/panelists/P0000007/surveys?limit=1", "", "2 entries on a page of 1"},
+			{"longer than the default page", "/api/v1/panelists/P0000007/surveys", "", ""},
+			{"a next page after a short one", "/api/v1/panelists/P0000007/surveys?limit=3", "/api/v1/panelists/P0000007/surveys?after=1&limit=3", "a next page"},
+			{"a next page after another entry", "/api/v1/panelists/P0000007/surveys?limit=2", "/api/v1/panelists/P0000007/surveys?after=3&limit=2", "want"},
+			{"a next page with all=true", "/api/v1/panelists/P0000007/surveys?all=true", "/x", "with all=true"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				a := answer
+				a.Next = tc.next
+				if strings.Contains(tc.path, "all=true") {
+					a = good()
+					a.Next = tc.next
+				}
+				body, _ := json.Marshal(a)
+				s := &surveysAnswers{live: 5, page: 20}
+				if tc.name == "longer than the default page" {
+					s.page = 1
+					tc.want = "2 entries on a page of 1"
+				}
+				err := s.check(tc.path, body)
+				if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+					t.Fatalf("got %v, want %q", err, tc.want)
+				}
+			})
 		}
 	})
 	t.Run("cut short", func(t *testing.T) {
 		body, _ := json.Marshal(good())
-		if err := (&surveysAnswers{live: 5}).check("/api/v1/panelists/P0000007/surveys", body[:len(body)/2]); err == nil {
+		if err := (&surveysAnswers{live: 5, page: 20}).check("/api/v1/panelists/P0000007/surveys", body[:len(body)/2]); err == nil {
 			t.Fatal("half an answer passed")
 		}
 	})
@@ -289,7 +326,7 @@ func TestSurveysCheck(t *testing.T) {
 			}
 		}
 		body, _ := json.Marshal(answer)
-		s := &surveysAnswers{live: 5}
+		s := &surveysAnswers{live: 5, page: 20}
 		if err := s.check("/api/v1/panelists/P0000007/surveys?all=true", body); err != nil || s.matched() {
 			t.Fatalf("got %v, matched %v: want the answer to pass and show no matching", err, s.matched())
 		}

@@ -241,12 +241,15 @@ func countScenario(t *testing.T, st *store.Store) scenarioCounts {
 
 // panelistSurveys is figure 5, which figure 11 has joined: one panelist's
 // surveys, GET /api/v1/panelists/P/surveys, for panelists drawn at random,
-// in its default shape (the subsamples P may enter, from the candidates of
-// P's country) and with ?all=true (every live subsample, with why not),
+// in its default shape (the first page, 20 at most, of the subsamples P
+// may enter in the router's order, P's country's candidates decided up to
+// the page's end) and with ?all=true (every live subsample, with why not),
 // each against its floor (floorServer: the same panelists' rows read by
 // one prepared query, then a fixed body of its answers' average size),
-// loaded the same way. The sample of answers checked shows the ranking
-// and, with all=true, the profile matching (surveysAnswers).
+// loaded the same way. The sample of answers checked shows the ranking,
+// the page and its next link, and, with all=true, the profile matching
+// (surveysAnswers). The default answer's target is 1.5 x its floor,
+// all=true's (every live subsample decided and written, about 1 MiB) 3 x.
 func panelistSurveys(t *testing.T, base, token string, s sizes, counts scenarioCounts, floorRows *panelistRows) []Row {
 	var rows []Row
 	for _, all := range []bool{false, true} {
@@ -265,20 +268,21 @@ func panelistSurveys(t *testing.T, base, token string, s sizes, counts scenarioC
 				return fmt.Sprintf(format, rng.IntN(s.panelists))
 			}
 		}
-		answers := &surveysAnswers{live: counts.live}
+		answers := &surveysAnswers{live: counts.live, page: 20}
 		surveys := load(t, newGetter(base, token, answers.check), drawn("/api/v1/panelists/P%07d/surveys"+suffix))
 		if all && !answers.matched() {
 			t.Fatalf("figure 5: the surveys checked show no profile matched: quota verdicts %v", answers.verdicts)
 		}
 		floor := panelistFloor(t, floorRows, surveys.meanSize(), drawn("/floor/P%07d"))
 		ratio := surveys.p99.Seconds() / floor.p99.Seconds()
-		what := "the subsamples P may enter, from the candidates of P's country"
+		what, target := "the first page (20 at most) of the subsamples P may enter, in the router's order, P's country's candidates decided up to its end, a next link when more follow", 1.5
 		if all {
 			what = fmt.Sprintf("?all=true, every live subsample (%d) with why not, profile matching included, %d profiles", counts.live, counts.profiles)
+			target = 3
 		}
 		rows = append(rows, Row{Figure: fmt.Sprintf("5+11 one panelist's surveys%s: %s (p99; answers of %d KiB on average; floor: P's rows read, then a static answer of that size)",
 			suffix, what, surveys.meanSize()>>10),
-			Value: ms(surveys.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: "<= 1.5 x floor", Met: ratio <= 1.5})
+			Value: ms(surveys.p99), Unit: "ms", Floor: ms(floor.p99), Ratio: round(ratio), Target: fmt.Sprintf("<= %g x floor", target), Met: ratio <= target})
 	}
 	return rows
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -60,15 +61,20 @@ func (h *Handler) APIEligibility(c echo.Context) error {
 	return c.JSON(http.StatusOK, formats.Eligibility(check, panelistID))
 }
 
-// APIPanelistSurveys answers GET /api/v1/panelists/{id}/surveys: the
-// subsamples the panelist may enter, in the router's order; with
-// ?all=true every live subsample, with why not for the others.
+// APIPanelistSurveys answers GET /api/v1/panelists/{id}/surveys: a page
+// of the subsamples the panelist may enter, in the router's order
+// (?limit=N, ?after=S, the next page's URL in the answer); with ?all=true
+// every live subsample in one answer, with why not for the others.
 func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 	panelistID, err := panelistParam(c)
 	if err != nil {
 		return err
 	}
 	all, err := boolParam(c, "all")
+	if err != nil {
+		return err
+	}
+	page, err := surveysPage(c, all)
 	if err != nil {
 		return err
 	}
@@ -83,12 +89,69 @@ func (h *Handler) APIPanelistSurveys(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	body, err := surveys.Write(p, panelistID, all)
+	var answer *formats.SurveysAnswer
+	if all {
+		answer, err = surveys.Write(p, panelistID)
+	} else {
+		answer, err = surveys.WritePage(p, panelistID, page)
+	}
+	if errors.Is(err, checks.ErrNotCandidate) {
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf(
+			"after %d: subsample %d is not among the surveys panelist %q may be sent to now, so the list cannot go on after it; the data may have changed since the previous page. Ask for the first page again (leave out after).",
+			page.After, page.After, panelistID))
+	}
 	if err != nil {
 		return err
 	}
-	defer surveys.Release(body)
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body.Bytes())
+	defer surveys.Release(answer)
+	// As c.Blob writes it, in its two pieces: the megabyte of others with
+	// all=true is never copied after the entries before it.
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	c.Response().WriteHeader(http.StatusOK)
+	_, err = answer.WriteTo(c.Response())
+	return err
+}
+
+// The page sizes of a panelist's surveys.
+const (
+	defaultSurveysLimit = 20
+	maxSurveysLimit     = 100
+)
+
+// surveysPage reads the paging of a panelist's surveys, ?limit=N (1 to
+// maxSurveysLimit) and ?after=S (a subsample id): a 400 when malformed,
+// or given with all=true, whose answer is never paged. The next page's URL
+// is this request's path with the same limit and after the page's last
+// subsample.
+func surveysPage(c echo.Context, all bool) (formats.SurveysPage, error) {
+	page := formats.SurveysPage{Limit: defaultSurveysLimit}
+	rawLimit, err := queryValue(c, "limit")
+	if err != nil {
+		return page, err
+	}
+	rawAfter, err := queryValue(c, "after")
+	if err != nil {
+		return page, err
+	}
+	if all && (rawLimit != "" || rawAfter != "") {
+		return page, echo.NewHTTPError(http.StatusBadRequest,
+			"limit and after page the subsamples the panelist may enter; all=true lists every live subsample in one answer, so leave them out with it")
+	}
+	if rawLimit != "" {
+		if page.Limit, err = strconv.Atoi(rawLimit); err != nil || page.Limit < 1 || page.Limit > maxSurveysLimit {
+			return page, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("limit %q is not a whole number from 1 to %d", rawLimit, maxSurveysLimit))
+		}
+	}
+	if rawAfter != "" {
+		if page.After, err = parseID("after", rawAfter); err != nil {
+			return page, err
+		}
+	}
+	path := c.Request().URL.EscapedPath()
+	page.Next = func(after int64) string {
+		return path + "?" + url.Values{"limit": {strconv.Itoa(page.Limit)}, "after": {strconv.FormatInt(after, 10)}}.Encode()
+	}
+	return page, nil
 }
 
 // maxImportBytes bounds an uploaded history file.

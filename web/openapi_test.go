@@ -331,6 +331,12 @@ func TestOpenAPIMatchesTheAnswers(t *testing.T) {
 		{method: "GET", path: "/api/v1/panelists/P-new/surveys?all=true", status: 200}, // no full profile: quota verdicts unknown
 		{method: "GET", path: "/api/v1/panelists/nobody/surveys?all=false", status: 200},
 		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?all=maybe", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?limit=1", status: 200},
+		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?limit=0", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?limit=101", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?after=x", status: 400, refused: true},
+		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?all=true&limit=5", status: 400},
+		{method: "GET", path: "/api/v1/panelists/" + P + "/surveys?after=999999999", status: 409},
 		{method: "GET", path: "/api/v1/panelists/" + url.PathEscape(ids[1]) + "/next", status: 200},
 		{method: "GET", path: "/api/v1/panelists/" + url.PathEscape(ids[2]) + "/next?limit=50", status: 200},
 		{method: "GET", path: "/api/v1/panelists/nobody/next", status: 404},

@@ -461,6 +461,58 @@ func (d *Decisions) fitPanel(t *liveTarget, m domain.PanelMember) rules.PanelFit
 	return rules.FitPanel(m, t.panel, d.defaultLocales[m.Country])
 }
 
+// panelFits are the fits (fitPanel) of a country and language on every
+// live subsample, by place, kept with the decisions (Memo
+// "checks.panelFits") for at most maxPanelFits pairs: what a panelist's
+// check against every live subsample would otherwise decide, and write
+// the sentences of, again for each panelist of the pair.
+type panelFits struct {
+	mu sync.Mutex
+	of map[[2]string][]rules.PanelFit
+}
+
+// maxPanelFits bounds the pairs panelFits keeps (a pair's fits hold a
+// few hundred KiB at most): a panel of more countries and languages has
+// the others decided per panelist, as before.
+const maxPanelFits = 32
+
+// fitsOf returns m's fits on every live subsample, by place: kept for
+// its country and language, made the first time the pair is asked for;
+// nil when panelFits is full, fitPanel then decides each.
+func (d *Decisions) fitsOf(m domain.PanelMember) []rules.PanelFit {
+	pf, _ := Memo(d, "checks.panelFits", func() (*panelFits, error) {
+		return &panelFits{of: map[[2]string][]rules.PanelFit{}}, nil
+	})
+	key := [2]string{m.Country, m.Locale}
+	pf.mu.Lock()
+	fits, ok := pf.of[key]
+	full := len(pf.of) >= maxPanelFits
+	pf.mu.Unlock()
+	if ok || full {
+		return fits
+	}
+	fits = make([]rules.PanelFit, len(d.targets))
+	reasons := map[string]string{} // one copy of each sentence
+	for i := range d.targets {
+		f := d.fitPanel(&d.targets[i], m)
+		if kept, ok := reasons[f.Reason]; ok {
+			f.Reason = kept
+		} else {
+			reasons[f.Reason] = f.Reason
+		}
+		fits[i] = f
+	}
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	if kept, ok := pf.of[key]; ok {
+		return kept
+	}
+	if len(pf.of) < maxPanelFits {
+		pf.of[key] = fits
+	}
+	return fits
+}
+
 // rank orders subsamples for a panelist: the highest expected earnings
 // per entrant first within a currency (figures in different currencies
 // are never compared as numbers, so currencies form groups, in code

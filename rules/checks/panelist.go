@@ -292,8 +292,14 @@ func (p *Panelist) eachLive(fn func(i int, now time.Time, pc PanelistCheck)) {
 	d, member, profile, history := p.d, p.rows.Member, p.rows.Profile, p.rows.History
 	now := p.s.now()
 	held := p.heldWhy(now)
+	fits := d.fitsOf(member)
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
-		pc := d.check(i, member, profile, now, rules.WithQualityHold(r, held))
+		var pc PanelistCheck
+		if fits != nil {
+			pc = d.checkFit(i, fits[i], profile, now, rules.WithQualityHold(r, held))
+		} else {
+			pc = d.check(i, member, profile, now, rules.WithQualityHold(r, held))
+		}
 		pc.Capped = p.capped(pc)
 		fn(i, now, pc)
 	})

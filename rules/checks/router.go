@@ -93,20 +93,42 @@ func (s *Service) nextSurveys(ctx context.Context, panelistID string, limit int,
 	return routes, nil
 }
 
+// ErrNotCandidate refuses to continue a panelist's candidates after a
+// subsample that is not among them in this version of the decisions: a
+// page asked for after one the previous version listed, or a made-up one.
+var ErrNotCandidate = errors.New("not among the panelist's candidates")
+
 // EachCandidate decides the panelist against the sendable subsamples of
 // their country only, in the router's order (routerOrder), handing each
 // answer to fn with the subsample's place in EachLive's order, until fn
-// returns false. Any subsample the panelist may enter is among them: the
+// returns false. With after set (a subsample id, 0 for none) it starts
+// with the candidate after that subsample, deciding none before it: a
+// page of a panelist's surveys costs that page, not those before it. The
+// order is fixed per version of the decisions, so pages of one version
+// never list a subsample twice; after a subsample that is not a candidate
+// of this version (the version moved on, or it never was one) it is
+// ErrNotCandidate, and nothing is decided.
+//
+// Any subsample the panelist may enter is among the candidates: the
 // others are not sendable or not of their country. Like EachLive, it fills
 // neither QuotaWhy nor PanelistLinks; unlike it, it says only whether the
 // panelist is eligible (Eligibility.Eligible), not what excludes them
 // (Eligibility.Exclusions holds at most a quality hold's): it serves the
 // subsamples the panelist may enter, whom nothing excludes.
-func (p *Panelist) EachCandidate(fn func(i int, pc PanelistCheck) bool) {
-	p.eachOf(p.d.byCountry[p.rows.Member.Country], false, func(i int, _ time.Time, pc PanelistCheck) bool {
+func (p *Panelist) EachCandidate(after int64, fn func(i int, pc PanelistCheck) bool) error {
+	places := p.d.byCountry[p.rows.Member.Country]
+	if after != 0 {
+		k := slices.IndexFunc(places, func(i int32) bool { return p.d.targets[i].report.SubsampleID == after })
+		if k < 0 {
+			return fmt.Errorf("subsample %d: %w", after, ErrNotCandidate)
+		}
+		places = places[k+1:]
+	}
+	p.eachOf(places, false, func(i int, _ time.Time, pc PanelistCheck) bool {
 		pc.Capped = p.capped(pc)
 		return fn(i, pc)
 	})
+	return nil
 }
 
 // eachOf decides the panelist against the live subsamples at places, in
@@ -152,8 +174,14 @@ func (t *liveTarget) cellsText(p domain.Profile, now time.Time) string {
 // check is the panelist's answer on the live subsample at place i, given
 // what the rule book made of their history.
 func (d *Decisions) check(i int, member domain.PanelMember, profile domain.Profile, now time.Time, r rules.EligibilityResult) PanelistCheck {
+	return d.checkFit(i, d.fitPanel(&d.targets[i], member), profile, now, r)
+}
+
+// checkFit is check, the panelist's country and language already fitted
+// to the subsample (fitPanel).
+func (d *Decisions) checkFit(i int, fit rules.PanelFit, profile domain.Profile, now time.Time, r rules.EligibilityResult) PanelistCheck {
 	t := &d.targets[i]
-	return PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, member), RulesUnread: t.unread,
+	return PanelistCheck{SubsampleReport: t.report, Panel: fit, RulesUnread: t.unread,
 		Eligibility: r, Quota: t.quotaVerdict(profile, now)}
 }
 

@@ -56,10 +56,12 @@ var sendPaths = []sendPath{
 			t.Fatalf("ReadPanelist(%s): %v", panelistID, err)
 		}
 		sent := false
-		p.EachCandidate(func(_ int, pc checks.PanelistCheck) bool {
+		if err := p.EachCandidate(0, func(_ int, pc checks.PanelistCheck) bool {
 			sent = sent || pc.SubsampleID == subsampleID && pc.Send()
 			return true
-		})
+		}); err != nil {
+			t.Fatalf("EachCandidate(%s): %v", panelistID, err)
+		}
 		return sent
 	}},
 	{"one panelist's eligibility (Eligibility)", func(ctx context.Context, t *testing.T, s *checks.Service, panelistID string, subsampleID int64) bool {

@@ -84,7 +84,7 @@ func reasons(p checks.PanelistCheck) []ReasonJSON {
 		out = append(out, rulesUnread(p.RulesUnread))
 	}
 	for _, e := range p.Eligibility.Exclusions {
-		out = append(out, exclusion(e))
+		out = append(out, exclusion(&e))
 	}
 	if p.Capped != "" {
 		out = append(out, ReasonJSON{Kind: "ourCap", Reason: p.Capped})
@@ -100,10 +100,10 @@ func panelReason(why string) ReasonJSON { return ReasonJSON{Kind: "panel", Reaso
 // read.
 func rulesUnread(why string) ReasonJSON { return ReasonJSON{Kind: "rulesUnread", Reason: why} }
 
-// exclusion is one exclusion as the API gives it.
+// exclusion is one exclusion as the API gives it, its record e's.
 // The quality hold names no one record: it counts the panelist's
 // reversals.
-func exclusion(e rules.Exclusion) ReasonJSON {
+func exclusion(e *rules.Exclusion) ReasonJSON {
 	if e.Kind == rules.KindQualityHold {
 		return ReasonJSON{Kind: e.Kind, Reason: e.Reason}
 	}
@@ -117,6 +117,9 @@ type PanelistSurveysJSON struct {
 	PanelistID string            `json:"panelistId"`
 	MayEnter   []EligibilityJSON `json:"mayEnter"`
 	Others     []EligibilityJSON `json:"others"`
+	// Next is the URL (path and query) of the next page of the default
+	// answer, left out on its last page and with all=true.
+	Next string `json:"next,omitempty"`
 }
 
 // WritePanelistSurveysCSV writes one panelist's check against every live

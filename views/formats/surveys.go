@@ -2,11 +2,12 @@ package formats
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
-	"sync"
 
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
@@ -16,7 +17,17 @@ import (
 // decisions, against its live subsamples: checks.Panelist.
 type LiveChecker interface {
 	EachLive(fn func(i int, pc checks.PanelistCheck))
-	EachCandidate(fn func(i int, pc checks.PanelistCheck) bool)
+	EachCandidate(after int64, fn func(i int, pc checks.PanelistCheck) bool) error
+}
+
+// SurveysPage asks for one page of a panelist's default answer: the
+// subsamples they may enter, in the router's order.
+type SurveysPage struct {
+	Limit int   // entries at most, 1 or more
+	After int64 // the subsample the previous page ended with; 0 for the first page
+	// Next is the URL of the page after this one, given the subsample it
+	// ends with; called only when there is one.
+	Next func(after int64) string
 }
 
 // SurveysWriter writes a panelist's surveys (PanelistSurveysJSON) over
@@ -41,10 +52,40 @@ type SurveysWriter struct {
 	subsamples [][]byte
 	links      []map[string]*template
 	// verdicts are the panelist halves, without braces, by verdictKey;
-	// envelope the answer around the entries.
+	// envelope the answer around the entries; paged the same, a page's
+	// that has a next one (the next page's URL in its hole).
 	verdicts [verdictKeys]*template
 	envelope *template
-	buffers  sync.Pool
+	paged    *template
+	// buffers are the buffers of answers sent, kept for the next ones: a
+	// few, so a collection (which empties a sync.Pool, and an answer of a
+	// megabyte brings one on often) does not make each answer grow its
+	// buffers again from nothing.
+	buffers chan *bytes.Buffer
+}
+
+// keptBuffers is how many buffers a SurveysWriter keeps, and maxKept the
+// largest it keeps (a rare huge answer's is not).
+const (
+	keptBuffers = 8
+	maxKept     = 4 << 20
+)
+
+// SurveysAnswer is an answer written by SurveysWriter: its head, then
+// its others (with all=true, the bulk of it, never copied into the head).
+// Give it back with SurveysWriter.Release once sent.
+type SurveysAnswer struct {
+	head, others *bytes.Buffer
+}
+
+// WriteTo writes the answer to dst.
+func (a *SurveysAnswer) WriteTo(dst io.Writer) (int64, error) {
+	n, err := dst.Write(a.head.Bytes())
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := dst.Write(a.others.Bytes())
+	return int64(n + m), err
 }
 
 // template is JSON with holes: holes[i] goes at text[holes[i].at].
@@ -67,6 +108,7 @@ const (
 	holeLinkID               // the panelist id, query-escaped, in an entry link
 	holeMayEnter             // the entries the panelist may enter
 	holeOthers               // the other entries
+	holeNext                 // the next page's URL as a JSON string
 )
 
 // Hole markers: what a template holds where a hole is before it is cut.
@@ -76,6 +118,7 @@ const (
 	reasonsMarker = "FIELDBOARDxHOLExREASONS"
 	linksMarker   = "FIELDBOARDxHOLExLINKS"
 	linkMarker    = "FIELDBOARDxHOLExLINK"
+	nextMarker    = "FIELDBOARDxHOLExNEXT"
 	// probeID checks a template: filled for it, the template must give
 	// what json.Marshal gives, escapes in the JSON and in the links
 	// included.
@@ -97,8 +140,12 @@ func NewSurveysWriter(d *checks.Decisions) (*SurveysWriter, error) {
 	if err != nil {
 		return nil, err
 	}
+	paged, err := pagedTemplate(envelope)
+	if err != nil {
+		return nil, err
+	}
 	w := &SurveysWriter{d: d, subsamples: make([][]byte, n), links: make([]map[string]*template, n),
-		envelope: envelope, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+		envelope: envelope, paged: paged, buffers: make(chan *bytes.Buffer, keptBuffers)}
 	for i := range n {
 		r := d.LiveReport(i)
 		b, err := json.Marshal(subsampleVerdict(r))
@@ -128,36 +175,68 @@ func envelopeTemplate() (*template, error) {
 	return cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers}), nil
 }
 
-// Write writes the answer for one panelist, decided by checker (of the
-// writer's version of the decisions), and returns it; give it back with
-// Release once sent; an error, the buffer given back, when an entry cannot
-// be encoded. With all, it holds every live subsample, those the
-// panelist may enter first in rank order; without, only those they may
-// enter, in the router's order (checks.Panelist.EachCandidate), and an
-// empty others: that answer costs what the panelist's country holds, not
-// what the snapshot does.
-func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) (*bytes.Buffer, error) {
+// pagedTemplate makes the answer around a page's entries when a next
+// page follows: the envelope's holes, then the next page's URL. Up to the
+// entries it must be the envelope's, which a page starts with before it
+// knows whether another follows.
+func pagedTemplate(envelope *template) (*template, error) {
+	b, err := json.Marshal(PanelistSurveysJSON{PanelistID: idMarker, MayEnter: nil, Others: []EligibilityJSON{}, Next: nextMarker})
+	if err != nil {
+		return nil, fmt.Errorf("encode the envelope of a page of a panelist's surveys: %w", err)
+	}
+	t := cut(b, map[string]hole{`"` + idMarker + `"`: holeID, "null": holeMayEnter, "[]": holeOthers, `"` + nextMarker + `"`: holeNext})
+	at := envelope.holes[1].at
+	if len(t.holes) != 4 || t.holes[1].at != at || !bytes.Equal(t.text[:at], envelope.text[:at]) {
+		return nil, errors.New("the envelope of a page of a panelist's surveys does not start as the answer's")
+	}
+	return t, nil
+}
+
+// Write writes the answer with all=true for one panelist, decided by
+// checker (of the writer's version of the decisions), and returns it: every
+// live subsample, those the panelist may enter first in rank order, then
+// the others with why not. Give it back with Release once sent; an error,
+// the buffers given back, when an entry cannot be encoded.
+func (w *SurveysWriter) Write(checker LiveChecker, panelistID string) (*SurveysAnswer, error) {
+	return w.write(checker, panelistID, nil)
+}
+
+// WritePage writes one page of the default answer for one panelist: the
+// subsamples they may enter, in the router's order
+// (checks.Panelist.EachCandidate), after page.After, at most page.Limit,
+// an empty others, and the next page's URL when another may-enter
+// subsample follows. It decides the candidates of the panelist's country
+// only up to the one after the page's last entry: a page costs its
+// entries and the candidates between them, not the snapshot nor the pages
+// before it. A page.After that is not among the candidates is
+// checks.ErrNotCandidate. Release and errors as for Write.
+func (w *SurveysWriter) WritePage(checker LiveChecker, panelistID string, page SurveysPage) (*SurveysAnswer, error) {
+	if page.Limit < 1 {
+		return nil, fmt.Errorf("a page of %d surveys", page.Limit)
+	}
+	return w.write(checker, panelistID, &page)
+}
+
+// write is Write without page, WritePage with it.
+func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *SurveysPage) (*SurveysAnswer, error) {
 	idJSON, err := json.Marshal(panelistID)
 	if err != nil {
 		return nil, fmt.Errorf("encode panelist id: %w", err)
 	}
 	linkID := []byte(url.QueryEscape(panelistID))
-	others := w.buffers.Get().(*bytes.Buffer)
-	defer w.Release(others)
-	others.Reset()
-	out := w.buffers.Get().(*bytes.Buffer)
-	out.Reset()
+	out, others := w.buffer(), w.buffer()
 	// The envelope's holes are the id, the entries the panelist may enter
 	// and the others, in that order (TestSurveysEnvelope): the first
-	// entries go straight into the answer, the others aside until its end.
+	// entries go straight into the answer's head, the others into its
+	// others, which the end of the envelope follows.
 	env := w.envelope.text
 	atID, atMayEnter, atOthers := w.envelope.holes[0].at, w.envelope.holes[1].at, w.envelope.holes[2].at
+	var nextJSON []byte // the next page's URL, when there is one (env is then w.paged's)
 	out.Write(env[:atID])
 	out.Write(idJSON)
 	out.Write(env[atID:atMayEnter])
 	out.WriteByte('[')
 	entered := 0
-	reasons := newReasonWriter()
 	// failed is the first entry that could not be encoded; the others
 	// are still walked, written to nothing that is sent.
 	var failed error
@@ -193,7 +272,7 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 			case holeID:
 				b.Write(idJSON)
 			case holeReasons:
-				if err := reasons.write(b, pc); err != nil {
+				if err := writeReasons(b, pc); err != nil {
 					failed = fmt.Errorf("encode the reasons of subsample %d for panelist %s: %w", pc.SubsampleID, panelistID, err)
 				}
 			case holeLinks:
@@ -210,33 +289,70 @@ func (w *SurveysWriter) Write(checker LiveChecker, panelistID string, all bool) 
 		})
 		b.WriteByte('}')
 	}
-	if all {
+	if page == nil {
 		checker.EachLive(entry)
 	} else {
-		checker.EachCandidate(func(i int, pc checks.PanelistCheck) bool {
-			if pc.MayEnter() {
-				entry(i, pc)
+		var last int64 // the page's last entry's subsample
+		err := checker.EachCandidate(page.After, func(i int, pc checks.PanelistCheck) bool {
+			if !pc.MayEnter() {
+				return true
 			}
-			return true
+			if entered == page.Limit { // one more than the page: there is a next
+				next, err := json.Marshal(page.Next(last))
+				if err != nil {
+					failed = fmt.Errorf("encode the next page of panelist %s's surveys: %w", panelistID, err)
+					return false
+				}
+				env, atOthers, nextJSON = w.paged.text, w.paged.holes[2].at, next
+				return false
+			}
+			entry(i, pc)
+			last = pc.SubsampleID
+			return failed == nil
 		})
+		failed = cmp.Or(failed, err)
 	}
+	answer := &SurveysAnswer{head: out, others: others}
 	if failed != nil {
-		w.Release(out)
+		w.Release(answer)
 		return nil, failed
 	}
 	out.WriteByte(']')
 	out.Write(env[atMayEnter:atOthers])
 	out.WriteByte('[')
-	out.Write(others.Bytes())
-	out.WriteByte(']')
-	out.Write(env[atOthers:])
-	return out, nil
+	others.WriteByte(']')
+	if nextJSON != nil {
+		atNext := w.paged.holes[3].at
+		others.Write(env[atOthers:atNext])
+		others.Write(nextJSON)
+		others.Write(env[atNext:])
+	} else {
+		others.Write(env[atOthers:])
+	}
+	return answer, nil
 }
 
-// Release gives back a buffer of Write for reuse.
-func (w *SurveysWriter) Release(b *bytes.Buffer) {
-	if b.Cap() <= 4<<20 { // a rare huge answer is not kept
-		w.buffers.Put(b)
+// buffer is an empty buffer, one kept if there is one.
+func (w *SurveysWriter) buffer() *bytes.Buffer {
+	select {
+	case b := <-w.buffers:
+		b.Reset()
+		return b
+	default:
+		return new(bytes.Buffer)
+	}
+}
+
+// Release gives back the buffers of an answer for reuse.
+func (w *SurveysWriter) Release(a *SurveysAnswer) {
+	for _, b := range []*bytes.Buffer{a.head, a.others} {
+		if b.Cap() > maxKept {
+			continue
+		}
+		select {
+		case w.buffers <- b:
+		default:
+		}
 	}
 }
 
@@ -372,70 +488,39 @@ func (t *template) write(b *bytes.Buffer, fill func(*bytes.Buffer, hole)) {
 	b.Write(t.text[from:])
 }
 
-// reasonWriter writes an entry's reasons as JSON, in the order reasons
-// gives them, encoding each distinct reason once: one record often
-// excludes from hundreds of subsamples through the same entry, and a
-// panelist's country keeps them out of most.
-type reasonWriter struct {
-	exclusions map[rules.Exclusion][]byte
-	sentences  map[[2]string][]byte // kind and reason of those without a record
-}
-
-func newReasonWriter() *reasonWriter {
-	return &reasonWriter{exclusions: map[rules.Exclusion][]byte{}, sentences: map[[2]string][]byte{}}
-}
-
-// write writes pc's reasons to w; an error, w left part written, when one
+// writeReasons writes pc's reasons to w as JSON, in the order reasons
+// gives them (appendReason); an error, w left part written, when one
 // cannot be encoded.
-func (rw *reasonWriter) write(w *bytes.Buffer, pc checks.PanelistCheck) error {
+func writeReasons(w *bytes.Buffer, pc checks.PanelistCheck) error {
 	if pc.Eligible() && pc.Capped == "" {
 		w.WriteString(`[]`)
 		return nil
 	}
 	w.WriteByte('[')
 	n := 0
-	sentence := func(r ReasonJSON) error {
-		b, ok := rw.sentences[[2]string{r.Kind, r.Reason}]
-		if !ok {
-			var err error
-			if b, err = json.Marshal(r); err != nil {
-				return err
-			}
-			rw.sentences[[2]string{r.Kind, r.Reason}] = b
-		}
+	reason := func(r ReasonJSON) error {
 		if n++; n > 1 {
 			w.WriteByte(',')
 		}
-		w.Write(b)
-		return nil
+		return appendReason(w, r)
 	}
 	if !pc.Panel.Fits {
-		if err := sentence(panelReason(pc.Panel.Reason)); err != nil {
+		if err := reason(panelReason(pc.Panel.Reason)); err != nil {
 			return err
 		}
 	}
 	if pc.RulesUnread != "" {
-		if err := sentence(rulesUnread(pc.RulesUnread)); err != nil {
+		if err := reason(rulesUnread(pc.RulesUnread)); err != nil {
 			return err
 		}
 	}
-	for _, e := range pc.Eligibility.Exclusions {
-		e.Index = 0 // not part of the answer
-		b, ok := rw.exclusions[e]
-		if !ok {
-			var err error
-			if b, err = json.Marshal(exclusion(e)); err != nil {
-				return err
-			}
-			rw.exclusions[e] = b
+	for k := range pc.Eligibility.Exclusions {
+		if err := reason(exclusion(&pc.Eligibility.Exclusions[k])); err != nil {
+			return err
 		}
-		if n++; n > 1 {
-			w.WriteByte(',')
-		}
-		w.Write(b)
 	}
 	if pc.Capped != "" {
-		if err := sentence(ReasonJSON{Kind: "ourCap", Reason: pc.Capped}); err != nil {
+		if err := reason(ReasonJSON{Kind: "ourCap", Reason: pc.Capped}); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package checks
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -468,20 +469,34 @@ func (d *Decisions) fitPanel(t *liveTarget, m domain.PanelMember) rules.PanelFit
 // the sentences of, again for each panelist of the pair.
 type panelFits struct {
 	mu sync.Mutex
-	of map[[2]string][]rules.PanelFit
+	of map[[2]string]*pairFits
 }
 
-// maxPanelFits bounds the pairs panelFits keeps (a pair's fits hold a
-// few hundred KiB at most): a panel of more countries and languages has
-// the others decided per panelist, as before.
+// pairFits are one pair's fits: the few distinct ones, and for each live
+// subsample the place of its own among them. The places hold no pointer,
+// so the collector does not scan a pair's fits of every live subsample on
+// each cycle (a PanelFit holds three strings).
+type pairFits struct {
+	distinct []rules.PanelFit
+	at       []uint16
+}
+
+// fit is the fit on the live subsample at place i.
+func (f *pairFits) fit(i int) rules.PanelFit { return f.distinct[f.at[i]] }
+
+// maxPanelFits bounds the pairs panelFits keeps (a pair's fits hold two
+// bytes a live subsample and its distinct fits): a panel of more
+// countries and languages has the others decided per panelist, as
+// before.
 const maxPanelFits = 32
 
-// fitsOf returns m's fits on every live subsample, by place: kept for
-// its country and language, made the first time the pair is asked for;
-// nil when panelFits is full, fitPanel then decides each.
-func (d *Decisions) fitsOf(m domain.PanelMember) []rules.PanelFit {
+// fitsOf returns m's fits on every live subsample: kept for its country
+// and language, made the first time the pair is asked for; nil when
+// panelFits is full, or the pair has more distinct fits than a place
+// holds: fitPanel then decides each.
+func (d *Decisions) fitsOf(m domain.PanelMember) *pairFits {
 	pf, _ := Memo(d, "checks.panelFits", func() (*panelFits, error) {
-		return &panelFits{of: map[[2]string][]rules.PanelFit{}}, nil
+		return &panelFits{of: map[[2]string]*pairFits{}}, nil
 	})
 	key := [2]string{m.Country, m.Locale}
 	pf.mu.Lock()
@@ -491,16 +506,20 @@ func (d *Decisions) fitsOf(m domain.PanelMember) []rules.PanelFit {
 	if ok || full {
 		return fits
 	}
-	fits = make([]rules.PanelFit, len(d.targets))
-	reasons := map[string]string{} // one copy of each sentence
+	fits = &pairFits{at: make([]uint16, len(d.targets))}
+	places := map[rules.PanelFit]uint16{}
 	for i := range d.targets {
 		f := d.fitPanel(&d.targets[i], m)
-		if kept, ok := reasons[f.Reason]; ok {
-			f.Reason = kept
-		} else {
-			reasons[f.Reason] = f.Reason
+		place, ok := places[f]
+		if !ok {
+			if len(fits.distinct) > math.MaxUint16 {
+				return nil
+			}
+			place = uint16(len(fits.distinct))
+			fits.distinct = append(fits.distinct, f)
+			places[f] = place
 		}
-		fits[i] = f
+		fits.at[i] = place
 	}
 	pf.mu.Lock()
 	defer pf.mu.Unlock()

@@ -31,12 +31,12 @@ func TestFitsOfAreFitPanels(t *testing.T) {
 	for round := range 2 { // made, then kept
 		for _, m := range members {
 			fits := d.fitsOf(m)
-			if len(fits) != len(d.targets) {
-				t.Fatalf("round %d, %+v: %d fits for %d subsamples", round, m, len(fits), len(d.targets))
+			if fits == nil || len(fits.at) != len(d.targets) {
+				t.Fatalf("round %d, %+v: fits %+v for %d subsamples", round, m, fits, len(d.targets))
 			}
 			for i := range d.targets {
-				if want := d.fitPanel(&d.targets[i], m); !reflect.DeepEqual(fits[i], want) {
-					t.Errorf("round %d, %+v on subsample %d: kept %+v, fitPanel decides %+v", round, m, i, fits[i], want)
+				if want := d.fitPanel(&d.targets[i], m); !reflect.DeepEqual(fits.fit(i), want) {
+					t.Errorf("round %d, %+v on subsample %d: kept %+v, fitPanel decides %+v", round, m, i, fits.fit(i), want)
 				}
 			}
 		}

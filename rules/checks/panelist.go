@@ -296,7 +296,7 @@ func (p *Panelist) eachLive(fn func(i int, now time.Time, pc PanelistCheck)) {
 	d.book.Check(rules.WithTopics(history, d.topics), now, func(i int, r rules.EligibilityResult) {
 		var pc PanelistCheck
 		if fits != nil {
-			pc = d.checkFit(i, fits[i], profile, now, rules.WithQualityHold(r, held))
+			pc = d.checkFit(i, fits.fit(i), profile, now, rules.WithQualityHold(r, held))
 		} else {
 			pc = d.check(i, member, profile, now, rules.WithQualityHold(r, held))
 		}

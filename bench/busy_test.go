@@ -52,7 +52,7 @@ func routerBusy(t *testing.T, s sizes, scenario string) []Row {
 	addr := freeAddr(t)
 	invites := invitationPaths(t, db, "http://"+addr, panelists)
 	startServe(t, bin, db, serve(t, sim.New(simOptions(s))), addr)
-	router := routerServed{bases: []string{"http://" + addr}, token: token, floors: []*panelistRows{openPanelistRows(t, db)},
+	router := routerServed{bases: []string{"http://" + addr}, token: token, floors: []*panelistRows{routerFloorRows(t, db)},
 		name: func(f string) string {
 			return inGroupNamed(busyMark)(f) + ", while another process keeps every core busy"
 		}, p99Within: 3}

@@ -52,7 +52,10 @@ SELECT 2, NULL, NULL, NULL, subsample_id, status_id, registered_at, event_id, ca
 type panelistRows struct {
 	stmt *sql.Stmt
 	// postgres: the records' times are timestamps, not Unix milliseconds.
-	postgres                         bool
+	postgres bool
+	// sends, when set, records a send after each answer (the router's
+	// floors: recordSends).
+	sends                            *sendRecorder
 	reads, panels, profiles, records atomic.Int64
 }
 
@@ -174,12 +177,16 @@ func serveFloor(t *testing.T, p *panelistRows, body []byte) string {
 // floorHandler answers /floor/ID with body once p has read ID's rows.
 func floorHandler(p *panelistRows, body []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := p.read(r.Context(), strings.TrimPrefix(r.URL.Path, "/floor/")); err != nil {
+		id := strings.TrimPrefix(r.URL.Path, "/floor/")
+		if err := p.read(r.Context(), id); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
+		if p.sends != nil && id != "" {
+			p.sends.record(id)
+		}
 	})
 }
 

@@ -67,6 +67,7 @@ func routerOnPostgres(t *testing.T, s sizes, cluster, scenario string) []Row {
 // floor process also ends when its standard input, a pipe from this
 // process, closes.
 func floorProcessesOn(t *testing.T, target string, n, size int) (*getter, []int, func()) {
+	createFloorSends(t, target) // once, before the processes record their sends
 	var bases []string
 	var pids []int
 	var stops []func()
@@ -136,6 +137,7 @@ func TestFloorProcess(t *testing.T) {
 		t.Fatalf("%s: %v", floorSizeEnv, err)
 	}
 	p := openPanelistRowsPostgres(t, target)
+	recordSends(t, p, target)
 	ln, err := net.Listen("tcp", os.Getenv(floorAddrEnv))
 	if err != nil {
 		t.Fatal(err)

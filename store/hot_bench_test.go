@@ -49,7 +49,9 @@ func BenchmarkPanelistRowsOf(b *testing.B) {
 }
 
 // BenchmarkRecordRoutings writes the router's record as its writer does
-// under load: batches of 200 decisions, each a next-survey answer's.
+// under load: batches of 200 decisions, each a next-survey answer's. The
+// record grows with every batch, and a decision costs more in a larger
+// one: compare runs of a fixed count (-benchtime 1000x).
 func BenchmarkRecordRoutings(b *testing.B) {
 	ctx := context.Background()
 	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "r.db"))

@@ -26,7 +26,7 @@ func TestRoutingLogWritesEveryDecisionOnce(t *testing.T) {
 	}
 	defer st.Close()
 	l := newRoutingLog(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	const workers, each = 4, 3*routingBatch/2
+	const workers, each = 4, 3 * routingBatch / 2
 	at := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -65,6 +65,11 @@ type dialect interface {
 	// tableOptions are the options of a temporary table keyed by its
 	// primary key ("WITHOUT ROWID" on SQLite).
 	tableOptions() string
+	// insertInTx is the verb of an INSERT of many rows whose failure the
+	// transaction around it undoes whole: on SQLite INSERT OR FAIL, which
+	// spares the copy of every page the statement writes that an INSERT
+	// keeps to undo itself alone (its statement journal).
+	insertInTx() string
 	// beginImport readies conn for an import in its transaction tx, and
 	// returns what undoes it once tx has ended.
 	beginImport(ctx context.Context, conn *sqlx.Conn, tx *sqlx.Tx) (undo func(context.Context) error, err error)

@@ -138,6 +138,8 @@ func (postgres) checkpoints(*sqlx.DB) func() { return func() {} }
 
 func (postgres) tableOptions() string { return "" }
 
+func (postgres) insertInTx() string { return "INSERT" }
+
 func (postgres) beginImport(context.Context, *sqlx.Conn, *sqlx.Tx) (func(context.Context) error, error) {
 	return func(context.Context) error { return nil }, nil
 }

@@ -129,6 +129,14 @@ func (sqlite) checkpoints(reader *sqlx.DB) (stop func()) {
 
 func (sqlite) tableOptions() string { return "WITHOUT ROWID" }
 
+// insertInTx: an INSERT of many rows in a transaction keeps a journal of
+// its own, to undo itself alone, when a constraint could abort it midway
+// (a NOT NULL column's check does, by default), and also (as measured)
+// when its values are expressions rather than plain parameters. OR FAIL
+// stops at the failing row without undoing, so with plain parameters no
+// journal is kept, and the transaction's rollback undoes the rest.
+func (sqlite) insertInTx() string { return "INSERT OR FAIL" }
+
 // importCacheKiB is the page cache of the writer during an import,
 // instead of SQLite's 2 MiB: inserts land all over the table's key, and a
 // larger cache spills and rereads far fewer pages. It is bounded, so

@@ -123,23 +123,29 @@ func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRow
 	var gathered [32]domain.HistoryRecord
 	history := gathered[:0]
 	// One value scanned into (its fields escape to the heap through Scan
-	// together, not one by one).
+	// together, not one by one). The numbers and the time are taken as
+	// the driver gives them (database/sql converts an integer into an
+	// *int64 by reflection, ten times a row) and read by scannedInts.
 	var v struct {
-		kind, a, b, c, d, e int64
-		at                  sql.NullTime
-		country, locale     string
-		answers             sql.RawBytes
+		kind, a, b, c, d, e, at any
+		country, locale         string
+		answers                 sql.RawBytes
 	}
 	dest := [...]any{&v.kind, &v.a, &v.b, &v.at, &v.c, &v.d, &v.e, &v.country, &v.locale, &v.answers}
 	for rows.Next() {
 		if err := rows.Scan(dest[:]...); err != nil {
 			return PanelistRows{}, fmt.Errorf("rows of panelist %q: %w", panelistID, err)
 		}
-		kind, a, b, c, d, e, at, country, locale, answers := v.kind, v.a, v.b, v.c, v.d, v.e, v.at, v.country, v.locale, v.answers
+		ints, ok := scannedInts([...]any{v.kind, v.a, v.b, v.c, v.d, v.e})
+		at, okAt := v.at.(time.Time)
+		if !ok || !okAt && v.at != nil {
+			return PanelistRows{}, fmt.Errorf("rows of panelist %q: a row of %T %T %T %T %T %T %T", panelistID, v.kind, v.a, v.b, v.c, v.d, v.e, v.at)
+		}
+		kind, a, b, c, d, e, country, locale, answers := ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], v.country, v.locale, v.answers
 		switch kind {
 		case kindHistory:
 			history = append(history, domain.HistoryRecord{PanelistID: panelistID, SubsampleID: a, StatusID: b,
-				RegisteredAt: at.Time, EventID: c, CategoryID: d, ResearchTypeID: e})
+				RegisteredAt: at, EventID: c, CategoryID: d, ResearchTypeID: e})
 		case kindPanel:
 			out.Member.Country, out.Member.Locale, out.OnPanel = country, locale, true
 		case kindProfile:
@@ -153,7 +159,7 @@ func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRow
 		case kindKey:
 			out.Keys = append(out.Keys, domain.SigningKey{ID: a, Secret: bytes.Clone(answers)})
 		case kindSend:
-			out.LastSend = &domain.RoutingDecision{DecisionID: a, At: at.Time, PanelistID: panelistID, Chosen: b, Hop: int(c),
+			out.LastSend = &domain.RoutingDecision{DecisionID: a, At: at, PanelistID: panelistID, Chosen: b, Hop: int(c),
 				ReturnStatus: d, After: e, Cells: country, Outcome: domain.RoutingOutcome(locale)}
 		}
 	}
@@ -167,4 +173,16 @@ func scanPanelistRows(panelistID string, rows *sql.Rows, err error) (PanelistRow
 	copy(out.History, history)
 	slices.SortFunc(out.History, newestFirst)
 	return out, nil
+}
+
+// scannedInts are the integers the driver gave for columns scanned into
+// an any (database/sql hands over its driver.Value, an int64 for every
+// integer); false when one is not.
+func scannedInts(vs [6]any) (ints [6]int64, ok bool) {
+	for i, v := range vs {
+		if ints[i], ok = v.(int64); !ok {
+			return ints, false
+		}
+	}
+	return ints, true
 }

@@ -158,6 +158,39 @@ func TestRoutingRecordOfABigBatch(t *testing.T) {
 	})
 }
 
+// TestRoutingRecordKeepsNoSubsampleAsNull: a decision without an
+// intended or chosen subsample, or a send it followed, is stored with
+// none (NULL) in that column, not 0, whatever the size of the statement
+// that wrote it: the record's readers ask IS NOT NULL (a return's last
+// send, the outcomes' sends).
+func TestRoutingRecordKeepsNoSubsampleAsNull(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
+		target := db.Target(t)
+		if db.Name == "sqlite" {
+			target = storetest.MigratedSQLitePath(t)
+		}
+		s, ctx := openAt(t, target), context.Background()
+		for _, n := range []int{1, 8, 64} { // each statement size
+			batch := make([]domain.RoutingDecision, n)
+			for i := range batch {
+				batch[i] = domain.RoutingDecision{At: t0, PanelistID: fmt.Sprintf("P%d", i), Outcome: domain.RoutedNone, Reason: "no survey"}
+			}
+			batch[0].Intended, batch[0].Chosen, batch[0].After, batch[0].Outcome = 100, 200, 7, domain.RoutedNext
+			if err := s.RecordRoutings(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var none, some int
+		err := storetest.Raw(t, target).QueryRowContext(ctx, `SELECT
+			COUNT(CASE WHEN intended_subsample IS NULL AND chosen_subsample IS NULL AND after_decision IS NULL THEN 1 END),
+			COUNT(CASE WHEN intended_subsample = 100 AND chosen_subsample = 200 AND after_decision = 7 THEN 1 END) FROM routing_decisions`).Scan(&none, &some)
+		if err != nil || none != 1+8+64-3 || some != 3 {
+			t.Errorf("%d decisions stored without subsamples and %d with them (%v); want %d and 3", none, some, err, 1+8+64-3)
+		}
+	})
+}
+
 // TestFirstRoutingKeyIsMadeOnce: many first uses at once make one key,
 // and none retires another.
 func TestFirstRoutingKeyIsMadeOnce(t *testing.T) {

@@ -53,28 +53,33 @@ func (l *routingLog) Record(d domain.RoutingDecision) {
 
 func (l *routingLog) run() {
 	defer close(l.done)
+	// Every batch is gathered in the same room: the store copies a
+	// batch's decisions into its statements' arguments, so the room is
+	// free again once the batch is written.
+	room := make([]domain.RoutingDecision, 0, routingBatch)
 	for {
 		select {
 		case d := <-l.queue:
-			batch, flushed := l.gather([]domain.RoutingDecision{d})
+			batch, flushed := l.gather(append(room[:0], d))
 			l.write(batch)
 			if flushed != nil {
-				l.writeQueued()
+				l.writeQueued(room)
 				close(flushed)
 			}
 		case flushed := <-l.flush:
-			l.writeQueued()
+			l.writeQueued(room)
 			close(flushed)
 		case <-l.stop:
-			l.writeQueued()
+			l.writeQueued(room)
 			return
 		}
 	}
 }
 
-// writeQueued writes everything queued, a batch at a time.
-func (l *routingLog) writeQueued() {
-	for batch := l.drain(nil, routingBatch); len(batch) > 0; batch = l.drain(nil, routingBatch) {
+// writeQueued writes everything queued, a batch at a time, gathered in
+// room.
+func (l *routingLog) writeQueued(room []domain.RoutingDecision) {
+	for batch := l.drain(room[:0], routingBatch); len(batch) > 0; batch = l.drain(room[:0], routingBatch) {
 		l.write(batch)
 	}
 }

@@ -306,6 +306,7 @@ func favicon(c echo.Context) error {
 // "next") and their time, for /metrics: its answers, refusals by the
 // click limit included, with their status.
 func (s *Server) observeRouter(route string) echo.MiddlewareFunc {
+	observe := s.Metrics.RouterObserver(route)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
@@ -317,7 +318,7 @@ func (s *Server) observeRouter(route string) echo.MiddlewareFunc {
 					code = he.Code
 				}
 			}
-			s.Metrics.ObserveRouter(route, code, time.Since(start))
+			observe(code, time.Since(start))
 			return err
 		}
 	}

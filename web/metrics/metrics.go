@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,11 +136,27 @@ func (m *Metrics) ObserveRefresh(dataset string, took time.Duration, failed bool
 // limit: address, link or overall.
 func (m *Metrics) ObserveRefusedClick(limit string) { m.refusedClicks.WithLabelValues(limit).Inc() }
 
-// ObserveRouter counts a router request (route "invitation" or "next")
-// answered with code.
-func (m *Metrics) ObserveRouter(route string, code int, took time.Duration) {
-	m.routerRequests.WithLabelValues(route, statusLabel(code)).Inc()
-	m.routerDuration.WithLabelValues(route).Observe(took.Seconds())
+// RouterObserver counts the requests of one router route ("invitation"
+// or "next"): each answered with code, in took. It finds the route's
+// histogram once, and the counter of a code the first time the code is
+// met, rather than by their labels on every answer.
+func (m *Metrics) RouterObserver(route string) func(code int, took time.Duration) {
+	duration := m.routerDuration.WithLabelValues(route)
+	var counters [len(statusLabels)]atomic.Pointer[prometheus.Counter]
+	return func(code int, took time.Duration) {
+		duration.Observe(took.Seconds())
+		if code < 0 || code >= len(counters) {
+			m.routerRequests.WithLabelValues(route, statusLabel(code)).Inc()
+			return
+		}
+		c := counters[code].Load()
+		if c == nil {
+			counter := m.routerRequests.WithLabelValues(route, statusLabels[code])
+			c = &counter
+			counters[code].Store(c)
+		}
+		(*c).Inc()
+	}
 }
 
 // statusLabels are the labels of the HTTP status codes, made once: the

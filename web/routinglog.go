@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"fieldboard/rules/domain"
@@ -31,19 +32,27 @@ type routingLog struct {
 	flush  chan chan struct{} // Flush's requests, each answered by closing it
 	stop   chan struct{}
 	done   chan struct{}
+
+	mu sync.Mutex
+	// queued counts each panelist's decisions recorded and not yet
+	// written (Queued).
+	queued map[string]int
 }
 
 // newRoutingLog starts the writer of the router's decisions; Close stops
 // it once what is queued is written.
 func newRoutingLog(st *store.Store, logger *slog.Logger) *routingLog {
 	l := &routingLog{store: st, logger: logger, queue: make(chan domain.RoutingDecision, 4096),
-		flush: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+		flush: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), queued: map[string]int{}}
 	go l.run()
 	return l
 }
 
 // Record queues a decision (handlers.RoutingRecorder).
 func (l *routingLog) Record(d domain.RoutingDecision) {
+	l.mu.Lock()
+	l.queued[d.PanelistID]++
+	l.mu.Unlock()
 	select {
 	case l.queue <- d:
 	default:
@@ -142,6 +151,23 @@ func (l *routingLog) write(batch []domain.RoutingDecision) {
 	if err := l.store.RecordRoutings(context.Background(), batch); err != nil {
 		l.logger.Error("record the router's decisions", "decisions", len(batch), "err", err)
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range batch {
+		if l.queued[d.PanelistID]--; l.queued[d.PanelistID] <= 0 {
+			delete(l.queued, d.PanelistID)
+		}
+	}
+}
+
+// Queued says whether a decision about the panelist is recorded and not
+// yet written: a return then asks for a Flush before it reads the
+// panelist's newest send (checks.Returns.Queued), which the newest
+// decision may be.
+func (l *routingLog) Queued(panelistID string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.queued[panelistID] > 0
 }
 
 // Close writes what is queued and stops the writer.

@@ -153,6 +153,7 @@ func (s *Server) Routes() *echo.Echo {
 	}
 	if s.Checks != nil && s.Checks.Returns.Pending == nil {
 		s.Checks.Returns.Pending = s.routing.Flush
+		s.Checks.Returns.Queued = s.routing.Queued
 	}
 	h := &handlers.Handler{Store: s.Store, Refresher: handlersRefresher{s.Refresher}, Routings: s.routing,
 		Subscriber: webhookSubscriber{guard: webhooks.Guard{AllowPrivate: s.AllowPrivateWebhooks, Resolver: s.WebhookResolver}, now: s.Now, logger: s.Logger},

@@ -35,6 +35,10 @@ type Returns struct {
 	// log: a return that finds no send asks it once before it is refused,
 	// since a click's send is recorded a moment after its redirect.
 	Pending func(ctx context.Context) error
+	// Queued, when set, says whether a send of the panelist is still
+	// queued for the routing log: a return then asks Pending first, since
+	// the newest send, the one the respondent returns from, may be it.
+	Queued func(panelistID string) bool
 	// JudgeLinksAfter is how long after a return other than a complete
 	// its subsample's survey link is judged (judgeLink): the returns of
 	// a subsample within it are judged together. 0 judges at once, in the
@@ -193,9 +197,10 @@ func (s *Service) recordReturn(ctx context.Context, r Return) (ReturnResult, *Pa
 		send, err = *p.rows.LastSend, nil
 	}
 	// A send is written a moment after its redirect (the routing log): a
-	// respondent back sooner finds none, or the send before it, already
-	// returned. Once what is queued is written, the newest is theirs.
-	if s.Returns.Pending != nil && (errors.Is(err, store.ErrNotFound) || err == nil && send.ReturnStatus != 0) {
+	// respondent back sooner finds none, or the send before it (returned
+	// or not). Once what is queued is written, the newest is theirs.
+	if s.Returns.Pending != nil && (errors.Is(err, store.ErrNotFound) || err == nil && send.ReturnStatus != 0 ||
+		s.Returns.Queued != nil && s.Returns.Queued(r.PanelistID)) {
 		if err := s.Returns.Pending(ctx); err != nil {
 			return ReturnResult{}, nil, fmt.Errorf("record a return: %w", err)
 		}

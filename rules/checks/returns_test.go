@@ -18,8 +18,9 @@ import (
 // redirect (web's routing log), so a respondent back at once finds none,
 // or the send before it, returned already; the return then has what is
 // queued written (Returns.Pending) and is recorded against the send that
-// was queued, not refused. Past the window, or with nothing queued, it is
-// refused. On both databases.
+// was queued, not refused; so is one whose newest send is still queued
+// behind an open one written (Returns.Queued). Past the window, or with
+// nothing queued, it is refused. On both databases.
 func TestReturnFindsASendStillQueued(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.Dialect) {
 		ctx := context.Background()
@@ -36,6 +37,13 @@ func TestReturnFindsASendStillQueued(t *testing.T) {
 				err := st.RecordRoutings(ctx, queued)
 				queued = nil
 				return err
+			}, Queued: func(panelistID string) bool {
+				for _, d := range queued {
+					if d.PanelistID == panelistID {
+						return true
+					}
+				}
+				return false
 			}}}
 		send := func(at time.Time) domain.RoutingDecision {
 			return domain.RoutingDecision{At: at, PanelistID: "P-open", Chosen: checkstest.Target, Outcome: domain.RoutedNext, Reason: "best"}
@@ -68,6 +76,21 @@ func TestReturnFindsASendStillQueued(t *testing.T) {
 		// Nothing queued: the newest send is returned already.
 		if res := back(domain.ReturnComplete); res.Refused != checks.RefusedReturned {
 			t.Errorf("a second return of the hop: %+v; want it refused as returned already", res)
+		}
+		// An open send written, and a newer one (a click a moment later)
+		// still queued: the return is the newer one's, whose survey the
+		// respondent comes back from.
+		written := send(now)
+		if err := st.RecordRoutings(ctx, []domain.RoutingDecision{written}); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Second)
+		click := send(now)
+		click.Outcome = domain.RoutedIntended
+		queued = []domain.RoutingDecision{click}
+		now = now.Add(time.Second)
+		if res := back(domain.ReturnScreenOut); res.Refused != "" || res.Send.Outcome != domain.RoutedIntended {
+			t.Errorf("a return with an open send written and a newer one queued: %+v; want it recorded against the queued click", res)
 		}
 		// A send older than the window: none open.
 		if err := st.RecordRoutings(ctx, []domain.RoutingDecision{{At: now.Add(-time.Hour - time.Minute), PanelistID: "P-full", Chosen: checkstest.Target,

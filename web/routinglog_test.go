@@ -62,3 +62,36 @@ func TestRoutingLogWritesEveryDecisionOnce(t *testing.T) {
 		t.Errorf("%d decisions written, want %d", total, workers*each)
 	}
 }
+
+// TestRoutingLogSaysWhoIsQueued: a panelist with a decision recorded and
+// not yet written is Queued, however many of theirs wait; once the queue
+// is written, nobody is. The writer is not started, so nothing is written
+// behind the test's back.
+func TestRoutingLogSaysWhoIsQueued(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l := &routingLog{store: st, logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		queue: make(chan domain.RoutingDecision, 8), queued: map[string]int{}}
+	at := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"P1", "P2", "P2"} {
+		l.Record(domain.RoutingDecision{At: at, PanelistID: id, Chosen: 1, Outcome: domain.RoutedAnswer, Reason: "first"})
+	}
+	for id, want := range map[string]bool{"P1": true, "P2": true, "P3": false} {
+		if got := l.Queued(id); got != want {
+			t.Errorf("before the write, Queued(%s) = %v, want %v", id, got, want)
+		}
+	}
+	l.writeQueued(make([]domain.RoutingDecision, 0, routingBatch))
+	for _, id := range []string{"P1", "P2"} {
+		if l.Queued(id) {
+			t.Errorf("after the write, %s is still queued", id)
+		}
+		if d, err := st.LastSend(ctx, id, at.Add(-time.Hour)); err != nil || d.PanelistID != id {
+			t.Errorf("after the write, %s's send: %+v, %v", id, d, err)
+		}
+	}
+}

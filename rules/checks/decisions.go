@@ -182,7 +182,8 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 	d.ended = d.endedBy(now)
 	d.shareStrings()
 	d.prepareTargets(data.Countries)
-	d.data.Rows = nil // the reports hold them
+	d.data.Rows = nil   // the reports hold them
+	d.data.Events = nil // and topics
 	if !d.ours.Blocks("category") {
 		d.data.Categories = nil // nothing decides on them again (decidedAt)
 	}
@@ -193,10 +194,14 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 // groups it in (store.Snapshot.Events): a history record counts in the
 // event its subsample is in as well as in the one it names
 // (rules.WithTopics). topics is not changed: decisions decided again share
-// it with those being read.
+// it with those being read, and get it back already grouped, without
+// events (decide drops them).
 func groupedBy(topics domain.SubsampleTopics, events map[int64][]int64) domain.SubsampleTopics {
-	out := make(domain.SubsampleTopics, len(topics)+len(events))
-	for id, t := range topics {
+	if len(events) == 0 {
+		return topics
+	}
+	out := make(map[int64]domain.Topics, topics.Len()+len(events))
+	for id, t := range topics.All() {
 		out[id] = t
 	}
 	for id, in := range events {
@@ -204,7 +209,7 @@ func groupedBy(topics domain.SubsampleTopics, events map[int64][]int64) domain.S
 		t.EventIDs = in
 		out[id] = t
 	}
-	return out
+	return domain.TopicsOf(out)
 }
 
 // defaultLocalesOf are each country's default locale in the provider's

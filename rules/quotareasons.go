@@ -43,6 +43,7 @@ type explainer struct {
 // tableView is one table's cells with their outcomes for the panelist.
 type tableView struct {
 	cells []quotaCell
+	held  *cellsHeld
 	outs  []cellOutcome
 }
 
@@ -82,10 +83,10 @@ func (k pick) has(cell *quotaCell, o cellOutcome) bool {
 
 // explain is one table's verdict with its cells and reason.
 func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
-	v := tableView{cells: c.cells[t.lo:t.hi], outs: x.outs[t.lo:t.hi]}
+	v := tableView{cells: c.cells[t.lo:t.hi], held: c.held, outs: x.outs[t.lo:t.hi]}
 	var s tableTally
 	for i := range v.cells {
-		v.outs[i] = v.cells[i].outcome(x.p, x.age)
+		v.outs[i] = v.cells[i].outcome(c.held, x.p, x.age)
 		s.add(&v.cells[i], v.outs[i])
 	}
 	tm := TableMatch{TableID: t.id, TableName: t.name, Verdict: s.verdict(t)}
@@ -167,8 +168,8 @@ func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
 		if (full > 0 && pickBrokenFull.has(cell, v.outs[i])) || (open > 0 && pickBrokenOpen.has(cell, v.outs[i])) {
 			sentence(b)
 			b.WriteString("Cell ")
-			cellName(b, cell)
-			b.WriteString(" is not understood: " + cell.broken + ".")
+			cellName(b, v.held, cell)
+			b.WriteString(" is not understood: " + v.held.text(cell.broken) + ".")
 		}
 	}
 	switch {
@@ -271,7 +272,7 @@ func (v tableView) eachQuestion(k pick, fn func(question int64)) {
 		if !k.has(&v.cells[i], v.outs[i]) {
 			continue
 		}
-		for j, cond := range v.cells[i].conds {
+		for j, cond := range v.held.condsOf(&v.cells[i]) {
 			if !v.asked(k, i, j, cond.question) {
 				fn(cond.question)
 			}
@@ -286,7 +287,7 @@ func (v tableView) asked(k pick, i, j int, question int64) bool {
 		if !k.has(&v.cells[ci], v.outs[ci]) {
 			continue
 		}
-		for cj, cond := range v.cells[ci].conds {
+		for cj, cond := range v.held.condsOf(&v.cells[ci]) {
 			if ci == i && cj >= j {
 				break
 			}
@@ -304,7 +305,7 @@ func (v tableView) listed(k pick, question, answer int64) bool {
 		if !k.has(&v.cells[i], v.outs[i]) {
 			continue
 		}
-		for _, cond := range v.cells[i].conds {
+		for _, cond := range v.held.condsOf(&v.cells[i]) {
 			if cond.question == question && containsID(cond.ids, answer) {
 				return true
 			}
@@ -472,24 +473,25 @@ func cellNames(b *strings.Builder, v tableView, k pick, conj string) {
 		default:
 			b.WriteString(", ")
 		}
-		cellName(b, &v.cells[i])
+		cellName(b, v.held, &v.cells[i])
 	}
 }
 
 // cellName writes the cell's quotaName, or else what it lists: "35-54",
 // "18-24/55-99", "65 or older", "answers 1/2", "answer 7 & 18-34"; "quota
 // 123" for a cell that is not understood.
-func cellName(b *strings.Builder, cell *quotaCell) {
-	if cell.name != "" {
-		b.WriteString(cell.name)
+func cellName(b *strings.Builder, h *cellsHeld, cell *quotaCell) {
+	if cell.name != 0 {
+		b.WriteString(h.text(cell.name))
 		return
 	}
-	if cell.broken != "" || len(cell.conds) == 0 {
+	conds := h.condsOf(cell)
+	if cell.broken != 0 || len(conds) == 0 {
 		b.WriteString("quota ")
 		writeInt(b, cell.quotaID)
 		return
 	}
-	for i, k := range cell.conds {
+	for i, k := range conds {
 		if i > 0 {
 			b.WriteString(" & ")
 		}

@@ -396,8 +396,7 @@ func (d *Decisions) setLiveRows(rows []store.LiveRow) {
 // checking panelists against it.
 type liveTarget struct {
 	report *SubsampleReport
-	target rules.Target
-	rules  domain.EligibilityRules
+	target rules.Target     // its rules are Decisions.rules'
 	unread string           // rules.RulesNotRead of the subsample
 	cells  rules.QuotaCells // its quotas, compiled for matching profiles
 	// quotasUnread says why the quotas cannot be matched ("" when they can):
@@ -430,7 +429,6 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 		d.targets = append(d.targets, liveTarget{
 			report:       r,
 			target:       rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID},
-			rules:        d.rules[r.SubsampleID],
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
 			cells:        cells.Compile(d.quotasOf(r.SubsampleID)),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
@@ -443,7 +441,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 	ruleSets := make([]domain.EligibilityRules, len(d.targets))
 	d.targetOf = make(map[int64]int, len(d.targets))
 	for i, t := range d.targets {
-		targets[i], ruleSets[i] = t.target, t.rules
+		targets[i], ruleSets[i] = t.target, d.rules[t.target.SubsampleID]
 		d.targetOf[t.target.SubsampleID] = i
 	}
 	d.book = rules.NewRuleBook(targets, ruleSets, d.parents)

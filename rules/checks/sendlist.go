@@ -156,7 +156,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 // the quality hold is on, those the hold reads
 // (rules.QualityHoldPolicy.Relevant).
 func (s *Service) relevantHistory(d *Decisions, t *liveTarget, now time.Time) store.HistoryFilter {
-	r := rules.Relevant(t.target, t.rules, d.parents, d.topics)
+	r := rules.Relevant(t.target, d.rules[t.target.SubsampleID], d.parents, d.topics)
 	return store.HistoryFilter(s.QualityHold.Relevant(r, now))
 }
 
@@ -165,7 +165,7 @@ func (s *Service) relevantHistory(d *Decisions, t *liveTarget, now time.Time) st
 // hold and a hold by hand, as the rule book and the holds do for one
 // panelist (eachLive).
 func (s *Service) eligibility(d *Decisions, t *liveTarget, panelistID string, records []domain.HistoryRecord, now time.Time) rules.EligibilityResult {
-	r := rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now)
+	r := rules.Eligibility(t.target, d.rules[t.target.SubsampleID], rules.WithTopics(records, d.topics), d.parents, now)
 	return rules.WithQualityHold(r, d.ours.HeldWhy(panelistID, records, s.QualityHold, now))
 }
 

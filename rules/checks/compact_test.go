@@ -164,8 +164,8 @@ func TestHeldDecisionsDecideAlike(t *testing.T) {
 			13: {total(0), cell(2, 3)}, // paused: the total is full
 		})}
 	}
-	fresh := decide(snapshot(), nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
-	held := decide(snapshot(), nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
+	fresh := decide(snapshot(), nil, nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
+	held := decide(snapshot(), nil, nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
 	held.hold()
 	// The reports count the cells the verdict fills (the API's openQuotas
 	// and closedQuotas).

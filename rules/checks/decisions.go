@@ -25,6 +25,9 @@ type Decisions struct {
 	read  map[int64][]domain.Quota
 	held  *heldQuotas
 	rules map[int64]domain.EligibilityRules
+	// links are the entry links as read of the subsamples whose prepared
+	// links (SubsampleReport.Links) cannot simply be filled for a
+	// panelist (withPanelist): once decided, only those.
 	links map[int64][]domain.SubsampleLocale
 	// entry are the provider's entry addresses links must lie under
 	// (Service.EntryURLs); nil checks no host.
@@ -162,8 +165,10 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
 // decide makes the decisions of what the store read at now, its links
 // checked against entry; staleReason says why it is too old to decide on,
-// "" when it is not.
-func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
+// "" when it is not. The reports' entry links are those of same, the
+// decisions of the same snapshot decided before, when it is not nil:
+// links depend on neither the clock nor staleness.
+func decide(data store.Snapshot, same *Decisions, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
 	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents,
 		topics: groupedBy(topics, data.Events), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now,
 		ours: rules.CompilePolicy(data.Policy)}
@@ -174,7 +179,7 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 		if row.FieldEnd != nil {
 			d.fieldEnds = append(d.fieldEnds, *row.FieldEnd)
 		}
-		d.reports[i] = d.report(row)
+		d.reports[i] = d.report(row, same)
 		d.byID[row.SubsampleID] = i
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
@@ -184,6 +189,7 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 	d.prepareTargets(data.Countries)
 	d.data.Rows = nil   // the reports hold them
 	d.data.Events = nil // and topics
+	d.keepLinksAsRead()
 	if !d.ours.Blocks("category") {
 		d.data.Categories = nil // nothing decides on them again (decidedAt)
 	}
@@ -227,12 +233,16 @@ func defaultLocalesOf(locales []domain.Locale) map[string]string {
 // report builds one subsample's report, its entry links prepared for no
 // panelist in particular, and its verdict as the snapshot holds it: the
 // state and the reasons, the cells counted.
-func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
+func (d *Decisions) report(row store.SubsampleRow, same *Decisions) SubsampleReport {
 	quotas := d.quotasOf(row.SubsampleID)
 	v := d.verdict(row, quotas)
 	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Verdict{State: v.State, Reasons: v.Reasons},
 		OpenCells: len(v.Open), ClosedCells: len(v.Closed)}
-	r.Links = d.EntryLinks(&r, "")
+	if i, ok := same.indexOf(row.SubsampleID); ok {
+		r.Links = same.reports[i].Links
+	} else {
+		r.Links = d.EntryLinks(&r, "")
+	}
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
 	}
@@ -328,6 +338,48 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 	return nil
 }
 
+// indexOf is the place of subsampleID in d.reports; none in nil
+// decisions.
+func (d *Decisions) indexOf(subsampleID int64) (int, bool) {
+	if d == nil {
+		return 0, false
+	}
+	i, ok := d.byID[subsampleID]
+	return i, ok
+}
+
+// keepLinksAsRead keeps of the entry links as read only those of the
+// subsamples whose prepared links withPanelist cannot fill (a link with
+// a problem), for PanelistLinks to prepare again for a panelist.
+func (d *Decisions) keepLinksAsRead() {
+	kept := map[int64][]domain.SubsampleLocale{}
+	for i := range d.reports {
+		r := &d.reports[i]
+		if _, ok := d.links[r.SubsampleID]; ok && !fillable(r.Links) {
+			kept[r.SubsampleID] = d.links[r.SubsampleID]
+		}
+	}
+	d.links, d.data.Links = kept, kept
+}
+
+// fillable reports whether withPanelist fills links for a panelist
+// without preparing them again from the links as read: no link has a
+// problem, and every one was prepared for nobody.
+func fillable(links []EntryLinks) bool {
+	for _, l := range links {
+		if l.Problem() != "" {
+			return false
+		}
+		if _, ok := rules.FillEntryLink(l.Live, ""); !ok {
+			return false
+		}
+		if _, ok := rules.FillEntryLink(l.Testing, ""); l.Testing != "" && !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // endedBy is how many of the snapshot's field ends lie before now: when
 // it is not d.ended, a field has ended (or, on a clock set back, not yet)
 // since d was decided, and d's verdicts no longer hold.
@@ -352,7 +404,7 @@ func (d *Decisions) decidedAt(why string, now time.Time) *Decisions {
 	for i := range d.reports {
 		data.Rows[i] = d.reports[i].SubsampleRow
 	}
-	again := decide(data, d.entry, d.parents, d.topics, d.locales, why, now)
+	again := decide(data, d, d.entry, d.parents, d.topics, d.locales, why, now)
 	again.libraryLocales = d.libraryLocales
 	rows := make([]store.LiveRow, len(d.live))
 	for i := range d.live {

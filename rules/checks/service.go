@@ -201,7 +201,7 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
-	return decide(data, s.EntryURLs, parents, topics, locales, "", s.Now()), nil
+	return decide(data, nil, s.EntryURLs, parents, topics, locales, "", s.Now()), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written

@@ -244,11 +244,14 @@ func holdQuotas(quotas map[int64][]domain.Quota) *heldQuotas {
 
 // hold holds d in less memory once it is decided, its live list
 // included: its quotas as heldQuotas (quotasOf then gives them back, a
-// subsample's at a time), the values its rows repeat once.
+// subsample's at a time), its eligibility rules as heldRules (rulesOf),
+// the values its rows repeat once.
 func (d *Decisions) hold() {
 	d.shareValues()
 	d.held = holdQuotas(d.read)
 	d.read, d.data.Quotas = nil, nil
+	d.heldRules = holdRules(d.rules)
+	d.rules, d.data.Rules = nil, nil
 }
 
 // quotasOf are subsampleID's quotas: as the store read them while d is

@@ -22,9 +22,12 @@ type Decisions struct {
 	version int64
 	// read are the snapshot's quotas as read, while it is decided; then
 	// nil, and held holds them (hold): quotasOf gives either.
-	read  map[int64][]domain.Quota
-	held  *heldQuotas
-	rules map[int64]domain.EligibilityRules
+	read map[int64][]domain.Quota
+	held *heldQuotas
+	// rules are the eligibility rules as read, while d is decided; then
+	// nil, and heldRules holds them (hold): rulesOf gives either.
+	rules     map[int64]domain.EligibilityRules
+	heldRules *heldRules
 	// links are the entry links as read of the subsamples whose prepared
 	// links (SubsampleReport.Links) cannot simply be filled for a
 	// panelist (withPanelist): once decided, only those.
@@ -399,6 +402,9 @@ func (d *Decisions) decidedAt(why string, now time.Time) *Decisions {
 	data := d.data
 	if d.held != nil {
 		data.Quotas = d.held.all()
+	}
+	if d.heldRules != nil {
+		data.Rules = d.heldRules.all()
 	}
 	data.Rows = make([]store.SubsampleRow, len(d.reports))
 	for i := range d.reports {

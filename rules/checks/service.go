@@ -246,7 +246,7 @@ func (s *Service) Subsample(ctx context.Context, subsampleID int64) (SubsamplePa
 	if !ok {
 		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotasOf(subsampleID), Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales, Decisions: d}
+	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotasOf(subsampleID), Rules: d.rulesOf(subsampleID), LibraryLocales: d.libraryLocales, Decisions: d}
 	p.Verdict = rules.WithOurRules(d.verdict(p.SubsampleRow, p.Quotas), p.Ours)
 	for _, j := range d.byEvent[d.reports[i].EventID] {
 		if j != i {

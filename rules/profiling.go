@@ -430,7 +430,7 @@ func (c *ProfilingCounter) coverage(ct *countryTally) []TableCoverage {
 				continue
 			}
 			cov := TableCoverage{SubsampleID: t.SubsampleID, SubsampleName: t.Name, Country: t.Country,
-				TableID: table.id, TableName: table.name, Questions: cells.tableQuestions(table), Panelists: panelists}
+				TableID: table.id, TableName: cells.held.text(table.name), Questions: cells.tableQuestions(table), Panelists: panelists}
 			for _, lt := range fitting {
 				for _, g := range lt.groups {
 					if cells.TableVerdict(ti, g.profile, c.now) == QuotaUnknown {

@@ -34,7 +34,7 @@ func (c *QuotaCells) nobodyFits() string {
 				var b strings.Builder
 				b.WriteString("Cell ")
 				cellName(&b, c.held, cell)
-				b.WriteString(" of " + tableRef(t) + " is full and not understood: " + c.held.text(cell.broken) +
+				b.WriteString(" of " + tableRef(c.held, t) + " is full and not understood: " + c.held.text(cell.broken) +
 					". Any panelist may fall in it and be turned back, so nobody can be sent.")
 				return b.String()
 			}
@@ -71,7 +71,8 @@ func anyOpenUnderstood(cells []quotaCell) bool {
 // that is not understood and why.
 func noOpenCell(t *quotaTable, h *cellsHeld, cells []quotaCell) string {
 	var b strings.Builder
-	b.WriteString(strings.ToUpper(tableRef(t)[:1]) + tableRef(t)[1:] + " has no cell that both has room and is understood, and ")
+	ref := tableRef(h, t)
+	b.WriteString(strings.ToUpper(ref[:1]) + ref[1:] + " has no cell that both has room and is understood, and ")
 	if t.hard {
 		b.WriteString("it holds hard quotas")
 	} else {
@@ -101,10 +102,10 @@ func noOpenCell(t *quotaTable, h *cellsHeld, cells []quotaCell) string {
 
 // tableRef names a table with its id, as a reason about the subsample
 // does: "table Age (2)", "table 2".
-func tableRef(t *quotaTable) string {
+func tableRef(h *cellsHeld, t *quotaTable) string {
 	id := strconv.FormatInt(t.id, 10)
-	if t.name == "" {
+	if t.name == 0 {
 		return "table " + id
 	}
-	return "table " + t.name + " (" + id + ")"
+	return "table " + h.text(t.name) + " (" + id + ")"
 }

@@ -230,7 +230,7 @@ func (cc *CellCompiler) keep(questions []domain.QuotaQuestion, from, to uint32, 
 // Compile is CompileQuotas, the conditions of lists of questions already
 // compiled taken from cc.
 func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
-	c := QuotaCells{tables: groupTables(quotas)}
+	var c QuotaCells
 	if cc != nil {
 		if cc.held == nil {
 			cc.held = &cellsHeld{}
@@ -239,6 +239,7 @@ func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 	} else {
 		c.held = &cellsHeld{}
 	}
+	c.tables = groupTables(quotas, c.held)
 	// First pass: the tables (groupTables), how many cells each holds, and
 	// how much room the conditions need, so the second pass allocates each
 	// slice once.
@@ -290,7 +291,7 @@ func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 		}
 		t := &c.tables[tableIndex(c.tables, q.TableID)]
 		cell := b.compile(q, cc)
-		if why := t.twoNames(); why != "" && cell.broken == 0 {
+		if why := t.twoNames(c.held); why != "" && cell.broken == 0 {
 			cell.broken = c.held.add(why)
 		}
 		c.cells[t.hi] = cell

@@ -760,9 +760,14 @@ func TestCellCompilerIsCompileQuotas(t *testing.T) {
 // compiledCells are QuotaCells with each cell's conditions and words in
 // place of where they are held, to compare cells compiled apart.
 type compiledCells struct {
-	tables   []quotaTable
+	tables   []compiledTable
 	cells    []compiledCell
 	needsAge bool
+}
+
+type compiledTable struct {
+	table           quotaTable
+	name, otherName string
 }
 
 type compiledCell struct {
@@ -773,7 +778,12 @@ type compiledCell struct {
 }
 
 func cellsAsCompiled(c QuotaCells) compiledCells {
-	out := compiledCells{tables: c.tables, needsAge: c.needsAge}
+	out := compiledCells{needsAge: c.needsAge}
+	for _, t := range c.tables {
+		k := compiledTable{table: t, name: c.held.text(t.name), otherName: c.held.text(t.otherName)}
+		k.table.name, k.table.otherName = 0, 0
+		out.tables = append(out.tables, k)
+	}
 	for i := range c.cells {
 		cell := &c.cells[i]
 		k := compiledCell{quotaID: cell.quotaID, remaining: cell.remaining, kind: cell.kind,

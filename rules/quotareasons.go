@@ -89,7 +89,7 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 		v.outs[i] = v.cells[i].outcome(c.held, x.p, x.age)
 		s.add(&v.cells[i], v.outs[i])
 	}
-	tm := TableMatch{TableID: t.id, TableName: t.name, Verdict: s.verdict(t)}
+	tm := TableMatch{TableID: t.id, TableName: c.held.text(t.name), Verdict: s.verdict(t)}
 	tm.Cells = x.collect(v, pickFull, pickOpen)
 	tm.Undecided = x.collect(v, pickUndecided, pickBroken)
 
@@ -107,7 +107,7 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 		}
 	case QuotaOffTarget:
 		x.subject(&b, v, pickAll)
-		b.WriteString(" in no cell of " + tableLabel(t) + " (")
+		b.WriteString(" in no cell of " + tableLabel(v.held, t) + " (")
 		cellNames(&b, v, pickAll, "or")
 		b.WriteString("), which holds hard quotas.")
 	case QuotaFits:
@@ -129,21 +129,21 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 			undecided, broken := v.count(pickUndecided), v.count(pickBrokenOpen)
 			if undecided > 0 {
 				x.missing(&b, v)
-				b.WriteString(", but that changes nothing: the cells of " + tableLabel(t) + " that ask it have room and only count.")
+				b.WriteString(", but that changes nothing: the cells of " + tableLabel(v.held, t) + " that ask it have room and only count.")
 			}
 			if broken > 0 {
 				sentence(&b)
 				notUnderstood(&b, v, pickBrokenOpen)
 				if broken == 1 {
-					b.WriteString(", but that changes nothing: it has room and " + tableLabel(t) + " holds no hard quota.")
+					b.WriteString(", but that changes nothing: it has room and " + tableLabel(v.held, t) + " holds no hard quota.")
 				} else {
-					b.WriteString(", but that changes nothing: they have room and " + tableLabel(t) + " holds no hard quota.")
+					b.WriteString(", but that changes nothing: they have room and " + tableLabel(v.held, t) + " holds no hard quota.")
 				}
 			}
 			if undecided == 0 && broken == 0 {
 				// Every cell counting (Verdict's step 5).
 				x.subject(&b, v, pickAll)
-				b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
+				b.WriteString(" in no cell of " + tableLabel(v.held, t) + ", which is fine: its cells only count.")
 			}
 		}
 	case QuotaUnknown:
@@ -190,7 +190,7 @@ func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
 	case open > 0:
 		b.WriteString(" The panelist may fall in ")
 		cellList(b, v, pickBrokenOpen, "or")
-		b.WriteString(", or in no cell of " + tableLabel(t) + ", ")
+		b.WriteString(", or in no cell of " + tableLabel(v.held, t) + ", ")
 		hardness(b, v, t)
 		b.WriteByte('.')
 	}
@@ -204,11 +204,11 @@ func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
 	if b.Len() == 0 {
 		// Step 8: in no cell of a table that may hold hard quotas.
 		x.subject(b, v, pickAll)
-		b.WriteString(" in no cell of " + tableLabel(t) + " (")
+		b.WriteString(" in no cell of " + tableLabel(v.held, t) + " (")
 		cellNames(b, v, pickAll, "or")
 		b.WriteString("), ")
 		hardness(b, v, t)
-		b.WriteString(": whether " + tableLabel(t) + " takes a panelist in none of its cells is not known.")
+		b.WriteString(": whether " + tableLabel(v.held, t) + " takes a panelist in none of its cells is not known.")
 	}
 }
 
@@ -534,9 +534,9 @@ func writeRange(b *strings.Builder, r ageRange) {
 	}
 }
 
-func tableLabel(t *quotaTable) string {
-	if t.name != "" {
-		return t.name
+func tableLabel(h *cellsHeld, t *quotaTable) string {
+	if t.name != 0 {
+		return h.text(t.name)
 	}
 	return "table " + strconv.FormatInt(t.id, 10)
 }

@@ -189,9 +189,10 @@ func decide(data store.Snapshot, same *Decisions, entry rules.EntryURLs, parents
 	slices.SortFunc(d.fieldEnds, time.Time.Compare)
 	d.ended = d.endedBy(now)
 	d.shareStrings()
-	d.prepareTargets(data.Countries)
-	d.data.Rows = nil   // the reports hold them
-	d.data.Events = nil // and topics
+	d.prepareTargets()
+	d.data.Rows = nil      // the reports hold them
+	d.data.Events = nil    // and topics
+	d.data.Countries = nil // and the reports' LiveCountries
 	d.keepLinksAsRead()
 	if !d.ours.Blocks("category") {
 		d.data.Categories = nil // nothing decides on them again (decidedAt)
@@ -475,8 +476,8 @@ type fieldClosure struct {
 }
 
 // prepareTargets fills d.targets and d.book from the live subsamples of
-// d.reports and their countries.
-func (d *Decisions) prepareTargets(countries map[int64][]string) {
+// d.reports and their countries (SubsampleRow.LiveCountries).
+func (d *Decisions) prepareTargets() {
 	d.targets = d.targets[:0]
 	var cells rules.CellCompiler // cells asking the same questions share their conditions
 	for i := range d.reports {
@@ -490,7 +491,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
 			cells:        cells.Compile(d.quotasOf(r.SubsampleID)),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
-			panel:        panelTarget(countries[r.SubsampleID], r.Links),
+			panel:        panelTarget(r.LiveCountries, r.Links),
 			closures:     fieldClosuresOf(d.data.FieldClosures[r.SubsampleID], d.quotasOf(r.SubsampleID)),
 		})
 	}

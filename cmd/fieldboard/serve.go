@@ -29,10 +29,10 @@ import (
 )
 
 // defaultMemoryLimitMiB is serve's soft limit of the Go heap by default,
-// chosen from what serve holds. Its heap holds about 5 MiB and 6.6 KiB a
+// chosen from what serve holds. Its heap holds about 5 MiB and 6.5 KiB a
 // live subsample of the decided snapshot (bench's
-// TestDecidedSnapshotMemory: 14.4 MiB at 6,000 subsamples, 2,147 of them
-// live, 57.1 MiB at 24,000, 8,910 live; figure 8's label: 19 MiB held
+// TestDecidedSnapshotMemory: 14.2 MiB at 6,000 subsamples, 2,147 of them
+// live, 56.3 MiB at 24,000, 8,910 live; figure 8's label: 19 MiB held
 // after a collection at 6,000, 68 MiB at 24,000). The limit is also what
 // the runtime keeps of the memory it freed, so serve's RSS is about the
 // limit and some 17 MiB outside the Go heap: 112 MiB keeps figure 8's

@@ -82,7 +82,7 @@ func measureAtScale(t *testing.T, s sizes, db string) (atScale, servedRouter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.decided, _ = decidedMemory(t, db)
+	a.decided, _, _ = decidedMemory(t, db)
 	a.garbage = routerGarbage(t, s, db)
 	written := filepath.Join(t.TempDir(), "written.db")
 	copyFile(t, db, written)

@@ -14,18 +14,23 @@ import (
 // decides it once per panelist, starting from the panelist's records: the
 // cost follows the history and the entries it touches, not the number of
 // subsamples. Its answers are exactly Eligibility's, target by target.
+//
+// A decided snapshot holds its book for as long as it is current, so the
+// book holds its lists back to back, without a pointer per list or per
+// target for the collector to scan (heldLists).
 type RuleBook struct {
 	parents domain.CategoryParents
 	entries []bookEntry
 	// byKey finds the entries naming a record's subsample, research type,
 	// category (at each level) or event.
-	byKey map[bookKey][]int32
+	byKey heldLists[bookKey]
 	// users are the targets using each entry; byEvent and bySubsample the
 	// targets of each event and subsample (the unique-respondents rule).
-	users       [][]int32
-	byEvent     map[int64][]int32
-	bySubsample map[int64][]int32
+	users       heldLists[int32]
+	byEvent     heldLists[int64]
+	bySubsample heldLists[int64]
 	targets     []bookTarget
+	uses        []entryUse // of every target, bookTarget.from to .to
 	// scratch keeps bookScratch values between checks, so that a check
 	// allocates nothing sized to the book.
 	scratch sync.Pool
@@ -48,7 +53,40 @@ type bookEntry struct {
 
 type bookTarget struct {
 	target Target
-	uses   []entryUse // in the order Eligibility reports exclusions
+	// from and to are its entries in RuleBook.uses, in the order
+	// Eligibility reports exclusions.
+	from, to int32
+}
+
+// usesOf are target t's entries.
+func (b *RuleBook) usesOf(t *bookTarget) []entryUse { return b.uses[t.from:t.to:t.to] }
+
+// heldLists are lists of int32 by key, back to back in one array: a map
+// and an array without pointers, which the collector does not scan.
+type heldLists[K comparable] struct {
+	at  map[K][2]int32 // a list's first place in all, and the place after its last
+	all []int32
+}
+
+// holdLists holds m as heldLists.
+func holdLists[K comparable](m map[K][]int32) heldLists[K] {
+	n := 0
+	for _, l := range m {
+		n += len(l)
+	}
+	h := heldLists[K]{at: make(map[K][2]int32, len(m)), all: make([]int32, 0, n)}
+	for k, l := range m {
+		from := int32(len(h.all))
+		h.all = append(h.all, l...)
+		h.at[k] = [2]int32{from, int32(len(h.all))}
+	}
+	return h
+}
+
+// of is k's list; none when k has none.
+func (h heldLists[K]) of(k K) []int32 {
+	at := h.at[k]
+	return h.all[at[0]:at[1]:at[1]]
 }
 
 // entryUse is a target's entry: which one, and its position in its array.
@@ -56,12 +94,13 @@ type entryUse struct{ entry, index int32 }
 
 // NewRuleBook compiles rules[i], the rules of targets[i], for every i.
 func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents domain.CategoryParents) *RuleBook {
-	b := &RuleBook{parents: parents, byKey: map[bookKey][]int32{}, byEvent: map[int64][]int32{}, bySubsample: map[int64][]int32{},
-		targets: make([]bookTarget, len(targets))}
+	b := &RuleBook{parents: parents, targets: make([]bookTarget, len(targets))}
+	byKey, byEvent, bySubsample, users := map[bookKey][]int32{}, map[int64][]int32{}, map[int64][]int32{}, map[int32][]int32{}
 	bySentence := map[string]int32{}
 	for i, t := range targets {
 		bt := &b.targets[i]
 		bt.target = t
+		bt.from = int32(len(b.uses))
 		use := func(kind string, index int, field match, id int64, codes []int64, numDays int64, sentence func() string) {
 			if id == 0 || !hasRealCode(codes) {
 				return // a placeholder: applies to nothing
@@ -73,13 +112,12 @@ func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents doma
 				bySentence[rule] = e
 				key := bookKey{field, id}
 				b.entries = append(b.entries, bookEntry{kind: kind, key: key, codes: codes, numDays: numDays, rule: rule})
-				b.byKey[key] = append(b.byKey[key], e)
-				b.users = append(b.users, nil)
+				byKey[key] = append(byKey[key], e)
 			}
-			if u := b.users[e]; len(u) == 0 || u[len(u)-1] != int32(i) {
-				b.users[e] = append(u, int32(i))
+			if u := users[e]; len(u) == 0 || u[len(u)-1] != int32(i) {
+				users[e] = append(u, int32(i))
 			}
-			bt.uses = append(bt.uses, entryUse{e, int32(index)})
+			b.uses = append(b.uses, entryUse{e, int32(index)})
 		}
 		r := &rules[i]
 		for j, e := range r.Surveys {
@@ -100,10 +138,12 @@ func NewRuleBook(targets []Target, rules []domain.EligibilityRules, parents doma
 			use(KindEvents, j, matchEvent, id, e.ReturnCodes, e.NumDays, func() string { return eventSentence(id, e.Name, e.NumDays, e.ReturnCodes) })
 		}
 		if t.EventID != 0 {
-			b.byEvent[t.EventID] = append(b.byEvent[t.EventID], int32(i))
+			byEvent[t.EventID] = append(byEvent[t.EventID], int32(i))
 		}
-		b.bySubsample[t.SubsampleID] = append(b.bySubsample[t.SubsampleID], int32(i))
+		bySubsample[t.SubsampleID] = append(bySubsample[t.SubsampleID], int32(i))
+		bt.to = int32(len(b.uses))
 	}
+	b.byKey, b.byEvent, b.bySubsample, b.users = holdLists(byKey), holdLists(byEvent), holdLists(bySubsample), holdLists(users)
 	return b
 }
 
@@ -237,12 +277,12 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 	c.scratch = b.takeScratch()
 	c.touched = make([]bool, len(b.targets))
 	decide := func(key bookKey) {
-		for _, e := range b.byKey[key] {
+		for _, e := range b.byKey.of(key) {
 			if c.matched[e] != 0 {
 				continue
 			}
 			if c.decide(e) > 0 {
-				for _, t := range b.users[e] {
+				for _, t := range b.users.of(e) {
 					c.touched[t] = true
 				}
 			}
@@ -256,7 +296,7 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 			// A record whose research type, category or event is not
 			// known matches every entry on it (fieldMatches).
 			unknown, broad = true, true
-			for key := range b.byKey {
+			for key := range b.byKey.at {
 				if key.field != matchSubsample {
 					decide(key)
 				}
@@ -273,16 +313,16 @@ func (b *RuleBook) against(history []domain.HistoryRecord, now time.Time) *bookC
 			// A category never seen, or named under two parents, matches
 			// every generic and main entry.
 			broad = true
-			for key := range b.byKey {
+			for key := range b.byKey.at {
 				if key.field == matchGenericCategory || key.field == matchMainCategory {
 					decide(key)
 				}
 			}
 		}
-		for _, t := range b.byEvent[rec.EventID] {
+		for _, t := range b.byEvent.of(rec.EventID) {
 			c.touched[t] = true
 		}
-		for _, t := range b.bySubsample[rec.SubsampleID] {
+		for _, t := range b.bySubsample.of(rec.SubsampleID) {
 			c.touched[t] = true
 		}
 	}
@@ -297,7 +337,7 @@ func (c *bookCheck) eligible(i int) bool {
 		return true
 	}
 	t := &c.b.targets[i]
-	for _, u := range t.uses {
+	for _, u := range c.b.usesOf(t) {
 		if c.decide(u.entry) > 0 {
 			return false
 		}
@@ -315,7 +355,7 @@ func (c *bookCheck) result(i int) EligibilityResult {
 	b, history := c.b, c.history
 	t := &b.targets[i]
 	var out []Exclusion
-	for _, u := range t.uses {
+	for _, u := range b.usesOf(t) {
 		m := c.decide(u.entry) - 1
 		if m < 0 {
 			continue

@@ -247,7 +247,7 @@ func (ct *countryTally) prepare(targets []ProfilingTarget) {
 				continue
 			}
 			for ci := t.lo; ci < t.hi; ci++ {
-				for _, k := range cells.cells[ci].conds {
+				for _, k := range cells.held.condsOf(&cells.cells[ci]) {
 					if k.question == domain.AgeRangeQuestionID {
 						ct.asksAge = true
 						for _, r := range k.ages {
@@ -430,7 +430,7 @@ func (c *ProfilingCounter) coverage(ct *countryTally) []TableCoverage {
 				continue
 			}
 			cov := TableCoverage{SubsampleID: t.SubsampleID, SubsampleName: t.Name, Country: t.Country,
-				TableID: table.id, TableName: table.name, Questions: cells.tableQuestions(table), Panelists: panelists}
+				TableID: table.id, TableName: cells.held.text(table.name), Questions: cells.tableQuestions(table), Panelists: panelists}
 			for _, lt := range fitting {
 				for _, g := range lt.groups {
 					if cells.TableVerdict(ti, g.profile, c.now) == QuotaUnknown {
@@ -457,7 +457,7 @@ func (c *QuotaCells) TableVerdict(t int, p domain.Profile, now time.Time) QuotaV
 func (c *QuotaCells) tableQuestions(t *quotaTable) []int64 {
 	var qs []int64
 	for i := t.lo; i < t.hi; i++ {
-		for _, k := range c.cells[i].conds {
+		for _, k := range c.held.condsOf(&c.cells[i]) {
 			if !slices.Contains(qs, k.question) {
 				qs = append(qs, k.question)
 			}
@@ -538,7 +538,7 @@ func hardRoomByQuestion(c *QuotaCells) map[int64]int64 {
 				continue
 			}
 			var asked []int64
-			for _, k := range cell.conds {
+			for _, k := range c.held.condsOf(cell) {
 				if !slices.Contains(asked, k.question) {
 					asked = append(asked, k.question)
 					perTable[k.question] += cell.remaining

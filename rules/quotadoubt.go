@@ -30,27 +30,27 @@ func (c *QuotaCells) nobodyFits() string {
 		t := &c.tables[ti]
 		cells := c.cells[t.lo:t.hi]
 		for i := range cells {
-			if cell := &cells[i]; cell.broken != "" && cell.remaining == 0 && !cell.excludesAnyone() {
+			if cell := &cells[i]; cell.broken != 0 && cell.remaining == 0 && !excludesAnyone(c.held.condsOf(cell)) {
 				var b strings.Builder
 				b.WriteString("Cell ")
-				cellName(&b, cell)
-				b.WriteString(" of " + tableRef(t) + " is full and not understood: " + cell.broken +
+				cellName(&b, c.held, cell)
+				b.WriteString(" of " + tableRef(c.held, t) + " is full and not understood: " + c.held.text(cell.broken) +
 					". Any panelist may fall in it and be turned back, so nobody can be sent.")
 				return b.String()
 			}
 		}
 		if t.mayBeHard() && !anyOpenUnderstood(cells) {
-			return noOpenCell(t, cells)
+			return noOpenCell(t, c.held, cells)
 		}
 	}
 	return ""
 }
 
-// excludesAnyone reports whether the cell has an understood condition,
-// which a panelist can surely fail.
-func (cell *quotaCell) excludesAnyone() bool {
-	for i := range cell.conds {
-		if !cell.conds[i].broken {
+// excludesAnyone reports whether a cell of conditions conds has an
+// understood one, which a panelist can surely fail.
+func excludesAnyone(conds []cellCond) bool {
+	for i := range conds {
+		if !conds[i].broken {
 			return true
 		}
 	}
@@ -59,7 +59,7 @@ func (cell *quotaCell) excludesAnyone() bool {
 
 func anyOpenUnderstood(cells []quotaCell) bool {
 	for i := range cells {
-		if cells[i].broken == "" && cells[i].remaining > 0 {
+		if cells[i].broken == 0 && cells[i].remaining > 0 {
 			return true
 		}
 	}
@@ -69,9 +69,10 @@ func anyOpenUnderstood(cells []quotaCell) bool {
 // noOpenCell says that table t, of hard quotas or maybe of hard quotas,
 // has no cell that is both open and understood, naming the first cell
 // that is not understood and why.
-func noOpenCell(t *quotaTable, cells []quotaCell) string {
+func noOpenCell(t *quotaTable, h *cellsHeld, cells []quotaCell) string {
 	var b strings.Builder
-	b.WriteString(strings.ToUpper(tableRef(t)[:1]) + tableRef(t)[1:] + " has no cell that both has room and is understood, and ")
+	ref := tableRef(h, t)
+	b.WriteString(strings.ToUpper(ref[:1]) + ref[1:] + " has no cell that both has room and is understood, and ")
 	if t.hard {
 		b.WriteString("it holds hard quotas")
 	} else {
@@ -82,17 +83,17 @@ func noOpenCell(t *quotaTable, cells []quotaCell) string {
 				if n++; n > 1 {
 					b.WriteString(", ")
 				}
-				cellName(&b, &cells[i])
+				cellName(&b, h, &cells[i])
 			}
 		}
 		b.WriteString(": a quota type that is neither hard nor counting)")
 	}
 	b.WriteString(": nobody can surely be counted in it, so nobody can be sent.")
 	for i := range cells {
-		if cells[i].broken != "" {
+		if cells[i].broken != 0 {
 			b.WriteString(" Cell ")
-			cellName(&b, &cells[i])
-			b.WriteString(" is not understood: " + cells[i].broken + ".")
+			cellName(&b, h, &cells[i])
+			b.WriteString(" is not understood: " + h.text(cells[i].broken) + ".")
 			break
 		}
 	}
@@ -101,10 +102,10 @@ func noOpenCell(t *quotaTable, cells []quotaCell) string {
 
 // tableRef names a table with its id, as a reason about the subsample
 // does: "table Age (2)", "table 2".
-func tableRef(t *quotaTable) string {
+func tableRef(h *cellsHeld, t *quotaTable) string {
 	id := strconv.FormatInt(t.id, 10)
-	if t.name == "" {
+	if t.name == 0 {
 		return "table " + id
 	}
-	return "table " + t.name + " (" + id + ")"
+	return "table " + h.text(t.name) + " (" + id + ")"
 }

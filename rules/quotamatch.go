@@ -81,20 +81,67 @@ type QuotaMatch struct {
 // many panelists can be matched against them cheaply: cells grouped by
 // table, ranges parsed, cells that are not understood marked with why. A
 // QuotaCells is never changed after CompileQuotas and is safe to share
-// between goroutines. The zero value has no cells: everybody fits.
+// between goroutines (those of a CellCompiler once it compiles no more).
+// The zero value has no cells: everybody fits.
 type QuotaCells struct {
 	tables   []quotaTable
 	cells    []quotaCell // grouped by table, in the provider's order within each
+	held     *cellsHeld  // the cells' conditions and words
 	needsAge bool        // some cell asks the age question
 }
 
+// quotaCell is one cell, without a pointer: a decided snapshot holds tens
+// of thousands, which the collector would otherwise scan on every cycle.
+// Its conditions and words are places in the cellsHeld of its QuotaCells.
 type quotaCell struct {
 	quotaID   int64
-	name      string // quotaName, trimmed; may be empty
-	remaining int64  // remainingExclusive + remainingShared, never below 0
+	remaining int64 // remainingExclusive + remainingShared, never below 0
 	kind      quotaKind
-	conds     []cellCond // all must hold
-	broken    string     // why the cell is not understood; "" when it is
+	// name is the quotaName, trimmed (may be empty), broken why the cell
+	// is not understood (0, "", when it is): places in cellsHeld.texts.
+	name, broken uint32
+	// conds, all of which must hold, are cellsHeld.conds[from:to].
+	from, to uint32
+}
+
+// cellsHeld are the conditions and the words of cells, shared by the
+// cells a CellCompiler compiles: conditions are appended and texts added
+// while it compiles, never changed.
+type cellsHeld struct {
+	conds []cellCond
+	texts []string          // place 0 is ""
+	place map[string]uint32 // of each text in texts
+}
+
+// conds are cell's conditions.
+func (h *cellsHeld) condsOf(cell *quotaCell) []cellCond {
+	return h.conds[cell.from:cell.to:cell.to]
+}
+
+// text is the text at place: "" at 0.
+func (h *cellsHeld) text(place uint32) string {
+	if place == 0 {
+		return ""
+	}
+	return h.texts[place]
+}
+
+// add is the place of s in texts, added when it is not there.
+func (h *cellsHeld) add(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if p, ok := h.place[s]; ok {
+		return p
+	}
+	if h.place == nil {
+		h.place = map[string]uint32{}
+		h.texts = append(h.texts[:0], "")
+	}
+	p := uint32(len(h.texts))
+	h.texts = append(h.texts, s)
+	h.place[s] = p
+	return p
 }
 
 // cellCond is one question of a cell: one of the panelist's answers must be
@@ -142,18 +189,21 @@ func CompileQuotas(quotas []domain.Quota) QuotaCells {
 // does, and holds once the conditions of the cells that ask the same list
 // of questions: the same slice, as quotas whose questions were made one
 // share it (the cells of many subsamples ask the same gender or age
-// band). The cells it compiles keep those conditions; a nil CellCompiler
-// shares nothing. It is not safe for concurrent use; its zero value is
-// ready.
+// band), and the words of every cell once (cellsHeld). The cells it
+// compiles keep those conditions, and are not to be matched before it
+// has compiled the last; a nil CellCompiler shares nothing. It is not
+// safe for concurrent use; its zero value is ready.
 type CellCompiler struct {
 	compiled map[*domain.QuotaQuestion]sharedConds
+	held     *cellsHeld
 }
 
-// sharedConds are the conditions compiled from a list of questions, how
-// many questions it held, and why it is not understood ("" when it is).
+// sharedConds are the conditions compiled from a list of questions
+// (cellsHeld.conds[from:to]), how many questions it held, and why it is
+// not understood ("" when it is).
 type sharedConds struct {
 	questions int
-	conds     []cellCond
+	from, to  uint32
 	why       string
 }
 
@@ -167,24 +217,33 @@ func (cc *CellCompiler) shared(questions []domain.QuotaQuestion) (sharedConds, b
 }
 
 // keep holds what was compiled from questions.
-func (cc *CellCompiler) keep(questions []domain.QuotaQuestion, conds []cellCond, why string) {
+func (cc *CellCompiler) keep(questions []domain.QuotaQuestion, from, to uint32, why string) {
 	if cc == nil || len(questions) == 0 {
 		return
 	}
 	if cc.compiled == nil {
 		cc.compiled = map[*domain.QuotaQuestion]sharedConds{}
 	}
-	cc.compiled[&questions[0]] = sharedConds{questions: len(questions), conds: conds, why: why}
+	cc.compiled[&questions[0]] = sharedConds{questions: len(questions), from: from, to: to, why: why}
 }
 
 // Compile is CompileQuotas, the conditions of lists of questions already
 // compiled taken from cc.
 func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
-	c := QuotaCells{tables: groupTables(quotas)}
+	var c QuotaCells
+	if cc != nil {
+		if cc.held == nil {
+			cc.held = &cellsHeld{}
+		}
+		c.held = cc.held
+	} else {
+		c.held = &cellsHeld{}
+	}
+	c.tables = groupTables(quotas, c.held)
 	// First pass: the tables (groupTables), how many cells each holds, and
 	// how much room the conditions need, so the second pass allocates each
 	// slice once.
-	var nConds, nIDs, nAges int
+	var nIDs, nAges int
 	var counted map[*domain.QuotaQuestion]bool // lists of questions counted, with cc
 	for i := range quotas {
 		q := &quotas[i]
@@ -203,7 +262,6 @@ func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 			}
 			counted[&q.Questions[0]] = true
 		}
-		nConds += len(q.Questions)
 		for _, qq := range q.Questions {
 			for _, a := range qq.Answers {
 				if a.IsRange() {
@@ -222,9 +280,9 @@ func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 	}
 	c.cells = make([]quotaCell, next)
 	b := condBuffers{
-		conds: make([]cellCond, 0, nConds),
-		ids:   make([]int64, 0, nIDs),
-		ages:  make([]ageRange, 0, nAges),
+		held: c.held,
+		ids:  make([]int64, 0, nIDs),
+		ages: make([]ageRange, 0, nAges),
 	}
 	for i := range quotas {
 		q := &quotas[i]
@@ -233,35 +291,36 @@ func (cc *CellCompiler) Compile(quotas []domain.Quota) QuotaCells {
 		}
 		t := &c.tables[tableIndex(c.tables, q.TableID)]
 		cell := b.compile(q, cc)
-		if why := t.twoNames(); why != "" && cell.broken == "" {
-			cell.broken = why
+		if why := t.twoNames(c.held); why != "" && cell.broken == 0 {
+			cell.broken = c.held.add(why)
 		}
 		c.cells[t.hi] = cell
 		t.hi++
-		for _, k := range cell.conds {
+		for _, k := range c.held.condsOf(&cell) {
 			c.needsAge = c.needsAge || k.question == domain.AgeRangeQuestionID
 		}
 	}
 	return c
 }
 
-// condBuffers hold every cell's conditions back to back. Their capacities
-// are counted beforehand, so appending never moves them and the cells'
-// subslices stay valid.
+// condBuffers hold the answers and ages of every cell's conditions back
+// to back, and the conditions themselves in held. The capacities of ids
+// and ages are counted beforehand, so appending never moves them and the
+// conditions' subslices stay valid.
 type condBuffers struct {
-	conds []cellCond
-	ids   []int64
-	ages  []ageRange
+	held *cellsHeld
+	ids  []int64
+	ages []ageRange
 }
 
 // compile turns one quota into a cell, its conditions taken from cc when
 // it compiled the quota's questions already, and kept there when not.
 func (b *condBuffers) compile(q *domain.Quota, cc *CellCompiler) quotaCell {
-	cell := quotaCell{quotaID: q.QuotaID, name: strings.TrimSpace(q.QuotaName), remaining: roomOf(q),
+	cell := quotaCell{quotaID: q.QuotaID, name: b.held.add(strings.TrimSpace(q.QuotaName)), remaining: roomOf(q),
 		kind: kindOf(q.QuotaType)}
 	notUnderstood := func(why string) {
-		if cell.broken == "" {
-			cell.broken = why
+		if cell.broken == 0 {
+			cell.broken = b.held.add(why)
 		}
 	}
 	if cell.kind == kindOther {
@@ -277,11 +336,11 @@ func (b *condBuffers) compile(q *domain.Quota, cc *CellCompiler) quotaCell {
 		if s.why != "" {
 			notUnderstood(s.why)
 		}
-		cell.conds = s.conds
+		cell.from, cell.to = s.from, s.to
 		return cell
 	}
 	questionsWhy := "" // the first reason its questions give
-	first := len(b.conds)
+	first := len(b.held.conds)
 	for _, qq := range q.Questions {
 		k := cellCond{question: qq.ID}
 		question := func() string { return "question " + strconv.FormatInt(qq.ID, 10) }
@@ -322,10 +381,10 @@ func (b *condBuffers) compile(q *domain.Quota, cc *CellCompiler) quotaCell {
 		}
 		k.ids = b.ids[firstID:len(b.ids):len(b.ids)]
 		k.ages = b.ages[firstAge:len(b.ages):len(b.ages)]
-		b.conds = append(b.conds, k)
+		b.held.conds = append(b.held.conds, k)
 	}
-	cell.conds = b.conds[first:len(b.conds):len(b.conds)]
-	cc.keep(q.Questions, cell.conds, questionsWhy)
+	cell.from, cell.to = uint32(first), uint32(len(b.held.conds))
+	cc.keep(q.Questions, cell.from, cell.to, questionsWhy)
 	return cell
 }
 
@@ -453,7 +512,7 @@ func (c *QuotaCells) AppendCells(dst []int64, p domain.Profile, now time.Time) [
 		// (pickOpen).
 		for _, open := range [2]bool{false, true} {
 			for i := range cells {
-				if cell := &cells[i]; (cell.remaining > 0) == open && cell.outcome(p, age) == cellYes {
+				if cell := &cells[i]; (cell.remaining > 0) == open && cell.outcome(c.held, p, age) == cellYes {
 					dst = append(dst, cell.quotaID)
 				}
 			}
@@ -480,7 +539,7 @@ type tableTally struct {
 func (c *QuotaCells) tally(t *quotaTable, p domain.Profile, age int) tableTally {
 	var s tableTally
 	for i := t.lo; i < t.hi; i++ {
-		s.add(&c.cells[i], c.cells[i].outcome(p, age))
+		s.add(&c.cells[i], c.cells[i].outcome(c.held, p, age))
 	}
 	return s
 }
@@ -524,13 +583,14 @@ func (s tableTally) verdict(t *quotaTable) QuotaVerdict {
 // understood condition surely fails, else cellNotUnderstood for a cell
 // that is not understood, else cellUndecided when an answer is missing,
 // else cellYes.
-func (cell *quotaCell) outcome(p domain.Profile, age int) cellOutcome {
-	if cell.broken != "" {
-		return cell.brokenOutcome(p, age)
+func (cell *quotaCell) outcome(h *cellsHeld, p domain.Profile, age int) cellOutcome {
+	conds := h.condsOf(cell)
+	if cell.broken != 0 {
+		return brokenOutcome(conds, p, age)
 	}
 	undecided := false
-	for i := range cell.conds {
-		switch cell.conds[i].holds(p, age) {
+	for i := range conds {
+		switch conds[i].holds(p, age) {
 		case cellNo:
 			return cellNo
 		case cellUndecided:
@@ -543,12 +603,12 @@ func (cell *quotaCell) outcome(p domain.Profile, age int) cellOutcome {
 	return cellYes
 }
 
-// brokenOutcome is the outcome of a cell that is not understood: cellNo
-// when one of its understood conditions surely fails, else
-// cellNotUnderstood.
-func (cell *quotaCell) brokenOutcome(p domain.Profile, age int) cellOutcome {
-	for i := range cell.conds {
-		if k := &cell.conds[i]; !k.broken && k.holds(p, age) == cellNo {
+// brokenOutcome is the outcome of a cell that is not understood, of
+// conditions conds: cellNo when one of its understood conditions surely
+// fails, else cellNotUnderstood.
+func brokenOutcome(conds []cellCond, p domain.Profile, age int) cellOutcome {
+	for i := range conds {
+		if k := &conds[i]; !k.broken && k.holds(p, age) == cellNo {
 			return cellNo
 		}
 	}

@@ -747,7 +747,7 @@ func TestCellCompilerIsCompileQuotas(t *testing.T) {
 			q.QuotaType = []string{domain.QuotaTypeHard, domain.QuotaTypeCounting, "soft"}[rng.IntN(3)]
 			quotas = append(quotas, q)
 		}
-		got, want := cc.Compile(quotas), CompileQuotas(quotas)
+		got, want := cellsAsCompiled(cc.Compile(quotas)), cellsAsCompiled(CompileQuotas(quotas))
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("subsample %d: the compiler's cells\n %+v\nCompileQuotas'\n %+v", s, got, want)
 		}
@@ -755,6 +755,45 @@ func TestCellCompilerIsCompileQuotas(t *testing.T) {
 	if len(cc.compiled) != len(lists)-1 {
 		t.Errorf("%d lists of questions held, want %d: the compiler shares nothing", len(cc.compiled), len(lists)-1)
 	}
+}
+
+// compiledCells are QuotaCells with each cell's conditions and words in
+// place of where they are held, to compare cells compiled apart.
+type compiledCells struct {
+	tables   []compiledTable
+	cells    []compiledCell
+	needsAge bool
+}
+
+type compiledTable struct {
+	table           quotaTable
+	name, otherName string
+}
+
+type compiledCell struct {
+	quotaID, remaining int64
+	kind               quotaKind
+	name, broken       string
+	conds              []cellCond
+}
+
+func cellsAsCompiled(c QuotaCells) compiledCells {
+	out := compiledCells{needsAge: c.needsAge}
+	for _, t := range c.tables {
+		k := compiledTable{table: t, name: c.held.text(t.name), otherName: c.held.text(t.otherName)}
+		k.table.name, k.table.otherName = 0, 0
+		out.tables = append(out.tables, k)
+	}
+	for i := range c.cells {
+		cell := &c.cells[i]
+		k := compiledCell{quotaID: cell.quotaID, remaining: cell.remaining, kind: cell.kind,
+			name: c.held.text(cell.name), broken: c.held.text(cell.broken), conds: c.held.condsOf(cell)}
+		if len(k.conds) == 0 {
+			k.conds = nil
+		}
+		out.cells = append(out.cells, k)
+	}
+	return out
 }
 
 // TestQuotaSentencesNameTheLibrarysWords: with the words of a library, a

@@ -43,6 +43,7 @@ type explainer struct {
 // tableView is one table's cells with their outcomes for the panelist.
 type tableView struct {
 	cells []quotaCell
+	held  *cellsHeld
 	outs  []cellOutcome
 }
 
@@ -82,13 +83,13 @@ func (k pick) has(cell *quotaCell, o cellOutcome) bool {
 
 // explain is one table's verdict with its cells and reason.
 func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
-	v := tableView{cells: c.cells[t.lo:t.hi], outs: x.outs[t.lo:t.hi]}
+	v := tableView{cells: c.cells[t.lo:t.hi], held: c.held, outs: x.outs[t.lo:t.hi]}
 	var s tableTally
 	for i := range v.cells {
-		v.outs[i] = v.cells[i].outcome(x.p, x.age)
+		v.outs[i] = v.cells[i].outcome(c.held, x.p, x.age)
 		s.add(&v.cells[i], v.outs[i])
 	}
-	tm := TableMatch{TableID: t.id, TableName: t.name, Verdict: s.verdict(t)}
+	tm := TableMatch{TableID: t.id, TableName: c.held.text(t.name), Verdict: s.verdict(t)}
 	tm.Cells = x.collect(v, pickFull, pickOpen)
 	tm.Undecided = x.collect(v, pickUndecided, pickBroken)
 
@@ -106,7 +107,7 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 		}
 	case QuotaOffTarget:
 		x.subject(&b, v, pickAll)
-		b.WriteString(" in no cell of " + tableLabel(t) + " (")
+		b.WriteString(" in no cell of " + tableLabel(v.held, t) + " (")
 		cellNames(&b, v, pickAll, "or")
 		b.WriteString("), which holds hard quotas.")
 	case QuotaFits:
@@ -128,21 +129,21 @@ func (x *explainer) explain(c *QuotaCells, t *quotaTable) TableMatch {
 			undecided, broken := v.count(pickUndecided), v.count(pickBrokenOpen)
 			if undecided > 0 {
 				x.missing(&b, v)
-				b.WriteString(", but that changes nothing: the cells of " + tableLabel(t) + " that ask it have room and only count.")
+				b.WriteString(", but that changes nothing: the cells of " + tableLabel(v.held, t) + " that ask it have room and only count.")
 			}
 			if broken > 0 {
 				sentence(&b)
 				notUnderstood(&b, v, pickBrokenOpen)
 				if broken == 1 {
-					b.WriteString(", but that changes nothing: it has room and " + tableLabel(t) + " holds no hard quota.")
+					b.WriteString(", but that changes nothing: it has room and " + tableLabel(v.held, t) + " holds no hard quota.")
 				} else {
-					b.WriteString(", but that changes nothing: they have room and " + tableLabel(t) + " holds no hard quota.")
+					b.WriteString(", but that changes nothing: they have room and " + tableLabel(v.held, t) + " holds no hard quota.")
 				}
 			}
 			if undecided == 0 && broken == 0 {
 				// Every cell counting (Verdict's step 5).
 				x.subject(&b, v, pickAll)
-				b.WriteString(" in no cell of " + tableLabel(t) + ", which is fine: its cells only count.")
+				b.WriteString(" in no cell of " + tableLabel(v.held, t) + ", which is fine: its cells only count.")
 			}
 		}
 	case QuotaUnknown:
@@ -167,8 +168,8 @@ func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
 		if (full > 0 && pickBrokenFull.has(cell, v.outs[i])) || (open > 0 && pickBrokenOpen.has(cell, v.outs[i])) {
 			sentence(b)
 			b.WriteString("Cell ")
-			cellName(b, cell)
-			b.WriteString(" is not understood: " + cell.broken + ".")
+			cellName(b, v.held, cell)
+			b.WriteString(" is not understood: " + v.held.text(cell.broken) + ".")
 		}
 	}
 	switch {
@@ -189,7 +190,7 @@ func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
 	case open > 0:
 		b.WriteString(" The panelist may fall in ")
 		cellList(b, v, pickBrokenOpen, "or")
-		b.WriteString(", or in no cell of " + tableLabel(t) + ", ")
+		b.WriteString(", or in no cell of " + tableLabel(v.held, t) + ", ")
 		hardness(b, v, t)
 		b.WriteByte('.')
 	}
@@ -203,11 +204,11 @@ func (x *explainer) unknown(b *strings.Builder, v tableView, t *quotaTable) {
 	if b.Len() == 0 {
 		// Step 8: in no cell of a table that may hold hard quotas.
 		x.subject(b, v, pickAll)
-		b.WriteString(" in no cell of " + tableLabel(t) + " (")
+		b.WriteString(" in no cell of " + tableLabel(v.held, t) + " (")
 		cellNames(b, v, pickAll, "or")
 		b.WriteString("), ")
 		hardness(b, v, t)
-		b.WriteString(": whether " + tableLabel(t) + " takes a panelist in none of its cells is not known.")
+		b.WriteString(": whether " + tableLabel(v.held, t) + " takes a panelist in none of its cells is not known.")
 	}
 }
 
@@ -271,7 +272,7 @@ func (v tableView) eachQuestion(k pick, fn func(question int64)) {
 		if !k.has(&v.cells[i], v.outs[i]) {
 			continue
 		}
-		for j, cond := range v.cells[i].conds {
+		for j, cond := range v.held.condsOf(&v.cells[i]) {
 			if !v.asked(k, i, j, cond.question) {
 				fn(cond.question)
 			}
@@ -286,7 +287,7 @@ func (v tableView) asked(k pick, i, j int, question int64) bool {
 		if !k.has(&v.cells[ci], v.outs[ci]) {
 			continue
 		}
-		for cj, cond := range v.cells[ci].conds {
+		for cj, cond := range v.held.condsOf(&v.cells[ci]) {
 			if ci == i && cj >= j {
 				break
 			}
@@ -304,7 +305,7 @@ func (v tableView) listed(k pick, question, answer int64) bool {
 		if !k.has(&v.cells[i], v.outs[i]) {
 			continue
 		}
-		for _, cond := range v.cells[i].conds {
+		for _, cond := range v.held.condsOf(&v.cells[i]) {
 			if cond.question == question && containsID(cond.ids, answer) {
 				return true
 			}
@@ -472,24 +473,25 @@ func cellNames(b *strings.Builder, v tableView, k pick, conj string) {
 		default:
 			b.WriteString(", ")
 		}
-		cellName(b, &v.cells[i])
+		cellName(b, v.held, &v.cells[i])
 	}
 }
 
 // cellName writes the cell's quotaName, or else what it lists: "35-54",
 // "18-24/55-99", "65 or older", "answers 1/2", "answer 7 & 18-34"; "quota
 // 123" for a cell that is not understood.
-func cellName(b *strings.Builder, cell *quotaCell) {
-	if cell.name != "" {
-		b.WriteString(cell.name)
+func cellName(b *strings.Builder, h *cellsHeld, cell *quotaCell) {
+	if cell.name != 0 {
+		b.WriteString(h.text(cell.name))
 		return
 	}
-	if cell.broken != "" || len(cell.conds) == 0 {
+	conds := h.condsOf(cell)
+	if cell.broken != 0 || len(conds) == 0 {
 		b.WriteString("quota ")
 		writeInt(b, cell.quotaID)
 		return
 	}
-	for i, k := range cell.conds {
+	for i, k := range conds {
 		if i > 0 {
 			b.WriteString(" & ")
 		}
@@ -532,9 +534,9 @@ func writeRange(b *strings.Builder, r ageRange) {
 	}
 }
 
-func tableLabel(t *quotaTable) string {
-	if t.name != "" {
-		return t.name
+func tableLabel(h *cellsHeld, t *quotaTable) string {
+	if t.name != 0 {
+		return h.text(t.name)
 	}
 	return "table " + strconv.FormatInt(t.id, 10)
 }

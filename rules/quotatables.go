@@ -12,8 +12,8 @@ import (
 // quotaTable is one quota table: the cells of one tableId.
 type quotaTable struct {
 	id     int64
-	name   string
-	lo, hi int // the table's cells are cells[lo:hi]
+	name   uint32 // a place in cellsHeld.texts, as otherName
+	lo, hi int    // the table's cells are cells[lo:hi]
 	// hard: some cell of the table has the quotaType hard (kindOf),
 	// whether or not its conditions are understood. A cell of a type that
 	// is neither hard nor counting does not make its table hard: nothing
@@ -28,16 +28,16 @@ type quotaTable struct {
 	// otherName is a second name the table's cells give it ("" when
 	// every cell names it alike, any case, or not at all): one number,
 	// two names, may be two tables, and which cells form one is not known.
-	otherName string
+	otherName uint32
 }
 
 // twoNames says why the table's cells are not understood when they give
 // it two names; "" when they do not.
-func (t *quotaTable) twoNames() string {
-	if t.otherName == "" {
+func (t *quotaTable) twoNames(h *cellsHeld) string {
+	if t.otherName == 0 {
 		return ""
 	}
-	return "table " + strconv.FormatInt(t.id, 10) + " is named both " + strconv.Quote(t.name) + " and " + strconv.Quote(t.otherName) +
+	return "table " + strconv.FormatInt(t.id, 10) + " is named both " + strconv.Quote(h.text(t.name)) + " and " + strconv.Quote(h.text(t.otherName)) +
 		", so it may be two tables under one number and which cells form one is not known"
 }
 
@@ -66,9 +66,10 @@ func kindOf(quotaType string) quotaKind {
 // groupTables groups the quotas other than the total (domain.Quota.IsTotal)
 // by tableId, each table where it first appears, with whether it holds a
 // hard quota, whether it has a cell with room, and a second name its cells
-// give it, if any; hi is its number of cells, lo is 0. Matching (CompileQuotas) and pausing (Sendability) see
-// the same tables.
-func groupTables(quotas []domain.Quota) []quotaTable {
+// give it, if any (its names held in h); hi is its number of cells, lo
+// is 0. Matching (CompileQuotas) and pausing (Sendability) see the same
+// tables.
+func groupTables(quotas []domain.Quota, h *cellsHeld) []quotaTable {
 	tables := make([]quotaTable, 0, 4)
 	for i := range quotas {
 		q := &quotas[i]
@@ -78,14 +79,14 @@ func groupTables(quotas []domain.Quota) []quotaTable {
 		t := tableIndex(tables, q.TableID)
 		if t < 0 {
 			t = len(tables)
-			tables = append(tables, quotaTable{id: q.TableID, name: strings.TrimSpace(q.TableName)})
+			tables = append(tables, quotaTable{id: q.TableID, name: h.add(strings.TrimSpace(q.TableName))})
 		}
 		switch name := strings.TrimSpace(q.TableName); {
-		case name == "" || strings.EqualFold(name, tables[t].name) || tables[t].otherName != "":
-		case tables[t].name == "":
-			tables[t].name = name
+		case name == "" || strings.EqualFold(name, h.text(tables[t].name)) || tables[t].otherName != 0:
+		case tables[t].name == 0:
+			tables[t].name = h.add(name)
 		default:
-			tables[t].otherName = name
+			tables[t].otherName = h.add(name)
 		}
 		tables[t].hi++
 		tables[t].hard = tables[t].hard || kindOf(q.QuotaType) == kindHard

@@ -75,7 +75,7 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 		id := idOf(e.ID)
 		add(&r.ResearchTypeIDs, id, e.ReturnCodes)
 		unknown(&r.ResearchTypeIDs, id, e.ReturnCodes)
-		for sub, t := range topics {
+		for sub, t := range topics.All() {
 			if id != 0 && t.ResearchTypeID == id {
 				add(&r.SubsampleIDs, sub, e.ReturnCodes)
 			}
@@ -85,14 +85,14 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 		id := idOf(e.ID)
 		add(&r.EventIDs, id, e.ReturnCodes)
 		unknown(&r.EventIDs, id, e.ReturnCodes)
-		for sub, t := range topics {
+		for sub, t := range topics.All() {
 			if id != 0 && slices.Contains(t.EventIDs, id) {
 				add(&r.SubsampleIDs, sub, e.ReturnCodes)
 			}
 		}
 	}
 	if target.EventID != 0 {
-		for sub, t := range topics {
+		for sub, t := range topics.All() {
 			if sub != target.SubsampleID && slices.Contains(t.EventIDs, target.EventID) {
 				r.EventSubsampleIDs = append(r.EventSubsampleIDs, sub)
 			}
@@ -120,7 +120,7 @@ func Relevant(target Target, rules domain.EligibilityRules, parents domain.Categ
 	for i := range rules.Categories {
 		e := &rules.Categories[i]
 		level, id := categoryLevel(e)
-		for sub, t := range topics {
+		for sub, t := range topics.All() {
 			for _, c := range t.CategoryIDs {
 				if id != 0 && fieldMatches(&domain.HistoryRecord{CategoryID: c}, level, id, parents) {
 					add(&r.SubsampleIDs, sub, e.ReturnCodes)

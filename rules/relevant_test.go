@@ -18,7 +18,7 @@ func TestRelevantHistory(t *testing.T) {
 		},
 		Events: []domain.EventRule{{ID: id64(950), ReturnCodes: []int64{3}}},
 	}
-	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents, nil)
+	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents, domain.SubsampleTopics{})
 	slices.Sort(got.Statuses)
 	slices.Sort(got.CategoryIDs)
 	if got.EventID != 40 {
@@ -52,7 +52,7 @@ func TestRelevantHistoryOfTopics(t *testing.T) {
 		ResearchTypes: []domain.ResearchTypeRule{{ID: id64(7), ReturnCodes: []int64{3}}},
 		Categories:    []domain.CategoryRule{{GenericCategoryID: id64(10), ReturnCodes: []int64{3}}},
 	}
-	topics := domain.SubsampleTopics{300: {ResearchTypeID: 7}, 301: {CategoryIDs: []int64{101}}, 302: {ResearchTypeID: 8, CategoryIDs: []int64{201}}, 303: {CategoryIDs: []int64{999}}}
+	topics := domain.TopicsOf(map[int64]domain.Topics{300: {ResearchTypeID: 7}, 301: {CategoryIDs: []int64{101}}, 302: {ResearchTypeID: 8, CategoryIDs: []int64{201}}, 303: {CategoryIDs: []int64{999}}})
 	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, parents, topics)
 	slices.Sort(got.SubsampleIDs)
 	if want := []int64{300, 301, 303}; !slices.Equal(got.SubsampleIDs, want) {
@@ -65,7 +65,7 @@ func TestRelevantHistoryOfTopics(t *testing.T) {
 // whatever its status (unique respondents), and those of an event entry's
 // statuses on a subsample grouped in that event.
 func TestRelevantHistoryOfTheProvidersGrouping(t *testing.T) {
-	topics := domain.SubsampleTopics{5: {EventIDs: []int64{40}}, 6: {EventIDs: []int64{41, 40}}, 7: {EventIDs: []int64{950}}, 8: {EventIDs: []int64{41}}}
+	topics := domain.TopicsOf(map[int64]domain.Topics{5: {EventIDs: []int64{40}}, 6: {EventIDs: []int64{41, 40}}, 7: {EventIDs: []int64{950}}, 8: {EventIDs: []int64{41}}})
 	rules := domain.EligibilityRules{Events: []domain.EventRule{{ID: id64(950), ReturnCodes: []int64{82}}}}
 	got := Relevant(Target{SubsampleID: 5, EventID: 40}, rules, nil, topics)
 	if !slices.Equal(got.EventSubsampleIDs, []int64{6}) {

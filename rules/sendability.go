@@ -402,11 +402,12 @@ func fieldEnded(end *time.Time, now time.Time) bool {
 // "tables Gender (3) and Age (2)"; "" when there is none.
 func fullHardTables(quotas []domain.Quota) string {
 	var names []string
-	for _, t := range groupTables(quotas) {
+	var h cellsHeld
+	for _, t := range groupTables(quotas, &h) {
 		if t.hard && !t.open {
 			name := strconv.FormatInt(t.id, 10)
-			if t.name != "" {
-				name = t.name + " (" + name + ")"
+			if t.name != 0 {
+				name = h.text(t.name) + " (" + name + ")"
 			}
 			names = append(names, name)
 		}

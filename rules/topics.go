@@ -22,7 +22,7 @@ func WithTopics(history []domain.HistoryRecord, topics domain.SubsampleTopics) [
 func WithTopicsIn(buf, history []domain.HistoryRecord, topics domain.SubsampleTopics) []domain.HistoryRecord {
 	var out []domain.HistoryRecord
 	for i, rec := range history {
-		t, ok := topics[rec.SubsampleID]
+		t, ok := topics.Of(rec.SubsampleID)
 		if !ok || !completes(rec, t) {
 			if out != nil {
 				out = append(out, rec)

@@ -10,12 +10,12 @@ import (
 
 func TestWithTopics(t *testing.T) {
 	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
-	topics := domain.SubsampleTopics{
+	topics := domain.TopicsOf(map[int64]domain.Topics{
 		7: {ResearchTypeID: 4, CategoryIDs: []int64{55, 56}},
 		8: {ResearchTypeID: 0, CategoryIDs: nil},
 		// the provider groups 10 in event 1 (event/all) and 2 (live-details)
 		10: {ResearchTypeID: 5, CategoryIDs: []int64{60}, EventIDs: []int64{1, 2}},
-	}
+	})
 	rec := func(sub, cat, rt int64) domain.HistoryRecord {
 		return domain.HistoryRecord{PanelistID: "P1", SubsampleID: sub, StatusID: 3, RegisteredAt: at, EventID: 1, CategoryID: cat, ResearchTypeID: rt}
 	}

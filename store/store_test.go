@@ -347,7 +347,7 @@ func TestSubsampleTopicsOutliveTheSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := topics[100]; got.ResearchTypeID != 2 || len(got.CategoryIDs) != 1 || got.CategoryIDs[0] != 101 {
+		if got, _ := topics.Of(100); got.ResearchTypeID != 2 || len(got.CategoryIDs) != 1 || got.CategoryIDs[0] != 101 {
 			t.Errorf("topics of subsample 100 after it closed = %+v, want research type 2 and category 101", got)
 		}
 	})

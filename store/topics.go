@@ -76,9 +76,9 @@ func (s *Store) SubsampleTopics(ctx context.Context) (domain.SubsampleTopics, er
 		FROM subsample_topics t LEFT JOIN subsample_categories c ON c.subsample_id = t.subsample_id
 		ORDER BY t.subsample_id, c.category_id`)
 	if err != nil {
-		return nil, fmt.Errorf("subsample topics: %w", err)
+		return domain.SubsampleTopics{}, fmt.Errorf("subsample topics: %w", err)
 	}
-	out := make(domain.SubsampleTopics, len(rows))
+	out := make(map[int64]domain.Topics, len(rows))
 	for _, r := range rows {
 		t := out[r.SubsampleID]
 		t.ResearchTypeID = r.ResearchTypeID
@@ -87,5 +87,5 @@ func (s *Store) SubsampleTopics(ctx context.Context) (domain.SubsampleTopics, er
 		}
 		out[r.SubsampleID] = t
 	}
-	return out, nil
+	return domain.TopicsOf(out), nil
 }

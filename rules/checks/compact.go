@@ -174,7 +174,11 @@ func questionsKey(key []byte, questions []domain.QuotaQuestion) []byte {
 // in tables that hold each once. quotas gives a subsample's back as
 // compactQuotas left them.
 type heldQuotas struct {
-	bySubsample map[int64][]heldQuota
+	// bySubsample are the places in quotaList of each subsample's quotas,
+	// its first and the one after its last: a map and an array without a
+	// pointer, which the collector does not scan.
+	bySubsample map[int64][2]int
+	quotaList   []heldQuota
 	strings     []string
 	questions   [][]domain.QuotaQuestion // places 1 and up; 0 is none (nil)
 }
@@ -194,7 +198,7 @@ func holdQuotas(quotas map[int64][]domain.Quota) *heldQuotas {
 	for _, qs := range quotas {
 		n += len(qs)
 	}
-	h := &heldQuotas{bySubsample: make(map[int64][]heldQuota, len(quotas)), questions: [][]domain.QuotaQuestion{nil}}
+	h := &heldQuotas{bySubsample: make(map[int64][2]int, len(quotas)), questions: [][]domain.QuotaQuestion{nil}}
 	places := map[string]uint32{}
 	text := func(s string) uint32 {
 		i, ok := places[s]
@@ -237,18 +241,22 @@ func holdQuotas(quotas map[int64][]domain.Quota) *heldQuotas {
 			}
 			all = append(all, held)
 		}
-		h.bySubsample[id] = all[start:len(all):len(all)]
+		h.bySubsample[id] = [2]int{start, len(all)}
 	}
+	h.quotaList = all
 	return h
 }
 
 // hold holds d in less memory once it is decided, its live list
 // included: its quotas as heldQuotas (quotasOf then gives them back, a
-// subsample's at a time), the values its rows repeat once.
+// subsample's at a time), its eligibility rules as heldRules (rulesOf),
+// the values its rows repeat once.
 func (d *Decisions) hold() {
 	d.shareValues()
 	d.held = holdQuotas(d.read)
 	d.read, d.data.Quotas = nil, nil
+	d.heldRules = holdRules(d.rules)
+	d.rules, d.data.Rules = nil, nil
 }
 
 // quotasOf are subsampleID's quotas: as the store read them while d is
@@ -262,10 +270,11 @@ func (d *Decisions) quotasOf(subsampleID int64) []domain.Quota {
 
 // quotas are subsampleID's quotas, as they were held.
 func (h *heldQuotas) quotas(subsampleID int64) []domain.Quota {
-	held, ok := h.bySubsample[subsampleID]
+	at, ok := h.bySubsample[subsampleID]
 	if !ok {
 		return nil
 	}
+	held := h.quotaList[at[0]:at[1]]
 	out := make([]domain.Quota, len(held))
 	for i, q := range held {
 		out[i] = domain.Quota{QuotaID: q.quotaID, TableID: q.tableID, AchievedInterviews: q.achieved,

@@ -2,12 +2,14 @@ package checks
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"fieldboard/rules"
 	"fieldboard/rules/domain"
 	"fieldboard/store"
 )
@@ -164,8 +166,8 @@ func TestHeldDecisionsDecideAlike(t *testing.T) {
 			13: {total(0), cell(2, 3)}, // paused: the total is full
 		})}
 	}
-	fresh := decide(snapshot(), nil, nil, nil, nil, "", time.Time{})
-	held := decide(snapshot(), nil, nil, nil, nil, "", time.Time{})
+	fresh := decide(snapshot(), nil, nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
+	held := decide(snapshot(), nil, nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
 	held.hold()
 	// The reports count the cells the verdict fills (the API's openQuotas
 	// and closedQuotas).
@@ -184,6 +186,59 @@ func TestHeldDecisionsDecideAlike(t *testing.T) {
 			wantV, gotV := want.verdict(r.SubsampleRow, want.quotasOf(r.SubsampleID)), got.verdict(r.SubsampleRow, got.quotasOf(r.SubsampleID))
 			if !reflect.DeepEqual(gotV, wantV) {
 				t.Errorf("subsample %d (stale %q): verdict held %+v, want %+v", r.SubsampleID, want.staleReason, gotV, wantV)
+			}
+		}
+	}
+}
+
+// TestDecisionsFillEveryLinkForAPanelist: a decided snapshot keeps the
+// links as read only of the subsamples whose prepared links have a
+// problem, yet every subsample's links for a panelist (PanelistLinks) are
+// those rules.EntryLink prepares from the links as read, the problems
+// named, fresh and decided again as stale; and decided again, every
+// report keeps its prepared links.
+func TestDecisionsFillEveryLinkForAPanelist(t *testing.T) {
+	const panelist = "P 1/x"
+	links := map[int64][]domain.SubsampleLocale{
+		10: {{Name: "en-us", LiveEntryLink: "https://e.test/s?p=1&id=", TestingEntryLink: "https://e.test/t?p=1&id="}},
+		11: {{Name: "en-us", LiveEntryLink: "https://e.test/s?p=2&id=", TestingEntryLink: "not a link"}},
+		12: {{Name: "en-us", LiveEntryLink: "https://e.test/s?p=3"}},
+		13: {{Name: "en-us", LiveEntryLink: "https://e.test/s?p=4&id=#top"}, {Name: "fr-fr", LiveEntryLink: ""}},
+	}
+	snapshot := func() store.Snapshot {
+		var rows []store.SubsampleRow
+		for _, id := range []int64{10, 11, 12, 13, 14} {
+			rows = append(rows, store.SubsampleRow{SubsampleID: id, EventID: 1, Status: domain.StatusLive, Live: true, APICompatible: id%2 == 0})
+		}
+		return store.Snapshot{Rows: rows, Links: maps.Clone(links)}
+	}
+	prepared := func(raw string, apiCompatible bool) (string, string) {
+		link, err := rules.EntryLink(raw, apiCompatible, panelist)
+		if err != nil {
+			return "", err.Error()
+		}
+		return link, ""
+	}
+	d := decide(snapshot(), nil, nil, nil, domain.SubsampleTopics{}, nil, "", time.Time{})
+	if len(d.links) != 3 {
+		t.Errorf("links as read kept for %d subsamples, want 3 (11, 12 and 13, whose links have a problem)", len(d.links))
+	}
+	for _, d := range []*Decisions{d, d.decidedAt("The data is too old.", time.Time{})} {
+		for i := range d.reports {
+			r := &d.reports[i]
+			for _, raw := range links[r.SubsampleID] {
+				want := EntryLinks{Locale: raw.Name}
+				want.Live, want.LiveProblem = prepared(raw.LiveEntryLink, r.APICompatible)
+				want.Testing, want.TestingProblem = prepared(raw.TestingEntryLink, r.APICompatible)
+				if got := d.PanelistLinks(r, raw.Name, panelist); !reflect.DeepEqual(got, []EntryLinks{want}) {
+					t.Errorf("subsample %d %s (stale %q): links for the panelist %+v, want %+v", r.SubsampleID, raw.Name, d.staleReason, got, want)
+				}
+			}
+			if got := d.PanelistLinks(r, "de-de", panelist); got != nil {
+				t.Errorf("subsample %d: links of a locale it has not: %+v", r.SubsampleID, got)
+			}
+			if n := len(r.Links); n != len(links[r.SubsampleID]) {
+				t.Errorf("subsample %d (stale %q): %d prepared links, want %d", r.SubsampleID, d.staleReason, n, len(links[r.SubsampleID]))
 			}
 		}
 	}

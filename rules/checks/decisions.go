@@ -23,9 +23,15 @@ type Decisions struct {
 	version int64
 	// read are the snapshot's quotas as read, while it is decided; then
 	// nil, and held holds them (hold): quotasOf gives either.
-	read  map[int64][]domain.Quota
-	held  *heldQuotas
-	rules map[int64]domain.EligibilityRules
+	read map[int64][]domain.Quota
+	held *heldQuotas
+	// rules are the eligibility rules as read, while d is decided; then
+	// nil, and heldRules holds them (hold): rulesOf gives either.
+	rules     map[int64]domain.EligibilityRules
+	heldRules *heldRules
+	// links are the entry links as read of the subsamples whose prepared
+	// links (SubsampleReport.Links) cannot simply be filled for a
+	// panelist (withPanelist): once decided, only those.
 	links map[int64][]domain.SubsampleLocale
 	// entry are the provider's entry addresses links must lie under
 	// (Service.EntryURLs); nil checks no host.
@@ -163,8 +169,10 @@ func (d *Decisions) LiveRows() []LiveRow { return d.live }
 
 // decide makes the decisions of what the store read at now, its links
 // checked against entry; staleReason says why it is too old to decide on,
-// "" when it is not.
-func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
+// "" when it is not. The reports' entry links are those of same, the
+// decisions of the same snapshot decided before, when it is not nil:
+// links depend on neither the clock nor staleness.
+func decide(data store.Snapshot, same *Decisions, entry rules.EntryURLs, parents domain.CategoryParents, topics domain.SubsampleTopics, locales []domain.Locale, staleReason string, now time.Time) *Decisions {
 	d := &Decisions{version: data.Version, read: data.Quotas, rules: data.Rules, links: data.Links, entry: entry, parents: parents,
 		topics: groupedBy(topics, data.Events), defaultLocales: defaultLocalesOf(locales), staleReason: staleReason, data: data, locales: locales, now: now,
 		ours: rules.CompilePolicy(data.Policy)}
@@ -175,15 +183,18 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 		if row.FieldEnd != nil {
 			d.fieldEnds = append(d.fieldEnds, *row.FieldEnd)
 		}
-		d.reports[i] = d.report(row)
+		d.reports[i] = d.report(row, same)
 		d.byID[row.SubsampleID] = i
 		d.byEvent[row.EventID] = append(d.byEvent[row.EventID], i)
 	}
 	slices.SortFunc(d.fieldEnds, time.Time.Compare)
 	d.ended = d.endedBy(now)
 	d.shareStrings()
-	d.prepareTargets(data.Countries)
-	d.data.Rows = nil // the reports hold them
+	d.prepareTargets()
+	d.data.Rows = nil      // the reports hold them
+	d.data.Events = nil    // and topics
+	d.data.Countries = nil // and the reports' LiveCountries
+	d.keepLinksAsRead()
 	if !d.ours.Blocks("category") {
 		d.data.Categories = nil // nothing decides on them again (decidedAt)
 	}
@@ -194,10 +205,14 @@ func decide(data store.Snapshot, entry rules.EntryURLs, parents domain.CategoryP
 // groups it in (store.Snapshot.Events): a history record counts in the
 // event its subsample is in as well as in the one it names
 // (rules.WithTopics). topics is not changed: decisions decided again share
-// it with those being read.
+// it with those being read, and get it back already grouped, without
+// events (decide drops them).
 func groupedBy(topics domain.SubsampleTopics, events map[int64][]int64) domain.SubsampleTopics {
-	out := make(domain.SubsampleTopics, len(topics)+len(events))
-	for id, t := range topics {
+	if len(events) == 0 {
+		return topics
+	}
+	out := make(map[int64]domain.Topics, topics.Len()+len(events))
+	for id, t := range topics.All() {
 		out[id] = t
 	}
 	for id, in := range events {
@@ -205,7 +220,7 @@ func groupedBy(topics domain.SubsampleTopics, events map[int64][]int64) domain.S
 		t.EventIDs = in
 		out[id] = t
 	}
-	return out
+	return domain.TopicsOf(out)
 }
 
 // defaultLocalesOf are each country's default locale in the provider's
@@ -223,12 +238,16 @@ func defaultLocalesOf(locales []domain.Locale) map[string]string {
 // report builds one subsample's report, its entry links prepared for no
 // panelist in particular, and its verdict as the snapshot holds it: the
 // state and the reasons, the cells counted.
-func (d *Decisions) report(row store.SubsampleRow) SubsampleReport {
+func (d *Decisions) report(row store.SubsampleRow, same *Decisions) SubsampleReport {
 	quotas := d.quotasOf(row.SubsampleID)
 	v := d.verdict(row, quotas)
 	r := SubsampleReport{SubsampleRow: row, Verdict: rules.Verdict{State: v.State, Reasons: v.Reasons},
 		OpenCells: len(v.Open), ClosedCells: len(v.Closed)}
-	r.Links = d.EntryLinks(&r, "")
+	if i, ok := same.indexOf(row.SubsampleID); ok {
+		r.Links = same.reports[i].Links
+	} else {
+		r.Links = d.EntryLinks(&r, "")
+	}
 	if row.Live && row.CPI != nil {
 		r.EPC = rules.ExpectedEarnings(*row.CPI, row.Currency, rules.FieldConversion(quotas), row.ExpectedIR)
 	}
@@ -324,6 +343,48 @@ func (d *Decisions) PanelistLinks(r *SubsampleReport, locale, panelistID string)
 	return nil
 }
 
+// indexOf is the place of subsampleID in d.reports; none in nil
+// decisions.
+func (d *Decisions) indexOf(subsampleID int64) (int, bool) {
+	if d == nil {
+		return 0, false
+	}
+	i, ok := d.byID[subsampleID]
+	return i, ok
+}
+
+// keepLinksAsRead keeps of the entry links as read only those of the
+// subsamples whose prepared links withPanelist cannot fill (a link with
+// a problem), for PanelistLinks to prepare again for a panelist.
+func (d *Decisions) keepLinksAsRead() {
+	kept := map[int64][]domain.SubsampleLocale{}
+	for i := range d.reports {
+		r := &d.reports[i]
+		if _, ok := d.links[r.SubsampleID]; ok && !fillable(r.Links) {
+			kept[r.SubsampleID] = d.links[r.SubsampleID]
+		}
+	}
+	d.links, d.data.Links = kept, kept
+}
+
+// fillable reports whether withPanelist fills links for a panelist
+// without preparing them again from the links as read: no link has a
+// problem, and every one was prepared for nobody.
+func fillable(links []EntryLinks) bool {
+	for _, l := range links {
+		if l.Problem() != "" {
+			return false
+		}
+		if _, ok := rules.FillEntryLink(l.Live, ""); !ok {
+			return false
+		}
+		if _, ok := rules.FillEntryLink(l.Testing, ""); l.Testing != "" && !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // endedBy is how many of the snapshot's field ends lie before now: when
 // it is not d.ended, a field has ended (or, on a clock set back, not yet)
 // since d was decided, and d's verdicts no longer hold.
@@ -344,11 +405,14 @@ func (d *Decisions) decidedAt(why string, now time.Time) *Decisions {
 	if d.held != nil {
 		data.Quotas = d.held.all()
 	}
+	if d.heldRules != nil {
+		data.Rules = d.heldRules.all()
+	}
 	data.Rows = make([]store.SubsampleRow, len(d.reports))
 	for i := range d.reports {
 		data.Rows[i] = d.reports[i].SubsampleRow
 	}
-	again := decide(data, d.entry, d.parents, d.topics, d.locales, why, now)
+	again := decide(data, d, d.entry, d.parents, d.topics, d.locales, why, now)
 	again.libraryLocales = d.libraryLocales
 	rows := make([]store.LiveRow, len(d.live))
 	for i := range d.live {
@@ -392,8 +456,7 @@ func (d *Decisions) setLiveRows(rows []store.LiveRow) {
 // checking panelists against it.
 type liveTarget struct {
 	report *SubsampleReport
-	target rules.Target
-	rules  domain.EligibilityRules
+	target rules.Target     // its rules are Decisions.rules'
 	unread string           // rules.RulesNotRead of the subsample
 	cells  rules.QuotaCells // its quotas, compiled for matching profiles
 	// quotasUnread says why the quotas cannot be matched ("" when they can):
@@ -414,8 +477,8 @@ type fieldClosure struct {
 }
 
 // prepareTargets fills d.targets and d.book from the live subsamples of
-// d.reports and their countries.
-func (d *Decisions) prepareTargets(countries map[int64][]string) {
+// d.reports and their countries (SubsampleRow.LiveCountries).
+func (d *Decisions) prepareTargets() {
 	d.targets = d.targets[:0]
 	var cells rules.CellCompiler // cells asking the same questions share their conditions
 	for i := range d.reports {
@@ -426,11 +489,10 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 		d.targets = append(d.targets, liveTarget{
 			report:       r,
 			target:       rules.Target{SubsampleID: r.SubsampleID, EventID: r.EventID},
-			rules:        d.rules[r.SubsampleID],
 			unread:       rules.RulesNotRead(r.RulesOK, r.RulesError),
 			cells:        cells.Compile(d.quotasOf(r.SubsampleID)),
 			quotasUnread: rules.QuotasNotRead(r.QuotasOK, r.QuotasError),
-			panel:        panelTarget(countries[r.SubsampleID], r.Links),
+			panel:        panelTarget(r.LiveCountries, r.Links),
 			closures:     fieldClosuresOf(d.data.FieldClosures[r.SubsampleID], d.quotasOf(r.SubsampleID)),
 		})
 	}
@@ -439,7 +501,7 @@ func (d *Decisions) prepareTargets(countries map[int64][]string) {
 	ruleSets := make([]domain.EligibilityRules, len(d.targets))
 	d.targetOf = make(map[int64]int, len(d.targets))
 	for i, t := range d.targets {
-		targets[i], ruleSets[i] = t.target, t.rules
+		targets[i], ruleSets[i] = t.target, d.rules[t.target.SubsampleID]
 		d.targetOf[t.target.SubsampleID] = i
 	}
 	d.book = rules.NewRuleBook(targets, ruleSets, d.parents)

@@ -298,7 +298,7 @@ func (d *Decisions) expectedLOI(subsampleID int64) *float64 {
 // the topics seen tell them (0 when unknown).
 func (d *Decisions) returnRecord(r Return, subsampleID int64) domain.HistoryRecord {
 	rec := domain.HistoryRecord{PanelistID: r.PanelistID, SubsampleID: subsampleID, StatusID: r.StatusID, RegisteredAt: r.At}
-	t := d.topics[subsampleID]
+	t, _ := d.topics.Of(subsampleID)
 	rec.ResearchTypeID = t.ResearchTypeID
 	if len(t.CategoryIDs) > 0 {
 		rec.CategoryID = t.CategoryIDs[0]

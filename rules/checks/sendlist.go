@@ -56,7 +56,8 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 		return err
 	}
 	now := s.now()
-	filter := s.relevantHistory(d, t, now)
+	set := d.rulesOf(subsampleID)
+	filter := s.relevantHistory(d, t, set, now)
 	subsampleNotSendable := t.notSendable()
 	capped := s.capped(ctx, d, t, now)
 	// The words the quota sentences name questions and answers by, read
@@ -94,7 +95,7 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 			}
 			profile := facts[id].Profile
 			pc := PanelistCheck{SubsampleReport: t.report, Panel: d.fitPanel(t, facts[id].Panel), RulesUnread: t.unread,
-				Eligibility: s.eligibility(d, t, id, records, now), Quota: t.quotaVerdict(profile, now), Capped: capped}
+				Eligibility: s.eligibility(d, t, set, id, records, now), Quota: t.quotaVerdict(profile, now), Capped: capped}
 			out := BulkResult{PanelistID: id, Eligible: pc.Eligible(), Quota: pc.Quota, Send: pc.Send()}
 			if subsampleNotSendable != "" {
 				out.Reasons = append(out.Reasons, subsampleNotSendable)
@@ -152,20 +153,20 @@ func (s *Service) BulkCheck(ctx context.Context, subsampleID int64, panelists it
 }
 
 // relevantHistory names the history records that can keep a panelist
-// out of t at now: those its rules can match (rules.Relevant) and, while
-// the quality hold is on, those the hold reads
+// out of t at now: those its rules, set, can match (rules.Relevant) and,
+// while the quality hold is on, those the hold reads
 // (rules.QualityHoldPolicy.Relevant).
-func (s *Service) relevantHistory(d *Decisions, t *liveTarget, now time.Time) store.HistoryFilter {
-	r := rules.Relevant(t.target, t.rules, d.parents, d.topics)
+func (s *Service) relevantHistory(d *Decisions, t *liveTarget, set domain.EligibilityRules, now time.Time) store.HistoryFilter {
+	r := rules.Relevant(t.target, set, d.parents, d.topics)
 	return store.HistoryFilter(s.QualityHold.Relevant(r, now))
 }
 
 // eligibility decides, from the records relevantHistory read, whether
-// the panelist's history lets them into t: its rules, then the quality
+// the panelist's history lets them into t: its rules (set), then the quality
 // hold and a hold by hand, as the rule book and the holds do for one
 // panelist (eachLive).
-func (s *Service) eligibility(d *Decisions, t *liveTarget, panelistID string, records []domain.HistoryRecord, now time.Time) rules.EligibilityResult {
-	r := rules.Eligibility(t.target, t.rules, rules.WithTopics(records, d.topics), d.parents, now)
+func (s *Service) eligibility(d *Decisions, t *liveTarget, set domain.EligibilityRules, panelistID string, records []domain.HistoryRecord, now time.Time) rules.EligibilityResult {
+	r := rules.Eligibility(t.target, set, rules.WithTopics(records, d.topics), d.parents, now)
 	return rules.WithQualityHold(r, d.ours.HeldWhy(panelistID, records, s.QualityHold, now))
 }
 
@@ -220,7 +221,8 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 	}
 	defer release()
 	now := s.now()
-	filter := s.relevantHistory(d, t, now)
+	set := d.rulesOf(subsampleID)
+	filter := s.relevantHistory(d, t, set, now)
 	sent := 0
 	var emitErr error // emit's own, handed back as it is
 	countries, ok := t.panel.CountryForms()
@@ -228,7 +230,7 @@ func (s *Service) SendList(ctx context.Context, subsampleID int64, limit int, em
 		return d.fitPanel(t, m).Fits && t.quotaVerdict(p, now) == rules.QuotaFits
 	}, func(id string, m domain.PanelMember, records []domain.HistoryRecord) error {
 		pc := PanelistCheck{SubsampleReport: t.report, Panel: rules.PanelFit{Fits: true, Locale: d.fitPanel(t, m).Locale}, RulesUnread: t.unread,
-			Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, id, records, now)}
+			Quota: rules.QuotaFits, Eligibility: s.eligibility(d, t, set, id, records, now)}
 		if !pc.Send() {
 			return nil
 		}

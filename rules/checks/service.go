@@ -201,7 +201,7 @@ func (s *Service) load(ctx context.Context, subsampleID int64) (*Decisions, erro
 	if err != nil {
 		return nil, fmt.Errorf("decide the snapshot: %w", err)
 	}
-	return decide(data, s.EntryURLs, parents, topics, locales, "", s.Now()), nil
+	return decide(data, nil, s.EntryURLs, parents, topics, locales, "", s.Now()), nil
 }
 
 // readWhole reads the whole snapshot and keeps it when nothing was written
@@ -246,7 +246,7 @@ func (s *Service) Subsample(ctx context.Context, subsampleID int64) (SubsamplePa
 	if !ok {
 		return SubsampleParts{}, fmt.Errorf("subsample %d: %w", subsampleID, store.ErrNotFound)
 	}
-	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotasOf(subsampleID), Rules: d.rules[subsampleID], LibraryLocales: d.libraryLocales, Decisions: d}
+	p := SubsampleParts{SubsampleReport: d.reports[i], Quotas: d.quotasOf(subsampleID), Rules: d.rulesOf(subsampleID), LibraryLocales: d.libraryLocales, Decisions: d}
 	p.Verdict = rules.WithOurRules(d.verdict(p.SubsampleRow, p.Quotas), p.Ours)
 	for _, j := range d.byEvent[d.reports[i].EventID] {
 		if j != i {

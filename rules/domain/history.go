@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -84,8 +85,72 @@ type CategoryPath struct {
 }
 
 // SubsampleTopics is what each subsample was seen to be about, by
-// subsample id, kept across refreshes.
-type SubsampleTopics map[int64]Topics
+// subsample id, kept across refreshes: read-only once made
+// (TopicsOf). Every decided snapshot holds one for tens of thousands of
+// subsamples, so it holds no pointer per subsample for the collector to
+// scan: a map of pointer-free places into one array of ids.
+type SubsampleTopics struct {
+	of  map[int64]topicsAt
+	ids []int64 // the categories, then the events, of each subsample
+}
+
+// topicsAt is one subsample's topics in SubsampleTopics: its categories
+// are ids[from:events], its events ids[events:to].
+type topicsAt struct {
+	researchTypeID   int64
+	from, events, to int
+}
+
+// TopicsOf holds topics as SubsampleTopics; it keeps none of their
+// slices.
+func TopicsOf(topics map[int64]Topics) SubsampleTopics {
+	out := SubsampleTopics{of: make(map[int64]topicsAt, len(topics))}
+	for id, t := range topics {
+		at := topicsAt{researchTypeID: t.ResearchTypeID, from: len(out.ids)}
+		out.ids = append(out.ids, t.CategoryIDs...)
+		at.events = len(out.ids)
+		out.ids = append(out.ids, t.EventIDs...)
+		at.to = len(out.ids)
+		out.of[id] = at
+	}
+	return out
+}
+
+// Of is what the subsample was seen to be about, and whether it was
+// seen. The slices are shared: read-only.
+func (s SubsampleTopics) Of(subsampleID int64) (Topics, bool) {
+	at, ok := s.of[subsampleID]
+	if !ok {
+		return Topics{}, false
+	}
+	return s.topics(at), true
+}
+
+func (s SubsampleTopics) topics(at topicsAt) Topics {
+	t := Topics{ResearchTypeID: at.researchTypeID}
+	if at.events > at.from {
+		t.CategoryIDs = s.ids[at.from:at.events:at.events]
+	}
+	if at.to > at.events {
+		t.EventIDs = s.ids[at.events:at.to:at.to]
+	}
+	return t
+}
+
+// All are every subsample seen with its topics, in no order; the slices
+// are shared: read-only.
+func (s SubsampleTopics) All() iter.Seq2[int64, Topics] {
+	return func(yield func(int64, Topics) bool) {
+		for id, at := range s.of {
+			if !yield(id, s.topics(at)) {
+				return
+			}
+		}
+	}
+}
+
+// Len is how many subsamples were seen.
+func (s SubsampleTopics) Len() int { return len(s.of) }
 
 // Topics are a subsample's research type and specific categories, and
 // the events the provider groups it in (EventIDs: event/all's and

@@ -65,10 +65,12 @@ type SurveysWriter struct {
 }
 
 // keptBuffers is how many buffers a SurveysWriter keeps, and maxKept the
-// largest it keeps (a rare huge answer's is not).
+// largest it keeps: an all=true answer of a supplier of 6,000 subsamples
+// (about 1 MiB) is kept, a larger supplier's is not, so the buffers kept
+// for a version hold 12 MiB at most.
 const (
 	keptBuffers = 8
-	maxKept     = 4 << 20
+	maxKept     = 3 << 19
 )
 
 // SurveysAnswer is an answer written by SurveysWriter: its head, then

@@ -50,9 +50,11 @@ func newRoutingLog(st *store.Store, logger *slog.Logger) *routingLog {
 
 // Record queues a decision (handlers.RoutingRecorder).
 func (l *routingLog) Record(d domain.RoutingDecision) {
-	l.mu.Lock()
-	l.queued[d.PanelistID]++
-	l.mu.Unlock()
+	if d.Chosen != 0 { // a send: a return may come back from it
+		l.mu.Lock()
+		l.queued[d.PanelistID]++
+		l.mu.Unlock()
+	}
 	select {
 	case l.queue <- d:
 	default:
@@ -154,16 +156,22 @@ func (l *routingLog) write(batch []domain.RoutingDecision) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, d := range batch {
+		if d.Chosen == 0 {
+			continue
+		}
 		if l.queued[d.PanelistID]--; l.queued[d.PanelistID] <= 0 {
 			delete(l.queued, d.PanelistID)
 		}
 	}
 }
 
-// Queued says whether a decision about the panelist is recorded and not
-// yet written: a return then asks for a Flush before it reads the
-// panelist's newest send (checks.Returns.Queued), which the newest
-// decision may be.
+// Queued says whether a send of the panelist (a decision that chose a
+// subsample) is recorded and not yet written: a return then asks for a
+// Flush before it reads the panelist's newest send
+// (checks.Returns.Queued), which the newest decision may be. It knows
+// this instance's queue only: with several instances, a return that
+// reaches another within routingLinger of the click finds the send
+// before it.
 func (l *routingLog) Queued(panelistID string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

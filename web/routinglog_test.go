@@ -63,9 +63,10 @@ func TestRoutingLogWritesEveryDecisionOnce(t *testing.T) {
 	}
 }
 
-// TestRoutingLogSaysWhoIsQueued: a panelist with a decision recorded and
-// not yet written is Queued, however many of theirs wait; once the queue
-// is written, nobody is. The writer is not started, so nothing is written
+// TestRoutingLogSaysWhoIsQueued: a panelist with a send recorded and not
+// yet written is Queued, however many of theirs wait, and one whose only
+// decision sent them nowhere is not; once the queue is written, nobody
+// is. The writer is not started, so nothing is written
 // behind the test's back.
 func TestRoutingLogSaysWhoIsQueued(t *testing.T) {
 	ctx := context.Background()
@@ -77,6 +78,7 @@ func TestRoutingLogSaysWhoIsQueued(t *testing.T) {
 	l := &routingLog{store: st, logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		queue: make(chan domain.RoutingDecision, 8), queued: map[string]int{}}
 	at := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	l.Record(domain.RoutingDecision{At: at, PanelistID: "P3", Outcome: domain.RoutedNone, Reason: "none"}) // no send
 	for _, id := range []string{"P1", "P2", "P2"} {
 		l.Record(domain.RoutingDecision{At: at, PanelistID: id, Chosen: 1, Outcome: domain.RoutedAnswer, Reason: "first"})
 	}

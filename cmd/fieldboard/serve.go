@@ -34,12 +34,12 @@ import (
 // TestDecidedSnapshotMemory: 14.2 MiB at 6,000 subsamples, 2,147 of them
 // live, 56.3 MiB at 24,000, 8,910 live; figure 8's label: 19 MiB held
 // after a collection at 6,000, 68 MiB at 24,000). The limit is also what
-// the runtime keeps of the memory it freed, so serve's RSS is about the
-// limit and some 17 MiB outside the Go heap: 112 MiB keeps figure 8's
+// the runtime keeps of the memory it freed, so serve's RSS comes up to the
+// limit and some 17 to 31 MiB outside the Go heap: 112 MiB keeps figure 8's
 // 150 MB at the default scenario with room for noise, and leaves the
 // collector room (the heap held at most about 0.6 of the limit) up to
 // about 8,700 live subsamples (24,000 subsamples, where figure 8 measured
-// 138 to 141 MiB). Near the limit the collector runs again and again over the
+// 138 to 147.6 MiB). Near the limit the collector runs again and again over the
 // same heap and takes the CPU from the answers: a larger supplier sets
 // --memory-limit-mib to 1.7 times its heap held.
 const defaultMemoryLimitMiB = 112

@@ -65,12 +65,13 @@ type SurveysWriter struct {
 }
 
 // keptBuffers is how many buffers a SurveysWriter keeps, and maxKept the
-// largest it keeps: an all=true answer of a supplier of 6,000 subsamples
-// (about 1 MiB) is kept, a larger supplier's is not, so the buffers kept
-// for a version hold 12 MiB at most.
+// largest it keeps (by capacity, which grows to twice what a buffer
+// held): an all=true answer of a supplier of 6,000 subsamples (about
+// 1 MiB) is kept, a larger supplier's is not, so the buffers kept for a
+// version hold 16 MiB at most.
 const (
 	keptBuffers = 8
-	maxKept     = 3 << 19
+	maxKept     = 2 << 20
 )
 
 // SurveysAnswer is an answer written by SurveysWriter: its head, then

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"sync/atomic"
 
 	"fieldboard/rules"
 	"fieldboard/rules/checks"
@@ -62,16 +63,19 @@ type SurveysWriter struct {
 	// megabyte brings one on often) does not make each answer grow its
 	// buffers again from nothing.
 	buffers chan *bytes.Buffer
+	// kept is the capacity of the buffers kept, in bytes: at most
+	// maxKeptBytes.
+	kept atomic.Int64
 }
 
-// keptBuffers is how many buffers a SurveysWriter keeps, and maxKept the
-// largest it keeps (by capacity, which grows to twice what a buffer
-// held): an all=true answer of a supplier of 6,000 subsamples (about
-// 1 MiB) is kept, a larger supplier's is not, so the buffers kept for a
-// version hold 16 MiB at most.
+// keptBuffers is how many buffers a SurveysWriter keeps, maxKept the
+// largest it keeps (a rare huge answer's is not), and maxKeptBytes the
+// capacity of all it keeps: what a version's buffers hold out of the
+// collector's room whatever the supplier's size.
 const (
-	keptBuffers = 8
-	maxKept     = 2 << 20
+	keptBuffers  = 8
+	maxKept      = 4 << 20
+	maxKeptBytes = 12 << 20
 )
 
 // SurveysAnswer is an answer written by SurveysWriter: its head, then
@@ -339,6 +343,7 @@ func (w *SurveysWriter) write(checker LiveChecker, panelistID string, page *Surv
 func (w *SurveysWriter) buffer() *bytes.Buffer {
 	select {
 	case b := <-w.buffers:
+		w.kept.Add(-int64(b.Cap()))
 		b.Reset()
 		return b
 	default:
@@ -349,12 +354,18 @@ func (w *SurveysWriter) buffer() *bytes.Buffer {
 // Release gives back the buffers of an answer for reuse.
 func (w *SurveysWriter) Release(a *SurveysAnswer) {
 	for _, b := range []*bytes.Buffer{a.head, a.others} {
-		if b.Cap() > maxKept {
+		size := int64(b.Cap())
+		if size > maxKept {
+			continue
+		}
+		if w.kept.Add(size) > maxKeptBytes {
+			w.kept.Add(-size)
 			continue
 		}
 		select {
 		case w.buffers <- b:
 		default:
+			w.kept.Add(-size)
 		}
 	}
 }

@@ -138,3 +138,24 @@ func TestSurveysPageDecidesUpToItsEnd(t *testing.T) {
 		t.Errorf("after a subsample that is no candidate: %v, want ErrNotCandidate", err)
 	}
 }
+
+// TestSurveysWriterKeepsBoundedBuffers: the buffers a writer keeps for
+// the next answers hold maxKeptBytes at most, however many answers of
+// a few MiB are given back, and one taken again leaves room for another.
+func TestSurveysWriterKeepsBoundedBuffers(t *testing.T) {
+	w := &SurveysWriter{buffers: make(chan *bytes.Buffer, keptBuffers)}
+	big := func() *bytes.Buffer { return bytes.NewBuffer(make([]byte, 0, 3<<20)) }
+	for range keptBuffers {
+		w.Release(&SurveysAnswer{head: new(bytes.Buffer), others: big()})
+	}
+	if kept := w.kept.Load(); kept > maxKeptBytes || len(w.buffers) == 0 {
+		t.Fatalf("kept %d bytes in %d buffers, want some, and %d bytes at most", kept, len(w.buffers), maxKeptBytes)
+	}
+	held := int64(0)
+	for len(w.buffers) > 0 {
+		held += int64(w.buffer().Cap())
+	}
+	if kept := w.kept.Load(); kept != 0 || held > maxKeptBytes {
+		t.Errorf("after taking every buffer back: %d bytes counted as kept, %d were held; want 0 and %d at most", kept, held, maxKeptBytes)
+	}
+}

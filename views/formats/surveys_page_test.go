@@ -146,7 +146,7 @@ func TestSurveysWriterKeepsBoundedBuffers(t *testing.T) {
 	w := &SurveysWriter{buffers: make(chan *bytes.Buffer, keptBuffers)}
 	big := func() *bytes.Buffer { return bytes.NewBuffer(make([]byte, 0, 3<<20)) }
 	for range keptBuffers {
-		w.Release(&SurveysAnswer{head: new(bytes.Buffer), others: big()})
+		w.Release(&SurveysAnswer{head: big(), others: big()})
 	}
 	if kept := w.kept.Load(); kept > maxKeptBytes || len(w.buffers) == 0 {
 		t.Fatalf("kept %d bytes in %d buffers, want some, and %d bytes at most", kept, len(w.buffers), maxKeptBytes)

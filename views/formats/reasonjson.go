@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // appendReason writes r as json.Marshal does, without reflection: a
@@ -62,31 +61,18 @@ func appendReason(w *bytes.Buffer, r ReasonJSON) error {
 	return nil
 }
 
-// appendString writes s as a JSON string as json.Marshal does: as it is
-// when it is printable ASCII that needs no escape, by json.Marshal when
-// not.
+// appendString writes s as a JSON string as json.Marshal does: by
+// appendJSONString (the next-survey answer's), and by json.Marshal where
+// that cannot (a control or non-ASCII byte).
 func appendString(w *bytes.Buffer, s string) error {
-	for i := 0; i < len(s); i++ {
-		if !plainJSON[s[i]] {
-			b, err := json.Marshal(s)
-			if err != nil {
-				return err
-			}
-			w.Write(b)
-			return nil
-		}
+	if b, ok := appendJSONString(w.AvailableBuffer(), s); ok {
+		w.Write(b)
+		return nil
 	}
-	w.WriteByte('"')
-	w.WriteString(s)
-	w.WriteByte('"')
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	w.Write(b)
 	return nil
 }
-
-// plainJSON says which bytes json.Marshal writes as they are in a string:
-// printable ASCII but the quote, the backslash and the HTML characters.
-var plainJSON = func() (plain [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		plain[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return plain
-}()
